@@ -1,0 +1,61 @@
+/* perflib: what a provider (a .so with Open/Collect/Close) can use.
+ *
+ * The entry points have the Windows signatures (PM_OPEN_PROC,
+ * PM_COLLECT_PROC, PM_CLOSE_PROC in winperf.h) with fixed-width types; their
+ * exported names are whatever the provider's registry record says. A
+ * provider builds its objects with the builder in block.h and decides from
+ * the query string which objects to return. See docs/providers.md. */
+#ifndef PERFLIB_PROVIDER_H
+#define PERFLIB_PROVIDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "block.h"
+#include "export.h"
+#include "winperf.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Export an entry point from a provider .so built with hidden visibility. */
+#define PL_PROVIDER_EXPORT __attribute__((visibility("default")))
+
+typedef enum pl_query_kind {
+    PL_QUERY_KIND_GLOBAL = 1,   /* "Global", "" or NULL: every object that is not costly */
+    PL_QUERY_KIND_COSTLY = 2,   /* "Costly" */
+    PL_QUERY_KIND_ITEMS = 3,    /* decimal object indices separated by spaces */
+    PL_QUERY_KIND_FOREIGN = 4,  /* "Foreign <host> ...": not for local providers */
+    PL_QUERY_KIND_UNKNOWN = 5,  /* anything else: no provider is asked */
+} pl_query_kind;
+
+#define PL_QUERY_MAX_ITEMS 256
+
+typedef struct pl_query_items {
+    pl_query_kind kind;
+    size_t n;                           /* for ITEMS */
+    uint32_t items[PL_QUERY_MAX_ITEMS]; /* in the order given, duplicates removed */
+} pl_query_items;
+
+/* Classify a query given as UTF-16LE (as Collect receives it; NULL is
+ * Global) or as UTF-8. Words are case-insensitive. An ITEMS query with more
+ * than PL_QUERY_MAX_ITEMS distinct indices keeps the first ones. */
+PL_EXTERN void pl_query_parse_w(const WCHAR *query, pl_query_items *q);
+PL_EXTERN void pl_query_parse(const char *query, pl_query_items *q);
+
+/* Should an object with this title index be returned for the query? Global
+ * wants the non-costly objects, Costly the costly ones, ITEMS those listed. */
+PL_EXTERN int pl_query_wants(const pl_query_items *q, uint32_t object_index, int costly);
+
+/* The usual tail of a Collect: emit the builder's objects at *data within
+ * *bytes, following the contract exactly (on success *data advances by
+ * *bytes, *objects is set; on too little room returns ERROR_MORE_DATA with
+ * *bytes = *objects = 0 and *data untouched). Returns a Win32 error code. */
+PL_EXTERN DWORD pl_provider_emit(const pl_builder *b, LPVOID *data, LPDWORD bytes, LPDWORD objects);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,57 @@
+/* perflib: status code descriptions and the error-record helpers. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "pl_internal.h"
+
+PL_EXTERN const char *pl_strerror(int status)
+{
+    switch ((pl_status)status) {
+    case PL_OK: return "success";
+    case PL_E_NOMEM: return "out of memory";
+    case PL_E_INVAL: return "invalid argument";
+    case PL_E_MORE_DATA: return "buffer too small";
+    case PL_E_BAD_BLOCK: return "malformed performance data block";
+    case PL_E_NOT_FOUND: return "not found";
+    case PL_E_EXISTS: return "already exists";
+    case PL_E_IO: return "input/output error";
+    case PL_E_STORE: return "registry store error";
+    case PL_E_PARSE: return "malformed input";
+    case PL_E_RANGE: return "value out of range";
+    case PL_E_BUSY: return "registry store busy";
+    case PL_E_PROVIDER: return "provider broke its contract";
+    case PL_E_DISABLED: return "provider disabled";
+    case PL_E_UNSUPPORTED: return "not supported";
+    case PL_E_ENCODING: return "invalid text encoding";
+    case PL_E_OS: return "operating system error";
+    case PL_E_NO_DATA: return "no data yet";
+    case PL_E_SCHEMA: return "registry store schema is newer than this library";
+    }
+    return "unknown status";
+}
+
+PL_EXTERN void pl_free(void *p)
+{
+    free(p);
+}
+
+int pl__fail(pl_error *err, int status, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        err->status = status;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return status;
+}
+
+void pl__clear(pl_error *err)
+{
+    if (err) {
+        err->status = PL_OK;
+        err->msg[0] = '\0';
+    }
+}

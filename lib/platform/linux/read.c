@@ -1,0 +1,184 @@
+/* perflib: reading /proc and /sys files under a configurable root. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "platform.h"
+
+const char *pl__sysroot(void)
+{
+    const char *r = getenv("PERFLIB_SYSROOT");
+    return (r && *r) ? r : "/";
+}
+
+int pl__root_open(const char *root, const char *rel)
+{
+    int rfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (rfd < 0) return -errno;
+    if (!rel || !*rel || strcmp(rel, ".") == 0) return rfd;
+    while (*rel == '/') rel++;
+    int fd = openat(rfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int e = errno;
+    close(rfd);
+    return fd < 0 ? -e : fd;
+}
+
+ssize_t pl__read_at(int dirfd, const char *rel, char *buf, size_t cap)
+{
+    if (cap == 0) return -EINVAL;
+    while (*rel == '/') rel++;
+    int fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -errno;
+    size_t got = 0;
+    while (got < cap - 1) {
+        ssize_t n = read(fd, buf + got, cap - 1 - got);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            int e = errno;
+            close(fd);
+            buf[got] = '\0';
+            return -e;
+        }
+        if (n == 0) break;
+        got += (size_t)n;
+    }
+    close(fd);
+    buf[got] = '\0';
+    return (ssize_t)got;
+}
+
+ssize_t pl__slurp_at(int dirfd, const char *rel, char **out)
+{
+    while (*rel == '/') rel++;
+    int fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -errno;
+    size_t cap = 4096, got = 0;
+    char *buf = malloc(cap);
+    if (!buf) {
+        close(fd);
+        return -ENOMEM;
+    }
+    for (;;) {
+        if (got + 1 >= cap) {
+            if (cap > ((size_t)1 << 30)) break; /* 1 GiB: refuse to grow further */
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                close(fd);
+                return -ENOMEM;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        ssize_t n = read(fd, buf + got, cap - 1 - got);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            int e = errno;
+            free(buf);
+            close(fd);
+            return -e;
+        }
+        if (n == 0) break;
+        got += (size_t)n;
+    }
+    close(fd);
+    buf[got] = '\0';
+    *out = buf;
+    return (ssize_t)got;
+}
+
+int pl__parse_u64(const char **p, uint64_t *v)
+{
+    const char *s = *p;
+    while (*s == ' ' || *s == '\t') s++;
+    if (*s < '0' || *s > '9') return 0;
+    uint64_t x = 0;
+    while (*s >= '0' && *s <= '9') {
+        unsigned d = (unsigned)(*s - '0');
+        if (x > (UINT64_MAX - d) / 10) x = UINT64_MAX;
+        else x = x * 10 + d;
+        s++;
+    }
+    *v = x;
+    *p = s;
+    return 1;
+}
+
+int pl__parse_i64(const char **p, int64_t *v)
+{
+    const char *s = *p;
+    while (*s == ' ' || *s == '\t') s++;
+    int neg = 0;
+    if (*s == '-') {
+        neg = 1;
+        s++;
+    }
+    uint64_t u;
+    if (!pl__parse_u64(&s, &u)) return 0;
+    if (u > (uint64_t)INT64_MAX) u = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    *v = neg ? (int64_t)(0 - u) : (int64_t)u;
+    *p = s;
+    return 1;
+}
+
+void pl__skip_line(const char **p)
+{
+    const char *nl = strchr(*p, '\n');
+    *p = nl ? nl + 1 : *p + strlen(*p);
+}
+
+int pl__find_key_u64(const char *text, const char *key, uint64_t *v)
+{
+    size_t kl = strlen(key);
+    const char *s = text;
+    while (*s) {
+        if (strncmp(s, key, kl) == 0) {
+            const char *q = s + kl;
+            while (*q == ':' || *q == ' ' || *q == '\t') q++;
+            return pl__parse_u64(&q, v);
+        }
+        pl__skip_line(&s);
+    }
+    return 0;
+}
+
+int64_t pl__filetime_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return PL_FILETIME_UNIX_EPOCH + (int64_t)ts.tv_sec * PL_TICKS_PER_SEC + ts.tv_nsec / 100;
+}
+
+int64_t pl__perf_time_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * PL_TICKS_PER_SEC + ts.tv_nsec / 100;
+}
+
+long pl__clock_ticks(void)
+{
+    long hz = sysconf(_SC_CLK_TCK);
+    return hz > 0 ? hz : 100;
+}
+
+int pl__boot_filetime(int rootfd, int64_t *ft)
+{
+    char *buf = NULL;
+    ssize_t n = pl__slurp_at(rootfd, "proc/stat", &buf);
+    if (n < 0) return (int)n;
+    const char *s = strstr(buf, "\nbtime ");
+    uint64_t bt = 0;
+    int ok = 0;
+    if (s) {
+        s += 7;
+        ok = pl__parse_u64(&s, &bt);
+    }
+    free(buf);
+    if (!ok) return -ENODATA;
+    *ft = PL_FILETIME_UNIX_EPOCH + (int64_t)bt * PL_TICKS_PER_SEC;
+    return 0;
+}

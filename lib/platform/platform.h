@@ -1,0 +1,60 @@
+/* This file is private to libperflib: no API/ABI guarantee.
+ *
+ * The contract between the collectors and the operating system. Every path
+ * under /proc and /sys is read relative to one root directory (PERFLIB_SYSROOT,
+ * default "/"), so the collectors run unchanged against canned trees in tests.
+ * Helpers return >= 0 on success and -errno on failure; they never print. */
+#ifndef PL_PLATFORM_H
+#define PL_PLATFORM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* FILETIME ticks (100 ns) between 1601-01-01 and 1970-01-01. */
+#define PL_FILETIME_UNIX_EPOCH 116444736000000000LL
+#define PL_TICKS_PER_SEC 10000000LL
+
+/* The root directory, from PERFLIB_SYSROOT or "/". Never NULL. */
+const char *pl__sysroot(void);
+
+/* Open a directory below `root` (or the root itself for rel "" or ".") as an
+ * O_DIRECTORY descriptor for the *_at helpers. Returns the fd or -errno. */
+int pl__root_open(const char *root, const char *rel);
+
+/* openat(dirfd, rel) + read until EOF or cap-1 bytes + close. The data is
+ * NUL-terminated. Returns the bytes read (>= 0) or -errno. A file longer than
+ * cap-1 is truncated: callers size buffers for the files they read. */
+ssize_t pl__read_at(int dirfd, const char *rel, char *buf, size_t cap);
+
+/* Read a whole file of any size into a malloc'd, NUL-terminated buffer.
+ * Returns the length or -errno; *out is freed with free(). */
+ssize_t pl__slurp_at(int dirfd, const char *rel, char **out);
+
+/* Number-parsing helpers for the hot path (no stdio, no locale). Each skips
+ * leading spaces/tabs, parses an unsigned decimal, advances *p past it and
+ * returns 1, or returns 0 (and leaves *p) when there is no number. Overflow
+ * saturates at UINT64_MAX. */
+int pl__parse_u64(const char **p, uint64_t *v);
+int pl__parse_i64(const char **p, int64_t *v);
+/* Advance *p past the next newline (or to the end). */
+void pl__skip_line(const char **p);
+/* Find "key" at the start of a line in a "key: value" file (e.g. meminfo) and
+ * parse the first number after it. Returns 1 when found. */
+int pl__find_key_u64(const char *text, const char *key, uint64_t *v);
+
+/* The current time as FILETIME (100 ns since 1601, UTC). */
+int64_t pl__filetime_now(void);
+/* A monotonic clock in 100 ns ticks (the block's PerfTime, PerfFreq 10^7). */
+int64_t pl__perf_time_now(void);
+/* USER_HZ (clock ticks per second in /proc), normally 100. */
+long pl__clock_ticks(void);
+/* Convert clock ticks to 100 ns units. */
+static inline uint64_t pl__ticks_to_100ns(uint64_t ticks, long hz)
+{
+    return hz > 0 ? ticks * (uint64_t)(PL_TICKS_PER_SEC / hz) : 0;
+}
+/* Boot time as FILETIME, from "btime" in <root>/proc/stat. -errno on failure. */
+int pl__boot_filetime(int rootfd, int64_t *ft);
+
+#endif
