@@ -123,8 +123,9 @@ PL_EXTERN void pl_provider_list_free(pl_provider_info *list, size_t n);
  * *out with pl_provider_info_clear(). */
 PL_EXTERN int pl_store_provider(pl_store *st, const char *name, pl_provider_info *out, pl_error *err);
 /* Create or update a provider's Library/Open/Collect/Close, Linkage export and
- * timeouts (what an installer writes). Counter ranges, Object List and the
- * disabled state are left as they are. */
+ * timeouts (what an installer writes), and its Object List when
+ * p->object_list is not NULL (what an administrator may set by hand).
+ * Counter ranges and the disabled state are left as they are. */
 PL_EXTERN int pl_store_set_provider(pl_store *st, const pl_provider_info *p, pl_error *err);
 /* Remove a provider record that has no counters installed. */
 PL_EXTERN int pl_store_remove_provider(pl_store *st, const char *name, pl_error *err);

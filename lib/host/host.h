@@ -1,0 +1,49 @@
+/* This file is private to libperflib: no API/ABI guarantee.
+ *
+ * The provider host: loads the providers named in the registry store,
+ * calls Open/Collect/Close with the Windows contract, validates every result
+ * and disables providers that break the contract. See docs/provider-host.md. */
+#ifndef PL_HOST_H
+#define PL_HOST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "perflib/provider.h"
+#include "perflib/query.h"
+#include "perflib/registry.h"
+#include "perflib/status.h"
+
+/* A growable byte buffer with a hard cap. */
+typedef struct pl__buf {
+    uint8_t *p;
+    size_t len, cap;
+} pl__buf;
+int pl__buf_reserve(pl__buf *b, size_t extra);
+int pl__buf_append(pl__buf *b, const void *data, size_t n);
+void pl__buf_free(pl__buf *b);
+
+typedef struct pl__host pl__host;
+
+typedef struct pl__host_config {
+    const char *provider_dir;   /* where relative Library names resolve */
+    int use_syslog;
+    uint32_t max_more_data_rounds; /* 0: default (16) */
+    size_t max_provider_bytes;     /* 0: default (256 MiB) */
+} pl__host_config;
+
+/* `st` and `lock` are shared with the engine: every store access by the host
+ * happens with `lock` held. */
+int pl__host_new(pl_store *st, const pl__host_config *cfg, pl__host **out, pl_error *err);
+/* Calls Close on every provider that was opened, then dlcloses them. */
+void pl__host_free(pl__host *h);
+
+/* Ask every provider the query wants and append their validated objects to
+ * `out`; *nobjects is increased by the number appended. Providers that fail
+ * are logged/disabled/retried as the contract says; their objects are simply
+ * absent. Returns PL_OK or PL_E_NOMEM. */
+int pl__host_collect(pl__host *h, const pl_query_items *q, pl__buf *out, uint32_t *nobjects);
+
+int pl__host_status(pl__host *h, pl_provider_status **list, size_t *n);
+
+#endif

@@ -1,0 +1,372 @@
+/* perflib: the query engine (include/perflib/query.h, docs/query-engine.md).
+ *
+ * A data query is classified, the providers are asked through the host, and
+ * the objects they return are put behind a PERF_DATA_BLOCK header. An index
+ * query also brings the parents of what it asked for: when a returned object
+ * has instances whose ParentObjectTitleIndex names an object that is not in
+ * the answer, that object is asked for too (Thread brings Process). Title
+ * queries ("Counter 009", "Explain 009", "Help") return the title database as
+ * a UTF-16LE MULTI_SZ. */
+#include <ctype.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "host.h"
+#include "perflib/block.h"
+#include "perflib/query.h"
+#include "platform.h"
+#include "pl_internal.h"
+
+#ifndef PL_PROVIDER_DIR
+#define PL_PROVIDER_DIR "."
+#endif
+#ifndef PL_INSTALLED_PROVIDER_DIR
+#define PL_INSTALLED_PROVIDER_DIR "/usr/local/lib/perflib/providers"
+#endif
+
+#define PARENT_ROUNDS 2
+
+struct pl_engine {
+    pl_store *st;
+    pl__host *host;
+    pthread_mutex_t mu;        /* guards titles and the retry slot */
+    pl_titles *titles;         /* default language, loaded on first use */
+    char system_name[64];
+    /* The last answer that did not fit the caller's buffer, for its retry. */
+    char *slot_query;
+    void *slot_data;
+    size_t slot_len;
+    uint32_t slot_type;
+    pthread_t slot_thread;
+};
+
+static void default_system_name(char *out, size_t cap)
+{
+    char host[256];
+    if (gethostname(host, sizeof host) != 0) snprintf(host, sizeof host, "LOCALHOST");
+    host[sizeof host - 1] = '\0';
+    char *dot = strchr(host, '.');
+    if (dot) *dot = '\0';
+    size_t i = 0;
+    for (; host[i] && i + 1 < cap; i++) out[i] = (char)toupper((unsigned char)host[i]);
+    out[i] = '\0';
+    if (!out[0]) snprintf(out, cap, "LOCALHOST");
+}
+
+static const char *provider_dir(const pl_engine_config *cfg)
+{
+    if (cfg && cfg->provider_dir) return cfg->provider_dir;
+    const char *env = getenv("PERFLIB_PROVIDER_DIR");
+    if (env && *env) return env;
+    struct stat sb;
+    if (stat(PL_PROVIDER_DIR, &sb) == 0 && S_ISDIR(sb.st_mode)) return PL_PROVIDER_DIR;
+    return PL_INSTALLED_PROVIDER_DIR;
+}
+
+PL_EXTERN int pl_engine_open(const pl_engine_config *cfg, pl_engine **out, pl_error *err)
+{
+    pl__clear(err);
+    if (!out) return pl__fail(err, PL_E_INVAL, "pl_engine_open: out is NULL");
+    pl_engine *e = calloc(1, sizeof *e);
+    if (!e) return pl__fail(err, PL_E_NOMEM, "out of memory");
+    int rc = pl_store_open(cfg ? cfg->store_path : NULL, 0, &e->st, err);
+    if (rc != PL_OK) {
+        free(e);
+        return rc;
+    }
+    pl__host_config hc = {0};
+    hc.provider_dir = provider_dir(cfg);
+    hc.use_syslog = cfg ? cfg->log_to_syslog : 1;
+    rc = pl__host_new(e->st, &hc, &e->host, err);
+    if (rc != PL_OK) {
+        pl_store_close(e->st);
+        free(e);
+        return rc;
+    }
+    if (cfg && cfg->system_name) snprintf(e->system_name, sizeof e->system_name, "%s", cfg->system_name);
+    else default_system_name(e->system_name, sizeof e->system_name);
+    pthread_mutex_init(&e->mu, NULL);
+    *out = e;
+    return PL_OK;
+}
+
+PL_EXTERN void pl_engine_close(pl_engine *e)
+{
+    if (!e) return;
+    pl__host_free(e->host);
+    pl_titles_free(e->titles);
+    pl_store_close(e->st);
+    free(e->slot_query);
+    free(e->slot_data);
+    pthread_mutex_destroy(&e->mu);
+    free(e);
+}
+
+PL_EXTERN pl_store *pl_engine_store(pl_engine *e)
+{
+    return e ? e->st : NULL;
+}
+
+PL_EXTERN const pl_titles *pl_engine_titles(pl_engine *e, pl_error *err)
+{
+    if (!e) return NULL;
+    pthread_mutex_lock(&e->mu);
+    if (!e->titles) (void)pl_titles_load(e->st, NULL, &e->titles, err);
+    const pl_titles *t = e->titles;
+    pthread_mutex_unlock(&e->mu);
+    return t;
+}
+
+PL_EXTERN int pl_engine_provider_status(pl_engine *e, pl_provider_status **list, size_t *n)
+{
+    if (!e || !list || !n) return PL_E_INVAL;
+    return pl__host_status(e->host, list, n);
+}
+
+/* ------------------------------------------------------------- titles */
+
+/* "counter..." / "help..." / "explain..." (case-insensitive prefix), with an
+ * optional language code as the last word. Returns 1 for a title query. */
+static int title_query(const char *q, int *kind, char lang[8])
+{
+    while (*q == ' ' || *q == '\t') q++;
+    static const struct { const char *w; int kind; } words[] = {
+        {"counter", PL_TITLE_NAME}, {"explain", PL_TITLE_HELP}, {"help", PL_TITLE_HELP}};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        size_t n = strlen(words[i].w);
+        if (strncasecmp(q, words[i].w, n) != 0) continue;
+        *kind = words[i].kind;
+        lang[0] = '\0';
+        const char *r = q + n;
+        while (*r == ' ' || *r == '\t') r++;
+        size_t k = 0;
+        while (isxdigit((unsigned char)r[k]) && k < 4) k++;
+        if (k >= 3 && k <= 4 && (r[k] == '\0' || r[k] == ' ')) {
+            memcpy(lang, r, k);
+            lang[k] = '\0';
+            for (size_t j = 0; j < k; j++) lang[j] = (char)toupper((unsigned char)lang[j]);
+        }
+        return 1;
+    }
+    return 0;
+}
+
+static int run_title_query(pl_engine *e, int kind, const char *lang, void **out, size_t *len, pl_error *err)
+{
+    pl_titles *own = NULL;
+    const pl_titles *t;
+    if (lang[0]) {
+        int rc = pl_titles_load(e->st, lang, &own, err);
+        if (rc != PL_OK) return rc;
+        t = own;
+    } else {
+        t = pl_engine_titles(e, err);
+        if (!t) return err ? err->status : PL_E_STORE;
+    }
+    size_t need = 0;
+    int rc = pl_titles_export_multisz(t, kind, PL_MULTISZ_UTF16, NULL, 0, &need);
+    if (rc != PL_OK && rc != PL_E_MORE_DATA) {
+        pl_titles_free(own);
+        return pl__fail(err, rc, "cannot export the title database: %s", pl_strerror(rc));
+    }
+    void *buf = malloc(need ? need : 1);
+    if (!buf) {
+        pl_titles_free(own);
+        return pl__fail(err, PL_E_NOMEM, "out of memory");
+    }
+    rc = pl_titles_export_multisz(t, kind, PL_MULTISZ_UTF16, buf, need, &need);
+    pl_titles_free(own);
+    if (rc != PL_OK) {
+        free(buf);
+        return pl__fail(err, rc, "cannot export the title database: %s", pl_strerror(rc));
+    }
+    *out = buf;
+    *len = need;
+    return PL_OK;
+}
+
+/* --------------------------------------------------------------- data */
+
+static int has_object(const pl_block *blk, uint32_t idx)
+{
+    pl_object o;
+    return pl_block_find_object(blk, idx, &o) == PL_OK;
+}
+
+/* Indices of parent objects that instances refer to but the answer lacks. */
+static void missing_parents(const uint8_t *objs, size_t len, uint32_t nobj, const pl_query_items *asked,
+                            pl_query_items *need)
+{
+    memset(need, 0, sizeof *need);
+    need->kind = PL_QUERY_KIND_ITEMS;
+    pl_block blk;
+    if (nobj == 0 || pl_block_open(&blk, objs, len, PL_BLOCK_BARE, nobj, NULL) != PL_OK) return;
+    for (uint32_t i = 0; i < blk.num_objects; i++) {
+        pl_object o;
+        if (pl_block_object(&blk, i, &o) != PL_OK) continue;
+        uint32_t ni = pl_object_num_instances(&o);
+        uint32_t last = 0;
+        for (uint32_t k = 0; k < ni; k++) {
+            pl_instance in;
+            if (pl_object_instance(&o, (int32_t)k, &in) != PL_OK) break;
+            uint32_t pidx = in.def.ParentObjectTitleIndex;
+            if (pidx == 0 || pidx == last) continue;
+            last = pidx;
+            if (has_object(&blk, pidx)) continue;
+            int dup = 0;
+            for (size_t j = 0; j < need->n; j++) dup |= need->items[j] == pidx;
+            for (size_t j = 0; j < asked->n; j++) dup |= asked->items[j] == pidx;
+            if (!dup && need->n < PL_QUERY_MAX_ITEMS) need->items[need->n++] = pidx;
+        }
+    }
+}
+
+static int run_data_query(pl_engine *e, const char *query, void **out, size_t *len, pl_error *err)
+{
+    pl_query_items q;
+    pl_query_parse(query, &q);
+    pl__buf objs = {0};
+    uint32_t nobj = 0;
+    int rc = PL_OK;
+    if (q.kind == PL_QUERY_KIND_FOREIGN)
+        return pl__fail(err, PL_E_UNSUPPORTED, "Foreign queries need the remote client, which this build lacks");
+    rc = pl__host_collect(e->host, &q, &objs, &nobj);
+    if (rc == PL_OK && q.kind == PL_QUERY_KIND_ITEMS) {
+        pl_query_items asked = q;
+        for (int round = 0; round < PARENT_ROUNDS && rc == PL_OK; round++) {
+            pl_query_items need;
+            missing_parents(objs.p, objs.len, nobj, &asked, &need);
+            if (need.n == 0) break;
+            rc = pl__host_collect(e->host, &need, &objs, &nobj);
+            for (size_t j = 0; j < need.n && asked.n < PL_QUERY_MAX_ITEMS; j++) asked.items[asked.n++] = need.items[j];
+        }
+    }
+    if (rc != PL_OK) {
+        pl__buf_free(&objs);
+        return pl__fail(err, rc, "query \"%s\": %s", query ? query : "", pl_strerror(rc));
+    }
+
+    pl_block_header hdr;
+    memset(&hdr, 0, sizeof hdr);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct tm tm;
+    gmtime_r(&ts.tv_sec, &tm);
+    hdr.system_time.wYear = (WORD)(tm.tm_year + 1900);
+    hdr.system_time.wMonth = (WORD)(tm.tm_mon + 1);
+    hdr.system_time.wDayOfWeek = (WORD)tm.tm_wday;
+    hdr.system_time.wDay = (WORD)tm.tm_mday;
+    hdr.system_time.wHour = (WORD)tm.tm_hour;
+    hdr.system_time.wMinute = (WORD)tm.tm_min;
+    hdr.system_time.wSecond = (WORD)tm.tm_sec;
+    hdr.system_time.wMilliseconds = (WORD)(ts.tv_nsec / 1000000);
+    hdr.perf_time = pl__perf_time_now();
+    hdr.perf_freq = PL_TICKS_PER_SEC;
+    hdr.perf_time_100ns = PL_FILETIME_UNIX_EPOCH + (int64_t)ts.tv_sec * PL_TICKS_PER_SEC + ts.tv_nsec / 100;
+    hdr.default_object = 238;
+    hdr.system_name = e->system_name;
+
+    size_t hlen = 0;
+    rc = pl_block_write_header(&hdr, nobj, objs.len, NULL, 0, &hlen);
+    if (rc != PL_E_MORE_DATA && rc != PL_OK) {
+        pl__buf_free(&objs);
+        return pl__fail(err, rc, "cannot write the block header: %s", pl_strerror(rc));
+    }
+    if (objs.len > 0xFFFFFFFFu - hlen) {
+        pl__buf_free(&objs);
+        return pl__fail(err, PL_E_RANGE, "the answer is larger than 4 GiB");
+    }
+    uint8_t *blk = malloc(hlen + objs.len);
+    if (!blk) {
+        pl__buf_free(&objs);
+        return pl__fail(err, PL_E_NOMEM, "out of memory");
+    }
+    rc = pl_block_write_header(&hdr, nobj, objs.len, blk, hlen, &hlen);
+    if (rc != PL_OK) {
+        free(blk);
+        pl__buf_free(&objs);
+        return pl__fail(err, rc, "cannot write the block header: %s", pl_strerror(rc));
+    }
+    if (objs.len) memcpy(blk + hlen, objs.p, objs.len);
+    *out = blk;
+    *len = hlen + objs.len;
+    pl__buf_free(&objs);
+    return PL_OK;
+}
+
+static int run_query(pl_engine *e, const char *query, void **out, size_t *len, uint32_t *type, pl_error *err)
+{
+    int kind;
+    char lang[8];
+    if (query && title_query(query, &kind, lang)) {
+        *type = PL_REG_MULTI_SZ;
+        return run_title_query(e, kind, lang, out, len, err);
+    }
+    *type = PL_REG_BINARY;
+    return run_data_query(e, query, out, len, err);
+}
+
+PL_EXTERN int pl_engine_query_alloc(pl_engine *e, const char *query, void **out, size_t *len, uint32_t *type,
+                                    pl_error *err)
+{
+    pl__clear(err);
+    if (!e || !out || !len) return pl__fail(err, PL_E_INVAL, "pl_engine_query_alloc: NULL argument");
+    uint32_t t = 0;
+    int rc = run_query(e, query, out, len, &t, err);
+    if (rc == PL_OK && type) *type = t;
+    return rc;
+}
+
+PL_EXTERN int pl_engine_query(pl_engine *e, const char *query, void *buf, size_t cap, size_t *needed,
+                              uint32_t *type, pl_error *err)
+{
+    pl__clear(err);
+    if (!e || !needed || (cap && !buf)) return pl__fail(err, PL_E_INVAL, "pl_engine_query: bad argument");
+    const char *qs = query ? query : "";
+    void *data = NULL;
+    size_t len = 0;
+    uint32_t t = 0;
+    int from_slot = 0;
+
+    pthread_mutex_lock(&e->mu);
+    if (e->slot_query && pthread_equal(e->slot_thread, pthread_self()) && strcmp(e->slot_query, qs) == 0) {
+        data = e->slot_data;
+        len = e->slot_len;
+        t = e->slot_type;
+        free(e->slot_query);
+        e->slot_query = NULL;
+        e->slot_data = NULL;
+        from_slot = 1;
+    }
+    pthread_mutex_unlock(&e->mu);
+
+    if (!from_slot) {
+        int rc = run_query(e, query, &data, &len, &t, err);
+        if (rc != PL_OK) return rc;
+    }
+    *needed = len;
+    if (type) *type = t;
+    if (cap < len) {
+        /* Keep the answer for this thread's retry with a bigger buffer. */
+        char *qdup = pl__strdup(qs);
+        pthread_mutex_lock(&e->mu);
+        free(e->slot_query);
+        free(e->slot_data);
+        e->slot_query = qdup;
+        e->slot_data = qdup ? data : NULL;
+        e->slot_len = len;
+        e->slot_type = t;
+        e->slot_thread = pthread_self();
+        pthread_mutex_unlock(&e->mu);
+        if (!qdup) free(data);
+        return pl__fail(err, PL_E_MORE_DATA, "the answer needs %zu bytes; the buffer has %zu", len, cap);
+    }
+    memcpy(buf, data, len);
+    free(data);
+    return PL_OK;
+}

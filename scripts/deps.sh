@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the Debian packages perflib needs when they are missing.
+# Usage: scripts/deps.sh [build|test]   (test adds the test-only tools)
+# As root it runs apt-get; otherwise it names what is missing and stops.
+set -euo pipefail
+what=${1:-build}
+pkgs=(cmake ninja-build pkg-config gcc libc6-dev libsqlite3-dev sqlite3 procps)
+if [ "$what" = test ]; then
+  pkgs+=(clang libclang-rt-14-dev llvm libcmocka-dev)
+fi
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+  echo "perflib: missing Debian packages: ${missing[*]}" >&2
+  echo "perflib: run as root once, or: apt-get install ${missing[*]}" >&2
+  exit 1
+fi
+echo "perflib: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

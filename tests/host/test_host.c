@@ -1,0 +1,541 @@
+/* The provider host and the query engine, against real test providers that
+ * misbehave on purpose (tests/host/test_provider.c) and a real SQLite store in
+ * a temporary directory. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "perflib/block.h"
+#include "perflib/query.h"
+#include "perflib/registry.h"
+#include "pl_test.h"
+
+typedef struct fixture {
+    char dir[256];
+    char store[300];
+    pl_store *st;
+} fixture;
+
+static fixture fx;
+
+/* A fresh store with the built-in providers disabled, so only the test
+ * providers registered by each case answer. */
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(fx.dir, sizeof fx.dir, "/tmp/pl-host-XXXXXX");
+    if (!mkdtemp(fx.dir)) return -1;
+    snprintf(fx.store, sizeof fx.store, "%s/perflib.db", fx.dir);
+    pl_error err;
+    if (pl_store_open(fx.store, 0, &fx.st, &err) != PL_OK) {
+        fprintf(stderr, "store: %s\n", err.msg);
+        return -1;
+    }
+    pl_provider_info *list;
+    size_t n;
+    if (pl_store_providers(fx.st, &list, &n, &err) != PL_OK) return -1;
+    for (size_t i = 0; i < n; i++) pl_store_disable_provider(fx.st, list[i].name, "not under test", &err);
+    pl_provider_list_free(list, n);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    pl_store_close(fx.st);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", fx.dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void add_provider(const char *name, const char *mode, const char *object_list, const char *linkage)
+{
+    char lib[128];
+    snprintf(lib, sizeof lib, "libtp_%s.so", mode);
+    pl_provider_info p;
+    memset(&p, 0, sizeof p);
+    p.name = (char *)name;
+    p.library = lib;
+    p.open = "TpOpen";
+    p.collect = "TpCollect";
+    p.close = "TpClose";
+    p.object_list = (char *)object_list;
+    p.linkage_export = (char *)linkage;
+    pl_error err;
+    int rc = pl_store_set_provider(fx.st, &p, &err);
+    if (rc != PL_OK) fprintf(stderr, "set_provider: %s\n", err.msg);
+    assert_int_equal(rc, PL_OK);
+}
+
+/* The test provider's counters, through our own handle on the same library. */
+typedef struct tp {
+    void *dl;
+    int *open_calls, *collect_calls, *close_calls, *overlaps;
+    char *last_query, *last_linkage;
+} tp;
+
+static tp tp_get(const char *mode)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/libtp_%s.so", TP_DIR, mode);
+    tp t;
+    t.dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    assert_non_null(t.dl);
+    t.open_calls = dlsym(t.dl, "tp_open_calls");
+    t.collect_calls = dlsym(t.dl, "tp_collect_calls");
+    t.close_calls = dlsym(t.dl, "tp_close_calls");
+    t.overlaps = dlsym(t.dl, "tp_overlaps");
+    t.last_query = dlsym(t.dl, "tp_last_query");
+    t.last_linkage = dlsym(t.dl, "tp_last_linkage");
+    assert_non_null(t.open_calls);
+    assert_non_null(t.collect_calls);
+    return t;
+}
+
+static pl_engine *engine(void)
+{
+    pl_engine_config cfg = {.store_path = fx.store, .provider_dir = TP_DIR, .system_name = "TESTBOX",
+                            .log_to_syslog = 0};
+    pl_engine *e = NULL;
+    pl_error err;
+    int rc = pl_engine_open(&cfg, &e, &err);
+    if (rc != PL_OK) fprintf(stderr, "engine: %s\n", err.msg);
+    assert_int_equal(rc, PL_OK);
+    return e;
+}
+
+/* Run a data query and open the answer with the reader. */
+static void *query(pl_engine *e, const char *q, pl_block *blk)
+{
+    void *data = NULL;
+    size_t len = 0;
+    uint32_t type = 0;
+    pl_error err;
+    int rc = pl_engine_query_alloc(e, q, &data, &len, &type, &err);
+    if (rc != PL_OK) fprintf(stderr, "query: %s\n", err.msg);
+    assert_int_equal(rc, PL_OK);
+    assert_int_equal(type, PL_REG_BINARY);
+    rc = pl_block_open(blk, data, len, 0, 0, &err);
+    if (rc != PL_OK) fprintf(stderr, "block: %s\n", err.msg);
+    assert_int_equal(rc, PL_OK);
+    return data;
+}
+
+static uint64_t value_of(const pl_block *blk, uint32_t obj_index, int32_t inst)
+{
+    pl_object o;
+    assert_int_equal(pl_block_find_object(blk, obj_index, &o), PL_OK);
+    pl_counter c;
+    assert_int_equal(pl_object_counter(&o, 0, &c), PL_OK);
+    pl_instance in;
+    assert_int_equal(pl_object_instance(&o, inst, &in), PL_OK);
+    uint64_t v = 0;
+    assert_int_equal(pl_counter_value(&c, &in, &v), PL_OK);
+    return v;
+}
+
+static void assert_disabled(const char *name, const char *reason_part)
+{
+    pl_provider_info p;
+    pl_error err;
+    assert_int_equal(pl_store_provider(fx.st, name, &p, &err), PL_OK);
+    assert_int_equal(p.disabled, 1);
+    assert_non_null(p.disable_reason);
+    if (!strstr(p.disable_reason, reason_part)) fprintf(stderr, "reason: %s\n", p.disable_reason);
+    assert_non_null(strstr(p.disable_reason, reason_part));
+    assert_true(p.disable_time > 0);
+    pl_provider_info_clear(&p);
+}
+
+static void assert_enabled(const char *name)
+{
+    pl_provider_info p;
+    pl_error err;
+    assert_int_equal(pl_store_provider(fx.st, name, &p, &err), PL_OK);
+    assert_int_equal(p.disabled, 0);
+    pl_provider_info_clear(&p);
+}
+
+static void global_block_header(void **state)
+{
+    (void)state;
+    add_provider("Good", "good", NULL, NULL);
+    tp t = tp_get("good");
+    pl_engine *e = engine();
+    pl_block blk;
+    void *data = query(e, "Global", &blk);
+    const uint8_t *b = data;
+    assert_memory_equal(b, "P\0E\0R\0F\0", 8);
+    assert_int_equal(blk.hdr.LittleEndian, 1);
+    assert_int_equal(blk.hdr.Version, 1);
+    assert_int_equal(blk.hdr.Revision, 1);
+    assert_int_equal(blk.hdr.DefaultObject, 238);
+    assert_int_equal(blk.hdr.SystemNameOffset, 88);
+    assert_int_equal(blk.hdr.SystemNameLength, (7 + 1) * 2);
+    assert_int_equal(blk.hdr.HeaderLength, 104); /* align8(88 + 16) */
+    assert_int_equal(blk.hdr.PerfFreq.QuadPart, 10000000);
+    assert_string_equal(blk.system_name, "TESTBOX");
+    assert_int_equal(blk.hdr.NumObjectTypes, 1);
+    assert_int_equal(blk.len, blk.hdr.TotalByteLength);
+    /* PerfTime100nSec is now as FILETIME: after 2020-01-01 (132223104000000000). */
+    assert_true(blk.hdr.PerfTime100nSec.QuadPart > 132223104000000000LL);
+    assert_true(blk.hdr.SystemTime.wYear >= 2020);
+    assert_int_equal(value_of(&blk, 86, -1), 43);
+    free(data);
+    data = query(e, "", &blk);
+    assert_int_equal(value_of(&blk, 86, -1), 44);
+    free(data);
+    data = query(e, NULL, &blk);
+    assert_int_equal(value_of(&blk, 86, -1), 45);
+    free(data);
+    assert_int_equal(*t.open_calls, 1);
+    assert_int_equal(*t.collect_calls, 3);
+    assert_string_equal(t.last_query, "Global");
+    pl_engine_close(e);
+    assert_int_equal(*t.close_calls, 1);
+    dlclose(t.dl);
+}
+
+static void exact_size_contract(void **state)
+{
+    (void)state;
+    add_provider("Good", "good", NULL, NULL);
+    pl_engine *e = engine();
+    size_t need = 0;
+    pl_error err;
+    assert_int_equal(pl_engine_query(e, "Global", NULL, 0, &need, NULL, &err), PL_E_MORE_DATA);
+    assert_true(need > 104);
+    uint8_t *buf = malloc(need + 32);
+    memset(buf, 0x5A, need + 32);
+    size_t need2 = 0;
+    assert_int_equal(pl_engine_query(e, "Global", buf, need - 1, &need2, NULL, &err), PL_E_MORE_DATA);
+    assert_int_equal(need2, need);
+    for (size_t i = 0; i < need + 32; i++) assert_int_equal(buf[i], 0x5A); /* nothing written */
+    uint32_t type = 0;
+    assert_int_equal(pl_engine_query(e, "Global", buf, need, &need2, &type, &err), PL_OK);
+    assert_int_equal(need2, need);
+    assert_int_equal(type, PL_REG_BINARY);
+    for (size_t i = need; i < need + 32; i++) assert_int_equal(buf[i], 0x5A);
+    pl_block blk;
+    assert_int_equal(pl_block_open(&blk, buf, need, 0, 0, &err), PL_OK);
+    assert_int_equal(blk.hdr.TotalByteLength, need);
+    free(buf);
+    pl_engine_close(e);
+}
+
+/* Every way of breaking the contract disables the provider with a reason,
+ * the good provider still answers in the same query, and the broken one is
+ * not called again. */
+static void contract_breaks_disable(const char *mode, const char *reason_part)
+{
+    add_provider("Good", "good", NULL, NULL);
+    add_provider("Bad", mode, NULL, NULL);
+    tp t = tp_get(mode);
+    pl_engine *e = engine();
+    pl_block blk;
+    void *data = query(e, "Global", &blk);
+    assert_int_equal(blk.hdr.NumObjectTypes, 1);
+    assert_int_equal(value_of(&blk, 86, -1), 43);
+    free(data);
+    assert_disabled("Bad", reason_part);
+    assert_enabled("Good");
+    int calls = *t.collect_calls;
+    data = query(e, "Global", &blk);
+    assert_int_equal(blk.hdr.NumObjectTypes, 1);
+    free(data);
+    assert_int_equal(*t.collect_calls, calls);
+    {
+        pl_provider_status *st;
+        size_t n;
+        assert_int_equal(pl_engine_provider_status(e, &st, &n), PL_OK);
+        int seen = 0;
+        for (size_t i = 0; i < n; i++)
+            if (strcmp(st[i].name, "Bad") == 0) {
+                seen = 1;
+                assert_int_equal(st[i].disabled, 1);
+                assert_non_null(strstr(st[i].last_error, reason_part));
+            }
+        assert_true(seen);
+        free(st);
+    }
+    pl_engine_close(e);
+    /* A new engine (another process, later) does not load it either. */
+    e = engine();
+    data = query(e, "Global", &blk);
+    free(data);
+    assert_int_equal(*t.collect_calls, calls);
+    pl_engine_close(e);
+    dlclose(t.dl);
+}
+
+static void wrong_byte_count(void **s) { (void)s; contract_breaks_disable("wrong_bytes", "pointer returned did not match"); }
+static void pointer_not_advanced(void **s) { (void)s; contract_breaks_disable("no_advance", "pointer returned did not match"); }
+static void misaligned_size(void **s) { (void)s; contract_breaks_disable("misaligned", "not a multiple of 8"); }
+static void corrupt_object(void **s) { (void)s; contract_breaks_disable("corrupt", "invalid data"); }
+static void endless_more_data(void **s) { (void)s; contract_breaks_disable("endless_more", "kept returning ERROR_MORE_DATA"); }
+static void index_out_of_range(void **s) { (void)s; contract_breaks_disable("bad_index", "outside its range"); }
+static void buffer_overrun(void **s) { (void)s; contract_breaks_disable("overrun", "wrote past the end"); }
+static void wrong_object_count(void **s) { (void)s; contract_breaks_disable("wrong_count", "invalid data"); }
+static void more_data_with_bytes(void **s) { (void)s; contract_breaks_disable("more_data_lies", "ERROR_MORE_DATA but"); }
+
+static void endless_more_data_is_bounded(void **state)
+{
+    (void)state;
+    add_provider("Bad", "endless_more", NULL, NULL);
+    tp t = tp_get("endless_more");
+    pl_engine *e = engine();
+    pl_block blk;
+    free(query(e, "Global", &blk));
+    /* 64 KiB doubling stops at the 256 MiB cap: 64K * 2^12 = 256M, 13 calls. */
+    assert_int_equal(*t.collect_calls, 13);
+    pl_engine_close(e);
+    dlclose(t.dl);
+}
+
+static void open_error_retried(void **state)
+{
+    (void)state;
+    add_provider("Flaky", "open_error", NULL, "dev0 dev1");
+    tp t = tp_get("open_error");
+    pl_engine *e = engine();
+    pl_block blk;
+    void *data = query(e, "Global", &blk);
+    assert_int_equal(blk.hdr.NumObjectTypes, 0);
+    assert_int_equal(*t.open_calls, 1);
+    assert_int_equal(*t.collect_calls, 0);
+    free(data);
+    data = query(e, "Global", &blk);
+    assert_int_equal(blk.hdr.NumObjectTypes, 1);
+    assert_int_equal(*t.open_calls, 2);
+    assert_string_equal(t.last_linkage, "dev0 dev1");
+    free(data);
+    assert_enabled("Flaky");
+    pl_engine_close(e);
+    dlclose(t.dl);
+}
+
+static void collect_error_kept(void **state)
+{
+    (void)state;
+    add_provider("Flaky", "collect_error", NULL, NULL);
+    tp t = tp_get("collect_error");
+    pl_engine *e = engine();
+    pl_block blk;
+    void *data = query(e, "Global", &blk);
+    assert_int_equal(blk.hdr.NumObjectTypes, 0);
+    free(data);
+    data = query(e, "Global", &blk);
+    assert_int_equal(blk.hdr.NumObjectTypes, 1);
+    free(data);
+    assert_int_equal(*t.open_calls, 1);
+    assert_int_equal(*t.collect_calls, 2);
+    assert_enabled("Flaky");
+    pl_engine_close(e);
+    dlclose(t.dl);
+}
+
+static void buffer_grows(void **state)
+{
+    (void)state;
+    add_provider("Big", "needs_big", NULL, NULL);
+    tp t = tp_get("needs_big");
+    pl_engine *e = engine();
+    pl_block blk;
+    void *data = query(e, "Global", &blk);
+    assert_int_equal(blk.hdr.NumObjectTypes, 1);
+    free(data);
+    /* 64 KiB doubled until >= 300,000: 64K, 128K, 256K, 512K = 4 calls. */
+    assert_int_equal(*t.collect_calls, 4);
+    data = query(e, "Global", &blk); /* the grown buffer is kept */
+    free(data);
+    assert_int_equal(*t.collect_calls, 5);
+    assert_enabled("Big");
+    pl_engine_close(e);
+    dlclose(t.dl);
+}
+
+static void object_list_routes_queries(void **state)
+{
+    (void)state;
+    add_provider("Listed", "good", "86", NULL);
+    add_provider("Unlisted", "parent", NULL, NULL);
+    tp a = tp_get("good"), b = tp_get("parent");
+    pl_engine *e = engine();
+    pl_block blk;
+    free(query(e, "2", &blk));       /* not in Listed's Object List */
+    assert_int_equal(*a.collect_calls, 0);
+    assert_int_equal(*b.collect_calls, 1); /* no Object List: every numeric query */
+    assert_string_equal(b.last_query, "2");
+    void *data = query(e, "86", &blk);
+    assert_int_equal(*a.collect_calls, 1);
+    assert_string_equal(a.last_query, "86");
+    assert_int_equal(blk.hdr.NumObjectTypes, 1);
+    free(data);
+    data = query(e, "ABCD", &blk);   /* unknown words: nobody is asked */
+    assert_int_equal(blk.hdr.NumObjectTypes, 0);
+    assert_int_equal(blk.len, blk.hdr.HeaderLength);
+    free(data);
+    assert_int_equal(*a.collect_calls, 1);
+    assert_int_equal(*b.collect_calls, 2);
+    data = query(e, "Costly", &blk); /* everyone is asked; nothing costly here */
+    assert_int_equal(blk.hdr.NumObjectTypes, 0);
+    assert_string_equal(a.last_query, "Costly");
+    free(data);
+    pl_engine_close(e);
+    dlclose(a.dl);
+    dlclose(b.dl);
+}
+
+static void child_brings_parent(void **state)
+{
+    (void)state;
+    add_provider("Threads", "child", "232", NULL);
+    add_provider("Processes", "parent", "230", NULL);
+    pl_engine *e = engine();
+    pl_block blk;
+    void *data = query(e, "232", &blk);
+    assert_int_equal(blk.hdr.NumObjectTypes, 2);
+    pl_object o;
+    assert_int_equal(pl_block_find_object(&blk, 230, &o), PL_OK);
+    assert_int_equal(pl_block_find_object(&blk, 232, &o), PL_OK);
+    char **names = NULL;
+    assert_int_equal(pl_object_instance_names(&o, &names), PL_OK);
+    assert_string_equal(names[0], "proc/0");
+    assert_string_equal(names[1], "proc/1");
+    pl_free(names);
+    free(data);
+    data = query(e, "230", &blk); /* a parent alone does not bring children */
+    assert_int_equal(blk.hdr.NumObjectTypes, 1);
+    free(data);
+    pl_engine_close(e);
+}
+
+static void title_queries(void **state)
+{
+    (void)state;
+    pl_engine *e = engine();
+    const char *qs[] = {"Counter 009", "counter", "cOuNtErwine"};
+    for (size_t i = 0; i < 3; i++) {
+        void *data;
+        size_t len;
+        uint32_t type;
+        pl_error err;
+        assert_int_equal(pl_engine_query_alloc(e, qs[i], &data, &len, &type, &err), PL_OK);
+        assert_int_equal(type, PL_REG_MULTI_SZ);
+        assert_memory_equal(data, "1\0\0\0" "1\0" "8\0" "4\0" "7\0\0\0", 14);
+        const uint8_t *b = data;
+        assert_int_equal(b[len - 1], 0);
+        assert_int_equal(b[len - 2], 0);
+        assert_int_equal(b[len - 3], 0);
+        assert_int_equal(b[len - 4], 0);
+        free(data);
+    }
+    void *data;
+    size_t len;
+    uint32_t type;
+    pl_error err;
+    assert_int_equal(pl_engine_query_alloc(e, "Explain 009", &data, &len, &type, &err), PL_OK);
+    assert_int_equal(type, PL_REG_MULTI_SZ);
+    free(data);
+    assert_int_equal(pl_engine_query_alloc(e, "Help", &data, &len, &type, &err), PL_OK);
+    free(data);
+    assert_int_not_equal(pl_engine_query_alloc(e, "Counter 999", &data, &len, &type, &err), PL_OK);
+    pl_engine_close(e);
+}
+
+typedef struct worker {
+    pl_engine *e;
+    int ok;
+} worker;
+
+static void *run_worker(void *arg)
+{
+    worker *w = arg;
+    for (int i = 0; i < 50; i++) {
+        void *data;
+        size_t len;
+        uint32_t type;
+        pl_block blk;
+        if (pl_engine_query_alloc(w->e, "Global", &data, &len, &type, NULL) != PL_OK) return NULL;
+        if (pl_block_open(&blk, data, len, 0, 0, NULL) == PL_OK && blk.hdr.NumObjectTypes == 1) w->ok++;
+        free(data);
+    }
+    return NULL;
+}
+
+static void many_threads_one_provider(void **state)
+{
+    (void)state;
+    add_provider("Good", "good", NULL, NULL);
+    tp t = tp_get("good");
+    pl_engine *e = engine();
+    pthread_t th[4];
+    worker w[4];
+    for (int i = 0; i < 4; i++) {
+        w[i].e = e;
+        w[i].ok = 0;
+        pthread_create(&th[i], NULL, run_worker, &w[i]);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        assert_int_equal(w[i].ok, 50);
+    }
+    assert_int_equal(*t.collect_calls, 200);
+    assert_int_equal(*t.overlaps, 0);
+    assert_int_equal(*t.open_calls, 1);
+    pl_engine_close(e);
+    dlclose(t.dl);
+}
+
+static void missing_library_skipped(void **state)
+{
+    (void)state;
+    add_provider("Good", "good", NULL, NULL);
+    add_provider("Ghost", "does_not_exist", NULL, NULL);
+    pl_engine *e = engine();
+    pl_block blk;
+    void *data = query(e, "Global", &blk);
+    assert_int_equal(blk.hdr.NumObjectTypes, 1);
+    free(data);
+    pl_provider_status *st;
+    size_t n;
+    assert_int_equal(pl_engine_provider_status(e, &st, &n), PL_OK);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(st[i].name, "Ghost") == 0) {
+            assert_int_equal(st[i].loaded, 0);
+            assert_non_null(strstr(st[i].last_error, "cannot load"));
+        }
+    free(st);
+    pl_engine_close(e);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(global_block_header, setup, teardown),
+        cmocka_unit_test_setup_teardown(exact_size_contract, setup, teardown),
+        cmocka_unit_test_setup_teardown(wrong_byte_count, setup, teardown),
+        cmocka_unit_test_setup_teardown(pointer_not_advanced, setup, teardown),
+        cmocka_unit_test_setup_teardown(misaligned_size, setup, teardown),
+        cmocka_unit_test_setup_teardown(corrupt_object, setup, teardown),
+        cmocka_unit_test_setup_teardown(endless_more_data, setup, teardown),
+        cmocka_unit_test_setup_teardown(index_out_of_range, setup, teardown),
+        cmocka_unit_test_setup_teardown(buffer_overrun, setup, teardown),
+        cmocka_unit_test_setup_teardown(wrong_object_count, setup, teardown),
+        cmocka_unit_test_setup_teardown(more_data_with_bytes, setup, teardown),
+        cmocka_unit_test_setup_teardown(endless_more_data_is_bounded, setup, teardown),
+        cmocka_unit_test_setup_teardown(open_error_retried, setup, teardown),
+        cmocka_unit_test_setup_teardown(collect_error_kept, setup, teardown),
+        cmocka_unit_test_setup_teardown(buffer_grows, setup, teardown),
+        cmocka_unit_test_setup_teardown(object_list_routes_queries, setup, teardown),
+        cmocka_unit_test_setup_teardown(child_brings_parent, setup, teardown),
+        cmocka_unit_test_setup_teardown(title_queries, setup, teardown),
+        cmocka_unit_test_setup_teardown(many_threads_one_provider, setup, teardown),
+        cmocka_unit_test_setup_teardown(missing_library_skipped, setup, teardown),
+    };
+    if (argc > 1) cmocka_set_test_filter(argv[1]);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
