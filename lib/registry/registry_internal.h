@@ -1,0 +1,67 @@
+/* Private to lib/registry: the store handle and helpers shared by its files. */
+#ifndef PL_REGISTRY_INTERNAL_H
+#define PL_REGISTRY_INTERNAL_H
+
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "perflib/registry.h"
+#include "pl_internal.h"
+
+#define PL__LANG_MAX 7              /* "009", "00C", ... at most 7 characters */
+#define PL__INDEX_MAX 0x7FFFFFFFu   /* highest title index the store accepts */
+
+struct pl_store {
+    sqlite3 *db;
+    char *path;
+    int readonly;
+    int version;                    /* PRAGMA user_version after open */
+    pthread_mutex_t mu;             /* one public call at a time per handle */
+    char deflang[PL__LANG_MAX + 1]; /* pl_store_default_language() result */
+};
+
+/* One row of the base English title database (base_titles.c). */
+typedef struct pl__base_title {
+    uint32_t index;
+    const char *name;               /* NULL: no name at this index */
+    const char *help;               /* NULL: no help at index + 1 */
+} pl__base_title;
+
+extern const pl__base_title pl__base_titles[];
+extern const size_t pl__base_titles_count;
+
+/* Fill *err from an SQLite result code (PL_E_BUSY for lock timeouts, else
+ * PL_E_STORE) and return the status. */
+int pl__sql_fail(pl_store *st, pl_error *err, int rc, const char *what);
+/* Run SQL without results. */
+int pl__sql_exec(pl_store *st, const char *sql, pl_error *err);
+/* Prepare a statement (PL_OK or a filled error). */
+int pl__sql_prepare(pl_store *st, const char *sql, sqlite3_stmt **out, pl_error *err);
+/* Transactions: BEGIN IMMEDIATE for writers, BEGIN (deferred) for readers. */
+int pl__tx_begin(pl_store *st, int immediate, pl_error *err);
+int pl__tx_commit(pl_store *st, pl_error *err);
+void pl__tx_rollback(pl_store *st);
+/* Lock/unlock the handle's mutex. */
+void pl__store_lock(pl_store *st);
+void pl__store_unlock(pl_store *st);
+
+/* Normalise a language id ("9" is not accepted; "00c" -> "00C"): 1 to 7
+ * hex digits. Returns 0 on success, -1 when invalid. */
+int pl__lang_norm(const char *lang, char out[PL__LANG_MAX + 1]);
+/* 1 when s is valid UTF-8. */
+int pl__utf8_valid(const char *s);
+/* Read a meta value; *out = 0 when absent. */
+int pl__meta_get(pl_store *st, const char *key, uint32_t *out, pl_error *err);
+int pl__meta_set(pl_store *st, const char *key, uint32_t v, pl_error *err);
+/* 1 when the language exists, 0 when not, <0 a pl_status negated. */
+int pl__lang_exists(pl_store *st, const char *lang, pl_error *err);
+
+/* Read one provider inside the caller's lock/transaction; PL_E_NOT_FOUND
+ * (with a message) when absent. Clear *out with pl_provider_info_clear(). */
+int pl__provider_get(pl_store *st, const char *name, pl_provider_info *out, pl_error *err);
+/* Check a provider (service) name: non-empty, at most 256 bytes, UTF-8, no
+ * control characters or backslashes. */
+int pl__provider_check_name(const char *name, pl_error *err);
+
+#endif

@@ -1,0 +1,712 @@
+/* perflib registry store: opening, location, schema, migrations, seeding,
+ * the Perflib values and languages (docs/registry-store.md). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "perflib/indices.h"
+#include "registry_internal.h"
+
+#ifndef PL_SOURCE_STORE
+#define PL_SOURCE_STORE "perflib.db"
+#endif
+#ifndef PL_INSTALLED_STORE
+#define PL_INSTALLED_STORE "/var/lib/perflib/perflib.db"
+#endif
+
+#define BUSY_TIMEOUT_MS 10000
+
+/* ------------------------------------------------------------ helpers */
+
+int pl__sql_fail(pl_store *st, pl_error *err, int rc, const char *what)
+{
+    int prim = rc & 0xff;
+    int status = (prim == SQLITE_BUSY || prim == SQLITE_LOCKED) ? PL_E_BUSY : PL_E_STORE;
+    const char *detail = st && st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc);
+    return pl__fail(err, status, "%s: %s: %s (SQLite %d)", st && st->path ? st->path : "store", what,
+                    detail, rc);
+}
+
+int pl__sql_exec(pl_store *st, const char *sql, pl_error *err)
+{
+    int rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);
+    if (rc != SQLITE_OK) return pl__sql_fail(st, err, rc, sql);
+    return PL_OK;
+}
+
+int pl__sql_prepare(pl_store *st, const char *sql, sqlite3_stmt **out, pl_error *err)
+{
+    int rc = sqlite3_prepare_v2(st->db, sql, -1, out, NULL);
+    if (rc != SQLITE_OK) {
+        *out = NULL;
+        return pl__sql_fail(st, err, rc, "prepare");
+    }
+    return PL_OK;
+}
+
+int pl__tx_begin(pl_store *st, int immediate, pl_error *err)
+{
+    if (immediate && st->readonly)
+        return pl__fail(err, PL_E_INVAL, "%s: the store was opened read-only", st->path);
+    return pl__sql_exec(st, immediate ? "BEGIN IMMEDIATE" : "BEGIN", err);
+}
+
+int pl__tx_commit(pl_store *st, pl_error *err)
+{
+    int rc = sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
+    if (rc != SQLITE_OK) {
+        int s = pl__sql_fail(st, err, rc, "commit");
+        pl__tx_rollback(st);
+        return s;
+    }
+    return PL_OK;
+}
+
+void pl__tx_rollback(pl_store *st)
+{
+    if (!sqlite3_get_autocommit(st->db)) sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+void pl__store_lock(pl_store *st) { pthread_mutex_lock(&st->mu); }
+void pl__store_unlock(pl_store *st) { pthread_mutex_unlock(&st->mu); }
+
+int pl__lang_norm(const char *lang, char out[PL__LANG_MAX + 1])
+{
+    if (!lang) return -1;
+    size_t n = strlen(lang);
+    if (n == 0 || n > PL__LANG_MAX) return -1;
+    for (size_t i = 0; i < n; i++) {
+        char c = lang[i];
+        if (c >= 'a' && c <= 'f') c = (char)(c - 'a' + 'A');
+        if (!((c >= '0' && c <= '9') || (c >= 'A' && c <= 'F'))) return -1;
+        out[i] = c;
+    }
+    out[n] = '\0';
+    return 0;
+}
+
+int pl__utf8_valid(const char *s)
+{
+    size_t units;
+    return s && pl__utf8_to_utf16(s, strlen(s), NULL, 0, &units) != PL_E_ENCODING;
+}
+
+int pl__meta_get(pl_store *st, const char *key, uint32_t *out, pl_error *err)
+{
+    sqlite3_stmt *q;
+    int s = pl__sql_prepare(st, "SELECT value FROM meta WHERE key = ?1", &q, err);
+    if (s) return s;
+    sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(q);
+    *out = 0;
+    if (rc == SQLITE_ROW) {
+        sqlite3_int64 v = sqlite3_column_int64(q, 0);
+        if (v < 0 || v > (sqlite3_int64)PL__INDEX_MAX) {
+            sqlite3_finalize(q);
+            return pl__fail(err, PL_E_STORE, "%s: meta '%s' = %lld is out of range", st->path, key,
+                            (long long)v);
+        }
+        *out = (uint32_t)v;
+    } else if (rc != SQLITE_DONE) {
+        s = pl__sql_fail(st, err, rc, "read meta");
+    }
+    sqlite3_finalize(q);
+    return s;
+}
+
+int pl__meta_set(pl_store *st, const char *key, uint32_t v, pl_error *err)
+{
+    sqlite3_stmt *q;
+    int s = pl__sql_prepare(st, "INSERT INTO meta(key, value) VALUES(?1, ?2) "
+                                "ON CONFLICT(key) DO UPDATE SET value = excluded.value", &q, err);
+    if (s) return s;
+    sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(q, 2, v);
+    int rc = sqlite3_step(q);
+    if (rc != SQLITE_DONE) s = pl__sql_fail(st, err, rc, "write meta");
+    sqlite3_finalize(q);
+    return s;
+}
+
+int pl__lang_exists(pl_store *st, const char *lang, pl_error *err)
+{
+    sqlite3_stmt *q;
+    int s = pl__sql_prepare(st, "SELECT 1 FROM languages WHERE lang = ?1", &q, err);
+    if (s) return -s;
+    sqlite3_bind_text(q, 1, lang, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(q);
+    int r = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -pl__sql_fail(st, err, rc, "read languages");
+    sqlite3_finalize(q);
+    return r;
+}
+
+/* ----------------------------------------------------------- location */
+
+static size_t copy_out(char *out, size_t cap, const char *s)
+{
+    size_t n = strlen(s);
+    if (cap > 0) {
+        size_t k = n < cap - 1 ? n : cap - 1;
+        memcpy(out, s, k);
+        out[k] = '\0';
+    }
+    return n;
+}
+
+static const char *default_path(void)
+{
+    const char *env = getenv("PERFLIB_REGISTRY");
+    if (env && env[0]) return env;
+    struct stat sb;
+    if (stat(PL_INSTALLED_STORE, &sb) == 0) return PL_INSTALLED_STORE;
+    return PL_SOURCE_STORE;
+}
+
+PL_EXTERN int pl_store_default_path(char *out, size_t cap)
+{
+    if (!out && cap) return -1;
+    size_t n = copy_out(out, cap, default_path());
+    return n > 0x7fffffff ? 0x7fffffff : (int)n;
+}
+
+/* mkdir -p of the directory that holds `path`. */
+static int make_parents(const char *path, pl_error *err)
+{
+    char *dir = pl__strdup(path);
+    if (!dir) return pl__fail(err, PL_E_NOMEM, "out of memory");
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir) {
+        free(dir);
+        return PL_OK;
+    }
+    *slash = '\0';
+    for (char *p = dir + 1;; p++) {
+        if (*p == '/' || *p == '\0') {
+            char c = *p;
+            *p = '\0';
+            if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+                int e = errno;
+                int s = pl__fail(err, PL_E_OS, "%s: cannot create directory: %s", dir, strerror(e));
+                free(dir);
+                return s;
+            }
+            *p = c;
+            if (c == '\0') break;
+        }
+    }
+    free(dir);
+    return PL_OK;
+}
+
+/* ------------------------------------------------------------- schema */
+
+/* Schema version 1. Version 0 had the same tables without
+ * providers.disable_reason and providers.disable_time. */
+static const char SCHEMA_V1[] =
+    "CREATE TABLE meta("
+    " key TEXT NOT NULL PRIMARY KEY,"
+    " value INTEGER NOT NULL);"
+    "CREATE TABLE languages("
+    " lang TEXT NOT NULL PRIMARY KEY);"
+    "CREATE TABLE titles("
+    " lang TEXT NOT NULL REFERENCES languages(lang) ON DELETE CASCADE,"
+    " kind INTEGER NOT NULL CHECK(kind IN (0, 1)),"
+    " idx INTEGER NOT NULL CHECK(idx BETWEEN 1 AND 2147483647),"
+    " text TEXT NOT NULL,"
+    " PRIMARY KEY(lang, kind, idx)) WITHOUT ROWID;"
+    "CREATE TABLE providers("
+    " name TEXT NOT NULL COLLATE NOCASE PRIMARY KEY,"
+    " library TEXT, open_fn TEXT, collect_fn TEXT, close_fn TEXT,"
+    " object_list TEXT, linkage_export TEXT,"
+    " first_counter INTEGER NOT NULL DEFAULT 0, last_counter INTEGER NOT NULL DEFAULT 0,"
+    " first_help INTEGER NOT NULL DEFAULT 0, last_help INTEGER NOT NULL DEFAULT 0,"
+    " disabled INTEGER NOT NULL DEFAULT 0,"
+    " disable_reason TEXT,"
+    " disable_time INTEGER NOT NULL DEFAULT 0,"
+    " open_timeout_ms INTEGER NOT NULL DEFAULT 0,"
+    " collect_timeout_ms INTEGER NOT NULL DEFAULT 0,"
+    " builtin INTEGER NOT NULL DEFAULT 0);";
+
+/* Statements that must prepare on a current store: a cheap check that the
+ * file's tables have the columns this library reads and writes. */
+static const char LAYOUT_CHECK[] =
+    "SELECT (SELECT count(*) FROM (SELECT key, value FROM meta LIMIT 0)),"
+    " (SELECT count(*) FROM (SELECT lang FROM languages LIMIT 0)),"
+    " (SELECT count(*) FROM (SELECT lang, kind, idx, text FROM titles LIMIT 0)),"
+    " (SELECT count(*) FROM (SELECT name, library, open_fn, collect_fn, close_fn, object_list,"
+    "  linkage_export, first_counter, last_counter, first_help, last_help, disabled,"
+    "  disable_reason, disable_time, open_timeout_ms, collect_timeout_ms, builtin"
+    "  FROM providers LIMIT 0))";
+
+/* One migration step: brings a store from version `from` to `from + 1`. It
+ * runs inside the step's own BEGIN IMMEDIATE transaction, which also writes
+ * the new user_version. */
+typedef struct migration {
+    int from;
+    const char *what;
+    const char *sql;
+} migration;
+
+static const migration MIGRATIONS[] = {
+    {0, "add providers.disable_reason and providers.disable_time",
+     "ALTER TABLE providers ADD COLUMN disable_reason TEXT;"
+     "ALTER TABLE providers ADD COLUMN disable_time INTEGER NOT NULL DEFAULT 0;"},
+};
+
+static int read_int_pragma(pl_store *st, const char *sql, int *out, pl_error *err)
+{
+    sqlite3_stmt *q;
+    int s = pl__sql_prepare(st, sql, &q, err);
+    if (s) return s;
+    int rc = sqlite3_step(q);
+    if (rc == SQLITE_ROW) {
+        *out = sqlite3_column_int(q, 0);
+    } else {
+        s = pl__sql_fail(st, err, rc, sql);
+    }
+    sqlite3_finalize(q);
+    return s;
+}
+
+static int set_user_version(pl_store *st, int v, pl_error *err)
+{
+    char sql[64];
+    snprintf(sql, sizeof sql, "PRAGMA user_version = %d", v);
+    return pl__sql_exec(st, sql, err);
+}
+
+typedef struct seed_provider {
+    const char *name, *library, *open, *collect, *close, *objects;
+    uint32_t first, last;
+} seed_provider;
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+static const seed_provider SEED_PROVIDERS[] = {
+    {"PerfOS", "libperfos.so", "PerfOsOpen", "PerfOsCollect", "PerfOsClose",
+     STR(PL_OBJ_SYSTEM) " " STR(PL_OBJ_MEMORY) " " STR(PL_OBJ_PROCESSOR) " " STR(PL_OBJ_PAGING_FILE),
+     PL_RANGE_PERFOS_FIRST, PL_RANGE_PERFOS_LAST},
+    {"PerfProc", "libperfproc.so", "PerfProcOpen", "PerfProcCollect", "PerfProcClose",
+     STR(PL_OBJ_PROCESS) " " STR(PL_OBJ_THREAD) " " STR(PL_OBJ_IMAGE) " " STR(
+         PL_OBJ_PROCESS_ADDRESS_SPACE) " " STR(PL_OBJ_THREAD_DETAILS),
+     PL_RANGE_PERFPROC_FIRST, PL_RANGE_PERFPROC_LAST},
+    {"PerfDisk", "libperfdisk.so", "PerfDiskOpen", "PerfDiskCollect", "PerfDiskClose",
+     STR(PL_OBJ_PHYSICAL_DISK) " " STR(PL_OBJ_LOGICAL_DISK), PL_RANGE_PERFDISK_FIRST, PL_RANGE_PERFDISK_LAST},
+    {"PerfNet", "libperfnet.so", "PerfNetOpen", "PerfNetCollect", "PerfNetClose",
+     STR(PL_OBJ_NETWORK_INTERFACE) " " STR(PL_OBJ_IPV4) " " STR(PL_OBJ_IPV6) " " STR(PL_OBJ_ICMP) " " STR(
+         PL_OBJ_TCPV4) " " STR(PL_OBJ_UDPV4) " " STR(PL_OBJ_TCPV6) " " STR(PL_OBJ_UDPV6) " " STR(PL_OBJ_ICMPV6),
+     PL_RANGE_PERFNET_FIRST, PL_RANGE_PERFNET_LAST},
+};
+
+/* Fill a new store (inside the creating transaction). */
+static int seed(pl_store *st, pl_error *err)
+{
+    int s = pl__sql_exec(st, "INSERT INTO languages(lang) VALUES('009')", err);
+    if (s) return s;
+    sqlite3_stmt *q;
+    s = pl__sql_prepare(st, "INSERT INTO titles(lang, kind, idx, text) VALUES('009', ?1, ?2, ?3)", &q, err);
+    if (s) return s;
+    uint32_t last_counter = 0, last_help = 0;
+    for (size_t i = 0; i < pl__base_titles_count && !s; i++) {
+        const pl__base_title *t = &pl__base_titles[i];
+        for (int kind = 0; kind < 2 && !s; kind++) {
+            const char *text = kind == PL_TITLE_NAME ? t->name : t->help;
+            uint32_t idx = kind == PL_TITLE_NAME ? t->index : PL_HELP(t->index);
+            if (!text) continue;
+            sqlite3_reset(q);
+            sqlite3_bind_int(q, 1, kind);
+            sqlite3_bind_int64(q, 2, idx);
+            sqlite3_bind_text(q, 3, text, -1, SQLITE_STATIC);
+            int rc = sqlite3_step(q);
+            if (rc != SQLITE_DONE) s = pl__sql_fail(st, err, rc, "seed titles");
+            if (kind == PL_TITLE_NAME && idx > last_counter) last_counter = idx;
+            if (kind == PL_TITLE_HELP && idx > last_help) last_help = idx;
+        }
+    }
+    sqlite3_finalize(q);
+    if (s) return s;
+    if ((s = pl__meta_set(st, "Base Index", PL_IDX_LAST_BASE, err)) ||
+        (s = pl__meta_set(st, "Last Counter", last_counter, err)) ||
+        (s = pl__meta_set(st, "Last Help", last_help, err)))
+        return s;
+    s = pl__sql_prepare(st,
+                        "INSERT INTO providers(name, library, open_fn, collect_fn, close_fn, object_list,"
+                        " first_counter, last_counter, first_help, last_help, builtin)"
+                        " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 1)",
+                        &q, err);
+    if (s) return s;
+    for (size_t i = 0; i < sizeof SEED_PROVIDERS / sizeof SEED_PROVIDERS[0] && !s; i++) {
+        const seed_provider *p = &SEED_PROVIDERS[i];
+        sqlite3_reset(q);
+        sqlite3_bind_text(q, 1, p->name, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 2, p->library, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 3, p->open, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 4, p->collect, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 5, p->close, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 6, p->objects, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(q, 7, p->first);
+        sqlite3_bind_int64(q, 8, p->last);
+        sqlite3_bind_int64(q, 9, p->first ? PL_HELP(p->first) : 0);
+        sqlite3_bind_int64(q, 10, p->last ? PL_HELP(p->last) : 0);
+        int rc = sqlite3_step(q);
+        if (rc != SQLITE_DONE) s = pl__sql_fail(st, err, rc, "seed providers");
+    }
+    sqlite3_finalize(q);
+    return s;
+}
+
+static int table_count(pl_store *st, int *tables, int *has_meta, pl_error *err)
+{
+    sqlite3_stmt *q;
+    int s = pl__sql_prepare(st,
+                            "SELECT count(*), coalesce(sum(name = 'meta'), 0) FROM sqlite_master"
+                            " WHERE type = 'table'",
+                            &q, err);
+    if (s) return s;
+    int rc = sqlite3_step(q);
+    if (rc == SQLITE_ROW) {
+        *tables = sqlite3_column_int(q, 0);
+        *has_meta = sqlite3_column_int(q, 1);
+    } else {
+        s = pl__sql_fail(st, err, rc, "read schema");
+    }
+    sqlite3_finalize(q);
+    return s;
+}
+
+static int check_layout(pl_store *st, pl_error *err)
+{
+    sqlite3_stmt *q;
+    int rc = sqlite3_prepare_v2(st->db, LAYOUT_CHECK, -1, &q, NULL);
+    if (rc != SQLITE_OK)
+        return pl__fail(err, PL_E_SCHEMA, "%s: not a perflib store of schema version %d: %s", st->path,
+                        PL_STORE_SCHEMA_VERSION, sqlite3_errmsg(st->db));
+    sqlite3_finalize(q);
+    return PL_OK;
+}
+
+/* Create, seed or migrate until the store is at PL_STORE_SCHEMA_VERSION. Each
+ * step is its own transaction; another process may be doing the same, so the
+ * version is read again inside every transaction. */
+static int init_or_migrate(pl_store *st, pl_error *err)
+{
+    for (;;) {
+        int s = pl__tx_begin(st, 1, err);
+        if (s) return s;
+        int v = 0, tables = 0, has_meta = 0;
+        if ((s = read_int_pragma(st, "PRAGMA user_version", &v, err)) ||
+            (s = table_count(st, &tables, &has_meta, err))) {
+            pl__tx_rollback(st);
+            return s;
+        }
+        if (v > PL_STORE_SCHEMA_VERSION || v < 0) {
+            pl__tx_rollback(st);
+            return pl__fail(err, PL_E_SCHEMA, "%s: schema version %d is newer than this library's %d", st->path,
+                            v, PL_STORE_SCHEMA_VERSION);
+        }
+        if (v == PL_STORE_SCHEMA_VERSION) {
+            pl__tx_rollback(st);
+            st->version = v;
+            return check_layout(st, err);
+        }
+        if (v == 0 && !has_meta) {
+            if (tables > 0) {
+                pl__tx_rollback(st);
+                return pl__fail(err, PL_E_SCHEMA, "%s: an SQLite database that is not a perflib store", st->path);
+            }
+            if ((s = pl__sql_exec(st, SCHEMA_V1, err)) || (s = seed(st, err)) ||
+                (s = set_user_version(st, PL_STORE_SCHEMA_VERSION, err))) {
+                pl__tx_rollback(st);
+                return s;
+            }
+        } else {
+            const migration *m = NULL;
+            for (size_t i = 0; i < sizeof MIGRATIONS / sizeof MIGRATIONS[0]; i++)
+                if (MIGRATIONS[i].from == v) m = &MIGRATIONS[i];
+            if (!m) {
+                pl__tx_rollback(st);
+                return pl__fail(err, PL_E_SCHEMA, "%s: no migration from schema version %d", st->path, v);
+            }
+            pl_error why;
+            if ((s = pl__sql_exec(st, m->sql, &why)) || (s = set_user_version(st, v + 1, &why))) {
+                pl__tx_rollback(st);
+                return pl__fail(err, s == PL_E_BUSY ? s : PL_E_SCHEMA, "%s: migration %d -> %d (%s) failed: %s",
+                                st->path, v, v + 1, m->what, why.msg);
+            }
+        }
+        if ((s = pl__tx_commit(st, err))) return s;
+    }
+}
+
+static int check_readonly_version(pl_store *st, pl_error *err)
+{
+    int v = 0;
+    int s = read_int_pragma(st, "PRAGMA user_version", &v, err);
+    if (s) return s;
+    if (v != PL_STORE_SCHEMA_VERSION)
+        return pl__fail(err, PL_E_SCHEMA,
+                        "%s: schema version %d, this library reads %d%s", st->path, v, PL_STORE_SCHEMA_VERSION,
+                        v < PL_STORE_SCHEMA_VERSION ? " (open it for writing once to migrate)" : "");
+    st->version = v;
+    return check_layout(st, err);
+}
+
+/* Switch to WAL. Changing the journal mode needs an exclusive lock, and
+ * SQLite may report it busy without calling the busy handler (several
+ * processes creating one new store at once), so retry for up to the busy
+ * timeout. */
+static int set_wal(pl_store *st, pl_error *err)
+{
+    struct timespec nap = {0, 5 * 1000 * 1000};
+    for (int waited_ms = 0;; waited_ms += 5) {
+        int rc = sqlite3_exec(st->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+        if (rc == SQLITE_OK) return PL_OK;
+        if ((rc & 0xff) != SQLITE_BUSY || waited_ms >= BUSY_TIMEOUT_MS)
+            return pl__sql_fail(st, err, rc, "PRAGMA journal_mode = WAL");
+        nanosleep(&nap, NULL);
+    }
+}
+
+/* --------------------------------------------------------------- open */
+
+PL_EXTERN int pl_store_open(const char *path, int flags, pl_store **out, pl_error *err)
+{
+    pl__clear(err);
+    if (!out) return pl__fail(err, PL_E_INVAL, "pl_store_open: out is NULL");
+    *out = NULL;
+    if (flags & ~PL_STORE_READONLY) return pl__fail(err, PL_E_INVAL, "pl_store_open: unknown flags 0x%x", flags);
+    int ro = (flags & PL_STORE_READONLY) != 0;
+    int is_default = path == NULL;
+    if (!path) path = default_path();
+    if (!path[0]) return pl__fail(err, PL_E_INVAL, "pl_store_open: empty path");
+
+    struct stat sb;
+    if (ro && stat(path, &sb) != 0)
+        return pl__fail(err, PL_E_NOT_FOUND, "%s: no store there (%s)", path, strerror(errno));
+    if (!ro && is_default) {
+        int s = make_parents(path, err);
+        if (s) return s;
+    }
+
+    pl_store *st = calloc(1, sizeof *st);
+    if (!st) return pl__fail(err, PL_E_NOMEM, "out of memory");
+    st->path = pl__strdup(path);
+    st->readonly = ro;
+    memcpy(st->deflang, "009", 4);
+    if (!st->path) {
+        free(st);
+        return pl__fail(err, PL_E_NOMEM, "out of memory");
+    }
+    pthread_mutex_init(&st->mu, NULL);
+
+    int oflags = (ro ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX;
+    int rc = sqlite3_open_v2(path, &st->db, oflags, NULL);
+    int s = PL_OK;
+    if (rc != SQLITE_OK) {
+        s = pl__fail(err, PL_E_IO, "%s: cannot open store: %s", path,
+                     st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+        goto fail;
+    }
+    sqlite3_extended_result_codes(st->db, 1);
+    sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+    if ((s = pl__sql_exec(st, "PRAGMA foreign_keys = ON", err))) goto fail;
+    if (!ro) {
+        if ((s = set_wal(st, err))) goto fail;
+        s = init_or_migrate(st, err);
+    } else {
+        s = check_readonly_version(st, err);
+    }
+    if (s) goto fail;
+    *out = st;
+    return PL_OK;
+fail:
+    pl_store_close(st);
+    return s;
+}
+
+PL_EXTERN void pl_store_close(pl_store *st)
+{
+    if (!st) return;
+    if (st->db) sqlite3_close_v2(st->db);
+    pthread_mutex_destroy(&st->mu);
+    free(st->path);
+    free(st);
+}
+
+PL_EXTERN const char *pl_store_path(const pl_store *st) { return st ? st->path : NULL; }
+
+PL_EXTERN int pl_store_schema_version(const pl_store *st) { return st ? st->version : 0; }
+
+/* ------------------------------------------------------- Perflib values */
+
+PL_EXTERN int pl_store_perflib(pl_store *st, pl_perflib_info *out, pl_error *err)
+{
+    pl__clear(err);
+    if (!st || !out) return pl__fail(err, PL_E_INVAL, "pl_store_perflib: NULL argument");
+    pl__store_lock(st);
+    pl_perflib_info info;
+    int s = pl__tx_begin(st, 0, err);
+    if (!s) {
+        if (!(s = pl__meta_get(st, "Last Counter", &info.last_counter, err)) &&
+            !(s = pl__meta_get(st, "Last Help", &info.last_help, err)))
+            s = pl__meta_get(st, "Base Index", &info.base_index, err);
+        pl__tx_rollback(st);
+    }
+    pl__store_unlock(st);
+    if (!s) *out = info;
+    return s;
+}
+
+/* ------------------------------------------------------------ languages */
+
+PL_EXTERN int pl_store_languages(pl_store *st, char ***langs, size_t *n, pl_error *err)
+{
+    pl__clear(err);
+    if (!st || !langs || !n) return pl__fail(err, PL_E_INVAL, "pl_store_languages: NULL argument");
+    pl__store_lock(st);
+    sqlite3_stmt *q;
+    char found[64][PL__LANG_MAX + 1];
+    char (*list)[PL__LANG_MAX + 1] = found;
+    size_t count = 0, cap = 64;
+    int s = pl__sql_prepare(st, "SELECT lang FROM languages ORDER BY lang", &q, err);
+    if (s) {
+        pl__store_unlock(st);
+        return s;
+    }
+    int rc;
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        const char *l = (const char *)sqlite3_column_text(q, 0);
+        char norm[PL__LANG_MAX + 1];
+        if (pl__lang_norm(l, norm) != 0) continue; /* hostile row: not a language id */
+        if (count == cap) {
+            char(*bigger)[PL__LANG_MAX + 1] = malloc(cap * 2 * sizeof *bigger);
+            if (!bigger) {
+                s = pl__fail(err, PL_E_NOMEM, "out of memory");
+                break;
+            }
+            memcpy(bigger, list, count * sizeof *list);
+            if (list != found) free(list);
+            list = bigger;
+            cap *= 2;
+        }
+        memcpy(list[count++], norm, sizeof norm);
+    }
+    if (!s && rc != SQLITE_DONE) s = pl__sql_fail(st, err, rc, "read languages");
+    sqlite3_finalize(q);
+    pl__store_unlock(st);
+    if (!s) {
+        /* One allocation: the pointer array, then the strings. */
+        size_t bytes = (count + 1) * sizeof(char *) + count * (PL__LANG_MAX + 1);
+        char **arr = malloc(bytes);
+        if (!arr) {
+            s = pl__fail(err, PL_E_NOMEM, "out of memory");
+        } else {
+            char *pool = (char *)(arr + count + 1);
+            for (size_t i = 0; i < count; i++) {
+                arr[i] = pool + i * (PL__LANG_MAX + 1);
+                memcpy(arr[i], list[i], PL__LANG_MAX + 1);
+            }
+            arr[count] = NULL;
+            *langs = arr;
+            *n = count;
+        }
+    }
+    if (list != found) free(list);
+    return s;
+}
+
+PL_EXTERN int pl_store_add_language(pl_store *st, const char *lang, pl_error *err)
+{
+    pl__clear(err);
+    char norm[PL__LANG_MAX + 1];
+    if (!st) return pl__fail(err, PL_E_INVAL, "pl_store_add_language: NULL store");
+    if (pl__lang_norm(lang, norm) != 0)
+        return pl__fail(err, PL_E_INVAL, "language id '%s' is not 1 to 7 hex digits", lang ? lang : "(null)");
+    pl__store_lock(st);
+    int s = pl__tx_begin(st, 1, err);
+    if (!s) {
+        int e = pl__lang_exists(st, norm, err);
+        if (e < 0) {
+            s = -e;
+        } else if (e > 0) {
+            s = pl__fail(err, PL_E_EXISTS, "%s: language %s already exists", st->path, norm);
+        } else {
+            sqlite3_stmt *q;
+            s = pl__sql_prepare(st, "INSERT INTO languages(lang) VALUES(?1)", &q, err);
+            if (!s) {
+                sqlite3_bind_text(q, 1, norm, -1, SQLITE_STATIC);
+                int rc = sqlite3_step(q);
+                if (rc != SQLITE_DONE) s = pl__sql_fail(st, err, rc, "add language");
+                sqlite3_finalize(q);
+            }
+        }
+        if (!s) s = pl__tx_commit(st, err);
+        else pl__tx_rollback(st);
+    }
+    pl__store_unlock(st);
+    return s;
+}
+
+PL_EXTERN const char *pl_store_default_language(pl_store *st)
+{
+    if (!st) return "009";
+    pl__store_lock(st);
+    memcpy(st->deflang, "009", 4);
+    const char *env = getenv("PERFLIB_LANG");
+    char norm[PL__LANG_MAX + 1];
+    if (env && pl__lang_norm(env, norm) == 0 && pl__lang_exists(st, norm, NULL) == 1)
+        memcpy(st->deflang, norm, sizeof norm);
+    pl__store_unlock(st);
+    return st->deflang;
+}
+
+/* --------------------------------------------------------- single titles */
+
+PL_EXTERN int pl_store_set_title(pl_store *st, const char *lang, int kind, uint32_t index, const char *text,
+                                 pl_error *err)
+{
+    pl__clear(err);
+    char norm[PL__LANG_MAX + 1];
+    if (!st) return pl__fail(err, PL_E_INVAL, "pl_store_set_title: NULL store");
+    if (pl__lang_norm(lang, norm) != 0)
+        return pl__fail(err, PL_E_INVAL, "language id '%s' is not 1 to 7 hex digits", lang ? lang : "(null)");
+    if (kind != PL_TITLE_NAME && kind != PL_TITLE_HELP)
+        return pl__fail(err, PL_E_INVAL, "title kind %d is neither PL_TITLE_NAME nor PL_TITLE_HELP", kind);
+    if (index == 0 || index > PL__INDEX_MAX)
+        return pl__fail(err, PL_E_RANGE, "title index %u is outside 1..%u", index, PL__INDEX_MAX);
+    if (text && !pl__utf8_valid(text))
+        return pl__fail(err, PL_E_ENCODING, "title %s/%u: text is not valid UTF-8", norm, index);
+    pl__store_lock(st);
+    int s = pl__tx_begin(st, 1, err);
+    if (!s) {
+        int e = pl__lang_exists(st, norm, err);
+        if (e < 0) s = -e;
+        else if (e == 0) s = pl__fail(err, PL_E_NOT_FOUND, "%s: no language %s", st->path, norm);
+        sqlite3_stmt *q = NULL;
+        if (!s)
+            s = pl__sql_prepare(st,
+                                text ? "INSERT INTO titles(lang, kind, idx, text) VALUES(?1, ?2, ?3, ?4)"
+                                       " ON CONFLICT(lang, kind, idx) DO UPDATE SET text = excluded.text"
+                                     : "DELETE FROM titles WHERE lang = ?1 AND kind = ?2 AND idx = ?3",
+                                &q, err);
+        if (!s) {
+            sqlite3_bind_text(q, 1, norm, -1, SQLITE_STATIC);
+            sqlite3_bind_int(q, 2, kind);
+            sqlite3_bind_int64(q, 3, index);
+            if (text) sqlite3_bind_text(q, 4, text, -1, SQLITE_STATIC);
+            int rc = sqlite3_step(q);
+            if (rc != SQLITE_DONE) s = pl__sql_fail(st, err, rc, "write title");
+            sqlite3_finalize(q);
+        }
+        if (!s) s = pl__tx_commit(st, err);
+        else pl__tx_rollback(st);
+    }
+    pl__store_unlock(st);
+    return s;
+}

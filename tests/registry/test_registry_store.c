@@ -1,0 +1,416 @@
+/* Registry store: creation, seeding, location, read-only opens, migrations,
+ * languages and single titles. */
+#include "reg_test.h"
+
+static void seed_exact(void **state)
+{
+    (void)state;
+    char path[512];
+    reg_tmpfile(path, sizeof path, "perflib.db");
+    pl_store *st = reg_open(path);
+    assert_string_equal(pl_store_path(st), path);
+    assert_int_equal(pl_store_schema_version(st), PL_STORE_SCHEMA_VERSION);
+    assert_int_equal(reg_user_version(path), 1);
+
+    pl_perflib_info info;
+    pl_error err;
+    assert_int_equal(pl_store_perflib(st, &info, &err), PL_OK);
+    assert_int_equal(info.base_index, 1847);
+    assert_int_equal(info.last_counter, 1964);
+    assert_int_equal(info.last_help, 1965);
+    assert_int_equal(info.last_counter, PL_CTR_LAST_BUILTIN);
+
+    pl_titles *t = NULL;
+    assert_int_equal(pl_titles_load(st, "009", &t, &err), PL_OK);
+    assert_string_equal(pl_titles_language(t), "009");
+    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 1), "1847");
+    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 2), "System");
+    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 4), "Memory");
+    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 6), "% Processor Time");
+    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 230), "Process");
+    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 232), "Thread");
+    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 238), "Processor");
+    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 674), "System Up Time");
+    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 1534), "ICMPv6");
+    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 1846), "End Marker");
+    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 1847), "End Marker");
+    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 1848), "Load Average 1 Minute");
+    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 1962), "MTU");
+    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 1964), "Unavailable Counters");
+    assert_string_equal(pl_titles_get(t, PL_TITLE_HELP, 1847), "End Marker");
+    assert_null(pl_titles_get(t, PL_TITLE_NAME, 8));
+    assert_null(pl_titles_get(t, PL_TITLE_HELP, 1));
+    assert_null(pl_titles_get(t, PL_TITLE_HELP, 1848));
+    assert_null(pl_titles_get(t, PL_TITLE_NAME, 1963));
+    assert_null(pl_titles_get(t, PL_TITLE_NAME, 1966));
+    assert_int_equal(pl_titles_last_counter(t), 1964);
+    assert_int_equal(pl_titles_last_help(t), 1965);
+
+    /* Every name but the specials has a help at +1, and names are even. */
+    size_t n = pl_titles_count(t, PL_TITLE_NAME);
+    assert_int_equal(n, 317); /* 314 objects/counters + 1, 1846, 1847 */
+    assert_int_equal(pl_titles_count(t, PL_TITLE_HELP), 315);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t idx;
+        const char *text;
+        assert_int_equal(pl_titles_entry(t, PL_TITLE_NAME, i, &idx, &text), PL_OK);
+        assert_true(text[0] != '\0');
+        if (idx == 1 || idx == 1846 || idx == 1847) continue;
+        assert_int_equal(idx % 2, 0);
+        const char *help = pl_titles_get(t, PL_TITLE_HELP, PL_HELP(idx));
+        assert_non_null(help);
+        assert_true(strlen(help) > 10);
+    }
+    pl_titles_free(t);
+    pl_store_close(st);
+
+    /* Opening again does not seed twice. */
+    char *before = reg_dump(path);
+    st = reg_open(path);
+    pl_store_close(st);
+    char *after = reg_dump(path);
+    reg_assert_same(before, after);
+    free(before);
+    free(after);
+}
+
+static void seed_providers(void **state)
+{
+    (void)state;
+    char path[512];
+    reg_tmpfile(path, sizeof path, "perflib.db");
+    pl_store *st = reg_open(path);
+    pl_provider_info *list = NULL;
+    size_t n = 0;
+    pl_error err;
+    assert_int_equal(pl_store_providers(st, &list, &n, &err), PL_OK);
+    assert_int_equal(n, 4);
+    /* sorted by name, case-insensitively */
+    assert_string_equal(list[0].name, "PerfDisk");
+    assert_string_equal(list[1].name, "PerfNet");
+    assert_string_equal(list[2].name, "PerfOS");
+    assert_string_equal(list[3].name, "PerfProc");
+    const pl_provider_info *os = &list[2];
+    assert_string_equal(os->library, "libperfos.so");
+    assert_string_equal(os->open, "PerfOsOpen");
+    assert_string_equal(os->collect, "PerfOsCollect");
+    assert_string_equal(os->close, "PerfOsClose");
+    assert_string_equal(os->object_list, "2 4 238 700");
+    assert_null(os->linkage_export);
+    assert_int_equal(os->first_counter, 1848);
+    assert_int_equal(os->last_counter, 1920);
+    assert_int_equal(os->first_help, 1849);
+    assert_int_equal(os->last_help, 1921);
+    assert_int_equal(os->builtin, 1);
+    assert_int_equal(os->disabled, 0);
+    assert_null(os->disable_reason);
+    assert_string_equal(list[3].object_list, "230 232 740 786 816");
+    assert_string_equal(list[3].library, "libperfproc.so");
+    assert_string_equal(list[3].collect, "PerfProcCollect");
+    assert_int_equal(list[3].first_counter, 1922);
+    assert_int_equal(list[3].last_counter, 1964);
+    assert_string_equal(list[0].object_list, "234 236");
+    assert_string_equal(list[0].open, "PerfDiskOpen");
+    assert_int_equal(list[0].first_counter, 1948);
+    assert_int_equal(list[0].last_counter, 1954);
+    assert_string_equal(list[1].object_list, "510 546 548 582 638 658 1530 1532 1534");
+    assert_string_equal(list[1].close, "PerfNetClose");
+    assert_int_equal(list[1].first_counter, 1956);
+    assert_int_equal(list[1].last_help, 1963);
+    pl_provider_list_free(list, n);
+    pl_store_close(st);
+}
+
+static void default_path_env(void **state)
+{
+    (void)state;
+    char dir[256], path[512];
+    reg_tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/a/b/c/store.db", dir);
+    setenv("PERFLIB_REGISTRY", path, 1);
+    char out[512];
+    assert_int_equal(pl_store_default_path(out, sizeof out), (int)strlen(path));
+    assert_string_equal(out, path);
+    /* snprintf rules: truncated, NUL-terminated, full length returned */
+    char small[8];
+    assert_int_equal(pl_store_default_path(small, sizeof small), (int)strlen(path));
+    assert_int_equal(strlen(small), 7);
+    assert_memory_equal(small, path, 7);
+
+    pl_store *st = NULL;
+    pl_error err;
+    assert_int_equal(pl_store_open(NULL, 0, &st, &err), PL_OK);
+    assert_string_equal(pl_store_path(st), path);
+    pl_store_close(st);
+    struct stat sb;
+    assert_int_equal(stat(path, &sb), 0);
+    unsetenv("PERFLIB_REGISTRY");
+}
+
+static void default_path_fallback(void **state)
+{
+    (void)state;
+    unsetenv("PERFLIB_REGISTRY");
+    char out[1024];
+    pl_store_default_path(out, sizeof out);
+    struct stat sb;
+    if (stat(PL_INSTALLED_STORE, &sb) == 0) assert_string_equal(out, PL_INSTALLED_STORE);
+    else assert_string_equal(out, PL_SOURCE_STORE);
+    /* An empty variable does not count. */
+    setenv("PERFLIB_REGISTRY", "", 1);
+    char out2[1024];
+    pl_store_default_path(out2, sizeof out2);
+    assert_string_equal(out, out2);
+    unsetenv("PERFLIB_REGISTRY");
+}
+
+static void readonly_missing_fails(void **state)
+{
+    (void)state;
+    char path[512];
+    reg_tmpfile(path, sizeof path, "missing.db");
+    pl_store *st = (pl_store *)1;
+    pl_error err;
+    assert_int_equal(pl_store_open(path, PL_STORE_READONLY, &st, &err), PL_E_NOT_FOUND);
+    assert_null(st);
+    assert_int_equal(err.status, PL_E_NOT_FOUND);
+    assert_non_null(strstr(err.msg, "missing.db"));
+    struct stat sb;
+    assert_int_not_equal(stat(path, &sb), 0); /* not created */
+    /* bad flags */
+    assert_int_equal(pl_store_open(path, 0x80, &st, &err), PL_E_INVAL);
+    assert_int_equal(pl_store_open(path, 0, NULL, &err), PL_E_INVAL);
+}
+
+static void readonly_open_reads(void **state)
+{
+    (void)state;
+    char path[512];
+    reg_tmpfile(path, sizeof path, "perflib.db");
+    pl_store_close(reg_open(path));
+    pl_store *st = NULL;
+    pl_error err;
+    assert_int_equal(pl_store_open(path, PL_STORE_READONLY, &st, &err), PL_OK);
+    pl_titles *t = NULL;
+    assert_int_equal(pl_titles_load(st, NULL, &t, &err), PL_OK);
+    assert_int_equal(pl_titles_find(t, PL_TITLE_NAME, "System"), 2);
+    pl_titles_free(t);
+    assert_int_equal(pl_store_set_title(st, "009", PL_TITLE_NAME, 2, "X", &err), PL_E_INVAL);
+    assert_int_equal(pl_store_disable_provider(st, "PerfOS", "x", &err), PL_E_INVAL);
+    pl_store_close(st);
+}
+
+/* The version-0 layout: like version 1 without providers.disable_reason and
+ * providers.disable_time. */
+static const char V0_LAYOUT[] =
+    "CREATE TABLE meta(key TEXT NOT NULL PRIMARY KEY, value INTEGER NOT NULL);"
+    "CREATE TABLE languages(lang TEXT NOT NULL PRIMARY KEY);"
+    "CREATE TABLE titles(lang TEXT NOT NULL REFERENCES languages(lang) ON DELETE CASCADE,"
+    " kind INTEGER NOT NULL CHECK(kind IN (0, 1)), idx INTEGER NOT NULL CHECK(idx BETWEEN 1 AND 2147483647),"
+    " text TEXT NOT NULL, PRIMARY KEY(lang, kind, idx)) WITHOUT ROWID;"
+    "CREATE TABLE providers(name TEXT NOT NULL COLLATE NOCASE PRIMARY KEY,"
+    " library TEXT, open_fn TEXT, collect_fn TEXT, close_fn TEXT, object_list TEXT, linkage_export TEXT,"
+    " first_counter INTEGER NOT NULL DEFAULT 0, last_counter INTEGER NOT NULL DEFAULT 0,"
+    " first_help INTEGER NOT NULL DEFAULT 0, last_help INTEGER NOT NULL DEFAULT 0,"
+    " disabled INTEGER NOT NULL DEFAULT 0, open_timeout_ms INTEGER NOT NULL DEFAULT 0,"
+    " collect_timeout_ms INTEGER NOT NULL DEFAULT 0, builtin INTEGER NOT NULL DEFAULT 0);"
+    "INSERT INTO meta VALUES('Base Index', 1847), ('Last Counter', 1850), ('Last Help', 1851);"
+    "INSERT INTO languages VALUES('009');"
+    "INSERT INTO titles VALUES('009', 0, 1, '1847'), ('009', 0, 2, 'System v0'), ('009', 1, 3, 'old help'),"
+    " ('009', 0, 1848, 'Old Counter'), ('009', 1, 1849, 'Old help text');"
+    "INSERT INTO providers(name, library, open_fn, collect_fn, close_fn, first_counter, last_counter,"
+    " first_help, last_help, disabled) VALUES('OldProv', 'libold.so', 'O', 'C', 'X', 1848, 1850, 1849, 1851, 1);"
+    "PRAGMA user_version = 0;";
+
+static void migrate_from_v0(void **state)
+{
+    (void)state;
+    char path[512];
+    reg_tmpfile(path, sizeof path, "old.db");
+    reg_sql(path, V0_LAYOUT);
+    assert_int_equal(reg_user_version(path), 0);
+
+    /* read-only cannot migrate */
+    pl_store *st = NULL;
+    pl_error err;
+    assert_int_equal(pl_store_open(path, PL_STORE_READONLY, &st, &err), PL_E_SCHEMA);
+    assert_null(st);
+    assert_int_equal(reg_user_version(path), 0);
+
+    st = reg_open(path);
+    assert_int_equal(pl_store_schema_version(st), 1);
+    assert_int_equal(reg_user_version(path), 1);
+    /* data kept, not reseeded */
+    pl_titles *t = NULL;
+    assert_int_equal(pl_titles_load(st, "009", &t, &err), PL_OK);
+    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 2), "System v0");
+    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 1848), "Old Counter");
+    assert_null(pl_titles_get(t, PL_TITLE_NAME, 238));
+    assert_int_equal(pl_titles_count(t, PL_TITLE_NAME), 3);
+    pl_titles_free(t);
+    pl_provider_info p;
+    assert_int_equal(pl_store_provider(st, "oldprov", &p, &err), PL_OK);
+    assert_string_equal(p.name, "OldProv");
+    assert_int_equal(p.disabled, 1);
+    assert_null(p.disable_reason);
+    assert_int_equal(p.disable_time, 0);
+    assert_int_equal(p.first_counter, 1848);
+    pl_provider_info_clear(&p);
+    /* the new columns work */
+    assert_int_equal(pl_store_disable_provider(st, "OldProv", "migrated", &err), PL_OK);
+    assert_int_equal(pl_store_provider(st, "OldProv", &p, &err), PL_OK);
+    assert_string_equal(p.disable_reason, "migrated");
+    assert_true(p.disable_time > 0);
+    pl_provider_info_clear(&p);
+    pl_store_close(st);
+
+    /* now read-only works too */
+    assert_int_equal(pl_store_open(path, PL_STORE_READONLY, &st, &err), PL_OK);
+    pl_store_close(st);
+}
+
+static void future_version_refused(void **state)
+{
+    (void)state;
+    char path[512];
+    reg_tmpfile(path, sizeof path, "future.db");
+    pl_store_close(reg_open(path));
+    reg_sql(path, "PRAGMA user_version = 7");
+    char *before = reg_dump(path);
+    pl_store *st = NULL;
+    pl_error err;
+    assert_int_equal(pl_store_open(path, 0, &st, &err), PL_E_SCHEMA);
+    assert_null(st);
+    assert_non_null(strstr(err.msg, "7"));
+    assert_int_equal(pl_store_open(path, PL_STORE_READONLY, &st, &err), PL_E_SCHEMA);
+    assert_null(st);
+    char *after = reg_dump(path);
+    reg_assert_same(before, after);
+    assert_int_equal(reg_user_version(path), 7);
+    free(before);
+    free(after);
+}
+
+static void foreign_database_refused(void **state)
+{
+    (void)state;
+    char path[512];
+    reg_tmpfile(path, sizeof path, "foreign.db");
+    reg_sql(path, "CREATE TABLE foo(x); INSERT INTO foo VALUES(1);");
+    pl_store *st = NULL;
+    pl_error err;
+    assert_int_equal(pl_store_open(path, 0, &st, &err), PL_E_SCHEMA);
+    assert_null(st);
+
+    /* a current version number over a damaged layout */
+    char path2[512];
+    reg_tmpfile(path2, sizeof path2, "damaged.db");
+    reg_sql(path2, "CREATE TABLE meta(key, value); PRAGMA user_version = 1;");
+    assert_int_equal(pl_store_open(path2, 0, &st, &err), PL_E_SCHEMA);
+    assert_null(st);
+
+    /* not an SQLite file at all */
+    char path3[512];
+    reg_tmpfile(path3, sizeof path3, "garbage.db");
+    FILE *f = fopen(path3, "wb");
+    assert_non_null(f);
+    for (int i = 0; i < 4096; i++) fputc((i * 7919) & 0xff, f);
+    fclose(f);
+    int s = pl_store_open(path3, 0, &st, &err);
+    assert_true(s == PL_E_STORE || s == PL_E_IO);
+    assert_null(st);
+    assert_true(err.msg[0] != '\0');
+}
+
+static void languages_and_default(void **state)
+{
+    (void)state;
+    char path[512];
+    reg_tmpfile(path, sizeof path, "perflib.db");
+    pl_store *st = reg_open(path);
+    pl_error err;
+    assert_int_equal(pl_store_add_language(st, "00c", &err), PL_OK);
+    assert_int_equal(pl_store_add_language(st, "007", &err), PL_OK);
+    assert_int_equal(pl_store_add_language(st, "00C", &err), PL_E_EXISTS);
+    assert_int_equal(pl_store_add_language(st, "xyz", &err), PL_E_INVAL);
+    assert_int_equal(pl_store_add_language(st, "", &err), PL_E_INVAL);
+    assert_int_equal(pl_store_add_language(st, "12345678", &err), PL_E_INVAL);
+    char **langs = NULL;
+    size_t n = 0;
+    assert_int_equal(pl_store_languages(st, &langs, &n, &err), PL_OK);
+    assert_int_equal(n, 3);
+    assert_string_equal(langs[0], "007");
+    assert_string_equal(langs[1], "009");
+    assert_string_equal(langs[2], "00C");
+    assert_null(langs[3]);
+    pl_free(langs);
+
+    unsetenv("PERFLIB_LANG");
+    assert_string_equal(pl_store_default_language(st), "009");
+    setenv("PERFLIB_LANG", "00c", 1);
+    assert_string_equal(pl_store_default_language(st), "00C");
+    setenv("PERFLIB_LANG", "019", 1);
+    assert_string_equal(pl_store_default_language(st), "009");
+    setenv("PERFLIB_LANG", "007", 1);
+    pl_titles *t = NULL;
+    assert_int_equal(pl_titles_load(st, NULL, &t, &err), PL_OK);
+    assert_string_equal(pl_titles_language(t), "007");
+    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 2), "System"); /* English fallback */
+    pl_titles_free(t);
+    unsetenv("PERFLIB_LANG");
+    assert_int_equal(pl_titles_load(st, "019", &t, &err), PL_E_NOT_FOUND);
+    assert_null(t);
+    pl_store_close(st);
+}
+
+static void set_title_cases(void **state)
+{
+    (void)state;
+    char path[512];
+    reg_tmpfile(path, sizeof path, "perflib.db");
+    pl_store *st = reg_open(path);
+    pl_error err;
+    assert_int_equal(pl_store_set_title(st, "009", PL_TITLE_NAME, 2000, "Extra", &err), PL_OK);
+    assert_int_equal(pl_store_set_title(st, "009", PL_TITLE_NAME, 2, "Système", &err), PL_OK);
+    pl_titles *t = NULL;
+    assert_int_equal(pl_titles_load(st, "009", &t, &err), PL_OK);
+    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 2000), "Extra");
+    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 2), "Système");
+    pl_titles_free(t);
+    assert_int_equal(pl_store_set_title(st, "009", PL_TITLE_NAME, 2000, NULL, &err), PL_OK);
+    assert_int_equal(pl_titles_load(st, "009", &t, &err), PL_OK);
+    assert_null(pl_titles_get(t, PL_TITLE_NAME, 2000));
+    pl_titles_free(t);
+
+    char *before = reg_dump(path);
+    assert_int_equal(pl_store_set_title(st, "009", PL_TITLE_NAME, 0, "x", &err), PL_E_RANGE);
+    assert_int_equal(pl_store_set_title(st, "009", PL_TITLE_NAME, 0x80000000u, "x", &err), PL_E_RANGE);
+    assert_int_equal(pl_store_set_title(st, "009", 2, 10, "x", &err), PL_E_INVAL);
+    assert_int_equal(pl_store_set_title(st, "00C", PL_TITLE_NAME, 10, "x", &err), PL_E_NOT_FOUND);
+    assert_int_equal(pl_store_set_title(st, "009", PL_TITLE_NAME, 10, "bad \xC3\x28", &err), PL_E_ENCODING);
+    assert_int_equal(pl_store_set_title(st, "009", PL_TITLE_NAME, 10, "\xED\xA0\x80", &err), PL_E_ENCODING);
+    char *after = reg_dump(path);
+    reg_assert_same(before, after);
+    free(before);
+    free(after);
+    pl_store_close(st);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(seed_exact),
+        cmocka_unit_test(seed_providers),
+        cmocka_unit_test(default_path_env),
+        cmocka_unit_test(default_path_fallback),
+        cmocka_unit_test(readonly_missing_fails),
+        cmocka_unit_test(readonly_open_reads),
+        cmocka_unit_test(migrate_from_v0),
+        cmocka_unit_test(future_version_refused),
+        cmocka_unit_test(foreign_database_refused),
+        cmocka_unit_test(languages_and_default),
+        cmocka_unit_test(set_title_cases),
+    };
+    if (argc > 1) cmocka_set_test_filter(argv[1]);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
