@@ -1,0 +1,649 @@
+/* perflib: the PerfOS built-in provider: System (2), Memory (4), Processor
+ * (238) and Paging File (700), from /proc under PERFLIB_SYSROOT.
+ *
+ * Every counter, its source and each decision taken in mapping Linux to the
+ * Windows meaning are in docs/providers/perfos.md. The rules in short:
+ * - a counter whose source cannot be read (file absent, permission denied,
+ *   malformed, a field the kernel does not have) is left out of the object's
+ *   definition for that collection, never reported as zero; an object with
+ *   no counter left is left out;
+ * - timers are in 100 ns units (PerfFreq 10^7, PERF_100NSEC_*), rates of
+ *   64-bit kernel totals are PERF_COUNTER_BULK_COUNT;
+ * - _Total of a Processor time counter is the aggregate "cpu" line divided by
+ *   the number of online CPUs, so it formats as the average over CPUs. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "linux/collect_os.h"
+#include "perflib/indices.h"
+#include "perflib/provider.h"
+#include "platform.h"
+
+#ifndef ERROR_INVALID_DATA
+#define ERROR_INVALID_DATA 13u /* Win32 value; not (yet) in wintypes.h */
+#endif
+
+#define MAX_SINGLE 64 /* counters of an object without instances */
+
+typedef struct peak {
+    char name[PL__SWAP_NAME_MAX];
+    uint64_t used_kib;
+} peak;
+
+static struct perfos {
+    pthread_mutex_t mu;
+    int opens;
+    int rootfd;
+    long hz;
+    pl_builder *b;
+    struct pl__cpu_stats st;
+    struct pl__percpu_sums irq, soft;
+    struct pl__swaps sw;
+    peak *peaks;          /* per swap area name: highest used seen since Open */
+    uint32_t npeaks, peak_cap;
+    uint64_t total_peak_kib;
+    int have_total_peak;
+} g = {.mu = PTHREAD_MUTEX_INITIALIZER, .rootfd = -1};
+
+/* ------------------------------------------------------------ helpers */
+
+typedef struct val {
+    pl_counter_desc d;
+    uint64_t v, base;
+} val;
+
+typedef struct vlist {
+    val v[MAX_SINGLE];
+    int n;
+} vlist;
+
+static void put(vlist *l, uint32_t idx, uint32_t type, int32_t scale, uint32_t detail, uint64_t v)
+{
+    if (l->n >= MAX_SINGLE) return;
+    val *x = &l->v[l->n++];
+    memset(x, 0, sizeof *x);
+    x->d.name_index = idx;
+    x->d.help_index = PL_HELP(idx);
+    x->d.type = type;
+    x->d.detail_level = detail;
+    x->d.default_scale = scale;
+    /* 32-bit counters saturate rather than wrap */
+    if ((type & PERF_SIZE_MASK) == PERF_SIZE_DWORD && v > UINT32_MAX) v = UINT32_MAX;
+    x->v = v;
+}
+
+/* PERF_RAW_FRACTION + PERF_RAW_BASE: both 32-bit, so a numerator and
+ * denominator (KiB) are halved together until both fit; the ratio is kept. */
+static void frac32(uint64_t *num, uint64_t *den)
+{
+    while (*num > UINT32_MAX || *den > UINT32_MAX) {
+        *num >>= 1;
+        *den >>= 1;
+    }
+}
+
+static void put_frac(vlist *l, uint32_t idx, uint32_t detail, uint64_t num_kib, uint64_t den_kib)
+{
+    if (l->n >= MAX_SINGLE) return;
+    frac32(&num_kib, &den_kib);
+    put(l, idx, PERF_RAW_FRACTION, 0, detail, num_kib);
+    val *x = &l->v[l->n - 1];
+    x->d.base_type = PERF_RAW_BASE;
+    x->d.base_name_index = idx;
+    x->base = den_kib;
+}
+
+static int64_t now_filetime(void)
+{
+    return pl__filetime_now();
+}
+
+/* An object without instances from a list of (counter, value). */
+static int emit_single(pl_builder *b, uint32_t obj_index, int64_t perf_time, const vlist *l)
+{
+    if (l->n == 0) return PL_OK; /* nothing could be read: no object */
+    pl_object_desc od = {
+        .name_index = obj_index,
+        .help_index = PL_HELP(obj_index),
+        .detail_level = PERF_DETAIL_NOVICE,
+        .default_counter = 0,
+        .has_instances = 0,
+        .perf_time = perf_time,
+        .perf_freq = PL_TICKS_PER_SEC,
+    };
+    int obj, rc = pl_builder_add_object(b, &od, &obj);
+    if (rc != PL_OK) return rc;
+    int h[MAX_SINGLE];
+    for (int i = 0; i < l->n; i++)
+        if ((rc = pl_builder_add_counter(b, obj, &l->v[i].d, &h[i])) != PL_OK) return rc;
+    for (int i = 0; i < l->n; i++) {
+        if ((rc = pl_builder_set_u64(b, obj, -1, h[i], l->v[i].v)) != PL_OK) return rc;
+        if (l->v[i].d.base_type && (rc = pl_builder_set_base(b, obj, -1, h[i], l->v[i].base)) != PL_OK)
+            return rc;
+    }
+    return PL_OK;
+}
+
+static uint64_t ticks_100ns(uint64_t ticks, long hz)
+{
+    if (hz <= 0) return 0;
+    uint64_t uhz = (uint64_t)hz;
+    return (ticks / uhz) * (uint64_t)PL_TICKS_PER_SEC + (ticks % uhz) * (uint64_t)PL_TICKS_PER_SEC / uhz;
+}
+
+/* ------------------------------------------------------------- System */
+
+static int build_system(pl_builder *b, int have_stat)
+{
+    const struct pl__cpu_stats *st = &g.st;
+    vlist *l = calloc(1, sizeof *l);
+    if (!l) return PL_E_NOMEM;
+    int64_t now = now_filetime();
+
+    if (have_stat && (st->have & PL__STAT_HAVE_RUNNING)) {
+        /* Windows counts ready threads that are not running; Linux counts
+         * runnable tasks including those on a CPU: the excess over the
+         * online CPUs is the queue. */
+        uint64_t q = st->procs_running > st->ncpu ? st->procs_running - st->ncpu : 0;
+        put(l, PL_CTR_PROCESSOR_QUEUE_LENGTH, PERF_COUNTER_RAWCOUNT, 1, PERF_DETAIL_NOVICE, q);
+    }
+    uint64_t npids;
+    if (pl__count_proc_pids(g.rootfd, &npids) == 0)
+        put(l, PL_CTR_PROCESSES, PERF_COUNTER_RAWCOUNT, -1, PERF_DETAIL_NOVICE, npids);
+    struct pl__loadavg la;
+    int have_la = pl__read_proc_loadavg(g.rootfd, &la) == 0;
+    if (have_la) put(l, PL_CTR_THREADS, PERF_COUNTER_RAWCOUNT, -1, PERF_DETAIL_NOVICE, la.threads);
+
+    /* System Up Time: PERF_ELAPSED_TIME, value = boot time as FILETIME,
+     * the object's PerfTime = now (FILETIME), PerfFreq = 10^7. */
+    int64_t boot = 0;
+    int have_boot = 0;
+    if (have_stat && (st->have & PL__STAT_HAVE_BTIME) && st->btime < (uint64_t)INT64_MAX / PL_TICKS_PER_SEC) {
+        boot = PL_FILETIME_UNIX_EPOCH + (int64_t)st->btime * PL_TICKS_PER_SEC;
+        have_boot = 1;
+    } else {
+        struct pl__uptime up;
+        if (pl__read_proc_uptime(g.rootfd, &up) == 0 && up.up_cs < (uint64_t)INT64_MAX / 100000) {
+            boot = now - (int64_t)up.up_cs * 100000;
+            have_boot = 1;
+        }
+    }
+    if (have_boot && boot > 0 && boot <= now)
+        put(l, PL_CTR_SYSTEM_UP_TIME, PERF_ELAPSED_TIME, -5, PERF_DETAIL_NOVICE, (uint64_t)boot);
+
+    if (have_stat && (st->have & PL__STAT_HAVE_CTXT))
+        put(l, PL_CTR_CONTEXT_SWITCHES_PER_SEC, PERF_COUNTER_BULK_COUNT, -2, PERF_DETAIL_NOVICE, st->ctxt);
+
+    if (have_la) {
+        /* load averages times 100: 1.50 is 150 (DefaultScale -2) */
+        put(l, PL_CTR_LOAD_AVERAGE_1MIN, PERF_COUNTER_RAWCOUNT, -2, PERF_DETAIL_NOVICE, la.load100[0]);
+        put(l, PL_CTR_LOAD_AVERAGE_5MIN, PERF_COUNTER_RAWCOUNT, -2, PERF_DETAIL_NOVICE, la.load100[1]);
+        put(l, PL_CTR_LOAD_AVERAGE_15MIN, PERF_COUNTER_RAWCOUNT, -2, PERF_DETAIL_NOVICE, la.load100[2]);
+    }
+
+    static const struct {
+        enum pl__psi_resource res;
+        uint32_t some_avg, some_total, full_avg, full_total;
+    } psi[] = {
+        {PL__PSI_CPU, PL_CTR_CPU_PRESSURE_SOME_AVG10, PL_CTR_CPU_PRESSURE_SOME_TOTAL, PL_CTR_CPU_PRESSURE_FULL_AVG10,
+         PL_CTR_CPU_PRESSURE_FULL_TOTAL},
+        {PL__PSI_MEMORY, PL_CTR_MEMORY_PRESSURE_SOME_AVG10, PL_CTR_MEMORY_PRESSURE_SOME_TOTAL,
+         PL_CTR_MEMORY_PRESSURE_FULL_AVG10, PL_CTR_MEMORY_PRESSURE_FULL_TOTAL},
+        {PL__PSI_IO, PL_CTR_IO_PRESSURE_SOME_AVG10, PL_CTR_IO_PRESSURE_SOME_TOTAL, PL_CTR_IO_PRESSURE_FULL_AVG10,
+         PL_CTR_IO_PRESSURE_FULL_TOTAL},
+    };
+    for (size_t i = 0; i < sizeof psi / sizeof psi[0]; i++) {
+        struct pl__psi p;
+        if (pl__read_proc_pressure(g.rootfd, psi[i].res, &p) != 0) continue;
+        /* avg10 is a percentage with two decimals: times 100 (DefaultScale
+         * -2); the total (microseconds stalled) times 10 is 100 ns of stall,
+         * a PERF_100NSEC_TIMER: it formats as the % of wall time stalled over
+         * the sample interval. */
+        put(l, psi[i].some_avg, PERF_COUNTER_RAWCOUNT, -2, PERF_DETAIL_ADVANCED, p.some.avg100[0]);
+        put(l, psi[i].some_total, PERF_100NSEC_TIMER, 0, PERF_DETAIL_ADVANCED,
+            p.some.total_us > UINT64_MAX / 10 ? UINT64_MAX : p.some.total_us * 10);
+        if (p.have_full) {
+            put(l, psi[i].full_avg, PERF_COUNTER_RAWCOUNT, -2, PERF_DETAIL_ADVANCED, p.full.avg100[0]);
+            put(l, psi[i].full_total, PERF_100NSEC_TIMER, 0, PERF_DETAIL_ADVANCED,
+                p.full.total_us > UINT64_MAX / 10 ? UINT64_MAX : p.full.total_us * 10);
+        }
+    }
+
+    if (have_stat && (st->have & PL__STAT_HAVE_RUNNING))
+        put(l, PL_CTR_PROCESSES_RUNNING, PERF_COUNTER_RAWCOUNT, 0, PERF_DETAIL_ADVANCED, st->procs_running);
+    if (have_stat && (st->have & PL__STAT_HAVE_BLOCKED))
+        put(l, PL_CTR_PROCESSES_BLOCKED, PERF_COUNTER_RAWCOUNT, 0, PERF_DETAIL_ADVANCED, st->procs_blocked);
+    if (have_stat && (st->have & PL__STAT_HAVE_PROCESSES))
+        put(l, PL_CTR_FORKS_PER_SEC, PERF_COUNTER_BULK_COUNT, 0, PERF_DETAIL_ADVANCED, st->processes);
+
+    int rc = emit_single(b, PL_OBJ_SYSTEM, now, l);
+    free(l);
+    return rc;
+}
+
+/* ------------------------------------------------------------- Memory */
+
+static int build_memory(pl_builder *b)
+{
+    struct pl__meminfo m;
+    struct pl__vmstat vm;
+    int have_m = pl__read_proc_meminfo(g.rootfd, &m) == 0;
+    int have_vm = pl__read_proc_vmstat(g.rootfd, &vm) == 0;
+    if (!have_m) memset(&m, 0, sizeof m);
+    if (!have_vm) memset(&vm, 0, sizeof vm);
+    vlist *l = calloc(1, sizeof *l);
+    if (!l) return PL_E_NOMEM;
+#define HAS(f) pl__mem_has(&m, f)
+#define VM(f) ((vm.have >> (f)) & 1u)
+    const uint32_t LRAW = PERF_COUNTER_LARGE_RAWCOUNT;
+    if (HAS(PL__MEM_AVAILABLE)) {
+        uint64_t a = m.v[PL__MEM_AVAILABLE];
+        put(l, PL_CTR_AVAILABLE_BYTES, LRAW, -6, PERF_DETAIL_NOVICE, a);
+        put(l, PL_CTR_AVAILABLE_KBYTES, LRAW, -3, PERF_DETAIL_NOVICE, a / 1024);
+        put(l, PL_CTR_AVAILABLE_MBYTES, LRAW, 0, PERF_DETAIL_NOVICE, a / (1024 * 1024));
+    }
+    if (HAS(PL__MEM_COMMITTED_AS))
+        put(l, PL_CTR_COMMITTED_BYTES, LRAW, -6, PERF_DETAIL_NOVICE, m.v[PL__MEM_COMMITTED_AS]);
+    if (HAS(PL__MEM_COMMIT_LIMIT))
+        put(l, PL_CTR_COMMIT_LIMIT, LRAW, -6, PERF_DETAIL_ADVANCED, m.v[PL__MEM_COMMIT_LIMIT]);
+    if (HAS(PL__MEM_COMMITTED_AS) && HAS(PL__MEM_COMMIT_LIMIT))
+        put_frac(l, PL_CTR_PCT_COMMITTED_BYTES_IN_USE, PERF_DETAIL_NOVICE, m.v[PL__MEM_COMMITTED_AS] / 1024,
+                 m.v[PL__MEM_COMMIT_LIMIT] / 1024);
+    if (VM(PL__VM_PGFAULT))
+        put(l, PL_CTR_PAGE_FAULTS_PER_SEC, PERF_COUNTER_BULK_COUNT, -1, PERF_DETAIL_NOVICE, vm.v[PL__VM_PGFAULT]);
+    if (VM(PL__VM_PSWPIN) && VM(PL__VM_PSWPOUT))
+        put(l, PL_CTR_PAGES_PER_SEC, PERF_COUNTER_BULK_COUNT, 0, PERF_DETAIL_NOVICE,
+            vm.v[PL__VM_PSWPIN] + vm.v[PL__VM_PSWPOUT]);
+    if (VM(PL__VM_PSWPIN))
+        put(l, PL_CTR_PAGES_INPUT_PER_SEC, PERF_COUNTER_BULK_COUNT, 0, PERF_DETAIL_ADVANCED, vm.v[PL__VM_PSWPIN]);
+    if (VM(PL__VM_PSWPOUT))
+        put(l, PL_CTR_PAGES_OUTPUT_PER_SEC, PERF_COUNTER_BULK_COUNT, 0, PERF_DETAIL_ADVANCED, vm.v[PL__VM_PSWPOUT]);
+    if (VM(PL__VM_PGMAJFAULT))
+        put(l, PL_CTR_PAGE_READS_PER_SEC, PERF_COUNTER_BULK_COUNT, 0, PERF_DETAIL_ADVANCED,
+            vm.v[PL__VM_PGMAJFAULT]);
+    if (HAS(PL__MEM_BUFFERS) && HAS(PL__MEM_CACHED) && HAS(PL__MEM_SRECLAIMABLE))
+        put(l, PL_CTR_CACHE_BYTES, LRAW, -6, PERF_DETAIL_ADVANCED,
+            m.v[PL__MEM_BUFFERS] + m.v[PL__MEM_CACHED] + m.v[PL__MEM_SRECLAIMABLE]);
+
+    static const struct {
+        uint32_t idx;
+        enum pl__mem_field f;
+        int32_t scale;
+    } linux_only[] = {
+        {PL_CTR_TOTAL_BYTES, PL__MEM_TOTAL, -6},          {PL_CTR_FREE_BYTES, PL__MEM_FREE, -6},
+        {PL_CTR_BUFFERS_BYTES, PL__MEM_BUFFERS, -6},      {PL_CTR_CACHED_BYTES, PL__MEM_CACHED, -6},
+        {PL_CTR_DIRTY_BYTES, PL__MEM_DIRTY, -6},          {PL_CTR_WRITEBACK_BYTES, PL__MEM_WRITEBACK, -6},
+        {PL_CTR_SLAB_BYTES, PL__MEM_SLAB, -6},            {PL_CTR_SHMEM_BYTES, PL__MEM_SHMEM, -6},
+        {PL_CTR_SWAP_TOTAL_BYTES, PL__MEM_SWAP_TOTAL, -6}, {PL_CTR_SWAP_FREE_BYTES, PL__MEM_SWAP_FREE, -6},
+        {PL_CTR_HUGE_PAGES_TOTAL, PL__MEM_HUGE_TOTAL, 0}, {PL_CTR_HUGE_PAGES_FREE, PL__MEM_HUGE_FREE, 0},
+        {PL_CTR_HUGE_PAGE_SIZE_BYTES, PL__MEM_HUGE_PAGE_SIZE, -6},
+    };
+    for (size_t i = 0; i < sizeof linux_only / sizeof linux_only[0]; i++)
+        if (HAS(linux_only[i].f))
+            put(l, linux_only[i].idx, LRAW, linux_only[i].scale, PERF_DETAIL_ADVANCED, m.v[linux_only[i].f]);
+#undef HAS
+#undef VM
+    int rc = emit_single(b, PL_OBJ_MEMORY, now_filetime(), l);
+    free(l);
+    return rc;
+}
+
+/* ---------------------------------------------------------- Processor */
+
+enum cpu_kind {
+    K_PROCESSOR, /* idle + iowait (inverse timer) */
+    K_USER,      /* user + nice */
+    K_PRIV,      /* system + irq + softirq */
+    K_IRQ,
+    K_SOFTIRQ,
+    K_IDLE,      /* idle + iowait */
+    K_INTERRUPTS,
+    K_DPCS,
+    K_NICE,
+    K_IOWAIT,
+    K_STEAL,
+    K_GUEST,     /* guest + guest_nice */
+};
+
+static const struct cpu_ctr {
+    enum cpu_kind kind;
+    uint32_t idx, type, detail;
+    int32_t scale;
+    unsigned min_fields; /* cpu line columns it needs */
+} cpu_ctrs[] = {
+    {K_PROCESSOR, PL_CTR_PCT_PROCESSOR_TIME, PERF_100NSEC_TIMER_INV, PERF_DETAIL_NOVICE, 0, 5},
+    {K_USER, PL_CTR_PCT_USER_TIME, PERF_100NSEC_TIMER, PERF_DETAIL_ADVANCED, 0, 2},
+    {K_PRIV, PL_CTR_PCT_PRIVILEGED_TIME, PERF_100NSEC_TIMER, PERF_DETAIL_ADVANCED, 0, 7},
+    {K_IRQ, PL_CTR_PCT_INTERRUPT_TIME, PERF_100NSEC_TIMER, PERF_DETAIL_ADVANCED, 0, 6},
+    {K_SOFTIRQ, PL_CTR_PCT_DPC_TIME, PERF_100NSEC_TIMER, PERF_DETAIL_ADVANCED, 0, 7},
+    {K_IDLE, PL_CTR_PCT_IDLE_TIME, PERF_100NSEC_TIMER, PERF_DETAIL_ADVANCED, 0, 5},
+    {K_INTERRUPTS, PL_CTR_INTERRUPTS_PER_SEC, PERF_COUNTER_BULK_COUNT, PERF_DETAIL_NOVICE, -2, 0},
+    {K_DPCS, PL_CTR_DPCS_QUEUED_PER_SEC, PERF_COUNTER_BULK_COUNT, PERF_DETAIL_ADVANCED, 0, 0},
+    {K_NICE, PL_CTR_PCT_NICE_TIME, PERF_100NSEC_TIMER, PERF_DETAIL_ADVANCED, 0, 2},
+    {K_IOWAIT, PL_CTR_PCT_IO_WAIT_TIME, PERF_100NSEC_TIMER, PERF_DETAIL_ADVANCED, 0, 5},
+    {K_STEAL, PL_CTR_PCT_STEAL_TIME, PERF_100NSEC_TIMER, PERF_DETAIL_ADVANCED, 0, 8},
+    {K_GUEST, PL_CTR_PCT_GUEST_TIME, PERF_100NSEC_TIMER, PERF_DETAIL_ADVANCED, 0, 9},
+};
+#define NCPU_CTRS (sizeof cpu_ctrs / sizeof cpu_ctrs[0])
+
+static uint64_t cpu_ticks(enum cpu_kind k, const uint64_t *t)
+{
+    switch (k) {
+    case K_PROCESSOR:
+    case K_IDLE: return t[PL__CPU_IDLE] + t[PL__CPU_IOWAIT];
+    case K_USER: return t[PL__CPU_USER] + t[PL__CPU_NICE];
+    case K_PRIV: return t[PL__CPU_SYSTEM] + t[PL__CPU_IRQ] + t[PL__CPU_SOFTIRQ];
+    case K_IRQ: return t[PL__CPU_IRQ];
+    case K_SOFTIRQ: return t[PL__CPU_SOFTIRQ];
+    case K_NICE: return t[PL__CPU_NICE];
+    case K_IOWAIT: return t[PL__CPU_IOWAIT];
+    case K_STEAL: return t[PL__CPU_STEAL];
+    case K_GUEST: return t[PL__CPU_GUEST] + t[PL__CPU_GUEST_NICE];
+    default: return 0;
+    }
+}
+
+/* The column of CPU `id` in a per-CPU table, or -1. */
+static long column_of(const struct pl__percpu_sums *s, uint32_t id)
+{
+    uint32_t lo = 0, hi = s->ncol;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (s->cpu[mid] == id) return (long)mid;
+        if (s->cpu[mid] < id) lo = mid + 1;
+        else hi = mid;
+    }
+    return -1;
+}
+
+/* Does the table have a column for every online CPU? */
+static int covers_all(const struct pl__percpu_sums *s)
+{
+    for (uint32_t i = 0; i < g.st.ncpu; i++)
+        if (column_of(s, g.st.cpu[i].id) < 0) return 0;
+    return 1;
+}
+
+static uint64_t table_total(const struct pl__percpu_sums *s)
+{
+    uint64_t t = 0;
+    for (uint32_t i = 0; i < s->ncol; i++) t = s->sum[i] > UINT64_MAX - t ? UINT64_MAX : t + s->sum[i];
+    return t;
+}
+
+static int build_processor(pl_builder *b)
+{
+    const struct pl__cpu_stats *st = &g.st;
+    if (st->ncpu == 0) return PL_OK; /* no per-CPU line: nothing to divide by */
+    int have_irq = pl__read_proc_interrupts(g.rootfd, &g.irq) == 0 && covers_all(&g.irq);
+    int have_soft = pl__read_proc_softirqs(g.rootfd, &g.soft) == 0 && covers_all(&g.soft);
+
+    pl_object_desc od = {
+        .name_index = PL_OBJ_PROCESSOR,
+        .help_index = PL_HELP(PL_OBJ_PROCESSOR),
+        .detail_level = PERF_DETAIL_NOVICE,
+        .default_counter = 0,
+        .has_instances = 1,
+        .perf_time = now_filetime(),
+        .perf_freq = PL_TICKS_PER_SEC,
+    };
+    int obj, rc = pl_builder_add_object(b, &od, &obj);
+    if (rc != PL_OK) return rc;
+    int h[NCPU_CTRS];
+    int used[NCPU_CTRS];
+    for (size_t i = 0; i < NCPU_CTRS; i++) {
+        const struct cpu_ctr *c = &cpu_ctrs[i];
+        used[i] = st->nfields >= c->min_fields;
+        if (c->kind == K_INTERRUPTS) used[i] = have_irq;
+        if (c->kind == K_DPCS) used[i] = have_soft;
+        if (!used[i]) continue;
+        pl_counter_desc d = {
+            .name_index = c->idx,
+            .help_index = PL_HELP(c->idx),
+            .type = c->type,
+            .detail_level = c->detail,
+            .default_scale = c->scale,
+        };
+        if ((rc = pl_builder_add_counter(b, obj, &d, &h[i])) != PL_OK) return rc;
+    }
+    /* one instance per online CPU, named by its number, then _Total */
+    for (uint32_t n = 0; n <= st->ncpu; n++) {
+        int total = n == st->ncpu;
+        char name[16];
+        if (total) {
+            memcpy(name, "_Total", 7);
+        } else {
+            uint32_t id = st->cpu[n].id;
+            char tmp[16];
+            size_t k = 0;
+            do {
+                tmp[k++] = (char)('0' + id % 10);
+                id /= 10;
+            } while (id);
+            for (size_t j = 0; j < k; j++) name[j] = tmp[k - 1 - j];
+            name[k] = '\0';
+        }
+        int inst;
+        if ((rc = pl_builder_add_instance(b, obj, name, 0, 0, PERF_NO_UNIQUE_ID, &inst)) != PL_OK) return rc;
+        const uint64_t *t = total ? st->total : st->cpu[n].t;
+        for (size_t i = 0; i < NCPU_CTRS; i++) {
+            if (!used[i]) continue;
+            uint64_t v;
+            switch (cpu_ctrs[i].kind) {
+            case K_INTERRUPTS:
+                v = total ? table_total(&g.irq) : g.irq.sum[column_of(&g.irq, st->cpu[n].id)];
+                break;
+            case K_DPCS:
+                v = total ? table_total(&g.soft) : g.soft.sum[column_of(&g.soft, st->cpu[n].id)];
+                break;
+            default:
+                v = ticks_100ns(cpu_ticks(cpu_ctrs[i].kind, t), g.hz);
+                /* _Total: the average over online CPUs, so it formats as
+                 * Windows' _Total does and advances by at most 10^7/s */
+                if (total) v /= st->ncpu;
+                break;
+            }
+            if ((rc = pl_builder_set_u64(b, obj, inst, h[i], v)) != PL_OK) return rc;
+        }
+    }
+    return PL_OK;
+}
+
+/* -------------------------------------------------------- Paging File */
+
+static int update_peaks(void)
+{
+    const struct pl__swaps *sw = &g.sw;
+    peak *np = NULL;
+    if (sw->n) {
+        np = malloc((size_t)sw->n * sizeof *np);
+        if (!np) return PL_E_NOMEM;
+    }
+    for (uint32_t i = 0; i < sw->n; i++) {
+        memcpy(np[i].name, sw->a[i].name, sizeof np[i].name);
+        np[i].used_kib = sw->a[i].used_kib;
+        for (uint32_t j = 0; j < g.npeaks; j++)
+            if (strcmp(g.peaks[j].name, np[i].name) == 0 && g.peaks[j].used_kib > np[i].used_kib)
+                np[i].used_kib = g.peaks[j].used_kib;
+    }
+    free(g.peaks);
+    g.peaks = np;
+    g.npeaks = g.peak_cap = sw->n;
+    return PL_OK;
+}
+
+static int build_paging_file(pl_builder *b)
+{
+    if (pl__read_proc_swaps(g.rootfd, &g.sw) != 0) return PL_OK; /* unreadable: no object */
+    int rc = update_peaks();
+    if (rc != PL_OK) return rc;
+    const struct pl__swaps *sw = &g.sw;
+    uint64_t tsize = 0, tused = 0;
+    for (uint32_t i = 0; i < sw->n; i++) {
+        tsize += sw->a[i].size_kib;
+        tused += sw->a[i].used_kib;
+    }
+    if (sw->n > 0) {
+        if (!g.have_total_peak || tused > g.total_peak_kib) g.total_peak_kib = tused;
+        g.have_total_peak = 1;
+    }
+
+    pl_object_desc od = {
+        .name_index = PL_OBJ_PAGING_FILE,
+        .help_index = PL_HELP(PL_OBJ_PAGING_FILE),
+        .detail_level = PERF_DETAIL_NOVICE,
+        .default_counter = 0,
+        .has_instances = 1,
+        .perf_time = now_filetime(),
+        .perf_freq = PL_TICKS_PER_SEC,
+    };
+    int obj;
+    if ((rc = pl_builder_add_object(b, &od, &obj)) != PL_OK) return rc;
+    static const struct {
+        uint32_t idx, type, base, detail;
+        int32_t scale;
+    } defs[] = {
+        {PL_CTR_PCT_USAGE, PERF_RAW_FRACTION, PERF_RAW_BASE, PERF_DETAIL_NOVICE, 0},
+        {PL_CTR_PCT_USAGE_PEAK, PERF_RAW_FRACTION, PERF_RAW_BASE, PERF_DETAIL_NOVICE, 0},
+        {PL_CTR_SIZE_BYTES, PERF_COUNTER_LARGE_RAWCOUNT, 0, PERF_DETAIL_ADVANCED, -6},
+        {PL_CTR_USED_BYTES, PERF_COUNTER_LARGE_RAWCOUNT, 0, PERF_DETAIL_ADVANCED, -6},
+    };
+    int h[4];
+    for (int i = 0; i < 4; i++) {
+        pl_counter_desc d = {
+            .name_index = defs[i].idx,
+            .help_index = PL_HELP(defs[i].idx),
+            .type = defs[i].type,
+            .detail_level = defs[i].detail,
+            .default_scale = defs[i].scale,
+            .base_type = defs[i].base,
+            .base_name_index = defs[i].base ? defs[i].idx : 0,
+        };
+        if ((rc = pl_builder_add_counter(b, obj, &d, &h[i])) != PL_OK) return rc;
+    }
+    /* No swap: zero instances (a valid object), as Windows without a page file. */
+    if (sw->n == 0) return PL_OK;
+    for (uint32_t n = 0; n <= sw->n; n++) {
+        int total = n == sw->n;
+        uint64_t size = total ? tsize : sw->a[n].size_kib;
+        uint64_t used = total ? tused : sw->a[n].used_kib;
+        uint64_t pk = total ? g.total_peak_kib : g.peaks[n].used_kib;
+        int inst;
+        if ((rc = pl_builder_add_instance(b, obj, total ? "_Total" : sw->a[n].name, 0, 0, PERF_NO_UNIQUE_ID,
+                                          &inst)) != PL_OK)
+            return rc;
+        uint64_t un = used, ud = size, pn = pk, pd = size;
+        frac32(&un, &ud);
+        frac32(&pn, &pd);
+        if ((rc = pl_builder_set_u64(b, obj, inst, h[0], un)) != PL_OK ||
+            (rc = pl_builder_set_base(b, obj, inst, h[0], ud)) != PL_OK ||
+            (rc = pl_builder_set_u64(b, obj, inst, h[1], pn)) != PL_OK ||
+            (rc = pl_builder_set_base(b, obj, inst, h[1], pd)) != PL_OK ||
+            (rc = pl_builder_set_u64(b, obj, inst, h[2], size * 1024)) != PL_OK ||
+            (rc = pl_builder_set_u64(b, obj, inst, h[3], used * 1024)) != PL_OK)
+            return rc;
+    }
+    return PL_OK;
+}
+
+/* ------------------------------------------------------- entry points */
+
+PL_PROVIDER_EXPORT DWORD PerfOsOpen(LPWSTR device_names);
+PL_PROVIDER_EXPORT DWORD PerfOsCollect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects);
+PL_PROVIDER_EXPORT DWORD PerfOsClose(void);
+
+PL_PROVIDER_EXPORT DWORD PerfOsOpen(LPWSTR device_names)
+{
+    (void)device_names;
+    DWORD ret = ERROR_SUCCESS;
+    pthread_mutex_lock(&g.mu);
+    if (g.opens == 0) {
+        int fd = pl__root_open(pl__sysroot(), "");
+        pl_builder *b = pl_builder_new();
+        if (fd < 0 || !b) {
+            if (fd >= 0) close(fd);
+            pl_builder_free(b);
+            ret = fd < 0 ? ERROR_FILE_NOT_FOUND : ERROR_OUTOFMEMORY;
+        } else {
+            g.rootfd = fd;
+            g.b = b;
+            g.hz = pl__clock_ticks();
+            g.have_total_peak = 0;
+            g.total_peak_kib = 0;
+        }
+    }
+    if (ret == ERROR_SUCCESS) g.opens++;
+    pthread_mutex_unlock(&g.mu);
+    return ret;
+}
+
+PL_PROVIDER_EXPORT DWORD PerfOsCollect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects)
+{
+    if (!data || !bytes || !objects) return ERROR_INVALID_PARAMETER;
+    if (!*data && *bytes) {
+        *bytes = 0;
+        *objects = 0;
+        return ERROR_INVALID_PARAMETER;
+    }
+    pl_query_items q;
+    pl_query_parse_w(query, &q);
+    int want_sys = pl_query_wants(&q, PL_OBJ_SYSTEM, 0);
+    int want_mem = pl_query_wants(&q, PL_OBJ_MEMORY, 0);
+    int want_cpu = pl_query_wants(&q, PL_OBJ_PROCESSOR, 0);
+    int want_pf = pl_query_wants(&q, PL_OBJ_PAGING_FILE, 0);
+    if (!(want_sys || want_mem || want_cpu || want_pf)) {
+        *bytes = 0;
+        *objects = 0;
+        return ERROR_SUCCESS;
+    }
+    pthread_mutex_lock(&g.mu);
+    if (g.opens == 0) {
+        pthread_mutex_unlock(&g.mu);
+        *bytes = 0;
+        *objects = 0;
+        return ERROR_INVALID_HANDLE; /* Collect before Open */
+    }
+    pl_builder_reset(g.b);
+    int have_stat = 0;
+    if (want_sys || want_cpu) have_stat = pl__read_proc_stat(g.rootfd, &g.st) == 0;
+    int rc = PL_OK;
+    if (rc == PL_OK && want_sys) rc = build_system(g.b, have_stat);
+    if (rc == PL_OK && want_mem) rc = build_memory(g.b);
+    if (rc == PL_OK && want_cpu && have_stat) rc = build_processor(g.b);
+    if (rc == PL_OK && want_pf) rc = build_paging_file(g.b);
+    DWORD ret;
+    if (rc != PL_OK) {
+        *bytes = 0;
+        *objects = 0;
+        ret = rc == PL_E_NOMEM ? ERROR_OUTOFMEMORY : ERROR_INVALID_DATA;
+    } else {
+        ret = pl_provider_emit(g.b, data, bytes, objects);
+    }
+    pthread_mutex_unlock(&g.mu);
+    return ret;
+}
+
+PL_PROVIDER_EXPORT DWORD PerfOsClose(void)
+{
+    pthread_mutex_lock(&g.mu);
+    if (g.opens > 0 && --g.opens == 0) {
+        close(g.rootfd);
+        g.rootfd = -1;
+        pl_builder_free(g.b);
+        g.b = NULL;
+        pl__cpu_stats_free(&g.st);
+        pl__percpu_sums_free(&g.irq);
+        pl__percpu_sums_free(&g.soft);
+        pl__swaps_free(&g.sw);
+        free(g.peaks);
+        g.peaks = NULL;
+        g.npeaks = g.peak_cap = 0;
+        g.have_total_peak = 0;
+        g.total_peak_kib = 0;
+    }
+    pthread_mutex_unlock(&g.mu);
+    return ERROR_SUCCESS;
+}

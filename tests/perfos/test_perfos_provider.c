@@ -1,0 +1,850 @@
+/* PerfOS provider: libperfos.so loaded with dlopen, Open/Collect/Close
+ * called as the host calls them, the output parsed with the hostile-input
+ * reader, and every counter checked against values computed by hand from
+ * the canned trees in tests/perfos/data. Plus the Collect contract (MORE_DATA,
+ * queries) and a cross-check against independent readers on this machine. */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysinfo.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pl_test.h"
+#include "perflib/block.h"
+#include "perflib/indices.h"
+#include "perflib/winperf.h"
+
+#define DATA PL_SOURCE_DIR "/tests/perfos/data/"
+#define FT_EPOCH 116444736000000000ull
+
+typedef struct prov {
+    void *h;
+    PM_OPEN_PROC open;
+    PM_COLLECT_PROC collect;
+    PM_CLOSE_PROC close;
+} prov;
+
+/* Load the provider with PERFLIB_SYSROOT = root (NULL: the real "/") and Open it. */
+static void load(prov *p, const char *root)
+{
+    if (root) setenv("PERFLIB_SYSROOT", root, 1);
+    else unsetenv("PERFLIB_SYSROOT");
+    p->h = dlopen(PERFOS_SO, RTLD_NOW | RTLD_LOCAL);
+    if (!p->h) fail_msg("dlopen: %s", dlerror());
+    p->open = (PM_OPEN_PROC)dlsym(p->h, "PerfOsOpen");
+    p->collect = (PM_COLLECT_PROC)dlsym(p->h, "PerfOsCollect");
+    p->close = (PM_CLOSE_PROC)dlsym(p->h, "PerfOsClose");
+    assert_non_null(p->open);
+    assert_non_null(p->collect);
+    assert_non_null(p->close);
+    assert_int_equal(p->open(NULL), ERROR_SUCCESS);
+}
+
+static void unload(prov *p)
+{
+    assert_int_equal(p->close(), ERROR_SUCCESS);
+    dlclose(p->h);
+}
+
+static WCHAR *W(const char *s)
+{
+    static WCHAR bufs[4][128];
+    static int k;
+    WCHAR *b = bufs[k++ % 4];
+    size_t i = 0;
+    for (; s[i] && i < 127; i++) b[i] = (WCHAR)(unsigned char)s[i];
+    b[i] = 0;
+    return b;
+}
+
+typedef struct snap {
+    uint8_t *buf;
+    DWORD bytes, nobj;
+    pl_block blk;
+} snap;
+
+#define BUFSZ (1u << 20)
+
+/* Collect `query` into a large buffer and validate it with the reader. */
+static DWORD collect(prov *p, const char *query, snap *s)
+{
+    memset(s, 0, sizeof *s);
+    s->buf = malloc(BUFSZ);
+    assert_non_null(s->buf);
+    void *data = s->buf;
+    s->bytes = BUFSZ;
+    DWORD rc = p->collect(query ? W(query) : NULL, &data, &s->bytes, &s->nobj);
+    if (rc != ERROR_SUCCESS) return rc;
+    assert_ptr_equal(data, s->buf + s->bytes); /* advanced by exactly *bytes */
+    assert_int_equal(s->bytes % 8, 0);
+    pl_error err;
+    memset(&err, 0, sizeof err);
+    int prc = pl_block_open(&s->blk, s->buf, s->bytes, PL_BLOCK_BARE, s->nobj, &err);
+    if (prc != PL_OK) fail_msg("reader rejected the block: %s", err.msg);
+    return rc;
+}
+
+static void snap_free(snap *s)
+{
+    free(s->buf);
+}
+
+static void get_obj(const snap *s, uint32_t idx, pl_object *o)
+{
+    if (pl_block_find_object(&s->blk, idx, o) != PL_OK) fail_msg("object %u missing", idx);
+}
+
+static int has_obj(const snap *s, uint32_t idx)
+{
+    pl_object o;
+    return pl_block_find_object(&s->blk, idx, &o) == PL_OK;
+}
+
+/* Non-base counter definitions of an object. */
+static uint32_t ncounters(const pl_object *o)
+{
+    uint32_t n = 0;
+    pl_counter c;
+    for (uint32_t i = 0; pl_object_counter(o, i, &c) == PL_OK; i++)
+        if (!pl_type_is_base(c.def.CounterType)) n++;
+    return n;
+}
+
+typedef struct expv {
+    uint32_t idx, type;
+    uint64_t v, base;
+} expv;
+
+static void check_value(const pl_object *o, const pl_instance *in, const expv *e, const char *where)
+{
+    pl_counter c;
+    if (pl_object_find_counter(o, e->idx, &c) != PL_OK) fail_msg("%s: counter %u missing", where, e->idx);
+    if (c.def.CounterType != e->type)
+        fail_msg("%s: counter %u type 0x%08x, expected 0x%08x", where, e->idx, c.def.CounterType, e->type);
+    assert_int_equal(c.def.CounterHelpTitleIndex, e->idx + 1);
+    uint64_t v;
+    assert_int_equal(pl_counter_value(&c, in, &v), PL_OK);
+    if (v != e->v)
+        fail_msg("%s: counter %u value %llu, expected %llu", where, e->idx, (unsigned long long)v,
+                 (unsigned long long)e->v);
+    if (e->type == PERF_RAW_FRACTION) {
+        assert_true(c.has_base);
+        assert_int_equal(c.base.CounterType, PERF_RAW_BASE);
+        assert_int_equal(pl_counter_base(&c, in, &v), PL_OK);
+        if (v != e->base) fail_msg("%s: counter %u base %llu, expected %llu", where, e->idx, (unsigned long long)v,
+                                   (unsigned long long)e->base);
+    }
+}
+
+/* An object without instances holds exactly the expected counters. */
+static void check_single(const pl_object *o, const expv *e, size_t n)
+{
+    assert_int_equal(o->hdr.NumInstances, PERF_NO_INSTANCES);
+    assert_int_equal(ncounters(o), n);
+    pl_instance in;
+    assert_int_equal(pl_object_instance(o, -1, &in), PL_OK);
+    for (size_t i = 0; i < n; i++) check_value(o, &in, &e[i], "single");
+}
+
+static int64_t filetime_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)FT_EPOCH + (int64_t)ts.tv_sec * 10000000 + ts.tv_nsec / 100;
+}
+
+static uint64_t T(uint64_t ticks) /* USER_HZ ticks to 100 ns */
+{
+    return ticks * (uint64_t)(10000000 / sysconf(_SC_CLK_TCK));
+}
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* --------------------------------------------------------------- m2 tree */
+
+static void m2_global_objects(void **state)
+{
+    (void)state;
+    prov p;
+    load(&p, DATA "m2");
+    snap s;
+    assert_int_equal(collect(&p, "Global", &s), ERROR_SUCCESS);
+    assert_int_equal(s.nobj, 4);
+    const uint32_t order[] = {PL_OBJ_SYSTEM, PL_OBJ_MEMORY, PL_OBJ_PROCESSOR, PL_OBJ_PAGING_FILE};
+    for (uint32_t i = 0; i < 4; i++) {
+        pl_object o;
+        assert_int_equal(pl_block_object(&s.blk, i, &o), PL_OK);
+        assert_int_equal(o.hdr.ObjectNameTitleIndex, order[i]);
+        assert_int_equal(o.hdr.ObjectHelpTitleIndex, order[i] + 1);
+        assert_int_equal(o.hdr.PerfFreq.QuadPart, 10000000);
+    }
+    snap_free(&s);
+    /* NULL and "" are Global too */
+    assert_int_equal(collect(&p, NULL, &s), ERROR_SUCCESS);
+    assert_int_equal(s.nobj, 4);
+    snap_free(&s);
+    assert_int_equal(collect(&p, "", &s), ERROR_SUCCESS);
+    assert_int_equal(s.nobj, 4);
+    snap_free(&s);
+    unload(&p);
+}
+
+static void m2_system(void **state)
+{
+    (void)state;
+    prov p;
+    load(&p, DATA "m2");
+    snap s;
+    int64_t before = filetime_now();
+    assert_int_equal(collect(&p, "2", &s), ERROR_SUCCESS);
+    int64_t after = filetime_now();
+    assert_int_equal(s.nobj, 1);
+    pl_object o;
+    get_obj(&s, PL_OBJ_SYSTEM, &o);
+    const expv e[] = {
+        {PL_CTR_PROCESSOR_QUEUE_LENGTH, PERF_COUNTER_RAWCOUNT, 3, 0}, /* 5 running - 2 CPUs */
+        {PL_CTR_PROCESSES, PERF_COUNTER_RAWCOUNT, 4, 0},
+        {PL_CTR_THREADS, PERF_COUNTER_RAWCOUNT, 250, 0},
+        {PL_CTR_SYSTEM_UP_TIME, PERF_ELAPSED_TIME, FT_EPOCH + 1700000000ull * 10000000, 0},
+        {PL_CTR_CONTEXT_SWITCHES_PER_SEC, PERF_COUNTER_BULK_COUNT, 987654, 0},
+        {PL_CTR_LOAD_AVERAGE_1MIN, PERF_COUNTER_RAWCOUNT, 150, 0},
+        {PL_CTR_LOAD_AVERAGE_5MIN, PERF_COUNTER_RAWCOUNT, 75, 0},
+        {PL_CTR_LOAD_AVERAGE_15MIN, PERF_COUNTER_RAWCOUNT, 25, 0},
+        {PL_CTR_CPU_PRESSURE_SOME_AVG10, PERF_COUNTER_RAWCOUNT, 125, 0},
+        {PL_CTR_CPU_PRESSURE_SOME_TOTAL, PERF_100NSEC_TIMER, 1234567890, 0},
+        {PL_CTR_CPU_PRESSURE_FULL_AVG10, PERF_COUNTER_RAWCOUNT, 0, 0},
+        {PL_CTR_CPU_PRESSURE_FULL_TOTAL, PERF_100NSEC_TIMER, 0, 0},
+        {PL_CTR_MEMORY_PRESSURE_SOME_AVG10, PERF_COUNTER_RAWCOUNT, 200, 0},
+        {PL_CTR_MEMORY_PRESSURE_SOME_TOTAL, PERF_100NSEC_TIMER, 50000, 0},
+        {PL_CTR_MEMORY_PRESSURE_FULL_AVG10, PERF_COUNTER_RAWCOUNT, 100, 0},
+        {PL_CTR_MEMORY_PRESSURE_FULL_TOTAL, PERF_100NSEC_TIMER, 25000, 0},
+        {PL_CTR_IO_PRESSURE_SOME_AVG10, PERF_COUNTER_RAWCOUNT, 1050, 0},
+        {PL_CTR_IO_PRESSURE_SOME_TOTAL, PERF_100NSEC_TIMER, 9999990, 0},
+        {PL_CTR_IO_PRESSURE_FULL_AVG10, PERF_COUNTER_RAWCOUNT, 525, 0},
+        {PL_CTR_IO_PRESSURE_FULL_TOTAL, PERF_100NSEC_TIMER, 4444440, 0},
+        {PL_CTR_PROCESSES_RUNNING, PERF_COUNTER_RAWCOUNT, 5, 0},
+        {PL_CTR_PROCESSES_BLOCKED, PERF_COUNTER_RAWCOUNT, 2, 0},
+        {PL_CTR_FORKS_PER_SEC, PERF_COUNTER_BULK_COUNT, 43210, 0},
+    };
+    check_single(&o, e, N(e));
+    /* ELAPSED_TIME: the object's PerfTime is "now" as FILETIME, 10^7/s */
+    assert_true(o.hdr.PerfTime.QuadPart >= before && o.hdr.PerfTime.QuadPart <= after);
+    assert_int_equal(o.hdr.PerfFreq.QuadPart, 10000000);
+    pl_counter c;
+    assert_int_equal(pl_object_find_counter(&o, PL_CTR_SYSTEM_UP_TIME, &c), PL_OK);
+    assert_int_equal(c.def.CounterSize, 8);
+    assert_int_equal(pl_object_find_counter(&o, PL_CTR_SYSTEM_CALLS_PER_SEC, &c), PL_E_NOT_FOUND);
+    assert_int_equal(pl_object_find_counter(&o, PL_CTR_LOAD_AVERAGE_1MIN, &c), PL_OK);
+    assert_int_equal(c.def.DefaultScale, -2);
+    snap_free(&s);
+    unload(&p);
+}
+
+static void m2_memory(void **state)
+{
+    (void)state;
+    prov p;
+    load(&p, DATA "m2");
+    snap s;
+    assert_int_equal(collect(&p, "4", &s), ERROR_SUCCESS);
+    assert_int_equal(s.nobj, 1);
+    pl_object o;
+    get_obj(&s, PL_OBJ_MEMORY, &o);
+    const uint32_t L = PERF_COUNTER_LARGE_RAWCOUNT, B = PERF_COUNTER_BULK_COUNT;
+    const expv e[] = {
+        {PL_CTR_AVAILABLE_BYTES, L, 5120000000ull, 0},
+        {PL_CTR_AVAILABLE_KBYTES, L, 5000000, 0},
+        {PL_CTR_AVAILABLE_MBYTES, L, 4882, 0},
+        {PL_CTR_COMMITTED_BYTES, L, 3584000000ull, 0},
+        {PL_CTR_COMMIT_LIMIT, L, 7168000000ull, 0},
+        {PL_CTR_PCT_COMMITTED_BYTES_IN_USE, PERF_RAW_FRACTION, 3500000, 7000000},
+        {PL_CTR_PAGE_FAULTS_PER_SEC, B, 5000000, 0},
+        {PL_CTR_PAGES_PER_SEC, B, 4000, 0},
+        {PL_CTR_PAGES_INPUT_PER_SEC, B, 1000, 0},
+        {PL_CTR_PAGES_OUTPUT_PER_SEC, B, 3000, 0},
+        {PL_CTR_PAGE_READS_PER_SEC, B, 7000, 0},
+        {PL_CTR_CACHE_BYTES, L, 2867200000ull, 0}, /* Buffers + Cached + SReclaimable */
+        {PL_CTR_TOTAL_BYTES, L, 8192000000ull, 0},
+        {PL_CTR_FREE_BYTES, L, 2048000000ull, 0},
+        {PL_CTR_BUFFERS_BYTES, L, 102400000, 0},
+        {PL_CTR_CACHED_BYTES, L, 2560000000ull, 0},
+        {PL_CTR_DIRTY_BYTES, L, 409600, 0},
+        {PL_CTR_WRITEBACK_BYTES, L, 40960, 0},
+        {PL_CTR_SLAB_BYTES, L, 307200000, 0},
+        {PL_CTR_SHMEM_BYTES, L, 51200000, 0},
+        {PL_CTR_SWAP_TOTAL_BYTES, L, 3072000000ull, 0},
+        {PL_CTR_SWAP_FREE_BYTES, L, 2560000000ull, 0},
+        {PL_CTR_HUGE_PAGES_TOTAL, L, 16, 0},
+        {PL_CTR_HUGE_PAGES_FREE, L, 8, 0},
+        {PL_CTR_HUGE_PAGE_SIZE_BYTES, L, 2097152, 0},
+    };
+    check_single(&o, e, N(e));
+    snap_free(&s);
+    unload(&p);
+}
+
+/* Processor counters in the order of each row of expected values below. */
+static const struct {
+    uint32_t idx, type;
+} cpu_cols[] = {
+    {PL_CTR_PCT_PROCESSOR_TIME, PERF_100NSEC_TIMER_INV}, {PL_CTR_PCT_USER_TIME, PERF_100NSEC_TIMER},
+    {PL_CTR_PCT_PRIVILEGED_TIME, PERF_100NSEC_TIMER},    {PL_CTR_PCT_INTERRUPT_TIME, PERF_100NSEC_TIMER},
+    {PL_CTR_PCT_DPC_TIME, PERF_100NSEC_TIMER},           {PL_CTR_PCT_IDLE_TIME, PERF_100NSEC_TIMER},
+    {PL_CTR_INTERRUPTS_PER_SEC, PERF_COUNTER_BULK_COUNT}, {PL_CTR_DPCS_QUEUED_PER_SEC, PERF_COUNTER_BULK_COUNT},
+    {PL_CTR_PCT_NICE_TIME, PERF_100NSEC_TIMER},          {PL_CTR_PCT_IO_WAIT_TIME, PERF_100NSEC_TIMER},
+    {PL_CTR_PCT_STEAL_TIME, PERF_100NSEC_TIMER},         {PL_CTR_PCT_GUEST_TIME, PERF_100NSEC_TIMER},
+};
+
+static void check_processor(const pl_object *o, const char *const *names, size_t ninst, uint64_t v[][12],
+                            size_t ncols)
+{
+    assert_int_equal(pl_object_num_instances(o), ninst);
+    assert_int_equal(ncounters(o), ncols);
+    for (size_t i = 0; i < ninst; i++) {
+        pl_instance in;
+        assert_int_equal(pl_object_instance(o, (int32_t)i, &in), PL_OK);
+        char name[64];
+        assert_int_equal(pl_instance_name(&in, name, sizeof name), PL_OK);
+        assert_string_equal(name, names[i]);
+        assert_int_equal(in.def.ParentObjectTitleIndex, 0);
+        for (size_t k = 0; k < ncols; k++) {
+            expv e = {cpu_cols[k].idx, cpu_cols[k].type, v[i][k], 0};
+            check_value(o, &in, &e, names[i]);
+        }
+    }
+    /* Guest is the last column: absent when ncols is 11 */
+    pl_counter c;
+    if (ncols == 11) assert_int_equal(pl_object_find_counter(o, PL_CTR_PCT_GUEST_TIME, &c), PL_E_NOT_FOUND);
+}
+
+static void m2_processor(void **state)
+{
+    (void)state;
+    prov p;
+    load(&p, DATA "m2");
+    snap s;
+    assert_int_equal(collect(&p, "238", &s), ERROR_SUCCESS);
+    assert_int_equal(s.nobj, 1); /* only Processor for "238" */
+    pl_object o;
+    get_obj(&s, PL_OBJ_PROCESSOR, &o);
+    static const char *const names[] = {"0", "1", "_Total"};
+    /* columns: proc(idle+iowait) user(+nice) priv(sys+irq+softirq) irq softirq idle ints dpcs nice iowait steal guest */
+    uint64_t v[3][12] = {
+        {T(9200), T(1100), T(650), T(50), T(100), T(9200), 1045, 968, T(100), T(200), T(50), T(25)},
+        {T(9200), T(2100), T(650), T(50), T(100), T(9200), 2015, 1289, T(100), T(200), T(50), T(25)},
+        /* _Total: aggregate line / 2 online CPUs; rates summed */
+        {T(18400) / 2, T(3200) / 2, T(1300) / 2, T(100) / 2, T(200) / 2, T(18400) / 2, 3060, 2257, T(200) / 2,
+         T(400) / 2, T(100) / 2, T(50) / 2},
+    };
+    check_processor(&o, names, 3, v, 12);
+    assert_int_equal(o.hdr.DefaultCounter, 0);
+    snap_free(&s);
+    unload(&p);
+}
+
+static void m2_paging_file(void **state)
+{
+    (void)state;
+    prov p;
+    load(&p, DATA "m2");
+    snap s;
+    assert_int_equal(collect(&p, "700", &s), ERROR_SUCCESS);
+    assert_int_equal(s.nobj, 1);
+    pl_object o;
+    get_obj(&s, PL_OBJ_PAGING_FILE, &o);
+    assert_int_equal(pl_object_num_instances(&o), 3);
+    assert_int_equal(ncounters(&o), 4);
+    static const char *const names[] = {"/dev/sda2", "/var/swap file", "_Total"};
+    const uint64_t size[] = {2000000, 1000000, 3000000}, used[] = {250000, 250000, 500000};
+    for (int i = 0; i < 3; i++) {
+        pl_instance in;
+        assert_int_equal(pl_object_instance(&o, i, &in), PL_OK);
+        char name[64];
+        assert_int_equal(pl_instance_name(&in, name, sizeof name), PL_OK);
+        assert_string_equal(name, names[i]);
+        const expv e[] = {
+            {PL_CTR_PCT_USAGE, PERF_RAW_FRACTION, used[i], size[i]},
+            {PL_CTR_PCT_USAGE_PEAK, PERF_RAW_FRACTION, used[i], size[i]}, /* first look: peak = now */
+            {PL_CTR_SIZE_BYTES, PERF_COUNTER_LARGE_RAWCOUNT, size[i] * 1024, 0},
+            {PL_CTR_USED_BYTES, PERF_COUNTER_LARGE_RAWCOUNT, used[i] * 1024, 0},
+        };
+        for (size_t k = 0; k < N(e); k++) check_value(&o, &in, &e[k], names[i]);
+    }
+    snap_free(&s);
+    unload(&p);
+}
+
+/* --------------------------------------------------------------- m4 tree */
+
+static void m4_system_memory(void **state)
+{
+    (void)state;
+    prov p;
+    load(&p, DATA "m4");
+    snap s;
+    assert_int_equal(collect(&p, "2 4", &s), ERROR_SUCCESS);
+    assert_int_equal(s.nobj, 2);
+    pl_object o;
+    get_obj(&s, PL_OBJ_SYSTEM, &o);
+    /* no PSI on this kernel: no pressure counters at all, not zeros */
+    const expv es[] = {
+        {PL_CTR_PROCESSOR_QUEUE_LENGTH, PERF_COUNTER_RAWCOUNT, 0, 0}, /* 1 running < 3 CPUs */
+        {PL_CTR_PROCESSES, PERF_COUNTER_RAWCOUNT, 2, 0},
+        {PL_CTR_THREADS, PERF_COUNTER_RAWCOUNT, 100, 0},
+        {PL_CTR_SYSTEM_UP_TIME, PERF_ELAPSED_TIME, FT_EPOCH + 1600000000ull * 10000000, 0},
+        {PL_CTR_CONTEXT_SWITCHES_PER_SEC, PERF_COUNTER_BULK_COUNT, 60000, 0},
+        {PL_CTR_LOAD_AVERAGE_1MIN, PERF_COUNTER_RAWCOUNT, 0, 0},
+        {PL_CTR_LOAD_AVERAGE_5MIN, PERF_COUNTER_RAWCOUNT, 1, 0},
+        {PL_CTR_LOAD_AVERAGE_15MIN, PERF_COUNTER_RAWCOUNT, 5, 0},
+        {PL_CTR_PROCESSES_RUNNING, PERF_COUNTER_RAWCOUNT, 1, 0},
+        {PL_CTR_PROCESSES_BLOCKED, PERF_COUNTER_RAWCOUNT, 0, 0},
+        {PL_CTR_FORKS_PER_SEC, PERF_COUNTER_BULK_COUNT, 1000, 0},
+    };
+    check_single(&o, es, N(es));
+    get_obj(&s, PL_OBJ_MEMORY, &o);
+    const uint32_t L = PERF_COUNTER_LARGE_RAWCOUNT, B = PERF_COUNTER_BULK_COUNT;
+    /* no MemAvailable (before 3.14), no Shmem, no huge pages */
+    const expv em[] = {
+        {PL_CTR_COMMITTED_BYTES, L, 3072000000ull, 0},
+        {PL_CTR_COMMIT_LIMIT, L, 2048000000ull, 0},
+        {PL_CTR_PCT_COMMITTED_BYTES_IN_USE, PERF_RAW_FRACTION, 3000000, 2000000}, /* overcommitted */
+        {PL_CTR_PAGE_FAULTS_PER_SEC, B, 80000, 0},
+        {PL_CTR_PAGES_PER_SEC, B, 0, 0},
+        {PL_CTR_PAGES_INPUT_PER_SEC, B, 0, 0},
+        {PL_CTR_PAGES_OUTPUT_PER_SEC, B, 0, 0},
+        {PL_CTR_PAGE_READS_PER_SEC, B, 90, 0},
+        {PL_CTR_CACHE_BYTES, L, 1075200000ull, 0},
+        {PL_CTR_TOTAL_BYTES, L, 4096000000ull, 0},
+        {PL_CTR_FREE_BYTES, L, 1024000000ull, 0},
+        {PL_CTR_BUFFERS_BYTES, L, 0, 0},
+        {PL_CTR_CACHED_BYTES, L, 1024000000ull, 0},
+        {PL_CTR_DIRTY_BYTES, L, 0, 0},
+        {PL_CTR_WRITEBACK_BYTES, L, 0, 0},
+        {PL_CTR_SLAB_BYTES, L, 102400000, 0},
+        {PL_CTR_SWAP_TOTAL_BYTES, L, 0, 0},
+        {PL_CTR_SWAP_FREE_BYTES, L, 0, 0},
+    };
+    check_single(&o, em, N(em));
+    snap_free(&s);
+    unload(&p);
+}
+
+static void m4_processor_offline_cpu(void **state)
+{
+    (void)state;
+    prov p;
+    load(&p, DATA "m4");
+    snap s;
+    assert_int_equal(collect(&p, "238", &s), ERROR_SUCCESS);
+    pl_object o;
+    get_obj(&s, PL_OBJ_PROCESSOR, &o);
+    static const char *const names[] = {"0", "1", "3", "_Total"}; /* cpu2 is offline */
+    uint64_t v[4][12] = {
+        {T(16300), T(2000), T(1200), T(100), T(100), T(16300), 110, 11, 0, T(300), 0},
+        {T(15300), T(3000), T(1400), T(200), T(200), T(15300), 220, 22, 0, T(300), 0},
+        {T(30100), T(4000), T(1200), T(100), T(100), T(30100), 330, 43, 0, T(100), 0},
+        /* aggregate line (it still holds offline cpu2's ticks) / 3 online CPUs;
+         * DPCs: every softirq column, offline cpu2's included */
+        {T(71000) / 3, T(10000) / 3, T(5000) / 3, T(500) / 3, T(500) / 3, T(71000) / 3, 660, 105, 0, T(1000) / 3,
+         0},
+    };
+    check_processor(&o, names, 4, v, 11); /* 8 columns: no % Guest Time */
+    snap_free(&s);
+    unload(&p);
+}
+
+static void m4_no_swap(void **state)
+{
+    (void)state;
+    prov p;
+    load(&p, DATA "m4");
+    snap s;
+    assert_int_equal(collect(&p, "700", &s), ERROR_SUCCESS);
+    assert_int_equal(s.nobj, 1);
+    pl_object o;
+    get_obj(&s, PL_OBJ_PAGING_FILE, &o);
+    assert_int_equal(o.hdr.NumInstances, 0); /* valid: no swap, no instances */
+    assert_int_equal(ncounters(&o), 4);
+    snap_free(&s);
+    unload(&p);
+}
+
+/* ------------------------------------------------------------ contract */
+
+static void more_data_contract(void **state)
+{
+    (void)state;
+    prov p;
+    load(&p, DATA "m2");
+    _Alignas(8) uint8_t small[64];
+    memset(small, 0xAB, sizeof small);
+    void *data = small;
+    DWORD bytes = sizeof small, nobj = 77;
+    assert_int_equal(p.collect(W("Global"), &data, &bytes, &nobj), ERROR_MORE_DATA);
+    assert_ptr_equal(data, small); /* untouched */
+    assert_int_equal(bytes, 0);
+    assert_int_equal(nobj, 0);
+    for (size_t i = 0; i < sizeof small; i++) assert_int_equal(small[i], 0xAB);
+    /* grow until it fits, as the host does */
+    DWORD cap = 64;
+    for (;;) {
+        uint8_t *buf = malloc(cap);
+        assert_non_null(buf);
+        data = buf;
+        bytes = cap;
+        DWORD rc = p.collect(W("Global"), &data, &bytes, &nobj);
+        if (rc == ERROR_MORE_DATA) {
+            assert_ptr_equal(data, buf);
+            assert_int_equal(bytes, 0);
+            free(buf);
+            cap *= 2;
+            assert_true(cap < BUFSZ);
+            continue;
+        }
+        assert_int_equal(rc, ERROR_SUCCESS);
+        assert_ptr_equal(data, buf + bytes);
+        assert_int_equal(nobj, 4);
+        free(buf);
+        break;
+    }
+    unload(&p);
+}
+
+static void queries(void **state)
+{
+    (void)state;
+    prov p;
+    load(&p, DATA "m2");
+    static const char *const none[] = {"Costly", "ABCD", "Foreign host", "230", "9999", "2x"};
+    for (size_t i = 0; i < N(none); i++) {
+        _Alignas(8) uint8_t buf[256];
+        void *data = buf;
+        DWORD bytes = sizeof buf, nobj = 5;
+        assert_int_equal(p.collect(W(none[i]), &data, &bytes, &nobj), ERROR_SUCCESS);
+        assert_ptr_equal(data, buf);
+        assert_int_equal(bytes, 0);
+        assert_int_equal(nobj, 0);
+    }
+    snap s;
+    assert_int_equal(collect(&p, "700 238", &s), ERROR_SUCCESS);
+    assert_int_equal(s.nobj, 2);
+    assert_true(has_obj(&s, PL_OBJ_PROCESSOR));
+    assert_true(has_obj(&s, PL_OBJ_PAGING_FILE));
+    assert_false(has_obj(&s, PL_OBJ_SYSTEM));
+    snap_free(&s);
+    assert_int_equal(collect(&p, "global", &s), ERROR_SUCCESS); /* case-insensitive */
+    assert_int_equal(s.nobj, 4);
+    snap_free(&s);
+    unload(&p);
+}
+
+static void open_bad_root(void **state)
+{
+    (void)state;
+    setenv("PERFLIB_SYSROOT", "/nonexistent/perfos-root", 1);
+    void *h = dlopen(PERFOS_SO, RTLD_NOW | RTLD_LOCAL);
+    assert_non_null(h);
+    PM_OPEN_PROC op = (PM_OPEN_PROC)dlsym(h, "PerfOsOpen");
+    PM_COLLECT_PROC co = (PM_COLLECT_PROC)dlsym(h, "PerfOsCollect");
+    PM_CLOSE_PROC cl = (PM_CLOSE_PROC)dlsym(h, "PerfOsClose");
+    assert_int_equal(op(NULL), ERROR_FILE_NOT_FOUND);
+    uint8_t buf[64];
+    void *data = buf;
+    DWORD bytes = sizeof buf, nobj = 3;
+    assert_int_equal(co(W("Global"), &data, &bytes, &nobj), ERROR_INVALID_HANDLE); /* never opened */
+    assert_int_equal(bytes, 0);
+    assert_int_equal(nobj, 0);
+    assert_ptr_equal(data, buf);
+    assert_int_equal(cl(), ERROR_SUCCESS);
+    /* only the three entry points are exported */
+    assert_null(dlsym(h, "pl_builder_new"));
+    assert_null(dlsym(h, "pl__read_proc_stat"));
+    dlclose(h);
+}
+
+/* ------------------------------------------------- temp trees: peak, gaps */
+
+static char tmp_root[64];
+
+static void tmp_write(const char *rel, const char *content)
+{
+    char p[PATH_MAX];
+    if (!tmp_root[0]) {
+        strcpy(tmp_root, "/tmp/perfos-prov-XXXXXX");
+        assert_non_null(mkdtemp(tmp_root));
+        snprintf(p, sizeof p, "%s/proc", tmp_root);
+        assert_int_equal(mkdir(p, 0755), 0);
+    }
+    if (!rel) return;
+    snprintf(p, sizeof p, "%s/proc/%s", tmp_root, rel);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs(content, f);
+    fclose(f);
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static void tmp_cleanup(void)
+{
+    if (tmp_root[0]) nftw(tmp_root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    tmp_root[0] = '\0';
+}
+
+static void swaps_with(const char *a_used, const char *b_line)
+{
+    char t[512];
+    snprintf(t, sizeof t, "Filename\tType\tSize\tUsed\tPriority\n/swapA\tfile\t1000\t%s\t-2\n%s", a_used, b_line);
+    tmp_write("swaps", t);
+}
+
+static void peak_value(prov *p, int inst, const char *name, uint64_t used, uint64_t peak, uint64_t size)
+{
+    snap s;
+    assert_int_equal(collect(p, "700", &s), ERROR_SUCCESS);
+    pl_object o;
+    get_obj(&s, PL_OBJ_PAGING_FILE, &o);
+    pl_instance in;
+    assert_int_equal(pl_object_instance(&o, inst, &in), PL_OK);
+    char nm[64];
+    assert_int_equal(pl_instance_name(&in, nm, sizeof nm), PL_OK);
+    assert_string_equal(nm, name);
+    expv e = {PL_CTR_PCT_USAGE, PERF_RAW_FRACTION, used, size};
+    check_value(&o, &in, &e, name);
+    expv ep = {PL_CTR_PCT_USAGE_PEAK, PERF_RAW_FRACTION, peak, size};
+    check_value(&o, &in, &ep, name);
+    snap_free(&s);
+}
+
+static void paging_file_peak(void **state)
+{
+    (void)state;
+    swaps_with("100", "/swapB\tfile\t3000\t0\t-3\n");
+    prov p;
+    load(&p, tmp_root);
+    peak_value(&p, 0, "/swapA", 100, 100, 1000);
+    peak_value(&p, 2, "_Total", 100, 100, 4000);
+    swaps_with("500", "/swapB\tfile\t3000\t300\t-3\n");
+    peak_value(&p, 0, "/swapA", 500, 500, 1000);
+    peak_value(&p, 1, "/swapB", 300, 300, 3000);
+    peak_value(&p, 2, "_Total", 800, 800, 4000);
+    swaps_with("200", "/swapB\tfile\t3000\t100\t-3\n");
+    peak_value(&p, 0, "/swapA", 200, 500, 1000); /* peak is kept */
+    peak_value(&p, 1, "/swapB", 100, 300, 3000);
+    peak_value(&p, 2, "_Total", 300, 800, 4000);
+    swaps_with("200", ""); /* swapB turned off: its peak is forgotten */
+    peak_value(&p, 1, "_Total", 200, 800, 1000);
+    swaps_with("200", "/swapB\tfile\t3000\t50\t-3\n");
+    peak_value(&p, 1, "/swapB", 50, 50, 3000);
+    unload(&p);
+    /* a new Open starts over */
+    load(&p, tmp_root);
+    peak_value(&p, 0, "/swapA", 200, 200, 1000);
+    unload(&p);
+    tmp_cleanup();
+}
+
+static void paging_file_huge_sizes(void **state)
+{
+    (void)state;
+    /* 16 TiB of swap in KiB does not fit a DWORD: both halves are shifted */
+    tmp_write("swaps", "Filename\tType\tSize\tUsed\tPriority\n/big\tpartition\t17179869184\t8589934592\t-2\n");
+    prov p;
+    load(&p, tmp_root);
+    /* 2^34 KiB and 2^33 KiB, shifted right by 3 to fit 32 bits */
+    peak_value(&p, 0, "/big", 1u << 30, 1u << 30, 1ull << 31);
+    unload(&p);
+    tmp_cleanup();
+}
+
+static void missing_sources_left_out(void **state)
+{
+    (void)state;
+    /* only meminfo: no stat (no Processor, no stat-based System counters), no
+     * loadavg, no vmstat, no swaps (no Paging File object) */
+    tmp_write("meminfo", "MemTotal: 1000 kB\nMemFree: 500 kB\n");
+    prov p;
+    load(&p, tmp_root);
+    snap s;
+    assert_int_equal(collect(&p, "Global", &s), ERROR_SUCCESS);
+    assert_int_equal(s.nobj, 2);
+    pl_object o;
+    get_obj(&s, PL_OBJ_SYSTEM, &o);
+    const expv es[] = {{PL_CTR_PROCESSES, PERF_COUNTER_RAWCOUNT, 0, 0}}; /* proc/ exists, has no pids */
+    check_single(&o, es, 1);
+    get_obj(&s, PL_OBJ_MEMORY, &o);
+    const expv em[] = {
+        {PL_CTR_TOTAL_BYTES, PERF_COUNTER_LARGE_RAWCOUNT, 1024000, 0},
+        {PL_CTR_FREE_BYTES, PERF_COUNTER_LARGE_RAWCOUNT, 512000, 0},
+    };
+    check_single(&o, em, 2);
+    assert_false(has_obj(&s, PL_OBJ_PROCESSOR));
+    assert_false(has_obj(&s, PL_OBJ_PAGING_FILE));
+    snap_free(&s);
+    /* a malformed stat counts as unreadable; malformed interrupts only drop Interrupts/sec */
+    tmp_write("stat", "cpu  1 2 3\n");
+    assert_int_equal(collect(&p, "238", &s), ERROR_SUCCESS);
+    assert_int_equal(s.nobj, 0);
+    snap_free(&s);
+    tmp_write("stat", "cpu  10 0 0 90 0 0 0 0\ncpu0 10 0 0 90 0 0 0 0\n");
+    tmp_write("interrupts", "  CPUx\n 0: 1\n");
+    tmp_write("softirqs", "  CPU1\n HI: 5\n"); /* no column for cpu0 */
+    assert_int_equal(collect(&p, "238", &s), ERROR_SUCCESS);
+    get_obj(&s, PL_OBJ_PROCESSOR, &o);
+    assert_int_equal(ncounters(&o), 9); /* 11 minus Interrupts/sec and DPCs Queued/sec */
+    pl_counter c;
+    assert_int_equal(pl_object_find_counter(&o, PL_CTR_INTERRUPTS_PER_SEC, &c), PL_E_NOT_FOUND);
+    assert_int_equal(pl_object_find_counter(&o, PL_CTR_DPCS_QUEUED_PER_SEC, &c), PL_E_NOT_FOUND);
+    snap_free(&s);
+    unload(&p);
+    tmp_cleanup();
+}
+
+/* ------------------------------------------------------------------ live */
+
+static uint64_t value_of(const pl_object *o, int32_t inst, uint32_t idx)
+{
+    pl_counter c;
+    if (pl_object_find_counter(o, idx, &c) != PL_OK) fail_msg("counter %u missing", idx);
+    pl_instance in;
+    assert_int_equal(pl_object_instance(o, inst, &in), PL_OK);
+    uint64_t v;
+    assert_int_equal(pl_counter_value(&c, &in, &v), PL_OK);
+    return v;
+}
+
+static uint64_t meminfo_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    assert_non_null(f);
+    char line[256];
+    unsigned long long kb = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) break;
+    fclose(f);
+    return kb * 1024;
+}
+
+static uint64_t count_pids(void)
+{
+    DIR *d = opendir("/proc");
+    assert_non_null(d);
+    uint64_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        const char *c = e->d_name;
+        while (*c >= '0' && *c <= '9') c++;
+        if (!*c && e->d_name[0]) n++;
+    }
+    closedir(d);
+    return n;
+}
+
+static void live_cross_check(void **state)
+{
+    (void)state;
+    prov p;
+    load(&p, NULL);
+    snap s;
+    assert_int_equal(collect(&p, "Global", &s), ERROR_SUCCESS);
+    assert_true(s.nobj >= 3);
+    struct sysinfo si;
+    assert_int_equal(sysinfo(&si), 0);
+
+    pl_object o;
+    get_obj(&s, PL_OBJ_PROCESSOR, &o);
+    assert_int_equal(pl_object_num_instances(&o), (uint32_t)sysconf(_SC_NPROCESSORS_ONLN) + 1);
+
+    get_obj(&s, PL_OBJ_MEMORY, &o);
+    assert_int_equal(value_of(&o, -1, PL_CTR_TOTAL_BYTES), (uint64_t)si.totalram * si.mem_unit);
+    uint64_t avail = value_of(&o, -1, PL_CTR_AVAILABLE_BYTES), direct = meminfo_available();
+    uint64_t diff = avail > direct ? avail - direct : direct - avail;
+    assert_true(diff < 256ull * 1024 * 1024);
+    assert_int_equal(value_of(&o, -1, PL_CTR_AVAILABLE_MBYTES), avail / (1024 * 1024));
+
+    get_obj(&s, PL_OBJ_SYSTEM, &o);
+    int64_t boot = (int64_t)value_of(&o, -1, PL_CTR_SYSTEM_UP_TIME);
+    double up = (double)(o.hdr.PerfTime.QuadPart - boot) / (double)o.hdr.PerfFreq.QuadPart; /* the ELAPSED_TIME formula */
+    assert_true(up > (double)si.uptime - 2.0 && up < (double)si.uptime + 2.0);
+    int64_t threads = (int64_t)value_of(&o, -1, PL_CTR_THREADS);
+    assert_true(threads >= si.procs - 200 && threads <= si.procs + 200);
+    int64_t procs = (int64_t)value_of(&o, -1, PL_CTR_PROCESSES), direct_procs = (int64_t)count_pids();
+    assert_true(procs >= direct_procs - 50 && procs <= direct_procs + 50);
+    assert_true(procs <= threads + 50);
+    snap_free(&s);
+    unload(&p);
+}
+
+/* On the real machine idle time per CPU advances by at most 10^7 per second
+ * of wall clock, so % Processor Time formats into [0, 100]. */
+static void live_processor_rates(void **state)
+{
+    (void)state;
+    prov p;
+    load(&p, NULL);
+    snap a, b;
+    assert_int_equal(collect(&p, "238", &a), ERROR_SUCCESS);
+    struct timespec ts = {0, 300 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    assert_int_equal(collect(&p, "238", &b), ERROR_SUCCESS);
+    pl_object oa, ob;
+    get_obj(&a, PL_OBJ_PROCESSOR, &oa);
+    get_obj(&b, PL_OBJ_PROCESSOR, &ob);
+    uint32_t n = pl_object_num_instances(&ob);
+    assert_int_equal(pl_object_num_instances(&oa), n);
+    double dd = (double)(ob.hdr.PerfTime.QuadPart - oa.hdr.PerfTime.QuadPart);
+    assert_true(dd > 0);
+    long hz = sysconf(_SC_CLK_TCK);
+    double slack = 2.0 * 10000000.0 / (double)hz; /* tick granularity at both ends */
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t i0 = value_of(&oa, (int32_t)i, PL_CTR_PCT_IDLE_TIME), i1 = value_of(&ob, (int32_t)i, PL_CTR_PCT_IDLE_TIME);
+        uint64_t p0 = value_of(&oa, (int32_t)i, PL_CTR_PCT_PROCESSOR_TIME);
+        uint64_t p1 = value_of(&ob, (int32_t)i, PL_CTR_PCT_PROCESSOR_TIME);
+        assert_true(i1 >= i0);
+        assert_int_equal(p0, i0); /* the inverse timer and % Idle Time share their value */
+        assert_int_equal(p1, i1);
+        assert_true((double)(i1 - i0) <= dd + slack);
+        double pct = 100.0 * (1.0 - (double)(p1 - p0) / dd);
+        assert_true(pct >= -100.0 * slack / dd && pct <= 100.0);
+    }
+    snap_free(&a);
+    snap_free(&b);
+    unload(&p);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(m2_global_objects),
+        cmocka_unit_test(m2_system),
+        cmocka_unit_test(m2_memory),
+        cmocka_unit_test(m2_processor),
+        cmocka_unit_test(m2_paging_file),
+        cmocka_unit_test(m4_system_memory),
+        cmocka_unit_test(m4_processor_offline_cpu),
+        cmocka_unit_test(m4_no_swap),
+        cmocka_unit_test(more_data_contract),
+        cmocka_unit_test(queries),
+        cmocka_unit_test(open_bad_root),
+        cmocka_unit_test(paging_file_peak),
+        cmocka_unit_test(paging_file_huge_sizes),
+        cmocka_unit_test(missing_sources_left_out),
+        cmocka_unit_test(live_cross_check),
+        cmocka_unit_test(live_processor_rates),
+    };
+    if (argc > 1) cmocka_set_test_filter(argv[1]);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
