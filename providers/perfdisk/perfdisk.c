@@ -1,0 +1,542 @@
+/* perflib built-in provider: PhysicalDisk (234) and LogicalDisk (236).
+ *
+ * Sources: /proc/diskstats (I/O counters), /sys/block (which devices are whole
+ * disks, disk sizes, partition -> disk), /proc/self/mountinfo (or
+ * /proc/mounts) and statvfs() (filesystem space). Every decision is described
+ * in docs/providers/perfdisk.md; the short form:
+ * - PhysicalDisk: one instance per /proc/diskstats line whose device has a
+ *   /sys/block entry (a whole disk), named by its kernel name ("sda"),
+ *   except loop and ram devices that have never completed an I/O; plus
+ *   _Total (last).
+ * - LogicalDisk: one instance per mounted filesystem whose device is in
+ *   /proc/diskstats (so proc, sysfs, tmpfs, overlay, nfs... are excluded),
+ *   one per device, named by its mount point, with the whole disk as its
+ *   parent PhysicalDisk; plus _Total (last). A mount point statvfs() cannot
+ *   reach is left out.
+ * - Times are kernel milliseconds scaled to 100 ns (x 10^4).
+ * Calls are serialised by a mutex (the host serialises them too). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "linux/collect_io.h"
+#include "perflib/block.h"
+#include "perflib/indices.h"
+#include "perflib/provider.h"
+#include "platform.h"
+
+PL_PROVIDER_EXPORT DWORD PerfDiskOpen(LPWSTR device_names);
+PL_PROVIDER_EXPORT DWORD PerfDiskCollect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects);
+PL_PROVIDER_EXPORT DWORD PerfDiskClose(void);
+
+/* The signatures must match the ABI's function-pointer types. */
+static const PM_OPEN_PROC check_open = PerfDiskOpen;
+static const PM_COLLECT_PROC check_collect = PerfDiskCollect;
+static const PM_CLOSE_PROC check_close = PerfDiskClose;
+
+#define MS_TO_100NS 10000ull
+#define SECTOR 512ull
+#define MB (1024ull * 1024ull)
+
+/* What one instance's counters are computed from: the diskstats fields (a sum
+ * for _Total), the precision-timer base and the idle numerator. */
+struct dvals {
+    uint64_t f[PL__DK_NFIELDS];
+    uint64_t stamp;       /* PERF_PRECISION_TIMESTAMP base (100 ns) */
+    uint64_t idle;        /* idle time numerator (100 ns) */
+    int have_size;
+    uint64_t size_mb;
+    /* LogicalDisk only */
+    uint64_t free_mb, total_mb;
+};
+
+enum src {
+    S_QUEUE_NOW, S_DISK_TIME, S_QLEN, S_READ_TIME, S_READ_QLEN, S_WRITE_TIME, S_WRITE_QLEN,
+    S_SEC_XFER, S_SEC_READ, S_SEC_WRITE, S_XFERS, S_READS, S_WRITES, S_BYTES, S_RBYTES, S_WBYTES,
+    S_BPX, S_BPR, S_BPW, S_IDLE, S_DISCARDS, S_DISCARD_BYTES, S_FLUSHES, S_SIZE_MB,
+    S_PCT_FREE, S_FREE_MB,
+};
+
+/* Which optional data a counter needs. */
+#define NEED_DISCARD 1
+#define NEED_FLUSH 2
+#define NEED_SIZE 4
+#define LOGICAL_ONLY 8
+
+struct cdef {
+    uint32_t index;
+    uint32_t type;
+    uint32_t base_type;
+    enum src src;
+    unsigned need;
+};
+
+static const struct cdef counters[] = {
+    {PL_CTR_PCT_FREE_SPACE, PERF_RAW_FRACTION, PERF_RAW_BASE, S_PCT_FREE, LOGICAL_ONLY},
+    {PL_CTR_FREE_MEGABYTES, PERF_COUNTER_RAWCOUNT, 0, S_FREE_MB, LOGICAL_ONLY},
+    {PL_CTR_CURRENT_DISK_QUEUE_LENGTH, PERF_COUNTER_RAWCOUNT, 0, S_QUEUE_NOW, 0},
+    {PL_CTR_PCT_DISK_TIME, PERF_PRECISION_100NS_TIMER, PERF_PRECISION_TIMESTAMP, S_DISK_TIME, 0},
+    {PL_CTR_AVG_DISK_QUEUE_LENGTH, PERF_COUNTER_100NS_QUEUELEN_TYPE, 0, S_QLEN, 0},
+    {PL_CTR_PCT_DISK_READ_TIME, PERF_PRECISION_100NS_TIMER, PERF_PRECISION_TIMESTAMP, S_READ_TIME, 0},
+    {PL_CTR_AVG_DISK_READ_QUEUE_LENGTH, PERF_COUNTER_100NS_QUEUELEN_TYPE, 0, S_READ_QLEN, 0},
+    {PL_CTR_PCT_DISK_WRITE_TIME, PERF_PRECISION_100NS_TIMER, PERF_PRECISION_TIMESTAMP, S_WRITE_TIME, 0},
+    {PL_CTR_AVG_DISK_WRITE_QUEUE_LENGTH, PERF_COUNTER_100NS_QUEUELEN_TYPE, 0, S_WRITE_QLEN, 0},
+    {PL_CTR_AVG_DISK_SEC_PER_TRANSFER, PERF_AVERAGE_TIMER, PERF_AVERAGE_BASE, S_SEC_XFER, 0},
+    {PL_CTR_AVG_DISK_SEC_PER_READ, PERF_AVERAGE_TIMER, PERF_AVERAGE_BASE, S_SEC_READ, 0},
+    {PL_CTR_AVG_DISK_SEC_PER_WRITE, PERF_AVERAGE_TIMER, PERF_AVERAGE_BASE, S_SEC_WRITE, 0},
+    {PL_CTR_DISK_TRANSFERS_PER_SEC, PERF_COUNTER_BULK_COUNT, 0, S_XFERS, 0},
+    {PL_CTR_DISK_READS_PER_SEC, PERF_COUNTER_BULK_COUNT, 0, S_READS, 0},
+    {PL_CTR_DISK_WRITES_PER_SEC, PERF_COUNTER_BULK_COUNT, 0, S_WRITES, 0},
+    {PL_CTR_DISK_BYTES_PER_SEC, PERF_COUNTER_BULK_COUNT, 0, S_BYTES, 0},
+    {PL_CTR_DISK_READ_BYTES_PER_SEC, PERF_COUNTER_BULK_COUNT, 0, S_RBYTES, 0},
+    {PL_CTR_DISK_WRITE_BYTES_PER_SEC, PERF_COUNTER_BULK_COUNT, 0, S_WBYTES, 0},
+    {PL_CTR_AVG_DISK_BYTES_PER_TRANSFER, PERF_AVERAGE_BULK, PERF_AVERAGE_BASE, S_BPX, 0},
+    {PL_CTR_AVG_DISK_BYTES_PER_READ, PERF_AVERAGE_BULK, PERF_AVERAGE_BASE, S_BPR, 0},
+    {PL_CTR_AVG_DISK_BYTES_PER_WRITE, PERF_AVERAGE_BULK, PERF_AVERAGE_BASE, S_BPW, 0},
+    {PL_CTR_PCT_IDLE_TIME_DISK, PERF_PRECISION_100NS_TIMER, PERF_PRECISION_TIMESTAMP, S_IDLE, 0},
+    {PL_CTR_DISCARDS_PER_SEC, PERF_COUNTER_BULK_COUNT, 0, S_DISCARDS, NEED_DISCARD},
+    {PL_CTR_DISCARD_BYTES_PER_SEC, PERF_COUNTER_BULK_COUNT, 0, S_DISCARD_BYTES, NEED_DISCARD},
+    {PL_CTR_FLUSHES_PER_SEC, PERF_COUNTER_BULK_COUNT, 0, S_FLUSHES, NEED_FLUSH},
+    {PL_CTR_SIZE_MEGABYTES, PERF_COUNTER_LARGE_RAWCOUNT, 0, S_SIZE_MB, NEED_SIZE},
+};
+#define NCOUNTERS (sizeof counters / sizeof counters[0])
+
+/* The value (and base) of one counter. */
+static void value_of(enum src s, const struct dvals *v, uint64_t *n, uint64_t *b)
+{
+    const uint64_t *f = v->f;
+    *b = 0;
+    switch (s) {
+    case S_QUEUE_NOW: *n = f[PL__DK_IN_FLIGHT]; break;
+    case S_DISK_TIME: *n = f[PL__DK_WEIGHTED_MS] * MS_TO_100NS; *b = v->stamp; break;
+    case S_QLEN: *n = f[PL__DK_WEIGHTED_MS] * MS_TO_100NS; break;
+    case S_READ_TIME: *n = f[PL__DK_RD_MS] * MS_TO_100NS; *b = v->stamp; break;
+    case S_READ_QLEN: *n = f[PL__DK_RD_MS] * MS_TO_100NS; break;
+    case S_WRITE_TIME: *n = f[PL__DK_WR_MS] * MS_TO_100NS; *b = v->stamp; break;
+    case S_WRITE_QLEN: *n = f[PL__DK_WR_MS] * MS_TO_100NS; break;
+    /* PERF_AVERAGE_TIMER is a 32-bit type: the low 32 bits of the 100 ns
+     * total (it wraps every 429.5 s of summed request time; a sample pair
+     * across the wrap is rejected by consumers). The base is the op count. */
+    case S_SEC_XFER:
+        *n = (f[PL__DK_RD_MS] + f[PL__DK_WR_MS]) * MS_TO_100NS;
+        *b = f[PL__DK_RD_IOS] + f[PL__DK_WR_IOS];
+        break;
+    case S_SEC_READ: *n = f[PL__DK_RD_MS] * MS_TO_100NS; *b = f[PL__DK_RD_IOS]; break;
+    case S_SEC_WRITE: *n = f[PL__DK_WR_MS] * MS_TO_100NS; *b = f[PL__DK_WR_IOS]; break;
+    case S_XFERS: *n = f[PL__DK_RD_IOS] + f[PL__DK_WR_IOS]; break;
+    case S_READS: *n = f[PL__DK_RD_IOS]; break;
+    case S_WRITES: *n = f[PL__DK_WR_IOS]; break;
+    case S_BYTES: *n = (f[PL__DK_RD_SECTORS] + f[PL__DK_WR_SECTORS]) * SECTOR; break;
+    case S_RBYTES: *n = f[PL__DK_RD_SECTORS] * SECTOR; break;
+    case S_WBYTES: *n = f[PL__DK_WR_SECTORS] * SECTOR; break;
+    case S_BPX:
+        *n = (f[PL__DK_RD_SECTORS] + f[PL__DK_WR_SECTORS]) * SECTOR;
+        *b = f[PL__DK_RD_IOS] + f[PL__DK_WR_IOS];
+        break;
+    case S_BPR: *n = f[PL__DK_RD_SECTORS] * SECTOR; *b = f[PL__DK_RD_IOS]; break;
+    case S_BPW: *n = f[PL__DK_WR_SECTORS] * SECTOR; *b = f[PL__DK_WR_IOS]; break;
+    case S_IDLE: *n = v->idle; *b = v->stamp; break;
+    case S_DISCARDS: *n = f[PL__DK_DC_IOS]; break;
+    case S_DISCARD_BYTES: *n = f[PL__DK_DC_SECTORS] * SECTOR; break;
+    case S_FLUSHES: *n = f[PL__DK_FL_IOS]; break;
+    case S_SIZE_MB: *n = v->size_mb; break;
+    case S_PCT_FREE: *n = v->free_mb; *b = v->total_mb; break;
+    case S_FREE_MB: *n = v->free_mb; break;
+    }
+}
+
+/* ------------------------------------------------------------------ state */
+
+struct pdisk {
+    size_t ds;            /* index into diskstats */
+    uint64_t size_mb;
+    int have_size;
+};
+
+struct ldisk {
+    size_t ds;            /* diskstats line of the mounted device */
+    size_t mnt;           /* index into mounts */
+    long parent;          /* PhysicalDisk position or -1 */
+    uint64_t free_mb, total_mb;
+};
+
+/* Guards g: one collection at a time. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct {
+    int open;
+    pl_builder *b;
+    struct pl__diskstats ds;
+    struct pl__mounts mnts;
+    struct pdisk *pd;
+    size_t pd_cap;
+    struct ldisk *ld;
+    size_t ld_cap;
+    const char **names;
+    size_t names_cap;
+} g;
+
+static int ensure(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap) return 0;
+    size_t nc = *cap ? *cap : 16;
+    while (nc < need) nc *= 2;
+    void *np = realloc(*p, nc * elem);
+    if (!np) return -ENOMEM;
+    *p = np;
+    *cap = nc;
+    return 0;
+}
+
+static int prefix(const char *s, const char *p)
+{
+    return strncmp(s, p, strlen(p)) == 0;
+}
+
+/* loop and ram devices that have never completed an I/O are placeholders
+ * (an unattached /dev/loopN), not disks anyone uses. */
+static int placeholder(const struct pl__diskstat *d)
+{
+    if (!prefix(d->name, "loop") && !prefix(d->name, "ram")) return 0;
+    uint64_t ops = d->f[PL__DK_RD_IOS] + d->f[PL__DK_WR_IOS] + d->f[PL__DK_IN_FLIGHT];
+    if (d->nfields >= 15) ops += d->f[PL__DK_DC_IOS];
+    if (d->nfields >= 17) ops += d->f[PL__DK_FL_IOS];
+    return ops == 0;
+}
+
+/* The diskstats line of a mount's device: by major:minor (mountinfo), else
+ * by the basename of a /dev/... source. -1 when the mount is not on a block
+ * device that the kernel reports I/O statistics for. */
+static long mount_device(const struct pl__mount *m)
+{
+    if (m->have_devno) {
+        if (m->major == 0) return -1; /* anonymous: proc, tmpfs, overlay, btrfs subvolumes... */
+        for (size_t i = 0; i < g.ds.n; i++)
+            if (g.ds.d[i].major == m->major && g.ds.d[i].minor == m->minor) return (long)i;
+    }
+    if (!prefix(m->source, "/dev/")) return -1;
+    const char *name = m->source + 5;
+    for (size_t i = 0; i < g.ds.n; i++)
+        if (strcmp(g.ds.d[i].name, name) == 0) return (long)i;
+    return -1;
+}
+
+static int space_of(const char *root, const char *mountpoint, uint64_t *free_mb, uint64_t *total_mb)
+{
+    char path[2 * PL__MNT_PATH_MAX + 2];
+    size_t rl = strlen(root);
+    while (rl > 1 && root[rl - 1] == '/') rl--;
+    if (rl == 1 && root[0] == '/') rl = 0;
+    size_t ml = strlen(mountpoint);
+    if (rl + ml + 1 > sizeof path) return -ENAMETOOLONG;
+    memcpy(path, root, rl);
+    memcpy(path + rl, mountpoint, ml + 1);
+    if (path[0] == '\0') {
+        path[0] = '/';
+        path[1] = '\0';
+    }
+    struct statvfs st;
+    if (statvfs(path, &st) != 0) return -errno;
+    uint64_t frsize = st.f_frsize ? st.f_frsize : st.f_bsize;
+    /* Free space is what an unprivileged user can still write (df's
+     * "Available"); 128-bit-safe: block counts x frsize fit 64 bits for any
+     * filesystem below 16 EiB. */
+    *free_mb = (uint64_t)st.f_bavail * frsize / MB;
+    *total_mb = (uint64_t)st.f_blocks * frsize / MB;
+    return 0;
+}
+
+/* -------------------------------------------------------------- building */
+
+static unsigned min_nfields(void)
+{
+    unsigned m = 17;
+    for (size_t i = 0; i < g.ds.n; i++)
+        if (g.ds.d[i].nfields < m) m = g.ds.d[i].nfields;
+    return g.ds.n ? m : 11;
+}
+
+static int counter_wanted(const struct cdef *c, int logical, unsigned nf, int have_size)
+{
+    if ((c->need & LOGICAL_ONLY) && !logical) return 0;
+    if ((c->need & NEED_DISCARD) && nf < 15) return 0;
+    if ((c->need & NEED_FLUSH) && nf < 17) return 0;
+    if ((c->need & NEED_SIZE) && !have_size) return 0;
+    return 1;
+}
+
+static int set_values(int obj, int inst, const int *handles, int logical, unsigned nf, int have_size,
+                      const struct dvals *v)
+{
+    for (size_t i = 0; i < NCOUNTERS; i++) {
+        if (!counter_wanted(&counters[i], logical, nf, have_size)) continue;
+        uint64_t n = 0, b = 0;
+        value_of(counters[i].src, v, &n, &b);
+        int rc = pl_builder_set_u64(g.b, obj, inst, handles[i], n);
+        if (rc == PL_OK && counters[i].base_type) rc = pl_builder_set_base(g.b, obj, inst, handles[i], b);
+        if (rc != PL_OK) return rc;
+    }
+    return PL_OK;
+}
+
+static int add_object(uint32_t index, int logical, unsigned nf, int have_size, int *obj, int *handles)
+{
+    pl_object_desc od = {0};
+    od.name_index = index;
+    od.help_index = PL_HELP(index);
+    od.detail_level = PERF_DETAIL_NOVICE;
+    od.default_counter = -1;
+    od.has_instances = 1;
+    int rc = pl_builder_add_object(g.b, &od, obj);
+    if (rc != PL_OK) return rc;
+    for (size_t i = 0; i < NCOUNTERS; i++) {
+        handles[i] = -1;
+        if (!counter_wanted(&counters[i], logical, nf, have_size)) continue;
+        pl_counter_desc cd = {0};
+        cd.name_index = counters[i].index;
+        cd.help_index = PL_HELP(counters[i].index);
+        cd.type = counters[i].type;
+        cd.detail_level = PERF_DETAIL_NOVICE;
+        cd.base_type = counters[i].base_type;
+        cd.base_name_index = counters[i].index;
+        rc = pl_builder_add_counter(g.b, *obj, &cd, &handles[i]);
+        if (rc != PL_OK) return rc;
+    }
+    return PL_OK;
+}
+
+static void add_fields(struct dvals *t, const uint64_t *f)
+{
+    for (int k = 0; k < PL__DK_NFIELDS; k++) t->f[k] += f[k];
+}
+
+static void fill_io(struct dvals *v, const struct pl__diskstat *d, uint64_t stamp)
+{
+    memcpy(v->f, d->f, sizeof v->f);
+    v->stamp = stamp;
+    uint64_t busy = d->f[PL__DK_IO_MS] * MS_TO_100NS;
+    v->idle = stamp > busy ? stamp - busy : 0;
+}
+
+static int build_physical(size_t npd, unsigned nf, int have_size, uint64_t stamp)
+{
+    int obj, handles[NCOUNTERS];
+    int rc = add_object(PL_OBJ_PHYSICAL_DISK, 0, nf, have_size, &obj, handles);
+    struct dvals tot = {0};
+    for (size_t i = 0; rc == PL_OK && i < npd; i++) {
+        const struct pl__diskstat *d = &g.ds.d[g.pd[i].ds];
+        int inst;
+        rc = pl_builder_add_instance(g.b, obj, d->name, 0, 0, PERF_NO_UNIQUE_ID, &inst);
+        if (rc != PL_OK) break;
+        struct dvals v = {0};
+        fill_io(&v, d, stamp);
+        v.size_mb = g.pd[i].size_mb;
+        rc = set_values(obj, inst, handles, 0, nf, have_size, &v);
+        add_fields(&tot, v.f);
+        tot.stamp += v.stamp;
+        tot.idle += v.idle;
+        tot.size_mb += v.size_mb;
+    }
+    if (rc == PL_OK) {
+        int inst;
+        rc = pl_builder_add_instance(g.b, obj, "_Total", 0, 0, PERF_NO_UNIQUE_ID, &inst);
+        if (rc == PL_OK) rc = set_values(obj, inst, handles, 0, nf, have_size, &tot);
+    }
+    return rc;
+}
+
+static int build_logical(size_t nld, unsigned nf, uint64_t stamp)
+{
+    int obj, handles[NCOUNTERS];
+    int rc = add_object(PL_OBJ_LOGICAL_DISK, 1, nf, 1, &obj, handles);
+    struct dvals tot = {0};
+    for (size_t i = 0; rc == PL_OK && i < nld; i++) {
+        const struct ldisk *l = &g.ld[i];
+        const struct pl__diskstat *d = &g.ds.d[l->ds];
+        int inst;
+        rc = pl_builder_add_instance(g.b, obj, g.mnts.m[l->mnt].mountpoint,
+                                     l->parent >= 0 ? PL_OBJ_PHYSICAL_DISK : 0,
+                                     l->parent >= 0 ? (uint32_t)l->parent : 0, PERF_NO_UNIQUE_ID, &inst);
+        if (rc != PL_OK) break;
+        struct dvals v = {0};
+        fill_io(&v, d, stamp);
+        v.free_mb = l->free_mb;
+        v.total_mb = l->total_mb;
+        v.size_mb = l->total_mb;
+        rc = set_values(obj, inst, handles, 1, nf, 1, &v);
+        add_fields(&tot, v.f);
+        tot.stamp += v.stamp;
+        tot.idle += v.idle;
+        tot.free_mb += v.free_mb;
+        tot.total_mb += v.total_mb;
+        tot.size_mb += v.size_mb;
+    }
+    if (rc == PL_OK) {
+        int inst;
+        rc = pl_builder_add_instance(g.b, obj, "_Total", 0, 0, PERF_NO_UNIQUE_ID, &inst);
+        if (rc == PL_OK) rc = set_values(obj, inst, handles, 1, nf, 1, &tot);
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------ entry points */
+
+static DWORD do_open(LPWSTR device_names)
+{
+    (void)device_names;
+    (void)check_open;
+    (void)check_collect;
+    (void)check_close;
+    if (g.open) return ERROR_SUCCESS;
+    g.b = pl_builder_new();
+    if (!g.b) return ERROR_OUTOFMEMORY;
+    g.open = 1;
+    return ERROR_SUCCESS;
+}
+
+static DWORD nothing(LPDWORD bytes, LPDWORD objects)
+{
+    *bytes = 0;
+    *objects = 0;
+    return ERROR_SUCCESS;
+}
+
+static DWORD do_collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects)
+{
+    if (!data || !bytes || !objects) return ERROR_INVALID_PARAMETER;
+    if (!g.open) {
+        *bytes = 0;
+        *objects = 0;
+        return ERROR_INVALID_HANDLE;
+    }
+    pl_query_items q;
+    pl_query_parse_w(query, &q);
+    int want_logical = pl_query_wants(&q, PL_OBJ_LOGICAL_DISK, 0);
+    /* A LogicalDisk instance names its parent PhysicalDisk by position, so a
+     * query for LogicalDisk brings PhysicalDisk along (as Thread brings
+     * Process). */
+    int want_physical = pl_query_wants(&q, PL_OBJ_PHYSICAL_DISK, 0) || want_logical;
+    if (!want_physical) return nothing(bytes, objects);
+
+    const char *root = pl__sysroot();
+    int rootfd = pl__root_open(root, "");
+    if (rootfd < 0) return nothing(bytes, objects);
+    int rc = pl__read_diskstats(rootfd, &g.ds);
+    uint64_t stamp = (uint64_t)pl__perf_time_now();
+    int sbfd = rc == 0 ? pl__root_open(root, "sys/block") : -1;
+    if (rc != 0 || sbfd < 0) {
+        /* Without diskstats or /sys/block there is no honest disk list. */
+        close(rootfd);
+        if (sbfd >= 0) close(sbfd);
+        return rc == -ENOMEM ? ERROR_OUTOFMEMORY : nothing(bytes, objects);
+    }
+    unsigned nf = min_nfields();
+    DWORD ret = ERROR_SUCCESS;
+
+    /* Whole disks, in diskstats order. */
+    size_t npd = 0;
+    int have_size = 1;
+    if (ensure((void **)&g.pd, &g.pd_cap, g.ds.n + 1, sizeof *g.pd) ||
+        ensure((void **)&g.names, &g.names_cap, g.ds.n + 1, sizeof *g.names)) {
+        ret = ERROR_OUTOFMEMORY;
+        goto out;
+    }
+    for (size_t i = 0; i < g.ds.n; i++) {
+        const struct pl__diskstat *d = &g.ds.d[i];
+        if (pl__sysblock_is_disk(sbfd, d->name) != 1 || placeholder(d)) continue;
+        struct pdisk *p = &g.pd[npd];
+        p->ds = i;
+        uint64_t sectors;
+        int src = pl__sysblock_size(sbfd, d->name, &sectors);
+        if (src == -ENOENT && pl__sysblock_is_disk(sbfd, d->name) != 1) continue; /* vanished */
+        p->have_size = src == 0;
+        p->size_mb = src == 0 ? sectors * SECTOR / MB : 0;
+        if (!p->have_size) have_size = 0;
+        g.names[npd] = d->name;
+        npd++;
+    }
+
+    /* Mounted filesystems on those devices, one per device. */
+    size_t nld = 0;
+    if (want_logical && pl__read_mounts(rootfd, &g.mnts) == 0) {
+        if (ensure((void **)&g.ld, &g.ld_cap, g.mnts.n + 1, sizeof *g.ld)) {
+            ret = ERROR_OUTOFMEMORY;
+            goto out;
+        }
+        for (size_t i = 0; i < g.mnts.n; i++) {
+            const struct pl__mount *m = &g.mnts.m[i];
+            long ds = mount_device(m);
+            if (ds < 0) continue;
+            /* De-duplicate by device: the first mount of its root ("/")
+             * wins over bind mounts of a subdirectory. */
+            long dup = -1;
+            for (size_t k = 0; k < nld; k++)
+                if (g.ld[k].ds == (size_t)ds) dup = (long)k;
+            if (dup >= 0 && (g.mnts.m[g.ld[dup].mnt].root_is_slash || !m->root_is_slash)) continue;
+            struct ldisk l;
+            l.ds = (size_t)ds;
+            l.mnt = i;
+            if (space_of(root, m->mountpoint, &l.free_mb, &l.total_mb) != 0) continue;
+            long parent = pl__sysblock_parent(sbfd, g.ds.d[ds].name, g.names, npd);
+            l.parent = parent;
+            if (dup >= 0) g.ld[dup] = l;
+            else g.ld[nld++] = l;
+        }
+    }
+
+    pl_builder_reset(g.b);
+    int brc = build_physical(npd, nf, have_size, stamp);
+    if (brc == PL_OK && want_logical) brc = build_logical(nld, nf, stamp);
+    if (brc != PL_OK) {
+        ret = brc == PL_E_NOMEM ? ERROR_OUTOFMEMORY : ERROR_INVALID_PARAMETER;
+        goto out;
+    }
+    ret = pl_provider_emit(g.b, data, bytes, objects);
+out:
+    if (ret != ERROR_SUCCESS) {
+        *bytes = 0;
+        *objects = 0;
+    }
+    close(sbfd);
+    close(rootfd);
+    return ret;
+}
+
+static DWORD do_close(void)
+{
+    pl_builder_free(g.b);
+    pl__diskstats_free(&g.ds);
+    pl__mounts_free(&g.mnts);
+    free(g.pd);
+    free(g.ld);
+    free(g.names);
+    memset(&g, 0, sizeof g);
+    return ERROR_SUCCESS;
+}
+
+DWORD PerfDiskOpen(LPWSTR device_names)
+{
+    pthread_mutex_lock(&lock);
+    DWORD rc = do_open(device_names);
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+DWORD PerfDiskCollect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects)
+{
+    pthread_mutex_lock(&lock);
+    DWORD rc = do_collect(query, data, bytes, objects);
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+DWORD PerfDiskClose(void)
+{
+    pthread_mutex_lock(&lock);
+    DWORD rc = do_close();
+    pthread_mutex_unlock(&lock);
+    return rc;
+}

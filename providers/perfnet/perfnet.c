@@ -1,0 +1,491 @@
+/* perflib built-in provider: Network Interface (510), IPv4 (546), IPv6 (548),
+ * ICMP (582), ICMPv6 (1534), TCPv4 (638), UDPv4 (658), UDPv6 (1532).
+ *
+ * Sources: /proc/net/dev (per-interface counters), /sys/class/net/<if>
+ * (speed, mtu), /proc/net/snmp (Ip, Icmp, Tcp, Udp: looked up by column
+ * name) and /proc/net/snmp6 (Ip6*, Icmp6*, Udp6*). Every decision is
+ * described in docs/providers/perfnet.md; the short form:
+ * - Network Interface: one instance per /proc/net/dev line, named by the
+ *   interface name, no _Total (Windows has none). An interface whose
+ *   /sys/class/net directory has gone by the time it is read is left out.
+ * - TCPv6 (1530) is not offered: Linux counts TCP once for both IP versions
+ *   (the Tcp: line of /proc/net/snmp), so TCPv4 reports those totals.
+ * - A counter whose source column is missing from the file is left out of
+ *   the object (never a made-up zero); an object with no counter left is
+ *   left out.
+ * Calls are serialised by a mutex (the host serialises them too). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "linux/collect_io.h"
+#include "perflib/block.h"
+#include "perflib/indices.h"
+#include "perflib/provider.h"
+#include "platform.h"
+
+PL_PROVIDER_EXPORT DWORD PerfNetOpen(LPWSTR device_names);
+PL_PROVIDER_EXPORT DWORD PerfNetCollect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects);
+PL_PROVIDER_EXPORT DWORD PerfNetClose(void);
+
+static const PM_OPEN_PROC check_open = PerfNetOpen;
+static const PM_COLLECT_PROC check_collect = PerfNetCollect;
+static const PM_CLOSE_PROC check_close = PerfNetClose;
+
+#define RATE PERF_COUNTER_BULK_COUNT
+#define RAW PERF_COUNTER_LARGE_RAWCOUNT
+
+/* ------------------------------------------------------ Network Interface */
+
+enum nsrc {
+    N_BYTES_TOTAL, N_PACKETS, N_PACKETS_RX, N_PACKETS_TX, N_BANDWIDTH, N_BYTES_RX, N_UNICAST_RX,
+    N_NONUNICAST_RX, N_DISCARD_RX, N_ERRORS_RX, N_BYTES_TX, N_DISCARD_TX, N_ERRORS_TX, N_MULTICAST_RX,
+    N_COLLISIONS, N_CARRIER, N_MTU,
+};
+
+struct ndef {
+    uint32_t index;
+    uint32_t type;
+    enum nsrc src;
+};
+
+static const struct ndef if_counters[] = {
+    {PL_CTR_BYTES_TOTAL_PER_SEC, RATE, N_BYTES_TOTAL},
+    {PL_CTR_PACKETS_PER_SEC, RATE, N_PACKETS},
+    {PL_CTR_PACKETS_RECEIVED_PER_SEC, RATE, N_PACKETS_RX},
+    {PL_CTR_PACKETS_SENT_PER_SEC, RATE, N_PACKETS_TX},
+    {PL_CTR_CURRENT_BANDWIDTH, RAW, N_BANDWIDTH},
+    {PL_CTR_BYTES_RECEIVED_PER_SEC, RATE, N_BYTES_RX},
+    {PL_CTR_PACKETS_RECEIVED_UNICAST_PER_SEC, RATE, N_UNICAST_RX},
+    {PL_CTR_PACKETS_RECEIVED_NON_UNICAST_PER_SEC, RATE, N_NONUNICAST_RX},
+    {PL_CTR_PACKETS_RECEIVED_DISCARDED, RAW, N_DISCARD_RX},
+    {PL_CTR_PACKETS_RECEIVED_ERRORS, RAW, N_ERRORS_RX},
+    {PL_CTR_BYTES_SENT_PER_SEC, RATE, N_BYTES_TX},
+    {PL_CTR_PACKETS_OUTBOUND_DISCARDED, RAW, N_DISCARD_TX},
+    {PL_CTR_PACKETS_OUTBOUND_ERRORS, RAW, N_ERRORS_TX},
+    {PL_CTR_MULTICAST_PACKETS_RECEIVED_PER_SEC, RATE, N_MULTICAST_RX},
+    {PL_CTR_COLLISIONS, RAW, N_COLLISIONS},
+    {PL_CTR_CARRIER_ERRORS, RAW, N_CARRIER},
+    {PL_CTR_MTU, PERF_COUNTER_RAWCOUNT, N_MTU},
+};
+#define N_IF_COUNTERS (sizeof if_counters / sizeof if_counters[0])
+
+static uint64_t if_value(enum nsrc s, const struct pl__netdev *d, const struct pl__netif_attrs *a)
+{
+    const uint64_t *f = d->f;
+    switch (s) {
+    case N_BYTES_TOTAL: return f[PL__ND_RX_BYTES] + f[PL__ND_TX_BYTES];
+    case N_PACKETS: return f[PL__ND_RX_PACKETS] + f[PL__ND_TX_PACKETS];
+    case N_PACKETS_RX: return f[PL__ND_RX_PACKETS];
+    case N_PACKETS_TX: return f[PL__ND_TX_PACKETS];
+    /* 0 when the kernel knows no speed (-1, or EINVAL for virtual and
+     * down links): documented as "not known"; no real link has speed 0. */
+    case N_BANDWIDTH: return (a->have & PL__NETIF_HAVE_SPEED) ? a->speed_mbps * 1000000ull : 0;
+    case N_BYTES_RX: return f[PL__ND_RX_BYTES];
+    case N_UNICAST_RX:
+        return f[PL__ND_RX_PACKETS] > f[PL__ND_RX_MULTICAST] ? f[PL__ND_RX_PACKETS] - f[PL__ND_RX_MULTICAST] : 0;
+    case N_NONUNICAST_RX: return f[PL__ND_RX_MULTICAST];
+    case N_DISCARD_RX: return f[PL__ND_RX_DROP];
+    case N_ERRORS_RX: return f[PL__ND_RX_ERRS];
+    case N_BYTES_TX: return f[PL__ND_TX_BYTES];
+    case N_DISCARD_TX: return f[PL__ND_TX_DROP];
+    case N_ERRORS_TX: return f[PL__ND_TX_ERRS];
+    case N_MULTICAST_RX: return f[PL__ND_RX_MULTICAST];
+    case N_COLLISIONS: return f[PL__ND_TX_COLLS];
+    case N_CARRIER: return f[PL__ND_TX_CARRIER];
+    case N_MTU: return (a->have & PL__NETIF_HAVE_MTU) ? a->mtu : 0;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------- protocol objects */
+
+struct sdef {
+    uint32_t index;
+    uint32_t type;
+    const char *a;        /* column name */
+    const char *b;        /* NULL, or a second column added to a */
+    int b_optional;       /* b is added when present */
+};
+
+struct pobj {
+    uint32_t index;
+    int v6;               /* from snmp6 (proto ""), else snmp */
+    const char *proto;
+    const struct sdef *defs;
+    size_t n;
+};
+
+static const struct sdef ipv4[] = {
+    {PL_CTR_DATAGRAMS_PER_SEC, RATE, "InReceives", "OutRequests", 0},
+    {PL_CTR_DATAGRAMS_RECEIVED_PER_SEC, RATE, "InReceives", NULL, 0},
+    {PL_CTR_DATAGRAMS_RECEIVED_HEADER_ERRORS, RAW, "InHdrErrors", NULL, 0},
+    {PL_CTR_DATAGRAMS_RECEIVED_ADDRESS_ERRORS, RAW, "InAddrErrors", NULL, 0},
+    {PL_CTR_DATAGRAMS_FORWARDED_PER_SEC, RATE, "ForwDatagrams", NULL, 0},
+    {PL_CTR_DATAGRAMS_RECEIVED_UNKNOWN_PROTOCOL, RAW, "InUnknownProtos", NULL, 0},
+    {PL_CTR_DATAGRAMS_RECEIVED_DISCARDED, RAW, "InDiscards", NULL, 0},
+    {PL_CTR_DATAGRAMS_RECEIVED_DELIVERED_PER_SEC, RATE, "InDelivers", NULL, 0},
+    {PL_CTR_DATAGRAMS_SENT_PER_SEC, RATE, "OutRequests", NULL, 0},
+    {PL_CTR_DATAGRAMS_OUTBOUND_DISCARDED, RAW, "OutDiscards", NULL, 0},
+    {PL_CTR_DATAGRAMS_OUTBOUND_NO_ROUTE, RAW, "OutNoRoutes", NULL, 0},
+    {PL_CTR_FRAGMENTS_RECEIVED_PER_SEC, RATE, "ReasmReqds", NULL, 0},
+    {PL_CTR_FRAGMENTS_REASSEMBLED_PER_SEC, RATE, "ReasmOKs", NULL, 0},
+    {PL_CTR_FRAGMENT_REASSEMBLY_FAILURES, RAW, "ReasmFails", NULL, 0},
+    {PL_CTR_FRAGMENTED_DATAGRAMS_PER_SEC, RATE, "FragOKs", NULL, 0},
+    {PL_CTR_FRAGMENTATION_FAILURES, RAW, "FragFails", NULL, 0},
+    {PL_CTR_FRAGMENTS_CREATED_PER_SEC, RATE, "FragCreates", NULL, 0},
+};
+
+static const struct sdef ipv6[] = {
+    {PL_CTR_DATAGRAMS_PER_SEC, RATE, "Ip6InReceives", "Ip6OutRequests", 0},
+    {PL_CTR_DATAGRAMS_RECEIVED_PER_SEC, RATE, "Ip6InReceives", NULL, 0},
+    {PL_CTR_DATAGRAMS_RECEIVED_HEADER_ERRORS, RAW, "Ip6InHdrErrors", NULL, 0},
+    {PL_CTR_DATAGRAMS_RECEIVED_ADDRESS_ERRORS, RAW, "Ip6InAddrErrors", NULL, 0},
+    {PL_CTR_DATAGRAMS_FORWARDED_PER_SEC, RATE, "Ip6OutForwDatagrams", NULL, 0},
+    {PL_CTR_DATAGRAMS_RECEIVED_UNKNOWN_PROTOCOL, RAW, "Ip6InUnknownProtos", NULL, 0},
+    {PL_CTR_DATAGRAMS_RECEIVED_DISCARDED, RAW, "Ip6InDiscards", NULL, 0},
+    {PL_CTR_DATAGRAMS_RECEIVED_DELIVERED_PER_SEC, RATE, "Ip6InDelivers", NULL, 0},
+    {PL_CTR_DATAGRAMS_SENT_PER_SEC, RATE, "Ip6OutRequests", NULL, 0},
+    {PL_CTR_DATAGRAMS_OUTBOUND_DISCARDED, RAW, "Ip6OutDiscards", NULL, 0},
+    {PL_CTR_DATAGRAMS_OUTBOUND_NO_ROUTE, RAW, "Ip6OutNoRoutes", NULL, 0},
+    {PL_CTR_FRAGMENTS_RECEIVED_PER_SEC, RATE, "Ip6ReasmReqds", NULL, 0},
+    {PL_CTR_FRAGMENTS_REASSEMBLED_PER_SEC, RATE, "Ip6ReasmOKs", NULL, 0},
+    {PL_CTR_FRAGMENT_REASSEMBLY_FAILURES, RAW, "Ip6ReasmFails", NULL, 0},
+    {PL_CTR_FRAGMENTED_DATAGRAMS_PER_SEC, RATE, "Ip6FragOKs", NULL, 0},
+    {PL_CTR_FRAGMENTATION_FAILURES, RAW, "Ip6FragFails", NULL, 0},
+    {PL_CTR_FRAGMENTS_CREATED_PER_SEC, RATE, "Ip6FragCreates", NULL, 0},
+};
+
+static const struct sdef icmp4[] = {
+    {PL_CTR_MESSAGES_PER_SEC, RATE, "InMsgs", "OutMsgs", 0},
+    {PL_CTR_MESSAGES_RECEIVED_PER_SEC, RATE, "InMsgs", NULL, 0},
+    {PL_CTR_MESSAGES_RECEIVED_ERRORS, RAW, "InErrors", NULL, 0},
+    {PL_CTR_RECEIVED_DEST_UNREACHABLE, RAW, "InDestUnreachs", NULL, 0},
+    {PL_CTR_RECEIVED_TIME_EXCEEDED, RAW, "InTimeExcds", NULL, 0},
+    {PL_CTR_RECEIVED_PARAMETER_PROBLEM, RAW, "InParmProbs", NULL, 0},
+    {PL_CTR_RECEIVED_SOURCE_QUENCH, RAW, "InSrcQuenchs", NULL, 0},
+    {PL_CTR_RECEIVED_REDIRECT_PER_SEC, RATE, "InRedirects", NULL, 0},
+    {PL_CTR_RECEIVED_ECHO_PER_SEC, RATE, "InEchos", NULL, 0},
+    {PL_CTR_RECEIVED_ECHO_REPLY_PER_SEC, RATE, "InEchoReps", NULL, 0},
+    {PL_CTR_RECEIVED_TIMESTAMP_PER_SEC, RATE, "InTimestamps", NULL, 0},
+    {PL_CTR_RECEIVED_TIMESTAMP_REPLY_PER_SEC, RATE, "InTimestampReps", NULL, 0},
+    {PL_CTR_RECEIVED_ADDRESS_MASK, RAW, "InAddrMasks", NULL, 0},
+    {PL_CTR_RECEIVED_ADDRESS_MASK_REPLY, RAW, "InAddrMaskReps", NULL, 0},
+    {PL_CTR_MESSAGES_SENT_PER_SEC, RATE, "OutMsgs", NULL, 0},
+    {PL_CTR_MESSAGES_OUTBOUND_ERRORS, RAW, "OutErrors", NULL, 0},
+    {PL_CTR_SENT_DESTINATION_UNREACHABLE, RAW, "OutDestUnreachs", NULL, 0},
+    {PL_CTR_SENT_TIME_EXCEEDED, RAW, "OutTimeExcds", NULL, 0},
+    {PL_CTR_SENT_PARAMETER_PROBLEM, RAW, "OutParmProbs", NULL, 0},
+    {PL_CTR_SENT_SOURCE_QUENCH, RAW, "OutSrcQuenchs", NULL, 0},
+    {PL_CTR_SENT_REDIRECT_PER_SEC, RATE, "OutRedirects", NULL, 0},
+    {PL_CTR_SENT_ECHO_PER_SEC, RATE, "OutEchos", NULL, 0},
+    {PL_CTR_SENT_ECHO_REPLY_PER_SEC, RATE, "OutEchoReps", NULL, 0},
+    {PL_CTR_SENT_TIMESTAMP_PER_SEC, RATE, "OutTimestamps", NULL, 0},
+    {PL_CTR_SENT_TIMESTAMP_REPLY_PER_SEC, RATE, "OutTimestampReps", NULL, 0},
+    {PL_CTR_SENT_ADDRESS_MASK, RAW, "OutAddrMasks", NULL, 0},
+    {PL_CTR_SENT_ADDRESS_MASK_REPLY, RAW, "OutAddrMaskReps", NULL, 0},
+};
+
+static const struct sdef icmp6[] = {
+    {PL_CTR_MESSAGES_PER_SEC, RATE, "Icmp6InMsgs", "Icmp6OutMsgs", 0},
+    {PL_CTR_MESSAGES_RECEIVED_PER_SEC, RATE, "Icmp6InMsgs", NULL, 0},
+    {PL_CTR_MESSAGES_RECEIVED_ERRORS, RAW, "Icmp6InErrors", NULL, 0},
+    {PL_CTR_RECEIVED_DEST_UNREACHABLE, RAW, "Icmp6InDestUnreachs", NULL, 0},
+    {PL_CTR_RECEIVED_PACKET_TOO_BIG, RAW, "Icmp6InPktTooBigs", NULL, 0},
+    {PL_CTR_RECEIVED_TIME_EXCEEDED, RAW, "Icmp6InTimeExcds", NULL, 0},
+    {PL_CTR_RECEIVED_PARAMETER_PROBLEM, RAW, "Icmp6InParmProblems", NULL, 0},
+    {PL_CTR_RECEIVED_ECHO_PER_SEC, RATE, "Icmp6InEchos", NULL, 0},
+    {PL_CTR_RECEIVED_ECHO_REPLY_PER_SEC, RATE, "Icmp6InEchoReplies", NULL, 0},
+    {PL_CTR_RECEIVED_MEMBERSHIP_QUERY, RAW, "Icmp6InGroupMembQueries", NULL, 0},
+    {PL_CTR_RECEIVED_MEMBERSHIP_REPORT, RAW, "Icmp6InGroupMembResponses", "Icmp6InMLDv2Reports", 1},
+    {PL_CTR_RECEIVED_MEMBERSHIP_REDUCTION, RAW, "Icmp6InGroupMembReductions", NULL, 0},
+    {PL_CTR_RECEIVED_ROUTER_SOLICIT, RAW, "Icmp6InRouterSolicits", NULL, 0},
+    {PL_CTR_RECEIVED_ROUTER_ADVERT, RAW, "Icmp6InRouterAdvertisements", NULL, 0},
+    {PL_CTR_RECEIVED_NEIGHBOR_SOLICIT, RAW, "Icmp6InNeighborSolicits", NULL, 0},
+    {PL_CTR_RECEIVED_NEIGHBOR_ADVERT, RAW, "Icmp6InNeighborAdvertisements", NULL, 0},
+    {PL_CTR_RECEIVED_REDIRECT_PER_SEC, RATE, "Icmp6InRedirects", NULL, 0},
+    {PL_CTR_MESSAGES_SENT_PER_SEC, RATE, "Icmp6OutMsgs", NULL, 0},
+    {PL_CTR_MESSAGES_OUTBOUND_ERRORS, RAW, "Icmp6OutErrors", NULL, 0},
+    {PL_CTR_SENT_DESTINATION_UNREACHABLE, RAW, "Icmp6OutDestUnreachs", NULL, 0},
+    {PL_CTR_SENT_PACKET_TOO_BIG, RAW, "Icmp6OutPktTooBigs", NULL, 0},
+    {PL_CTR_SENT_TIME_EXCEEDED, RAW, "Icmp6OutTimeExcds", NULL, 0},
+    {PL_CTR_SENT_PARAMETER_PROBLEM, RAW, "Icmp6OutParmProblems", NULL, 0},
+    {PL_CTR_SENT_ECHO_PER_SEC, RATE, "Icmp6OutEchos", NULL, 0},
+    {PL_CTR_SENT_ECHO_REPLY_PER_SEC, RATE, "Icmp6OutEchoReplies", NULL, 0},
+    {PL_CTR_SENT_MEMBERSHIP_QUERY, RAW, "Icmp6OutGroupMembQueries", NULL, 0},
+    {PL_CTR_SENT_MEMBERSHIP_REPORT, RAW, "Icmp6OutGroupMembResponses", "Icmp6OutMLDv2Reports", 1},
+    {PL_CTR_SENT_MEMBERSHIP_REDUCTION, RAW, "Icmp6OutGroupMembReductions", NULL, 0},
+    {PL_CTR_SENT_ROUTER_SOLICIT, RAW, "Icmp6OutRouterSolicits", NULL, 0},
+    {PL_CTR_SENT_ROUTER_ADVERT, RAW, "Icmp6OutRouterAdvertisements", NULL, 0},
+    {PL_CTR_SENT_NEIGHBOR_SOLICIT, RAW, "Icmp6OutNeighborSolicits", NULL, 0},
+    {PL_CTR_SENT_NEIGHBOR_ADVERT, RAW, "Icmp6OutNeighborAdvertisements", NULL, 0},
+    {PL_CTR_SENT_REDIRECT_PER_SEC, RATE, "Icmp6OutRedirects", NULL, 0},
+};
+
+static const struct sdef tcp4[] = {
+    {PL_CTR_SEGMENTS_PER_SEC, RATE, "InSegs", "OutSegs", 0},
+    {PL_CTR_CONNECTIONS_ESTABLISHED, RAW, "CurrEstab", NULL, 0},
+    {PL_CTR_CONNECTIONS_ACTIVE, RAW, "ActiveOpens", NULL, 0},
+    {PL_CTR_CONNECTIONS_PASSIVE, RAW, "PassiveOpens", NULL, 0},
+    {PL_CTR_CONNECTION_FAILURES, RAW, "AttemptFails", NULL, 0},
+    {PL_CTR_CONNECTIONS_RESET, RAW, "EstabResets", NULL, 0},
+    {PL_CTR_SEGMENTS_RECEIVED_PER_SEC, RATE, "InSegs", NULL, 0},
+    {PL_CTR_SEGMENTS_SENT_PER_SEC, RATE, "OutSegs", NULL, 0},
+    {PL_CTR_SEGMENTS_RETRANSMITTED_PER_SEC, RATE, "RetransSegs", NULL, 0},
+};
+
+static const struct sdef udp4[] = {
+    {PL_CTR_DATAGRAMS_PER_SEC, RATE, "InDatagrams", "OutDatagrams", 0},
+    {PL_CTR_DATAGRAMS_RECEIVED_PER_SEC, RATE, "InDatagrams", NULL, 0},
+    {PL_CTR_DATAGRAMS_NO_PORT_PER_SEC, RATE, "NoPorts", NULL, 0},
+    {PL_CTR_DATAGRAMS_RECEIVED_ERRORS, RAW, "InErrors", NULL, 0},
+    {PL_CTR_DATAGRAMS_SENT_PER_SEC, RATE, "OutDatagrams", NULL, 0},
+};
+
+static const struct sdef udp6[] = {
+    {PL_CTR_DATAGRAMS_PER_SEC, RATE, "Udp6InDatagrams", "Udp6OutDatagrams", 0},
+    {PL_CTR_DATAGRAMS_RECEIVED_PER_SEC, RATE, "Udp6InDatagrams", NULL, 0},
+    {PL_CTR_DATAGRAMS_NO_PORT_PER_SEC, RATE, "Udp6NoPorts", NULL, 0},
+    {PL_CTR_DATAGRAMS_RECEIVED_ERRORS, RAW, "Udp6InErrors", NULL, 0},
+    {PL_CTR_DATAGRAMS_SENT_PER_SEC, RATE, "Udp6OutDatagrams", NULL, 0},
+};
+
+#define ARR(a) a, sizeof a / sizeof a[0]
+static const struct pobj proto_objects[] = {
+    {PL_OBJ_IPV4, 0, "Ip", ARR(ipv4)},      {PL_OBJ_IPV6, 1, "", ARR(ipv6)},
+    {PL_OBJ_ICMP, 0, "Icmp", ARR(icmp4)},   {PL_OBJ_ICMPV6, 1, "", ARR(icmp6)},
+    {PL_OBJ_TCPV4, 0, "Tcp", ARR(tcp4)},    {PL_OBJ_UDPV4, 0, "Udp", ARR(udp4)},
+    {PL_OBJ_UDPV6, 1, "", ARR(udp6)},
+};
+#define N_PROTO_OBJECTS (sizeof proto_objects / sizeof proto_objects[0])
+
+/* A column's value; negative values (never expected for these counters) are
+ * treated as absent. */
+static int col(const struct pl__snmp *s, const char *proto, const char *name, uint64_t *v)
+{
+    int64_t x;
+    if (!pl__snmp_get(s, proto, name, &x) || x < 0) return 0;
+    *v = (uint64_t)x;
+    return 1;
+}
+
+static int sdef_value(const struct sdef *d, const struct pl__snmp *s, const char *proto, uint64_t *v)
+{
+    uint64_t a, b;
+    if (!col(s, proto, d->a, &a)) return 0;
+    if (d->b) {
+        if (col(s, proto, d->b, &b)) a += b;
+        else if (!d->b_optional) return 0;
+    }
+    *v = a;
+    return 1;
+}
+
+/* ------------------------------------------------------------------ state */
+
+/* Guards g: one collection at a time. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct {
+    int open;
+    pl_builder *b;
+    struct pl__netdevs nd;
+    struct pl__snmp snmp, snmp6;
+    struct pl__netif_attrs *attrs;
+    size_t attrs_cap;
+} g;
+
+static int build_proto(const struct pobj *po, const struct pl__snmp *s)
+{
+    uint64_t vals[64];
+    int present[64];
+    size_t have = 0;
+    for (size_t i = 0; i < po->n && i < 64; i++) {
+        present[i] = sdef_value(&po->defs[i], s, po->proto, &vals[i]);
+        have += (size_t)present[i];
+    }
+    if (have == 0) return PL_OK; /* nothing known: leave the object out */
+    pl_object_desc od = {0};
+    od.name_index = po->index;
+    od.help_index = PL_HELP(po->index);
+    od.detail_level = PERF_DETAIL_NOVICE;
+    od.default_counter = 0;
+    od.has_instances = 0;
+    int obj;
+    int rc = pl_builder_add_object(g.b, &od, &obj);
+    int handles[64];
+    for (size_t i = 0; rc == PL_OK && i < po->n && i < 64; i++) {
+        if (!present[i]) continue;
+        pl_counter_desc cd = {0};
+        cd.name_index = po->defs[i].index;
+        cd.help_index = PL_HELP(po->defs[i].index);
+        cd.type = po->defs[i].type;
+        cd.detail_level = PERF_DETAIL_NOVICE;
+        rc = pl_builder_add_counter(g.b, obj, &cd, &handles[i]);
+    }
+    for (size_t i = 0; rc == PL_OK && i < po->n && i < 64; i++)
+        if (present[i]) rc = pl_builder_set_u64(g.b, obj, -1, handles[i], vals[i]);
+    return rc;
+}
+
+static int build_interfaces(int have_sys, int have_speed, int have_mtu)
+{
+    pl_object_desc od = {0};
+    od.name_index = PL_OBJ_NETWORK_INTERFACE;
+    od.help_index = PL_HELP(PL_OBJ_NETWORK_INTERFACE);
+    od.detail_level = PERF_DETAIL_NOVICE;
+    od.default_counter = 0;
+    od.has_instances = 1;
+    int obj;
+    int rc = pl_builder_add_object(g.b, &od, &obj);
+    int handles[N_IF_COUNTERS];
+    int use[N_IF_COUNTERS];
+    for (size_t i = 0; rc == PL_OK && i < N_IF_COUNTERS; i++) {
+        use[i] = 1;
+        if (if_counters[i].src == N_BANDWIDTH && !have_speed) use[i] = 0;
+        if (if_counters[i].src == N_MTU && !have_mtu) use[i] = 0;
+        if (!use[i]) continue;
+        pl_counter_desc cd = {0};
+        cd.name_index = if_counters[i].index;
+        cd.help_index = PL_HELP(if_counters[i].index);
+        cd.type = if_counters[i].type;
+        cd.detail_level = PERF_DETAIL_NOVICE;
+        rc = pl_builder_add_counter(g.b, obj, &cd, &handles[i]);
+    }
+    for (size_t k = 0; rc == PL_OK && k < g.nd.n; k++) {
+        const struct pl__netif_attrs *a = &g.attrs[k];
+        if (have_sys && a->have == UINT32_MAX) continue; /* vanished */
+        int inst;
+        rc = pl_builder_add_instance(g.b, obj, g.nd.d[k].name, 0, 0, PERF_NO_UNIQUE_ID, &inst);
+        for (size_t i = 0; rc == PL_OK && i < N_IF_COUNTERS; i++)
+            if (use[i]) rc = pl_builder_set_u64(g.b, obj, inst, handles[i], if_value(if_counters[i].src, &g.nd.d[k], a));
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------ entry points */
+
+static DWORD do_open(LPWSTR device_names)
+{
+    (void)device_names;
+    (void)check_open;
+    (void)check_collect;
+    (void)check_close;
+    if (g.open) return ERROR_SUCCESS;
+    g.b = pl_builder_new();
+    if (!g.b) return ERROR_OUTOFMEMORY;
+    g.open = 1;
+    return ERROR_SUCCESS;
+}
+
+static DWORD do_collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects)
+{
+    if (!data || !bytes || !objects) return ERROR_INVALID_PARAMETER;
+    *objects = 0;
+    if (!g.open) {
+        *bytes = 0;
+        return ERROR_INVALID_HANDLE;
+    }
+    pl_query_items q;
+    pl_query_parse_w(query, &q);
+    int want_if = pl_query_wants(&q, PL_OBJ_NETWORK_INTERFACE, 0);
+    int want_v4 = 0, want_v6 = 0;
+    for (size_t i = 0; i < N_PROTO_OBJECTS; i++) {
+        if (!pl_query_wants(&q, proto_objects[i].index, 0)) continue;
+        if (proto_objects[i].v6) want_v6 = 1;
+        else want_v4 = 1;
+    }
+    if (!want_if && !want_v4 && !want_v6) {
+        *bytes = 0;
+        return ERROR_SUCCESS;
+    }
+    const char *root = pl__sysroot();
+    int rootfd = pl__root_open(root, "");
+    if (rootfd < 0) {
+        *bytes = 0;
+        return ERROR_SUCCESS;
+    }
+    DWORD ret = ERROR_SUCCESS;
+    pl_builder_reset(g.b);
+    int brc = PL_OK;
+
+    if (want_if && pl__read_net_dev(rootfd, &g.nd) == 0) {
+        int cnfd = pl__root_open(root, "sys/class/net");
+        int have_sys = cnfd >= 0, have_speed = 0, have_mtu = 0;
+        size_t need = g.nd.n ? g.nd.n : 1;
+        if (need > g.attrs_cap) {
+            struct pl__netif_attrs *na = realloc(g.attrs, need * sizeof *na);
+            if (!na) {
+                brc = PL_E_NOMEM;
+            } else {
+                g.attrs = na;
+                g.attrs_cap = need;
+            }
+        }
+        for (size_t k = 0; brc == PL_OK && k < g.nd.n; k++) {
+            memset(&g.attrs[k], 0, sizeof g.attrs[k]);
+            if (!have_sys) continue;
+            if (pl__read_netif_attrs(cnfd, g.nd.d[k].name, &g.attrs[k]) != 0) {
+                g.attrs[k].have = UINT32_MAX; /* gone since /proc/net/dev was read */
+                continue;
+            }
+            if (g.attrs[k].have & PL__NETIF_HAVE_SPEED) have_speed = 1;
+            if (g.attrs[k].have & PL__NETIF_HAVE_MTU) have_mtu = 1;
+        }
+        if (cnfd >= 0) close(cnfd);
+        if (brc == PL_OK) brc = build_interfaces(have_sys, have_speed, have_mtu);
+    }
+    int have4 = want_v4 && pl__read_net_snmp(rootfd, &g.snmp) == 0;
+    int have6 = want_v6 && pl__read_net_snmp6(rootfd, &g.snmp6) == 0;
+    for (size_t i = 0; brc == PL_OK && i < N_PROTO_OBJECTS; i++) {
+        const struct pobj *po = &proto_objects[i];
+        if (!pl_query_wants(&q, po->index, 0)) continue;
+        if (po->v6 ? !have6 : !have4) continue;
+        brc = build_proto(po, po->v6 ? &g.snmp6 : &g.snmp);
+    }
+    close(rootfd);
+    if (brc != PL_OK) ret = brc == PL_E_NOMEM ? ERROR_OUTOFMEMORY : ERROR_INVALID_PARAMETER;
+    else ret = pl_provider_emit(g.b, data, bytes, objects);
+    if (ret != ERROR_SUCCESS) {
+        *bytes = 0;
+        *objects = 0;
+    }
+    return ret;
+}
+
+static DWORD do_close(void)
+{
+    pl_builder_free(g.b);
+    pl__netdevs_free(&g.nd);
+    pl__snmp_free(&g.snmp);
+    pl__snmp_free(&g.snmp6);
+    free(g.attrs);
+    memset(&g, 0, sizeof g);
+    return ERROR_SUCCESS;
+}
+
+DWORD PerfNetOpen(LPWSTR device_names)
+{
+    pthread_mutex_lock(&lock);
+    DWORD rc = do_open(device_names);
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+DWORD PerfNetCollect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects)
+{
+    pthread_mutex_lock(&lock);
+    DWORD rc = do_collect(query, data, bytes, objects);
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+DWORD PerfNetClose(void)
+{
+    pthread_mutex_lock(&lock);
+    DWORD rc = do_close();
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
