@@ -27,13 +27,21 @@ typedef struct pl_store pl_store;
 #define PL_STORE_READONLY 1   /* open for reading only; never creates or migrates */
 
 /* Open (creating, seeding and migrating as needed) the store at `path`, or at
- * the default location when path is NULL. *out is valid only on PL_OK; close
- * it with pl_store_close(). */
+ * the default location when path is NULL (missing parent directories of a
+ * default location are created). *out is valid only on PL_OK; close it with
+ * pl_store_close(). Returns PL_E_NOT_FOUND for a read-only open of a missing
+ * file, PL_E_SCHEMA for a store newer than this library, for an old store
+ * opened read-only (open it for writing once to migrate) and for an SQLite
+ * file that is not a perflib store, PL_E_IO/PL_E_STORE when SQLite cannot
+ * use the file, PL_E_BUSY when another process held the lock for ~10 s.
+ * A handle may be used from several threads (calls are serialised); do not
+ * use one across fork(). */
 PL_EXTERN int pl_store_open(const char *path, int flags, pl_store **out, pl_error *err);
 PL_EXTERN void pl_store_close(pl_store *st);          /* accepts NULL */
 /* The path the store was opened at. Valid until pl_store_close(). */
 PL_EXTERN const char *pl_store_path(const pl_store *st);
-/* The path pl_store_open(NULL, ...) would use, written to out (snprintf rules). */
+/* The path pl_store_open(NULL, ...) would use, written to out (snprintf rules:
+ * at most cap-1 bytes plus a NUL; returns the full length). */
 PL_EXTERN int pl_store_default_path(char *out, size_t cap);
 /* The store's schema version, and the one this library writes. */
 PL_EXTERN int pl_store_schema_version(const pl_store *st);
@@ -51,9 +59,12 @@ PL_EXTERN int pl_store_perflib(pl_store *st, pl_perflib_info *out, pl_error *err
 /* The store's languages ("009", "007", ...), sorted; *langs is one allocation
  * freed with pl_free(). */
 PL_EXTERN int pl_store_languages(pl_store *st, char ***langs, size_t *n, pl_error *err);
-/* Add an empty language (its names fall back to English when read). */
+/* Add an empty language (its names fall back to English when read). Language
+ * ids are 1 to 7 hex digits, stored upper-case ("00c" -> "00C"); PL_E_INVAL
+ * for a bad id, PL_E_EXISTS when present. */
 PL_EXTERN int pl_store_add_language(pl_store *st, const char *lang, pl_error *err);
-/* The default language: "009" unless PERFLIB_LANG names one the store has. */
+/* The default language: "009" unless PERFLIB_LANG names one the store has.
+ * Valid until the next call on st or pl_store_close(). */
 PL_EXTERN const char *pl_store_default_language(pl_store *st);
 
 /* --------------------------------------------------------- title database */
@@ -86,14 +97,18 @@ PL_EXTERN uint32_t pl_titles_last_help(const pl_titles *t);
  * a MULTI_SZ "index\0text\0...\0\0". For names it starts with "1","1847" and
  * holds "1846"/"1847" -> "End Marker" (help: "1847" -> "End Marker") exactly as
  * stored. PL_MULTISZ_UTF16 writes UTF-16LE, else UTF-8. Size contract: *needed
- * is always set to the full size in bytes; PL_E_MORE_DATA when cap is smaller
- * (nothing written). */
+ * is always set to the full size in bytes, final NUL included (an empty table
+ * is one NUL unit); PL_E_MORE_DATA when buf is NULL or cap is smaller
+ * (nothing written). buf needs no alignment. PL_E_INVAL for a bad kind/flags
+ * or needed NULL. */
 #define PL_MULTISZ_UTF16 1
 PL_EXTERN int pl_titles_export_multisz(const pl_titles *t, int kind, int flags, void *buf, size_t cap,
                                        size_t *needed);
 
 /* Set or remove single entries (used by tools and tests); each is one
- * transaction. text NULL removes. */
+ * transaction. text NULL removes. Last Counter/Help are not changed.
+ * PL_E_NOT_FOUND when the language is missing, PL_E_RANGE for an index
+ * outside 1..0x7FFFFFFF, PL_E_ENCODING for text that is not UTF-8. */
 PL_EXTERN int pl_store_set_title(pl_store *st, const char *lang, int kind, uint32_t index, const char *text,
                                  pl_error *err);
 
@@ -127,7 +142,9 @@ PL_EXTERN int pl_store_provider(pl_store *st, const char *name, pl_provider_info
  * p->object_list is not NULL (what an administrator may set by hand).
  * Counter ranges and the disabled state are left as they are. */
 PL_EXTERN int pl_store_set_provider(pl_store *st, const pl_provider_info *p, pl_error *err);
-/* Remove a provider record that has no counters installed. */
+/* Remove a provider record that has no counters installed (PL_E_EXISTS if it
+ * has, PL_E_NOT_FOUND if absent). Provider names: 1..256 bytes of UTF-8, no
+ * control characters or backslashes; compared ASCII-case-insensitively. */
 PL_EXTERN int pl_store_remove_provider(pl_store *st, const char *name, pl_error *err);
 /* Disable (with a reason; the time is now) or enable a provider. */
 PL_EXTERN int pl_store_disable_provider(pl_store *st, const char *name, const char *reason, pl_error *err);
@@ -164,11 +181,21 @@ typedef struct pl_install_result {
  * the request's text in that language, else its "009" text; Perflib Last
  * Counter/Help and the provider's First/Last Counter/Help and Object List are
  * updated. PL_E_EXISTS if the provider already has counters installed. On any
- * error nothing is changed. */
+ * error nothing is changed. A provider record that does not exist yet is
+ * created (library etc. from the request, NULL if not given). Languages of
+ * the request that the store lacks are ignored. Refused with PL_E_INVAL: odd
+ * offsets (texts, objects or max_offset), an offset above max_offset, two
+ * texts for one (offset, language), a bad language id, indices that would
+ * pass 0x7FFFFFFF; PL_E_ENCODING for text that is not UTF-8; PL_E_EXISTS when
+ * titles already occupy the new range (a damaged store). res may be NULL. */
 PL_EXTERN int pl_store_install(pl_store *st, const pl_install_req *req, pl_install_result *res, pl_error *err);
 /* Remove exactly that provider's indices (names and help in every language)
  * and clear its ranges and Object List, in one transaction. Last Counter/Help
- * go back down when the provider held the top of the range. */
+ * go back down when the provider held the top of the range (to the highest
+ * index still used by a title or another provider), so install followed by
+ * uninstall leaves the store as it was. The provider record itself stays.
+ * PL_E_NOT_FOUND if the provider is absent or has no counters; PL_E_INVAL
+ * for a built-in provider. */
 PL_EXTERN int pl_store_uninstall(pl_store *st, const char *provider, pl_error *err);
 
 /* ----------------------------------------------------- whole-store access */
@@ -207,10 +234,13 @@ PL_EXTERN void pl_backup_free(pl_backup *bk);
  * not in it are removed) and set Last Counter/Help and the providers' ranges
  * from it, in one transaction (lodctr /r). Providers named in the backup that
  * the store lacks are created with ranges only (no library: the host skips
- * them). On any error nothing is changed. */
+ * them); providers the backup does not name get their ranges cleared. Object
+ * Lists are not part of a backup and are left as they are. Indices must
+ * ascend strictly within each table. On any error nothing is changed. */
 PL_EXTERN int pl_store_restore(pl_store *st, const pl_backup *bk, pl_error *err);
-/* Read the whole title database and every provider's ranges (lodctr /s).
- * Free with pl_backup_free(). */
+/* Read the whole title database and the ranges of every provider that has
+ * any (lodctr /s), languages and providers sorted by name. Free with
+ * pl_backup_free(). */
 PL_EXTERN int pl_store_snapshot(pl_store *st, pl_backup **out, pl_error *err);
 
 #ifdef __cplusplus
