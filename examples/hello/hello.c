@@ -10,7 +10,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "example_store.h"
+#include "perflib/provider.h"
 #include "hellosym.h"
 #include "perflib/provider.h"
 
@@ -72,7 +72,7 @@ DWORD HelloOpen(LPWSTR device_names)
     uint32_t first_counter = 0, first_help = 0;
     /* Like a Windows provider reading First Counter/First Help from its
      * Performance key. An error here makes the host skip us and retry later. */
-    DWORD rc = example_first_indices(HELLO_PROVIDER, &first_counter, &first_help);
+    DWORD rc = pl_provider_first_indices(HELLO_PROVIDER, &first_counter, &first_help);
     if (rc != ERROR_SUCCESS) return rc;
     pthread_mutex_lock(&lock);
     if (!builder) {

@@ -17,7 +17,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "example_store.h"
+#include "perflib/provider.h"
 #include "perflib/provider.h"
 #include "rotatesym.h"
 
@@ -79,7 +79,7 @@ DWORD RotationOpen(LPWSTR device_names)
 {
     (void)device_names;
     uint32_t fc = 0, fh = 0;
-    DWORD rc = example_first_indices(ROTATE_PROVIDER, &fc, &fh);
+    DWORD rc = pl_provider_first_indices(ROTATE_PROVIDER, &fc, &fh);
     if (rc != ERROR_SUCCESS) return rc;
     pthread_mutex_lock(&lock);
     if (!opened) {

@@ -54,6 +54,16 @@ PL_EXTERN int pl_query_wants(const pl_query_items *q, uint32_t object_index, int
  * *bytes = *objects = 0 and *data untouched). Returns a Win32 error code. */
 PL_EXTERN DWORD pl_provider_emit(const pl_builder *b, LPVOID *data, LPDWORD bytes, LPDWORD objects);
 
+/* A provider's own First Counter / First Help, as lodctr recorded them, read
+ * from the registry store at Open time (a Windows provider reads them from its
+ * Services\<name>\Performance key). The store is the default one
+ * (PERFLIB_REGISTRY, then the installed store, then the build tree's), opened
+ * read-only. Returns ERROR_SUCCESS, ERROR_FILE_NOT_FOUND when the store cannot
+ * be opened, ERROR_BADKEY when the provider has no record, or ERROR_NOT_FOUND
+ * when its counters were never installed. Outputs are set only on success.
+ * Lives in the registry module: a provider using it links pl_registry. */
+PL_EXTERN DWORD pl_provider_first_indices(const char *provider, uint32_t *first_counter, uint32_t *first_help);
+
 #ifdef __cplusplus
 }
 #endif

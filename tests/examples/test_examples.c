@@ -341,7 +341,7 @@ static void check_exports(const char *path, const char *const names[3])
     assert_non_null(h);
     for (int i = 0; i < 3; i++) assert_non_null(dlsym(h, names[i]));
     static const char *const hidden[] = {"pl_builder_new", "pl_provider_emit", "pl_query_parse_w",
-                                         "pl_store_open", "example_first_indices", "build"};
+                                         "pl_store_open", "pl_provider_first_indices", "build"};
     for (size_t i = 0; i < sizeof hidden / sizeof hidden[0]; i++) assert_null(dlsym(h, hidden[i]));
     dlclose(h);
 }

@@ -5,7 +5,7 @@
  * Entry points PqOpen/PqCollect/PqClose. */
 #include <stdint.h>
 
-#include "example_store.h"
+#include "perflib/provider.h"
 #include "perflib/provider.h"
 #include "pqtestsym.h"
 
@@ -104,7 +104,7 @@ static DWORD build(void)
 DWORD PqOpen(LPWSTR device_names)
 {
     (void)device_names;
-    DWORD rc = example_first_indices("PerfqueryTest", &fc, &fh);
+    DWORD rc = pl_provider_first_indices("PerfqueryTest", &fc, &fh);
     if (rc != ERROR_SUCCESS) return rc;
     if (b) return ERROR_SUCCESS;
     b = pl_builder_new();
