@@ -1,0 +1,261 @@
+/* PDH counter-type arithmetic: raw samples -> displayed numbers.
+ *
+ * Notation (reference/counter-formulas.md): N value, D time, B base, F the
+ * time base frequency; subscript 1 newer, 0 older. raw.first is N; raw.second
+ * is D (PerfTime, PerfTime100nSec or the object's PerfTime) or B (fractions,
+ * averages, precision timers) or 0; raw.multi_count is the MULTI item count.
+ *
+ * Decisions where the sources disagree (tested in tests/pdh/test_pdh_calc.c):
+ *
+ * - PERF_COUNTER_MULTI_TIMER: 100*(dN/dD)/B, without F. The documented
+ *   100*(dN/(dD/F))/B only comes out when N is pre-multiplied by F, which is
+ *   what the .NET port of cutils.c does "to make PDH work like PERFMON": it
+ *   shows that PDH itself computes 100*dN/dD/B on the raw value. N and D are
+ *   both in PerfTime ticks, so dN/dD is already the busy fraction, exactly as
+ *   for PERF_COUNTER_TIMER. raw.first is N as collected (not pre-multiplied).
+ * - PERF_COUNTER_MULTI_TIMER_INV and PERF_100NSEC_MULTI_TIMER_INV:
+ *   100*(B - dN/dD)/B (the CE page, again without F for the tick type). The
+ *   W2003 page and the MS sample leave out the final /B, which gives up to
+ *   100*B percent; dividing by B makes the inverse type the exact complement
+ *   of its non-inverse twin (100 - MULTI_TIMER(idle)), as TIMER_INV is of
+ *   TIMER, and keeps the value in [0, 100] like every other percent type.
+ * - A zero denominator (base delta 0, B 0, MULTI count 0) is
+ *   PL_PDH_CALC_NEGATIVE_DENOMINATOR; a time delta <= 0 or a frequency <= 0
+ *   is PL_PDH_CALC_NEGATIVE_TIMEBASE; a value that went backwards (older N
+ *   greater than newer N, also for bases) is PL_PDH_CALC_NEGATIVE_VALUE. The
+ *   value is 0 with each of them (what .NET displays).
+ * - Inverse percent types never go below 0 (idle > elapsed from rounding in
+ *   the provider gives 0, not -0.3).
+ * - Order of the final steps: cap at 100 (percent types, unless NOCAP100),
+ *   then the scale 10^scale (unless NOSCALE), then PDH_FMT_1000, then the
+ *   conversion. LONG and LARGE truncate toward zero and saturate.
+ * - PERF_ELAPSED_TIME: (D - N)/F with the object's PerfTime/PerfFreq; 0 when
+ *   N is 0 or N >= D (as cutils.c). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pdh_internal.h"
+#include "perflib/winperf.h"
+
+PL_EXTERN const char *pl_pdh_status_name(uint32_t s)
+{
+    switch (s) {
+#define N(x) case PL_##x: return #x;
+    N(PDH_CSTATUS_VALID_DATA) N(PDH_CSTATUS_NEW_DATA) N(PDH_CSTATUS_NO_MACHINE) N(PDH_CSTATUS_NO_INSTANCE)
+    N(PDH_MORE_DATA) N(PDH_CSTATUS_ITEM_NOT_VALIDATED) N(PDH_RETRY) N(PDH_NO_DATA)
+    N(PDH_CALC_NEGATIVE_DENOMINATOR) N(PDH_CALC_NEGATIVE_TIMEBASE) N(PDH_CALC_NEGATIVE_VALUE)
+    N(PDH_CSTATUS_NO_OBJECT) N(PDH_CSTATUS_NO_COUNTER) N(PDH_CSTATUS_INVALID_DATA)
+    N(PDH_MEMORY_ALLOCATION_FAILURE) N(PDH_INVALID_HANDLE) N(PDH_INVALID_ARGUMENT) N(PDH_FUNCTION_NOT_FOUND)
+    N(PDH_CSTATUS_NO_COUNTERNAME) N(PDH_CSTATUS_BAD_COUNTERNAME) N(PDH_INVALID_BUFFER)
+    N(PDH_INSUFFICIENT_BUFFER) N(PDH_CANNOT_CONNECT_MACHINE) N(PDH_INVALID_PATH) N(PDH_INVALID_INSTANCE)
+    N(PDH_INVALID_DATA) N(PDH_NO_DIALOG_DATA) N(PDH_CANNOT_READ_NAME_STRINGS) N(PDH_NO_MORE_DATA)
+    N(PDH_NOT_IMPLEMENTED) N(PDH_STRING_NOT_FOUND) N(PDH_NO_COUNTERS) N(PDH_COUNTER_ALREADY_IN_QUERY)
+#undef N
+    }
+    return NULL;
+}
+
+int pl__pdh_two_sample(uint32_t type)
+{
+    return (type & PERF_DELTA_COUNTER) || type == PERF_AVERAGE_TIMER || type == PERF_AVERAGE_BULK;
+}
+
+int pl__pdh_displayable(uint32_t type)
+{
+    switch (type) {
+    case PERF_COUNTER_COUNTER: case PERF_COUNTER_BULK_COUNT: case PERF_SAMPLE_COUNTER:
+    case PERF_COUNTER_QUEUELEN_TYPE: case PERF_COUNTER_LARGE_QUEUELEN_TYPE:
+    case PERF_COUNTER_100NS_QUEUELEN_TYPE: case PERF_COUNTER_OBJ_TIME_QUEUELEN_TYPE:
+    case PERF_COUNTER_TIMER: case PERF_COUNTER_TIMER_INV: case PERF_100NSEC_TIMER: case PERF_100NSEC_TIMER_INV:
+    case PERF_OBJ_TIME_TIMER: case PERF_COUNTER_MULTI_TIMER: case PERF_COUNTER_MULTI_TIMER_INV:
+    case PERF_100NSEC_MULTI_TIMER: case PERF_100NSEC_MULTI_TIMER_INV:
+    case PERF_RAW_FRACTION: case PERF_LARGE_RAW_FRACTION: case PERF_SAMPLE_FRACTION:
+    case PERF_AVERAGE_TIMER: case PERF_AVERAGE_BULK: case PERF_COUNTER_DELTA: case PERF_COUNTER_LARGE_DELTA:
+    case PERF_COUNTER_RAWCOUNT: case PERF_COUNTER_LARGE_RAWCOUNT: case PERF_COUNTER_RAWCOUNT_HEX:
+    case PERF_COUNTER_LARGE_RAWCOUNT_HEX: case PERF_ELAPSED_TIME: case PERF_PRECISION_SYSTEM_TIMER:
+    case PERF_PRECISION_100NS_TIMER: case PERF_PRECISION_OBJECT_TIMER:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int cstatus_ok(uint32_t cs)
+{
+    return cs == PL_PDH_CSTATUS_VALID_DATA || cs == PL_PDH_CSTATUS_NEW_DATA;
+}
+
+/* The raw number (before cap/scale). Returns 0 or a PDH_CALC_* code. */
+static uint32_t compute(uint32_t type, int64_t freq, const pl_pdh_raw *r1, const pl_pdh_raw *r0, double *out)
+{
+    double dn = 0, dd = 0;
+    if (pl__pdh_two_sample(type)) {
+        if (r1->first < r0->first) return PL_PDH_CALC_NEGATIVE_VALUE;
+        dn = (double)(r1->first - r0->first);
+        dd = (double)r1->second - (double)r0->second;
+    }
+    switch (type) {
+    case PERF_COUNTER_COUNTER: case PERF_COUNTER_BULK_COUNT: case PERF_SAMPLE_COUNTER:
+        if (freq <= 0 || dd <= 0) return PL_PDH_CALC_NEGATIVE_TIMEBASE;
+        *out = dn / (dd / (double)freq);
+        return 0;
+    case PERF_COUNTER_QUEUELEN_TYPE: case PERF_COUNTER_LARGE_QUEUELEN_TYPE:
+    case PERF_COUNTER_100NS_QUEUELEN_TYPE: case PERF_COUNTER_OBJ_TIME_QUEUELEN_TYPE:
+        if (dd <= 0) return PL_PDH_CALC_NEGATIVE_TIMEBASE;
+        *out = dn / dd;
+        return 0;
+    case PERF_COUNTER_TIMER: case PERF_100NSEC_TIMER: case PERF_OBJ_TIME_TIMER:
+        if (dd <= 0) return PL_PDH_CALC_NEGATIVE_TIMEBASE;
+        *out = 100.0 * dn / dd;
+        return 0;
+    case PERF_COUNTER_TIMER_INV: case PERF_100NSEC_TIMER_INV:
+        if (dd <= 0) return PL_PDH_CALC_NEGATIVE_TIMEBASE;
+        *out = 100.0 * (dd - dn) / dd; /* = 100*(1 - dN/dD), fewer rounding steps */
+        if (*out < 0) *out = 0;
+        return 0;
+    case PERF_COUNTER_MULTI_TIMER: case PERF_100NSEC_MULTI_TIMER:
+        if (dd <= 0) return PL_PDH_CALC_NEGATIVE_TIMEBASE;
+        if (r1->multi_count == 0) return PL_PDH_CALC_NEGATIVE_DENOMINATOR;
+        *out = 100.0 * (dn / dd) / (double)r1->multi_count;
+        return 0;
+    case PERF_COUNTER_MULTI_TIMER_INV: case PERF_100NSEC_MULTI_TIMER_INV: {
+        if (dd <= 0) return PL_PDH_CALC_NEGATIVE_TIMEBASE;
+        if (r1->multi_count == 0) return PL_PDH_CALC_NEGATIVE_DENOMINATOR;
+        double b = (double)r1->multi_count;
+        *out = 100.0 * (b * dd - dn) / (b * dd); /* = 100*(B - dN/dD)/B */
+        if (*out < 0) *out = 0;
+        return 0;
+    }
+    case PERF_RAW_FRACTION: case PERF_LARGE_RAW_FRACTION:
+        if (r1->second <= 0) return PL_PDH_CALC_NEGATIVE_DENOMINATOR;
+        *out = 100.0 * (double)r1->first / (double)r1->second;
+        return 0;
+    case PERF_SAMPLE_FRACTION:
+        if (dd < 0) return PL_PDH_CALC_NEGATIVE_VALUE;
+        if (dd == 0) return PL_PDH_CALC_NEGATIVE_DENOMINATOR;
+        *out = 100.0 * dn / dd;
+        return 0;
+    case PERF_PRECISION_SYSTEM_TIMER: case PERF_PRECISION_100NS_TIMER: case PERF_PRECISION_OBJECT_TIMER:
+        if (dd <= 0) return PL_PDH_CALC_NEGATIVE_TIMEBASE;
+        *out = 100.0 * dn / dd;
+        return 0;
+    case PERF_AVERAGE_TIMER:
+        if (freq <= 0) return PL_PDH_CALC_NEGATIVE_TIMEBASE;
+        if (dd < 0) return PL_PDH_CALC_NEGATIVE_VALUE;
+        if (dd == 0) return PL_PDH_CALC_NEGATIVE_DENOMINATOR;
+        *out = (dn / (double)freq) / dd;
+        return 0;
+    case PERF_AVERAGE_BULK:
+        if (dd < 0) return PL_PDH_CALC_NEGATIVE_VALUE;
+        if (dd == 0) return PL_PDH_CALC_NEGATIVE_DENOMINATOR;
+        *out = dn / dd;
+        return 0;
+    case PERF_COUNTER_DELTA: case PERF_COUNTER_LARGE_DELTA:
+        *out = dn;
+        return 0;
+    case PERF_COUNTER_RAWCOUNT: case PERF_COUNTER_LARGE_RAWCOUNT:
+    case PERF_COUNTER_RAWCOUNT_HEX: case PERF_COUNTER_LARGE_RAWCOUNT_HEX:
+        *out = (double)r1->first;
+        return 0;
+    case PERF_ELAPSED_TIME:
+        if (freq <= 0) return PL_PDH_CALC_NEGATIVE_TIMEBASE;
+        if (r1->first == 0 || r1->first >= r1->second) *out = 0;
+        else *out = ((double)r1->second - (double)r1->first) / (double)freq;
+        return 0;
+    }
+    return PL_PDH_CSTATUS_INVALID_DATA;
+}
+
+static uint32_t fmt_kind(uint32_t fmt)
+{
+    uint32_t k = fmt & (PL_PDH_FMT_LONG | PL_PDH_FMT_DOUBLE | PL_PDH_FMT_LARGE);
+    return (k == PL_PDH_FMT_LONG || k == PL_PDH_FMT_DOUBLE || k == PL_PDH_FMT_LARGE) ? k : 0;
+}
+
+static void store(uint32_t kind, double d, pl_pdh_value *v)
+{
+    if (kind == PL_PDH_FMT_DOUBLE) {
+        v->v.double_value = d;
+    } else if (kind == PL_PDH_FMT_LONG) {
+        double t = trunc(d);
+        v->v.long_value = isnan(t) ? 0 : t >= 2147483647.0 ? INT32_MAX : t <= -2147483648.0 ? INT32_MIN : (int32_t)t;
+    } else {
+        double t = trunc(d);
+        v->v.large_value = isnan(t) ? 0 : t >= 9223372036854775807.0 ? INT64_MAX
+                         : t <= -9223372036854775808.0 ? INT64_MIN : (int64_t)t;
+    }
+}
+
+/* Cap, scale, 1000. */
+static double finish(uint32_t type, int32_t scale, uint32_t fmt, double d)
+{
+    if ((type & PERF_DISPLAY_MASK) == PERF_DISPLAY_PERCENT && !(fmt & PL_PDH_FMT_NOCAP100) && d > 100.0) d = 100.0;
+    if (!(fmt & PL_PDH_FMT_NOSCALE) && scale != 0) d *= pow(10.0, (double)scale);
+    if (fmt & PL_PDH_FMT_1000) d *= 1000.0;
+    return d;
+}
+
+PL_EXTERN uint32_t pl_pdh_calc_type(uint32_t type, int64_t freq, int32_t scale, uint32_t fmt,
+                                    const pl_pdh_raw *raw1, const pl_pdh_raw *raw2, pl_pdh_value *value)
+{
+    if (!value || !raw1) return PL_PDH_INVALID_ARGUMENT;
+    uint32_t kind = fmt_kind(fmt);
+    if (!kind || scale < PL_PDH_MIN_SCALE || scale > PL_PDH_MAX_SCALE) return PL_PDH_INVALID_ARGUMENT;
+    memset(value, 0, sizeof *value);
+    if (!cstatus_ok(raw1->cstatus)) {
+        value->cstatus = raw1->cstatus;
+        return PL_PDH_INVALID_DATA;
+    }
+    if (!pl__pdh_displayable(type)) {
+        value->cstatus = PL_PDH_CSTATUS_INVALID_DATA;
+        return PL_PDH_INVALID_DATA;
+    }
+    if (pl__pdh_two_sample(type) && (!raw2 || !cstatus_ok(raw2->cstatus))) {
+        value->cstatus = PL_PDH_CSTATUS_INVALID_DATA;
+        return PL_PDH_INVALID_DATA;
+    }
+    double d = 0;
+    uint32_t st = compute(type, freq, raw1, raw2, &d);
+    if (st) {
+        value->cstatus = st;
+        return st == PL_PDH_CSTATUS_INVALID_DATA ? PL_PDH_INVALID_DATA : st;
+    }
+    store(kind, finish(type, scale, fmt, d), value);
+    value->cstatus = PL_PDH_CSTATUS_VALID_DATA;
+    return PL_PDH_CSTATUS_VALID_DATA;
+}
+
+uint32_t pl__pdh_stats(uint32_t type, int64_t freq, int32_t scale, uint32_t fmt, uint32_t first, uint32_t n,
+                       const pl_pdh_raw *raws, pl_pdh_stats *stats)
+{
+    if (!stats || !raws || n == 0 || first >= n) return PL_PDH_INVALID_ARGUMENT;
+    uint32_t kind = fmt_kind(fmt);
+    if (!kind || scale < PL_PDH_MIN_SCALE || scale > PL_PDH_MAX_SCALE) return PL_PDH_INVALID_ARGUMENT;
+    uint32_t dfmt = (fmt & ~(PL_PDH_FMT_LONG | PL_PDH_FMT_LARGE)) | PL_PDH_FMT_DOUBLE;
+    int two = pl__pdh_two_sample(type);
+    double mn = 0, mx = 0, sum = 0;
+    uint32_t count = 0;
+    for (uint32_t k = two ? 1 : 0; k < n; k++) {
+        const pl_pdh_raw *r1 = &raws[(first + k) % n];
+        const pl_pdh_raw *r0 = two ? &raws[(first + k - 1) % n] : NULL;
+        pl_pdh_value v;
+        if (pl_pdh_calc_type(type, freq, scale, dfmt, r1, r0, &v) != PL_PDH_CSTATUS_VALID_DATA) continue;
+        double d = v.v.double_value;
+        if (count == 0 || d < mn) mn = d;
+        if (count == 0 || d > mx) mx = d;
+        sum += d;
+        count++;
+    }
+    memset(stats, 0, sizeof *stats);
+    stats->format = fmt;
+    stats->count = count;
+    if (count == 0) {
+        stats->min.cstatus = stats->max.cstatus = stats->mean.cstatus = PL_PDH_CSTATUS_INVALID_DATA;
+        return PL_PDH_CSTATUS_VALID_DATA;
+    }
+    store(kind, mn, &stats->min);
+    store(kind, mx, &stats->max);
+    store(kind, sum / (double)count, &stats->mean);
+    return PL_PDH_CSTATUS_VALID_DATA;
+}

@@ -1,0 +1,35 @@
+/* This file is private to libperflib's PDH layer: no API/ABI guarantee. */
+#ifndef PL_PDH_INTERNAL_H
+#define PL_PDH_INTERNAL_H
+
+#include <stdint.h>
+
+#include "perflib/pdh.h"
+#include "pl_internal.h"
+
+/* A split path. Every string points into `mem` (one allocation, free()). */
+typedef struct pl__pdh_path {
+    char *mem;
+    pl_pdh_path_elements e;
+    int inst_wild;            /* instance is "*" */
+    int parent_wild;          /* parent is "*" */
+    int counter_wild;         /* counter is "*" */
+} pl__pdh_path;
+
+/* Split `path`. Returns VALID_DATA, PL_PDH_INVALID_ARGUMENT (NULL or ""),
+ * PL_PDH_CSTATUS_BAD_COUNTERNAME (syntax) or PL_PDH_MEMORY_ALLOCATION_FAILURE.
+ * On success free p->mem with free(). */
+uint32_t pl__pdh_split(const char *path, pl__pdh_path *p, pl_error *err);
+
+/* Fill *err with a PDH status and return it. */
+uint32_t pl__pdh_fail(pl_error *err, uint32_t status, const char *fmt, ...) PL__PRINTF(3, 4);
+
+/* Statistics over a circular array for a counter type (pl_pdh_statistics). */
+uint32_t pl__pdh_stats(uint32_t type, int64_t freq, int32_t scale, uint32_t fmt, uint32_t first, uint32_t n,
+                       const pl_pdh_raw *raws, pl_pdh_stats *stats);
+
+/* Does the type need two samples? Is it displayable at all? */
+int pl__pdh_two_sample(uint32_t type);
+int pl__pdh_displayable(uint32_t type);
+
+#endif

@@ -1,0 +1,1018 @@
+/* PDH queries and counters over a data source: name resolution, instance
+ * matching (with parents, #n duplicates and wildcards), collection, raw and
+ * formatted values, validation, expansion and enumeration. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pdh_internal.h"
+#include "perflib/block.h"
+#include "perflib/winperf.h"
+
+#define QUERY_MAGIC 0x51484450u   /* "PDHQ" */
+#define COUNTER_MAGIC 0x43484450u /* "PDHC" */
+#define DEAD_MAGIC 0xDEADDEADu
+#define MAX_CAND 32
+
+typedef struct item {
+    char *key;                /* instance key "parent/name#k", "" without instance */
+    pl_pdh_raw cur, prev;
+} item;
+
+struct pl_pdh_counter {
+    uint32_t magic;
+    pl_pdh_query *q;
+    pl__pdh_path p;
+    char *full_path;
+    char *explain;
+    uint32_t obj_index, ctr_index;
+    uint32_t type;
+    int32_t scale, default_scale;
+    int64_t freq;
+    int wild;                 /* instance or parent wildcard: items follow the data */
+    item *items;
+    size_t nitems;
+};
+
+struct pl_pdh_query {
+    uint32_t magic;
+    pl_pdh_source src;
+    pl_pdh_counter **ctrs;
+    size_t n, cap;
+    int64_t time;
+    char machine[256];
+};
+
+/* ------------------------------------------------------------ helpers */
+
+typedef struct snap {
+    void *buf;
+    pl_block blk;
+} snap;
+
+static void snap_free(snap *s)
+{
+    free(s->buf);
+    s->buf = NULL;
+}
+
+static uint32_t collect_snap(const pl_pdh_source *src, const char *query, snap *s, pl_error *err)
+{
+    memset(s, 0, sizeof *s);
+    if (!src || !src->collect) return pl__pdh_fail(err, PL_PDH_INVALID_ARGUMENT, "no data source");
+    void *buf = NULL;
+    size_t len = 0;
+    pl_error e2 = {0};
+    int rc = src->collect(src->ctx, query, &buf, &len, &e2);
+    if (rc != PL_OK) {
+        free(buf);
+        return pl__pdh_fail(err, PL_PDH_INVALID_DATA, "collecting \"%s\" failed: %s", query,
+                            e2.msg[0] ? e2.msg : pl_strerror(rc));
+    }
+    rc = pl_block_open(&s->blk, buf, len, 0, 0, &e2);
+    if (rc != PL_OK) {
+        free(buf);
+        return pl__pdh_fail(err, PL_PDH_INVALID_DATA, "the data for \"%s\" is not a valid block: %s", query, e2.msg);
+    }
+    s->buf = buf;
+    return PL_PDH_CSTATUS_VALID_DATA;
+}
+
+/* Every index whose name is `name`, default language first, then English. */
+static size_t resolve_names(const pl_pdh_source *src, const char *name, uint32_t *out, size_t cap)
+{
+    size_t n = 0;
+    if (!src->titles) return 0;
+    for (int en = 0; en < 2; en++) {
+        const pl_titles *t = src->titles(src->ctx, en);
+        if (!t) continue;
+        uint32_t tmp[MAX_CAND];
+        size_t k = pl_titles_find_all(t, PL_TITLE_NAME, name, tmp, MAX_CAND);
+        if (k > MAX_CAND) k = MAX_CAND;
+        for (size_t i = 0; i < k; i++) {
+            size_t j = 0;
+            while (j < n && out[j] != tmp[i]) j++;
+            if (j == n && n < cap) out[n++] = tmp[i];
+        }
+    }
+    /* A decimal number names an index directly. */
+    if (n == 0 && *name) {
+        uint64_t v = 0;
+        const char *c = name;
+        while (*c >= '0' && *c <= '9' && v < 0xFFFFFFFFu) v = v * 10u + (uint64_t)(*c++ - '0');
+        if (!*c && v > 0 && v <= 0xFFFFFFFFu && cap) out[n++] = (uint32_t)v;
+    }
+    return n;
+}
+
+static const char *title_of(const pl_pdh_source *src, int kind, uint32_t index)
+{
+    if (!src->titles) return NULL;
+    for (int en = 0; en < 2; en++) {
+        const pl_titles *t = src->titles(src->ctx, en);
+        const char *s = t ? pl_titles_get(t, kind, index) : NULL;
+        if (s) return s;
+    }
+    return NULL;
+}
+
+static void query_string(const uint32_t *idx, size_t n, char *out, size_t cap)
+{
+    size_t w = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < n && w + 12 < cap; i++) w += (size_t)snprintf(out + w, cap - w, i ? " %u" : "%u", (unsigned)idx[i]);
+}
+
+static int machine_ok(const char *want, const char *have)
+{
+    if (!want) return 1;
+    return pl__utf8_casecmp(want, have) == 0 || pl__utf8_casecmp(want, "localhost") == 0 || strcmp(want, ".") == 0;
+}
+
+/* Find the object among candidates in the snapshot, and the counter among
+ * the candidates in the object. ctr_cands may be NULL (counter wildcard). */
+static uint32_t find_object(const snap *s, const uint32_t *oc, size_t no, pl_object *obj, const char *name, pl_error *err)
+{
+    for (size_t i = 0; i < no; i++)
+        if (pl_block_find_object(&s->blk, oc[i], obj) == PL_OK) return PL_PDH_CSTATUS_VALID_DATA;
+    return pl__pdh_fail(err, PL_PDH_CSTATUS_NO_OBJECT, "object \"%s\" is not in the data", name);
+}
+
+static uint32_t find_counter(const pl_object *obj, const uint32_t *cc, size_t nc, pl_counter *out)
+{
+    for (size_t k = 0; k < nc; k++) {
+        for (uint32_t i = 0; i < obj->hdr.NumCounters; i++) {
+            pl_counter c;
+            if (pl_object_counter(obj, i, &c) != PL_OK) break;
+            if (pl_type_is_base(c.def.CounterType)) continue;
+            if (c.def.CounterNameTitleIndex == cc[k]) {
+                *out = c;
+                return PL_PDH_CSTATUS_VALID_DATA;
+            }
+        }
+    }
+    return PL_PDH_CSTATUS_NO_COUNTER;
+}
+
+static int instanced(const pl_object *o)
+{
+    return o->hdr.NumInstances != PERF_NO_INSTANCES && o->hdr.NumInstances >= 0;
+}
+
+/* ---------------------------------------------------------- instances */
+
+typedef struct iname {
+    char *own, *parent;       /* parent NULL when none */
+    char *full;               /* parent/own */
+    uint32_t dup_full, dup_own;
+    char *key;                /* full#k */
+    pl_instance inst;
+} iname;
+
+typedef struct inames {
+    iname *v;
+    uint32_t n;
+    char *arena;
+} inames;
+
+static void inames_free(inames *x)
+{
+    if (!x) return;
+    if (x->v)
+        for (uint32_t i = 0; i < x->n; i++) {
+            free(x->v[i].own); free(x->v[i].parent); free(x->v[i].full); free(x->v[i].key);
+        }
+    free(x->v);
+    memset(x, 0, sizeof *x);
+}
+
+static char *inst_name_dup(const pl_instance *in)
+{
+    char small[256];
+    if (pl_instance_name(in, small, sizeof small) == PL_OK) return pl__strdup(small);
+    size_t cap = 4096;
+    for (;;) {
+        char *b = malloc(cap);
+        if (!b) return NULL;
+        int rc = pl_instance_name(in, b, cap);
+        if (rc == PL_OK) return b;
+        free(b);
+        if (rc != PL_E_MORE_DATA || cap > (1u << 20)) return NULL;
+        cap *= 4;
+    }
+}
+
+typedef struct sortkey {
+    const char *name;
+    uint32_t pos;
+} sortkey;
+
+static int cmp_key(const void *a, const void *b)
+{
+    const sortkey *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    if (c) return c;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* Number equal names 0, 1, 2... in block order (own names or full names). */
+static void number_dups(inames *x, int own, sortkey *ord)
+{
+    for (uint32_t i = 0; i < x->n; i++) {
+        ord[i].name = own ? x->v[i].own : x->v[i].full;
+        ord[i].pos = i;
+    }
+    qsort(ord, x->n, sizeof *ord, cmp_key);
+    for (uint32_t i = 0; i < x->n; i++) {
+        uint32_t k = 0;
+        if (i > 0 && strcmp(ord[i - 1].name, ord[i].name) == 0) {
+            const iname *pv = &x->v[ord[i - 1].pos];
+            k = (own ? pv->dup_own : pv->dup_full) + 1;
+        }
+        if (own) x->v[ord[i].pos].dup_own = k;
+        else x->v[ord[i].pos].dup_full = k;
+    }
+}
+
+static uint32_t load_inames(const pl_object *o, inames *x)
+{
+    memset(x, 0, sizeof *x);
+    uint32_t n = pl_object_num_instances(o);
+    if (n == 0) return 0;
+    x->v = calloc(n, sizeof *x->v);
+    sortkey *ord = calloc(n, sizeof *ord);
+    if (!x->v || !ord) { free(ord); free(x->v); x->v = NULL; return PL_PDH_MEMORY_ALLOCATION_FAILURE; }
+    x->n = n;
+    pl_instance in;
+    for (uint32_t i = 0; i < n; i++) {
+        int rc = i == 0 ? pl_object_instance(o, 0, &in) : pl_instance_next(&in, &in);
+        if (rc != PL_OK) { x->n = i; break; }
+        iname *e = &x->v[i];
+        e->inst = in;
+        e->own = inst_name_dup(&in);
+        if (!e->own) { x->n = i + 1; goto nomem; }
+        pl_object po;
+        pl_instance pi;
+        if (pl_instance_parent(&in, &po, &pi) == PL_OK) {
+            e->parent = inst_name_dup(&pi);
+            if (!e->parent) { x->n = i + 1; goto nomem; }
+            size_t l1 = strlen(e->parent), l2 = strlen(e->own);
+            e->full = malloc(l1 + l2 + 2);
+            if (!e->full) { x->n = i + 1; goto nomem; }
+            memcpy(e->full, e->parent, l1);
+            e->full[l1] = '/';
+            memcpy(e->full + l1 + 1, e->own, l2 + 1);
+        } else {
+            e->full = pl__strdup(e->own);
+            if (!e->full) { x->n = i + 1; goto nomem; }
+        }
+    }
+    number_dups(x, 0, ord);
+    number_dups(x, 1, ord);
+    for (uint32_t i = 0; i < x->n; i++) {
+        iname *e = &x->v[i];
+        size_t l = strlen(e->full);
+        e->key = malloc(l + 12);
+        if (!e->key) goto nomem;
+        if (e->dup_full) snprintf(e->key, l + 12, "%s#%u", e->full, (unsigned)e->dup_full);
+        else memcpy(e->key, e->full, l + 1);
+    }
+    free(ord);
+    return 0;
+nomem:
+    free(ord);
+    inames_free(x);
+    return PL_PDH_MEMORY_ALLOCATION_FAILURE;
+}
+
+static int ieq(const char *a, const char *b) { return pl__utf8_casecmp(a, b) == 0; }
+
+/* Does instance `e` match the path's instance part? */
+static int inst_match(const pl__pdh_path *p, const iname *e)
+{
+    const pl_pdh_path_elements *pe = &p->e;
+    if (p->inst_wild || p->parent_wild) {
+        if (pe->parent) {
+            if (!e->parent) return 0;
+            if (!p->parent_wild && !ieq(pe->parent, e->parent)) return 0;
+        }
+        if (p->inst_wild) return 1;
+        return ieq(pe->instance, e->own) && (pe->index == 0 || e->dup_own == pe->index);
+    }
+    if (pe->parent) {
+        size_t l1 = strlen(pe->parent), l2 = strlen(pe->instance);
+        char stackbuf[512];
+        char *t = l1 + l2 + 2 <= sizeof stackbuf ? stackbuf : malloc(l1 + l2 + 2);
+        if (!t) return 0;
+        memcpy(t, pe->parent, l1);
+        t[l1] = '/';
+        memcpy(t + l1 + 1, pe->instance, l2 + 1);
+        int m = ieq(t, e->full) && e->dup_full == pe->index;
+        if (t != stackbuf) free(t);
+        return m;
+    }
+    if (ieq(pe->instance, e->full) && e->dup_full == pe->index) return 1;
+    return e->parent && ieq(pe->instance, e->own) && e->dup_own == pe->index;
+}
+
+/* ------------------------------------------------------------- raw fill */
+
+static int64_t freq_of(const pl_block *b, const pl_object *o, uint32_t type)
+{
+    switch (type & PERF_TIMER_MASK) {
+    case PERF_TIMER_100NS: return 10000000;
+    case PERF_OBJECT_TIMER: return o->hdr.PerfFreq.QuadPart;
+    default: return b->hdr.PerfFreq.QuadPart;
+    }
+}
+
+static void fill_raw(const pl_block *b, const pl_object *o, const pl_counter *c, const pl_instance *in, pl_pdh_raw *r)
+{
+    uint32_t type = c->def.CounterType;
+    memset(r, 0, sizeof *r);
+    r->timestamp = b->hdr.PerfTime100nSec.QuadPart;
+    uint64_t v = 0, base = 0;
+    if (!pl__pdh_displayable(type) || pl_counter_value(c, in, &v) != PL_OK) {
+        r->cstatus = PL_PDH_CSTATUS_INVALID_DATA;
+        return;
+    }
+    r->first = (int64_t)v;
+    switch (type) {
+    case PERF_COUNTER_RAWCOUNT: case PERF_COUNTER_LARGE_RAWCOUNT: case PERF_COUNTER_RAWCOUNT_HEX:
+    case PERF_COUNTER_LARGE_RAWCOUNT_HEX: case PERF_COUNTER_DELTA: case PERF_COUNTER_LARGE_DELTA:
+        r->second = 0;
+        break;
+    case PERF_RAW_FRACTION: case PERF_LARGE_RAW_FRACTION: case PERF_SAMPLE_FRACTION: case PERF_AVERAGE_TIMER:
+    case PERF_AVERAGE_BULK: case PERF_PRECISION_SYSTEM_TIMER: case PERF_PRECISION_100NS_TIMER:
+    case PERF_PRECISION_OBJECT_TIMER:
+        if (pl_counter_base(c, in, &base) != PL_OK) { r->cstatus = PL_PDH_CSTATUS_INVALID_DATA; return; }
+        r->second = (int64_t)base;
+        break;
+    case PERF_ELAPSED_TIME:
+        r->second = o->hdr.PerfTime.QuadPart;
+        break;
+    default:
+        switch (type & PERF_TIMER_MASK) {
+        case PERF_TIMER_100NS: r->second = b->hdr.PerfTime100nSec.QuadPart; break;
+        case PERF_OBJECT_TIMER: r->second = o->hdr.PerfTime.QuadPart; break;
+        default: r->second = b->hdr.PerfTime.QuadPart; break;
+        }
+        if (type & PERF_MULTI_COUNTER) {
+            if (pl_counter_base(c, in, &base) != PL_OK) { r->cstatus = PL_PDH_CSTATUS_INVALID_DATA; return; }
+            r->multi_count = (uint32_t)base;
+        }
+    }
+    r->cstatus = PL_PDH_CSTATUS_VALID_DATA;
+}
+
+static void no_data(pl_pdh_raw *r, uint32_t cs)
+{
+    memset(r, 0, sizeof *r);
+    r->cstatus = cs;
+}
+
+/* ------------------------------------------------------------- queries */
+
+static int query_ok(const pl_pdh_query *q) { return q && q->magic == QUERY_MAGIC; }
+static int counter_ok(const pl_pdh_counter *c) { return c && c->magic == COUNTER_MAGIC && query_ok(c->q); }
+
+PL_EXTERN void pl_pdh_source_close(pl_pdh_source *src)
+{
+    if (src && src->close) src->close(src->ctx);
+    if (src) memset(src, 0, sizeof *src);
+}
+
+PL_EXTERN uint32_t pl_pdh_open_query(const pl_pdh_source *src, pl_pdh_query **out, pl_error *err)
+{
+    if (!out || !src || !src->collect) return pl__pdh_fail(err, PL_PDH_INVALID_ARGUMENT, "source or out is NULL");
+    pl_pdh_query *q = calloc(1, sizeof *q);
+    if (!q) return pl__pdh_fail(err, PL_PDH_MEMORY_ALLOCATION_FAILURE, "out of memory");
+    q->magic = QUERY_MAGIC;
+    q->src = *src;
+    *out = q;
+    return PL_PDH_CSTATUS_VALID_DATA;
+}
+
+static void counter_free(pl_pdh_counter *c)
+{
+    if (!c) return;
+    for (size_t i = 0; i < c->nitems; i++) free(c->items[i].key);
+    free(c->items);
+    free(c->p.mem);
+    free(c->full_path);
+    free(c->explain);
+    c->magic = DEAD_MAGIC;
+    free(c);
+}
+
+PL_EXTERN void pl_pdh_close_query(pl_pdh_query *q)
+{
+    if (!query_ok(q)) return;
+    for (size_t i = 0; i < q->n; i++) counter_free(q->ctrs[i]);
+    free(q->ctrs);
+    q->magic = DEAD_MAGIC;
+    free(q);
+}
+
+/* Resolve a split path against fresh data: object (and counter unless the
+ * counter is a wildcard). The snapshot stays open for the caller. */
+static uint32_t resolve(const pl_pdh_source *src, const pl__pdh_path *p, snap *s, pl_object *obj, pl_counter *ctr,
+                        pl_error *err)
+{
+    uint32_t oc[MAX_CAND], cc[MAX_CAND];
+    if (!src->titles || !src->titles(src->ctx, 0))
+        return pl__pdh_fail(err, PL_PDH_CANNOT_READ_NAME_STRINGS, "the title database is not available");
+    size_t no = resolve_names(src, p->e.object, oc, MAX_CAND);
+    if (no == 0) return pl__pdh_fail(err, PL_PDH_CSTATUS_NO_OBJECT, "no object is named \"%s\"", p->e.object);
+    char qs[MAX_CAND * 12];
+    query_string(oc, no, qs, sizeof qs);
+    uint32_t st = collect_snap(src, qs, s, err);
+    if (st) return st;
+    if (!machine_ok(p->e.machine, s->blk.system_name)) {
+        snap_free(s);
+        return pl__pdh_fail(err, PL_PDH_CSTATUS_NO_MACHINE, "machine \"%s\" is not this one (%s)", p->e.machine,
+                            s->blk.system_name);
+    }
+    st = find_object(s, oc, no, obj, p->e.object, err);
+    if (st) { snap_free(s); return st; }
+    if (!p->counter_wild) {
+        size_t nc = resolve_names(src, p->e.counter, cc, MAX_CAND);
+        if (nc == 0 || find_counter(obj, cc, nc, ctr) != 0) {
+            snap_free(s);
+            return pl__pdh_fail(err, PL_PDH_CSTATUS_NO_COUNTER, "object \"%s\" has no counter \"%s\"", p->e.object,
+                                p->e.counter);
+        }
+    }
+    return PL_PDH_CSTATUS_VALID_DATA;
+}
+
+static char *join_full(const char *machine, const pl__pdh_path *p)
+{
+    pl_pdh_path_elements e = p->e;
+    e.machine = (char *)machine;
+    size_t need = 0;
+    pl_pdh_make_path(&e, NULL, &need, NULL);
+    char *s = malloc(need ? need : 1);
+    if (s && pl_pdh_make_path(&e, s, &need, NULL) != 0) { free(s); s = NULL; }
+    return s;
+}
+
+PL_EXTERN uint32_t pl_pdh_add_counter(pl_pdh_query *q, const char *path, pl_pdh_counter **out, pl_error *err)
+{
+    if (!path || !*path || !out) return pl__pdh_fail(err, PL_PDH_INVALID_ARGUMENT, "path or out is NULL or empty");
+    if (!query_ok(q)) return pl__pdh_fail(err, PL_PDH_INVALID_HANDLE, "not a query handle");
+    pl_pdh_counter *c = calloc(1, sizeof *c);
+    if (!c) return pl__pdh_fail(err, PL_PDH_MEMORY_ALLOCATION_FAILURE, "out of memory");
+    uint32_t st = pl__pdh_split(path, &c->p, err);
+    if (st) { free(c); return st; }
+    if (c->p.counter_wild) {
+        free(c->p.mem);
+        free(c);
+        return pl__pdh_fail(err, PL_PDH_CSTATUS_BAD_COUNTERNAME,
+                            "\"%s\": expand counter wildcards with pl_pdh_expand_path before adding", path);
+    }
+    snap s;
+    pl_object obj;
+    pl_counter ctr;
+    st = resolve(&q->src, &c->p, &s, &obj, &ctr, err);
+    if (st) { free(c->p.mem); free(c); return st; }
+    if (!instanced(&obj) && c->p.e.instance) st = PL_PDH_CSTATUS_NO_INSTANCE;
+    if (instanced(&obj) && !c->p.e.instance) st = PL_PDH_CSTATUS_NO_INSTANCE;
+    if (st) {
+        pl__pdh_fail(err, st, "\"%s\": object \"%s\" %s instances", path, c->p.e.object,
+                     instanced(&obj) ? "has" : "has no");
+        snap_free(&s);
+        free(c->p.mem);
+        free(c);
+        return st;
+    }
+    c->magic = COUNTER_MAGIC;
+    c->q = q;
+    c->obj_index = obj.hdr.ObjectNameTitleIndex;
+    c->ctr_index = ctr.def.CounterNameTitleIndex;
+    c->type = ctr.def.CounterType;
+    c->default_scale = ctr.def.DefaultScale;
+    c->freq = freq_of(&s.blk, &obj, c->type);
+    c->wild = c->p.inst_wild || c->p.parent_wild;
+    const char *h = title_of(&q->src, PL_TITLE_HELP, ctr.def.CounterHelpTitleIndex);
+    c->explain = h ? pl__strdup(h) : NULL;
+    c->full_path = join_full(c->p.e.machine ? c->p.e.machine : s.blk.system_name, &c->p);
+    snap_free(&s);
+    if (!c->wild) {
+        c->items = calloc(1, sizeof *c->items);
+        if (c->items) {
+            c->nitems = 1;
+            size_t need = 0;
+            if (c->p.e.instance) {
+                size_t l = strlen(c->p.e.instance) + (c->p.e.parent ? strlen(c->p.e.parent) + 1 : 0) + 12;
+                c->items[0].key = malloc(l);
+                if (c->items[0].key) {
+                    if (c->p.e.parent) need = (size_t)snprintf(c->items[0].key, l, "%s/%s", c->p.e.parent, c->p.e.instance);
+                    else need = (size_t)snprintf(c->items[0].key, l, "%s", c->p.e.instance);
+                    if (c->p.e.index) snprintf(c->items[0].key + need, l - need, "#%u", (unsigned)c->p.e.index);
+                }
+            } else {
+                c->items[0].key = pl__strdup("");
+            }
+            no_data(&c->items[0].cur, PL_PDH_CSTATUS_INVALID_DATA);
+            no_data(&c->items[0].prev, PL_PDH_CSTATUS_INVALID_DATA);
+        }
+    }
+    if (!c->full_path || (!c->wild && (!c->items || !c->items[0].key))) {
+        counter_free(c);
+        return pl__pdh_fail(err, PL_PDH_MEMORY_ALLOCATION_FAILURE, "out of memory");
+    }
+    if (q->n == q->cap) {
+        size_t nc = q->cap ? q->cap * 2 : 8;
+        pl_pdh_counter **nv = realloc(q->ctrs, nc * sizeof *nv);
+        if (!nv) { counter_free(c); return pl__pdh_fail(err, PL_PDH_MEMORY_ALLOCATION_FAILURE, "out of memory"); }
+        q->ctrs = nv;
+        q->cap = nc;
+    }
+    q->ctrs[q->n++] = c;
+    *out = c;
+    pl__clear(err);
+    return PL_PDH_CSTATUS_VALID_DATA;
+}
+
+PL_EXTERN uint32_t pl_pdh_remove_counter(pl_pdh_counter *c)
+{
+    if (!counter_ok(c)) return PL_PDH_INVALID_HANDLE;
+    pl_pdh_query *q = c->q;
+    for (size_t i = 0; i < q->n; i++)
+        if (q->ctrs[i] == c) {
+            memmove(&q->ctrs[i], &q->ctrs[i + 1], (q->n - i - 1) * sizeof *q->ctrs);
+            q->n--;
+            break;
+        }
+    counter_free(c);
+    return PL_PDH_CSTATUS_VALID_DATA;
+}
+
+static int cmp_item(const void *a, const void *b)
+{
+    return strcmp(((const item *)a)->key, ((const item *)b)->key);
+}
+
+/* Update a wildcard counter's items from the object's current instances. */
+static uint32_t update_wild(pl_pdh_counter *c, const pl_block *b, const pl_object *o, const pl_counter *ctr)
+{
+    inames x;
+    uint32_t st = load_inames(o, &x);
+    if (st) return st;
+    size_t m = 0;
+    for (uint32_t i = 0; i < x.n; i++) m += inst_match(&c->p, &x.v[i]);
+    item *nv = calloc(m ? m : 1, sizeof *nv);
+    if (!nv) { inames_free(&x); return PL_PDH_MEMORY_ALLOCATION_FAILURE; }
+    /* old items sorted by key for lookup */
+    if (c->nitems > 1) qsort(c->items, c->nitems, sizeof *c->items, cmp_item);
+    size_t k = 0;
+    for (uint32_t i = 0; i < x.n; i++) {
+        if (!inst_match(&c->p, &x.v[i])) continue;
+        item *it = &nv[k++];
+        it->key = x.v[i].key;
+        x.v[i].key = NULL;
+        item probe = {.key = it->key};
+        item *old = c->nitems ? bsearch(&probe, c->items, c->nitems, sizeof *c->items, cmp_item) : NULL;
+        if (old) it->prev = old->cur;
+        else no_data(&it->prev, PL_PDH_CSTATUS_INVALID_DATA);
+        if (ctr) fill_raw(b, o, ctr, &x.v[i].inst, &it->cur);
+        else no_data(&it->cur, PL_PDH_CSTATUS_NO_COUNTER);
+    }
+    for (size_t i = 0; i < c->nitems; i++) free(c->items[i].key);
+    free(c->items);
+    c->items = nv;
+    c->nitems = m;
+    inames_free(&x);
+    return 0;
+}
+
+static void update_single(pl_pdh_counter *c, const pl_block *b, const pl_object *o, const pl_counter *ctr)
+{
+    item *it = &c->items[0];
+    it->prev = it->cur;
+    if (!ctr) { no_data(&it->cur, PL_PDH_CSTATUS_NO_COUNTER); return; }
+    if (!c->p.e.instance) {
+        pl_instance in;
+        if (instanced(o) || pl_object_instance(o, -1, &in) != PL_OK) no_data(&it->cur, PL_PDH_CSTATUS_NO_INSTANCE);
+        else fill_raw(b, o, ctr, &in, &it->cur);
+        return;
+    }
+    inames x;
+    if (load_inames(o, &x)) { no_data(&it->cur, PL_PDH_CSTATUS_INVALID_DATA); return; }
+    uint32_t i = 0;
+    while (i < x.n && !inst_match(&c->p, &x.v[i])) i++;
+    if (i < x.n) fill_raw(b, o, ctr, &x.v[i].inst, &it->cur);
+    else no_data(&it->cur, PL_PDH_CSTATUS_NO_INSTANCE);
+    inames_free(&x);
+}
+
+PL_EXTERN uint32_t pl_pdh_collect(pl_pdh_query *q, pl_error *err)
+{
+    if (!query_ok(q)) return pl__pdh_fail(err, PL_PDH_INVALID_HANDLE, "not a query handle");
+    if (q->n == 0) return pl__pdh_fail(err, PL_PDH_NO_DATA, "the query has no counters");
+    uint32_t *idx = calloc(q->n, sizeof *idx);
+    char *qs = malloc(q->n * 12 + 1);
+    if (!idx || !qs) { free(idx); free(qs); return pl__pdh_fail(err, PL_PDH_MEMORY_ALLOCATION_FAILURE, "out of memory"); }
+    size_t ni = 0;
+    for (size_t i = 0; i < q->n; i++) {
+        size_t j = 0;
+        while (j < ni && idx[j] != q->ctrs[i]->obj_index) j++;
+        if (j == ni) idx[ni++] = q->ctrs[i]->obj_index;
+    }
+    query_string(idx, ni, qs, q->n * 12 + 1);
+    free(idx);
+    snap s;
+    uint32_t st = collect_snap(&q->src, qs, &s, err);
+    free(qs);
+    if (st) return st;
+    for (size_t i = 0; i < q->n; i++) {
+        pl_pdh_counter *c = q->ctrs[i];
+        pl_object o;
+        pl_counter ctr;
+        if (pl_block_find_object(&s.blk, c->obj_index, &o) != PL_OK) {
+            for (size_t k = 0; k < c->nitems; k++) {
+                c->items[k].prev = c->items[k].cur;
+                no_data(&c->items[k].cur, PL_PDH_CSTATUS_NO_OBJECT);
+            }
+            continue;
+        }
+        int have = find_counter(&o, &c->ctr_index, 1, &ctr) == 0;
+        if (have) c->freq = freq_of(&s.blk, &o, c->type);
+        if (c->wild) {
+            if (update_wild(c, &s.blk, &o, have ? &ctr : NULL)) {
+                snap_free(&s);
+                return pl__pdh_fail(err, PL_PDH_MEMORY_ALLOCATION_FAILURE, "out of memory");
+            }
+        } else {
+            update_single(c, &s.blk, &o, have ? &ctr : NULL);
+        }
+    }
+    q->time = s.blk.hdr.PerfTime100nSec.QuadPart;
+    snprintf(q->machine, sizeof q->machine, "%s", s.blk.system_name);
+    snap_free(&s);
+    pl__clear(err);
+    return PL_PDH_CSTATUS_VALID_DATA;
+}
+
+PL_EXTERN int64_t pl_pdh_query_time(const pl_pdh_query *q) { return query_ok(q) ? q->time : 0; }
+PL_EXTERN const char *pl_pdh_query_machine(const pl_pdh_query *q) { return query_ok(q) ? q->machine : ""; }
+
+PL_EXTERN uint32_t pl_pdh_get_raw(const pl_pdh_counter *c, uint32_t *type, pl_pdh_raw *raw)
+{
+    if (!raw) return PL_PDH_INVALID_ARGUMENT;
+    if (!counter_ok(c)) return PL_PDH_INVALID_HANDLE;
+    if (type) *type = c->type;
+    if (c->wild || c->nitems != 1) return PL_PDH_INVALID_ARGUMENT;
+    *raw = c->items[0].cur;
+    return raw->cstatus == PL_PDH_CSTATUS_VALID_DATA ? PL_PDH_CSTATUS_VALID_DATA : PL_PDH_INVALID_DATA;
+}
+
+PL_EXTERN uint32_t pl_pdh_calculate(const pl_pdh_counter *c, uint32_t fmt, const pl_pdh_raw *raw1,
+                                    const pl_pdh_raw *raw2, pl_pdh_value *value)
+{
+    if (!value || !raw1) return PL_PDH_INVALID_ARGUMENT;
+    if (!counter_ok(c)) return PL_PDH_INVALID_HANDLE;
+    return pl_pdh_calc_type(c->type, c->freq, c->scale, fmt, raw1, raw2, value);
+}
+
+PL_EXTERN uint32_t pl_pdh_get_formatted(const pl_pdh_counter *c, uint32_t fmt, uint32_t *type, pl_pdh_value *value)
+{
+    if (!value) return PL_PDH_INVALID_ARGUMENT;
+    if (!counter_ok(c)) return PL_PDH_INVALID_HANDLE;
+    if (type) *type = c->type;
+    if (c->wild || c->nitems != 1) return PL_PDH_INVALID_ARGUMENT;
+    return pl_pdh_calc_type(c->type, c->freq, c->scale, fmt, &c->items[0].cur, &c->items[0].prev, value);
+}
+
+PL_EXTERN uint32_t pl_pdh_get_formatted_array(const pl_pdh_counter *c, uint32_t fmt, pl_pdh_value_item **items,
+                                              size_t *n)
+{
+    if (!items || !n) return PL_PDH_INVALID_ARGUMENT;
+    if (!counter_ok(c)) return PL_PDH_INVALID_HANDLE;
+    size_t strs = 0;
+    for (size_t i = 0; i < c->nitems; i++) strs += strlen(c->items[i].key) + 1;
+    pl_pdh_value_item *v = malloc(c->nitems * sizeof *v + strs + 1);
+    if (!v) return PL_PDH_MEMORY_ALLOCATION_FAILURE;
+    char *w = (char *)(v + c->nitems);
+    for (size_t i = 0; i < c->nitems; i++) {
+        size_t l = strlen(c->items[i].key) + 1;
+        memcpy(w, c->items[i].key, l);
+        v[i].name = w;
+        w += l;
+        uint32_t st = pl_pdh_calc_type(c->type, c->freq, c->scale, fmt, &c->items[i].cur, &c->items[i].prev, &v[i].value);
+        if (st == PL_PDH_INVALID_ARGUMENT) { free(v); return st; }
+    }
+    *items = v;
+    *n = c->nitems;
+    return PL_PDH_CSTATUS_VALID_DATA;
+}
+
+PL_EXTERN uint32_t pl_pdh_statistics(const pl_pdh_counter *c, uint32_t fmt, uint32_t first, uint32_t n,
+                                     const pl_pdh_raw *raws, pl_pdh_stats *stats)
+{
+    if (!stats || !raws) return PL_PDH_INVALID_ARGUMENT;
+    if (!counter_ok(c)) return PL_PDH_INVALID_HANDLE;
+    return pl__pdh_stats(c->type, c->freq, c->scale, fmt, first, n, raws, stats);
+}
+
+PL_EXTERN uint32_t pl_pdh_set_scale(pl_pdh_counter *c, int32_t scale)
+{
+    if (!counter_ok(c)) return PL_PDH_INVALID_HANDLE;
+    if (scale < PL_PDH_MIN_SCALE || scale > PL_PDH_MAX_SCALE) return PL_PDH_INVALID_ARGUMENT;
+    c->scale = scale;
+    return PL_PDH_CSTATUS_VALID_DATA;
+}
+
+PL_EXTERN uint32_t pl_pdh_get_counter_info(const pl_pdh_counter *c, pl_pdh_counter_info *info)
+{
+    if (!info) return PL_PDH_INVALID_ARGUMENT;
+    if (!counter_ok(c)) return PL_PDH_INVALID_HANDLE;
+    memset(info, 0, sizeof *info);
+    info->type = c->type;
+    info->scale = c->scale;
+    info->default_scale = c->default_scale;
+    info->object_index = c->obj_index;
+    info->counter_index = c->ctr_index;
+    info->full_path = c->full_path;
+    info->machine = c->p.e.machine ? c->p.e.machine : (c->q->machine[0] ? c->q->machine : NULL);
+    info->object = c->p.e.object;
+    info->instance = c->p.e.instance;
+    info->parent = c->p.e.parent;
+    info->instance_index = c->p.e.index;
+    info->counter = c->p.e.counter;
+    info->explain = c->explain;
+    return PL_PDH_CSTATUS_VALID_DATA;
+}
+
+/* ------------------------------------------------- string list helper */
+
+typedef struct strlist {
+    char **v;
+    size_t n, cap;
+    int oom;
+} strlist;
+
+static void sl_add(strlist *l, const char *s, size_t len)
+{
+    if (l->oom) return;
+    if (l->n == l->cap) {
+        size_t nc = l->cap ? l->cap * 2 : 16;
+        char **nv = realloc(l->v, nc * sizeof *nv);
+        if (!nv) { l->oom = 1; return; }
+        l->v = nv;
+        l->cap = nc;
+    }
+    char *d = malloc(len + 1);
+    if (!d) { l->oom = 1; return; }
+    memcpy(d, s, len);
+    d[len] = '\0';
+    l->v[l->n++] = d;
+}
+
+static void sl_adds(strlist *l, const char *s) { sl_add(l, s, strlen(s)); }
+
+static void sl_free(strlist *l)
+{
+    for (size_t i = 0; i < l->n; i++) free(l->v[i]);
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}
+
+/* Pack into one allocation: a NULL-terminated char*[] followed by strings. */
+static uint32_t sl_pack(strlist *l, char ***out, size_t *n)
+{
+    if (l->oom) { sl_free(l); return PL_PDH_MEMORY_ALLOCATION_FAILURE; }
+    size_t bytes = (l->n + 1) * sizeof(char *);
+    for (size_t i = 0; i < l->n; i++) bytes += strlen(l->v[i]) + 1;
+    char **v = malloc(bytes);
+    if (!v) { sl_free(l); return PL_PDH_MEMORY_ALLOCATION_FAILURE; }
+    char *w = (char *)(v + l->n + 1);
+    for (size_t i = 0; i < l->n; i++) {
+        size_t k = strlen(l->v[i]) + 1;
+        memcpy(w, l->v[i], k);
+        v[i] = w;
+        w += k;
+    }
+    v[l->n] = NULL;
+    *out = v;
+    if (n) *n = l->n;
+    sl_free(l);
+    return PL_PDH_CSTATUS_VALID_DATA;
+}
+
+/* ------------------------------------------ validate, expand, enumerate */
+
+PL_EXTERN uint32_t pl_pdh_validate_path(const pl_pdh_source *src, const char *path, pl_error *err)
+{
+    if (!src) return pl__pdh_fail(err, PL_PDH_INVALID_ARGUMENT, "source is NULL");
+    pl__pdh_path p;
+    uint32_t st = pl__pdh_split(path, &p, err);
+    if (st) return st;
+    snap s;
+    pl_object obj;
+    pl_counter ctr;
+    st = resolve(src, &p, &s, &obj, &ctr, err);
+    if (st) { free(p.mem); return st; }
+    if (p.e.instance) {
+        if (!instanced(&obj)) {
+            st = pl__pdh_fail(err, PL_PDH_CSTATUS_NO_INSTANCE, "object \"%s\" has no instances", p.e.object);
+        } else {
+            inames x;
+            st = load_inames(&obj, &x);
+            if (!st) {
+                uint32_t i = 0;
+                while (i < x.n && !inst_match(&p, &x.v[i])) i++;
+                if (i == x.n) st = pl__pdh_fail(err, PL_PDH_CSTATUS_NO_INSTANCE, "object \"%s\" has no instance \"%s%s%s\"",
+                                               p.e.object, p.e.parent ? p.e.parent : "", p.e.parent ? "/" : "", p.e.instance);
+                inames_free(&x);
+            }
+        }
+    } else if (instanced(&obj)) {
+        st = pl__pdh_fail(err, PL_PDH_CSTATUS_NO_INSTANCE, "object \"%s\" has instances: name one", p.e.object);
+    }
+    snap_free(&s);
+    free(p.mem);
+    if (!st) pl__clear(err);
+    return st;
+}
+
+PL_EXTERN uint32_t pl_pdh_expand_path(const pl_pdh_source *src, const char *path, char ***paths, size_t *n,
+                                      pl_error *err)
+{
+    if (!src || !paths || !n) return pl__pdh_fail(err, PL_PDH_INVALID_ARGUMENT, "source or outputs are NULL");
+    pl__pdh_path p;
+    uint32_t st = pl__pdh_split(path, &p, err);
+    if (st) return st;
+    snap s;
+    pl_object obj;
+    pl_counter ctr;
+    st = resolve(src, &p, &s, &obj, &ctr, err);
+    if (st) { free(p.mem); return st; }
+    if ((p.e.instance != NULL) != (instanced(&obj) != 0)) {
+        snap_free(&s);
+        free(p.mem);
+        return pl__pdh_fail(err, PL_PDH_CSTATUS_NO_INSTANCE, "object \"%s\" %s instances", p.e.object,
+                            instanced(&obj) ? "has" : "has no");
+    }
+    strlist ctrs = {0}, insts = {0}, out = {0};
+    if (p.counter_wild) {
+        for (uint32_t i = 0; i < obj.hdr.NumCounters; i++) {
+            pl_counter c;
+            if (pl_object_counter(&obj, i, &c) != PL_OK) break;
+            if (pl_type_is_base(c.def.CounterType)) continue;
+            const char *nm = title_of(src, PL_TITLE_NAME, c.def.CounterNameTitleIndex);
+            if (nm) sl_adds(&ctrs, nm);
+        }
+    } else {
+        sl_adds(&ctrs, p.e.counter);
+    }
+    if (p.e.instance) {
+        if (p.inst_wild || p.parent_wild) {
+            inames x;
+            if (load_inames(&obj, &x)) insts.oom = 1;
+            else {
+                for (uint32_t i = 0; i < x.n; i++)
+                    if (inst_match(&p, &x.v[i])) sl_adds(&insts, x.v[i].key);
+                inames_free(&x);
+            }
+        } else {
+            char key[16] = "";
+            if (p.e.index) snprintf(key, sizeof key, "#%u", (unsigned)p.e.index);
+            size_t l = strlen(p.e.instance) + (p.e.parent ? strlen(p.e.parent) + 1 : 0) + sizeof key;
+            char *t = malloc(l);
+            if (!t) insts.oom = 1;
+            else {
+                snprintf(t, l, "%s%s%s%s", p.e.parent ? p.e.parent : "", p.e.parent ? "/" : "", p.e.instance, key);
+                sl_adds(&insts, t);
+                free(t);
+            }
+        }
+    }
+    for (size_t ci = 0; ci < ctrs.n && !out.oom; ci++) {
+        size_t ni = p.e.instance ? insts.n : 1;
+        for (size_t ii = 0; ii < ni; ii++) {
+            pl_pdh_path_elements e = {0};
+            e.machine = p.e.machine;
+            e.object = p.e.object;
+            e.counter = ctrs.v[ci];
+            if (p.e.instance) e.instance = insts.v[ii]; /* the key already holds parent/ and #k */
+            size_t need = 0;
+            pl_pdh_make_path(&e, NULL, &need, NULL);
+            char *b = malloc(need);
+            if (!b) { out.oom = 1; break; }
+            pl_pdh_make_path(&e, b, &need, NULL);
+            sl_adds(&out, b);
+            free(b);
+        }
+    }
+    int oom = ctrs.oom || insts.oom;
+    sl_free(&ctrs);
+    sl_free(&insts);
+    snap_free(&s);
+    free(p.mem);
+    if (oom) { sl_free(&out); return pl__pdh_fail(err, PL_PDH_MEMORY_ALLOCATION_FAILURE, "out of memory"); }
+    st = sl_pack(&out, paths, n);
+    if (st) return pl__pdh_fail(err, st, "out of memory");
+    pl__clear(err);
+    return st;
+}
+
+PL_EXTERN uint32_t pl_pdh_lookup_index(const pl_pdh_source *src, const char *name, uint32_t *index)
+{
+    if (!src || !name || !*name || !index) return PL_PDH_INVALID_ARGUMENT;
+    if (!src->titles) return PL_PDH_CANNOT_READ_NAME_STRINGS;
+    for (int en = 0; en < 2; en++) {
+        const pl_titles *t = src->titles(src->ctx, en);
+        uint32_t i = t ? pl_titles_find(t, PL_TITLE_NAME, name) : 0;
+        if (i) { *index = i; return PL_PDH_CSTATUS_VALID_DATA; }
+    }
+    return PL_PDH_STRING_NOT_FOUND;
+}
+
+PL_EXTERN uint32_t pl_pdh_lookup_name(const pl_pdh_source *src, uint32_t index, char *buf, size_t *size)
+{
+    if (!src || !size) return PL_PDH_INVALID_ARGUMENT;
+    const char *s = title_of(src, PL_TITLE_NAME, index);
+    if (!s) return PL_PDH_INVALID_ARGUMENT;
+    size_t need = strlen(s) + 1;
+    if (!buf || *size < need) { *size = need; return PL_PDH_MORE_DATA; }
+    memcpy(buf, s, need);
+    *size = need;
+    return PL_PDH_CSTATUS_VALID_DATA;
+}
+
+static void add_object_names(const pl_pdh_source *src, const snap *s, strlist *l)
+{
+    pl_object o;
+    for (uint32_t i = 0; pl_block_object(&s->blk, i, &o) == PL_OK; i++) {
+        const char *nm = title_of(src, PL_TITLE_NAME, o.hdr.ObjectNameTitleIndex);
+        char num[16];
+        if (!nm) { snprintf(num, sizeof num, "%u", (unsigned)o.hdr.ObjectNameTitleIndex); nm = num; }
+        sl_adds(l, nm);
+    }
+}
+
+PL_EXTERN uint32_t pl_pdh_enum_objects(const pl_pdh_source *src, int costly, char ***names, size_t *n, pl_error *err)
+{
+    if (!src || !names || !n) return pl__pdh_fail(err, PL_PDH_INVALID_ARGUMENT, "source or outputs are NULL");
+    strlist l = {0};
+    for (int pass = 0; pass < (costly ? 2 : 1); pass++) {
+        snap s;
+        uint32_t st = collect_snap(src, pass ? "Costly" : "Global", &s, err);
+        if (st) { sl_free(&l); return st; }
+        add_object_names(src, &s, &l);
+        snap_free(&s);
+    }
+    uint32_t st = sl_pack(&l, names, n);
+    return st ? pl__pdh_fail(err, st, "out of memory") : st;
+}
+
+PL_EXTERN uint32_t pl_pdh_enum_object_items(const pl_pdh_source *src, const char *object, char ***counters,
+                                            size_t *ncounters, char ***instances, size_t *ninstances,
+                                            int *has_instances, pl_error *err)
+{
+    if (!src || !object || !*object) return pl__pdh_fail(err, PL_PDH_INVALID_ARGUMENT, "source or object is NULL");
+    uint32_t oc[MAX_CAND];
+    if (!src->titles || !src->titles(src->ctx, 0))
+        return pl__pdh_fail(err, PL_PDH_CANNOT_READ_NAME_STRINGS, "the title database is not available");
+    size_t no = resolve_names(src, object, oc, MAX_CAND);
+    if (no == 0) return pl__pdh_fail(err, PL_PDH_CSTATUS_NO_OBJECT, "no object is named \"%s\"", object);
+    char qs[MAX_CAND * 12];
+    query_string(oc, no, qs, sizeof qs);
+    snap s;
+    uint32_t st = collect_snap(src, qs, &s, err);
+    if (st) return st;
+    pl_object obj;
+    st = find_object(&s, oc, no, &obj, object, err);
+    if (st) { snap_free(&s); return st; }
+    strlist cl = {0}, il = {0};
+    for (uint32_t i = 0; i < obj.hdr.NumCounters; i++) {
+        pl_counter c;
+        if (pl_object_counter(&obj, i, &c) != PL_OK) break;
+        if (pl_type_is_base(c.def.CounterType)) continue;
+        const char *nm = title_of(src, PL_TITLE_NAME, c.def.CounterNameTitleIndex);
+        if (nm) sl_adds(&cl, nm);
+    }
+    if (instanced(&obj)) {
+        inames x;
+        if (load_inames(&obj, &x)) il.oom = 1;
+        else {
+            for (uint32_t i = 0; i < x.n; i++) sl_adds(&il, x.v[i].key);
+            inames_free(&x);
+        }
+    }
+    if (has_instances) *has_instances = instanced(&obj);
+    snap_free(&s);
+    st = 0;
+    if (counters) st = sl_pack(&cl, counters, ncounters);
+    else sl_free(&cl);
+    if (!st && instances) st = sl_pack(&il, instances, ninstances);
+    else sl_free(&il);
+    if (st) {
+        if (counters && *counters) { free(*counters); *counters = NULL; }
+        return pl__pdh_fail(err, st, "out of memory");
+    }
+    pl__clear(err);
+    return PL_PDH_CSTATUS_VALID_DATA;
+}

@@ -1,0 +1,449 @@
+/* PDH queries over canned blocks: name resolution, the query string sent to
+ * the source, raw and formatted values through real blocks, wildcards that
+ * follow instances, duplicates, parents, errors, validation, expansion,
+ * enumeration and look-ups. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pdh_canned.h"
+#include "perflib/winperf.h"
+#include "pl_test.h"
+
+typedef struct fx {
+    canned c;
+    pl_pdh_source src;
+    pl_pdh_query *q;
+} fx;
+
+static int setup_lang(void **state, int german)
+{
+    fx *f = calloc(1, sizeof *f);
+    if (!f || canned_open(&f->c, &f->src, german) != 0) return -1;
+    if (pl_pdh_open_query(&f->src, &f->q, NULL) != 0) return -1;
+    *state = f;
+    return 0;
+}
+static int setup(void **state) { return setup_lang(state, 0); }
+static int setup_de(void **state) { return setup_lang(state, 1); }
+
+static int teardown(void **state)
+{
+    fx *f = *state;
+    pl_pdh_close_query(f->q);
+    canned_close(&f->c);
+    free(f);
+    return 0;
+}
+
+static pl_pdh_counter *add(fx *f, const char *path)
+{
+    pl_pdh_counter *c = NULL;
+    pl_error err = {0};
+    uint32_t st = pl_pdh_add_counter(f->q, path, &c, &err);
+    if (st) { print_error("add %s: 0x%08x %s\n", path, st, err.msg); fail(); }
+    return c;
+}
+
+static void collect(fx *f, int k)
+{
+    f->c.cur = k;
+    pl_error err = {0};
+    uint32_t st = pl_pdh_collect(f->q, &err);
+    if (st) { print_error("collect %d: 0x%08x %s\n", k, st, err.msg); fail(); }
+}
+
+static double dbl(const pl_pdh_counter *c)
+{
+    pl_pdh_value v;
+    uint32_t st = pl_pdh_get_formatted(c, PL_PDH_FMT_DOUBLE, NULL, &v);
+    if (st) { print_error("format: 0x%08x cstatus 0x%08x\n", st, v.cstatus); fail(); }
+    return v.v.double_value;
+}
+
+static void near(double a, double b)
+{
+    if (fabs(a - b) > 1e-9 * (fabs(b) > 1 ? fabs(b) : 1)) { print_error("got %.17g want %.17g\n", a, b); fail(); }
+}
+
+static void two_counters_three_samples(void **state)
+{
+    fx *f = *state;
+    pl_pdh_counter *cpu = add(f, "\\Processor(_Total)\\% Processor Time");
+    pl_pdh_counter *mem = add(f, "\\Memory\\Available Bytes");
+    pl_pdh_counter *pf = add(f, "\\memory\\PAGE FAULTS/SEC"); /* case-insensitive */
+    pl_pdh_value v;
+    /* nothing collected yet */
+    assert_int_equal(pl_pdh_get_formatted(mem, PL_PDH_FMT_DOUBLE, NULL, &v), PL_PDH_INVALID_DATA);
+    collect(f, 0);
+    /* exactly the objects the counters need, once each, in order */
+    assert_string_equal(f->c.last_query, "238 4");
+    assert_int_equal(pl_pdh_query_time(f->q), CANNED_FT(0));
+    assert_string_equal(pl_pdh_query_machine(f->q), "TESTBOX");
+    uint32_t type = 0;
+    near(dbl(mem), 2000000000.0);
+    /* a rate's first sample */
+    assert_int_equal(pl_pdh_get_formatted(cpu, PL_PDH_FMT_DOUBLE, &type, &v), PL_PDH_INVALID_DATA);
+    assert_int_equal(v.cstatus, PL_PDH_CSTATUS_INVALID_DATA);
+    assert_int_equal(type, PERF_100NSEC_TIMER_INV);
+    collect(f, 1);
+    near(dbl(cpu), 37.5);
+    near(dbl(mem), 1998951424.0);
+    near(dbl(pf), 100.0);
+    collect(f, 2);
+    near(dbl(cpu), 37.5);
+    near(dbl(pf), 300.0);
+    assert_int_equal(pl_pdh_get_formatted(cpu, PL_PDH_FMT_LONG, NULL, &v), 0);
+    assert_int_equal(v.v.long_value, 37);
+    /* raw values: (N, PerfTime100nSec) for a 100 ns timer, (N, 0) for a count */
+    pl_pdh_raw r;
+    assert_int_equal(pl_pdh_get_raw(cpu, &type, &r), 0);
+    assert_int_equal(r.cstatus, 0);
+    assert_true(r.first == 12500000 && r.second == CANNED_FT(2) && r.timestamp == CANNED_FT(2));
+    assert_int_equal(pl_pdh_get_raw(mem, NULL, &r), 0);
+    assert_true(r.first == 2000000000LL - 2 * 1048576LL && r.second == 0);
+    assert_int_equal(pl_pdh_get_raw(pf, NULL, &r), 0);
+    assert_true(r.second == CANNED_PERFTIME(2)); /* tick counters carry PerfTime */
+    /* removing a counter changes what is asked for */
+    assert_int_equal(pl_pdh_remove_counter(cpu), 0);
+    collect(f, 3);
+    assert_string_equal(f->c.last_query, "4");
+}
+
+static void wildcard_follows_instances(void **state)
+{
+    fx *f = *state;
+    pl_pdh_counter *ids = add(f, "\\Process(*)\\ID Process");
+    pl_pdh_counter *cpu = add(f, "\\Process(*)\\% Processor Time");
+    pl_pdh_value_item *it = NULL;
+    size_t n = 0;
+    collect(f, 0);
+    assert_int_equal(pl_pdh_get_formatted_array(ids, PL_PDH_FMT_LONG, &it, &n), 0);
+    assert_int_equal(n, 4);
+    assert_string_equal(it[0].name, "init");
+    assert_string_equal(it[1].name, "svchost");
+    assert_string_equal(it[2].name, "svchost#1");
+    assert_string_equal(it[3].name, "bash");
+    assert_int_equal(it[2].value.v.long_value, 200);
+    assert_int_equal(it[3].value.v.long_value, 300);
+    pl_free(it);
+    collect(f, 1);
+    assert_int_equal(pl_pdh_get_formatted_array(cpu, PL_PDH_FMT_DOUBLE, &it, &n), 0);
+    assert_int_equal(n, 4); /* bash left, python came */
+    assert_string_equal(it[3].name, "python");
+    near(it[0].value.v.double_value, 0.01);
+    near(it[1].value.v.double_value, 1.0);
+    near(it[2].value.v.double_value, 2.0);
+    assert_int_equal(it[3].value.cstatus, PL_PDH_CSTATUS_INVALID_DATA); /* new: first sample */
+    pl_free(it);
+    collect(f, 2);
+    assert_int_equal(pl_pdh_get_formatted_array(cpu, PL_PDH_FMT_DOUBLE, &it, &n), 0);
+    assert_int_equal(n, 5);
+    assert_string_equal(it[3].name, "svchost#2");
+    assert_int_equal(it[3].value.cstatus, PL_PDH_CSTATUS_INVALID_DATA);
+    assert_string_equal(it[4].name, "python");
+    near(it[4].value.v.double_value, 4.0);
+    near(it[2].value.v.double_value, 2.0);
+    pl_free(it);
+    /* a wildcard counter has no single value */
+    pl_pdh_value v;
+    assert_int_equal(pl_pdh_get_formatted(ids, PL_PDH_FMT_LONG, NULL, &v), PL_PDH_INVALID_ARGUMENT);
+}
+
+static void duplicates_and_missing_instances(void **state)
+{
+    fx *f = *state;
+    pl_pdh_counter *s0 = add(f, "\\Process(svchost)\\ID Process");
+    pl_pdh_counter *s1 = add(f, "\\Process(SVCHOST#1)\\ID Process");
+    pl_pdh_counter *s2 = add(f, "\\Process(svchost#2)\\ID Process");   /* appears at sample 2 */
+    pl_pdh_counter *bash = add(f, "\\Process(bash)\\% Processor Time"); /* leaves at sample 1 */
+    collect(f, 0);
+    near(dbl(s0), 100);
+    near(dbl(s1), 200);
+    pl_pdh_value v;
+    assert_int_equal(pl_pdh_get_formatted(s2, PL_PDH_FMT_DOUBLE, NULL, &v), PL_PDH_INVALID_DATA);
+    assert_int_equal(v.cstatus, PL_PDH_CSTATUS_NO_INSTANCE);
+    collect(f, 1);
+    assert_int_equal(pl_pdh_get_formatted(bash, PL_PDH_FMT_DOUBLE, NULL, &v), PL_PDH_INVALID_DATA);
+    assert_int_equal(v.cstatus, PL_PDH_CSTATUS_NO_INSTANCE);
+    pl_pdh_raw r;
+    assert_int_equal(pl_pdh_get_raw(bash, NULL, &r), PL_PDH_INVALID_DATA);
+    assert_int_equal(r.cstatus, PL_PDH_CSTATUS_NO_INSTANCE);
+    collect(f, 2);
+    near(dbl(s2), 250);
+}
+
+static void parents(void **state)
+{
+    fx *f = *state;
+    pl_pdh_counter *a = add(f, "\\Thread(svchost/0)\\ID Thread");
+    pl_pdh_counter *b = add(f, "\\Thread(svchost/0#1)\\ID Thread");
+    pl_pdh_counter *c = add(f, "\\Thread(svchost/1)\\ID Thread");
+    pl_pdh_counter *own = add(f, "\\Thread(1)\\ID Thread"); /* no parent given: own name */
+    pl_pdh_counter *w = add(f, "\\Thread(*/0)\\ID Thread");
+    pl_pdh_counter *all = add(f, "\\Thread(svchost/*)\\ID Thread");
+    collect(f, 0);
+    assert_string_equal(f->c.last_query, "232");
+    near(dbl(a), 1001);
+    near(dbl(b), 2001);
+    near(dbl(c), 1002);
+    near(dbl(own), 1002);
+    pl_pdh_value_item *it;
+    size_t n;
+    assert_int_equal(pl_pdh_get_formatted_array(w, PL_PDH_FMT_LONG, &it, &n), 0);
+    assert_int_equal(n, 2);
+    assert_string_equal(it[0].name, "svchost/0");
+    assert_string_equal(it[1].name, "svchost/0#1");
+    assert_int_equal(it[1].value.v.long_value, 2001);
+    pl_free(it);
+    assert_int_equal(pl_pdh_get_formatted_array(all, PL_PDH_FMT_LONG, &it, &n), 0);
+    assert_int_equal(n, 3);
+    pl_free(it);
+}
+
+static void other_types_through_blocks(void **state)
+{
+    fx *f = *state;
+    pl_pdh_counter *up = add(f, "\\System\\System Up Time");
+    pl_pdh_counter *fs = add(f, "\\LogicalDisk(C:)\\% Free Space");
+    pl_pdh_counter *avg = add(f, "\\LogicalDisk(C:)\\Avg. Disk sec/Transfer");
+    collect(f, 1);
+    assert_string_equal(f->c.last_query, "2 236");
+    near(dbl(up), 401.0);     /* object PerfTime/PerfFreq */
+    near(dbl(fs), 12.5);      /* base from the next definition */
+    pl_pdh_raw r;
+    assert_int_equal(pl_pdh_get_raw(fs, NULL, &r), 0);
+    assert_true(r.first == 25 && r.second == 200);
+    pl_pdh_value v;
+    assert_int_equal(pl_pdh_get_formatted(avg, PL_PDH_FMT_DOUBLE, NULL, &v), PL_PDH_INVALID_DATA);
+    collect(f, 2);
+    near(dbl(avg), 0.05);
+    near(dbl(up), 402.0);
+}
+
+static void errors(void **state)
+{
+    fx *f = *state;
+    pl_pdh_counter *c = NULL;
+    pl_error err = {0};
+    pl_pdh_value v;
+    /* no counters yet */
+    assert_int_equal(pl_pdh_collect(f->q, &err), PL_PDH_NO_DATA);
+    /* argument checks come before handle checks */
+    assert_int_equal(pl_pdh_add_counter(NULL, "\\Memory\\Available Bytes", NULL, NULL), PL_PDH_INVALID_ARGUMENT);
+    assert_int_equal(pl_pdh_add_counter(NULL, "\\Memory\\Available Bytes", &c, NULL), PL_PDH_INVALID_HANDLE);
+    assert_int_equal(pl_pdh_add_counter((pl_pdh_query *)&v, "\\Memory\\Available Bytes", &c, NULL), PL_PDH_INVALID_HANDLE);
+    assert_int_equal(pl_pdh_add_counter(f->q, NULL, &c, NULL), PL_PDH_INVALID_ARGUMENT);
+    assert_int_equal(pl_pdh_add_counter(f->q, "", &c, NULL), PL_PDH_INVALID_ARGUMENT);
+    assert_int_equal(pl_pdh_add_counter(f->q, "Memory\\Available Bytes", &c, &err), PL_PDH_CSTATUS_BAD_COUNTERNAME);
+    assert_int_equal((uint32_t)err.status, PL_PDH_CSTATUS_BAD_COUNTERNAME);
+    assert_int_equal(pl_pdh_add_counter(f->q, "\\Memory", &c, NULL), PL_PDH_CSTATUS_BAD_COUNTERNAME);
+    assert_int_equal(pl_pdh_add_counter(f->q, "\\Nonsense\\Available Bytes", &c, &err), PL_PDH_CSTATUS_NO_OBJECT);
+    assert_non_null(strstr(err.msg, "Nonsense"));
+    assert_int_equal(pl_pdh_add_counter(f->q, "\\Memory\\No Such Counter", &c, &err), PL_PDH_CSTATUS_NO_COUNTER);
+    /* a known name that this object does not have */
+    assert_int_equal(pl_pdh_add_counter(f->q, "\\Memory\\ID Process", &c, NULL), PL_PDH_CSTATUS_NO_COUNTER);
+    /* an object the title database knows but the data lacks */
+    assert_int_equal(pl_pdh_add_counter(f->q, "\\Paging File(_Total)\\% Usage", &c, NULL), PL_PDH_CSTATUS_NO_OBJECT);
+    assert_int_equal(pl_pdh_add_counter(f->q, "\\\\OTHERBOX\\Memory\\Available Bytes", &c, NULL), PL_PDH_CSTATUS_NO_MACHINE);
+    assert_int_equal(pl_pdh_add_counter(f->q, "\\Memory(x)\\Available Bytes", &c, NULL), PL_PDH_CSTATUS_NO_INSTANCE);
+    assert_int_equal(pl_pdh_add_counter(f->q, "\\Processor\\% Processor Time", &c, NULL), PL_PDH_CSTATUS_NO_INSTANCE);
+    assert_int_equal(pl_pdh_add_counter(f->q, "\\Processor(*)\\*", &c, NULL), PL_PDH_CSTATUS_BAD_COUNTERNAME);
+    /* the machine may be named, in any case, or as localhost */
+    c = add(f, "\\\\testbox\\Memory\\Available Bytes");
+    add(f, "\\\\localhost\\Memory\\Available Bytes");
+    /* the source fails: the counters keep their data */
+    collect(f, 0);
+    f->c.fail = 1;
+    assert_int_equal(pl_pdh_collect(f->q, &err), PL_PDH_INVALID_DATA);
+    assert_non_null(strstr(err.msg, "canned failure"));
+    near(dbl(c), 2000000000.0);
+    f->c.fail = 0;
+    f->c.garbage = 1;
+    assert_int_equal(pl_pdh_collect(f->q, &err), PL_PDH_INVALID_DATA);
+    near(dbl(c), 2000000000.0);
+    /* bad format flags, NULL outputs, bad scale */
+    assert_int_equal(pl_pdh_get_formatted(c, 0, NULL, &v), PL_PDH_INVALID_ARGUMENT);
+    assert_int_equal(pl_pdh_get_formatted(c, PL_PDH_FMT_LONG, NULL, NULL), PL_PDH_INVALID_ARGUMENT);
+    assert_int_equal(pl_pdh_get_formatted(NULL, PL_PDH_FMT_LONG, NULL, &v), PL_PDH_INVALID_HANDLE);
+    assert_int_equal(pl_pdh_set_scale(c, 8), PL_PDH_INVALID_ARGUMENT);
+    assert_int_equal(pl_pdh_set_scale(c, -8), PL_PDH_INVALID_ARGUMENT);
+    assert_int_equal(pl_pdh_set_scale(NULL, 1), PL_PDH_INVALID_HANDLE);
+    assert_int_equal(pl_pdh_remove_counter(NULL), PL_PDH_INVALID_HANDLE);
+}
+
+static void scale_info_and_raw_calc(void **state)
+{
+    fx *f = *state;
+    pl_pdh_counter *c = add(f, "\\Processor(_Total)\\% User Time");
+    pl_pdh_counter_info info;
+    assert_int_equal(pl_pdh_get_counter_info(c, &info), 0);
+    assert_int_equal(info.type, PERF_100NSEC_TIMER);
+    assert_int_equal(info.scale, 0);
+    assert_int_equal(info.object_index, 238);
+    assert_int_equal(info.counter_index, 142);
+    assert_string_equal(info.full_path, "\\\\TESTBOX\\Processor(_Total)\\% User Time");
+    assert_string_equal(info.instance, "_Total");
+    assert_non_null(info.explain);
+    assert_true(strlen(info.explain) > 10);
+    collect(f, 0);
+    pl_pdh_raw r0, r1;
+    assert_int_equal(pl_pdh_get_raw(c, NULL, &r0), 0);
+    collect(f, 1);
+    assert_int_equal(pl_pdh_get_raw(c, NULL, &r1), 0);
+    near(dbl(c), 15.0);
+    assert_int_equal(pl_pdh_set_scale(c, 1), 0);
+    near(dbl(c), 150.0);
+    pl_pdh_value v;
+    assert_int_equal(pl_pdh_get_formatted(c, PL_PDH_FMT_DOUBLE | PL_PDH_FMT_NOSCALE, NULL, &v), 0);
+    near(v.v.double_value, 15.0);
+    assert_int_equal(pl_pdh_set_scale(c, 0), 0);
+    /* calculate from raw: raw1 newer, raw2 older */
+    assert_int_equal(pl_pdh_calculate(c, PL_PDH_FMT_DOUBLE, &r1, &r0, &v), 0);
+    near(v.v.double_value, 15.0);
+    assert_int_equal(pl_pdh_calculate(c, PL_PDH_FMT_DOUBLE, &r0, &r1, &v), PL_PDH_CALC_NEGATIVE_VALUE);
+    assert_int_equal(pl_pdh_calculate(c, PL_PDH_FMT_DOUBLE, &r1, NULL, &v), PL_PDH_INVALID_DATA);
+    assert_int_equal(pl_pdh_calculate(c, PL_PDH_FMT_DOUBLE, &r1, &r0, NULL), PL_PDH_INVALID_ARGUMENT);
+    assert_int_equal(pl_pdh_calculate(NULL, PL_PDH_FMT_DOUBLE, &r1, &r0, &v), PL_PDH_INVALID_HANDLE);
+    /* statistics through the counter: samples 0..3 stored from index 1 */
+    pl_pdh_raw ring[4];
+    for (int k = 0; k < 4; k++) {
+        collect(f, k);
+        assert_int_equal(pl_pdh_get_raw(c, NULL, &ring[(k + 1) % 4]), 0);
+    }
+    pl_pdh_stats st;
+    assert_int_equal(pl_pdh_statistics(c, PL_PDH_FMT_DOUBLE, 1, 4, ring, &st), 0);
+    assert_int_equal(st.count, 3);
+    near(st.mean.v.double_value, 15.0);
+    near(st.min.v.double_value, 15.0);
+    assert_int_equal(pl_pdh_statistics(c, PL_PDH_FMT_DOUBLE, 4, 4, ring, &st), PL_PDH_INVALID_ARGUMENT);
+}
+
+static void validate_and_expand(void **state)
+{
+    fx *f = *state;
+    const pl_pdh_source *s = &f->src;
+    assert_int_equal(pl_pdh_validate_path(s, "\\Processor(_Total)\\% Processor Time", NULL), 0);
+    assert_int_equal(pl_pdh_validate_path(s, "\\Process(*)\\ID Process", NULL), 0);
+    assert_int_equal(pl_pdh_validate_path(s, "\\Process(svchost#1)\\ID Process", NULL), 0);
+    assert_int_equal(pl_pdh_validate_path(s, "\\Process(svchost#2)\\ID Process", NULL), PL_PDH_CSTATUS_NO_INSTANCE);
+    assert_int_equal(pl_pdh_validate_path(s, "\\Process(nosuch)\\ID Process", NULL), PL_PDH_CSTATUS_NO_INSTANCE);
+    assert_int_equal(pl_pdh_validate_path(s, "\\Memory\\*", NULL), 0);
+    assert_int_equal(pl_pdh_validate_path(s, "\\Memory\\Nope", NULL), PL_PDH_CSTATUS_NO_COUNTER);
+    assert_int_equal(pl_pdh_validate_path(s, "\\Nope\\Nope", NULL), PL_PDH_CSTATUS_NO_OBJECT);
+    assert_int_equal(pl_pdh_validate_path(s, "Memory", NULL), PL_PDH_CSTATUS_BAD_COUNTERNAME);
+    assert_int_equal(pl_pdh_validate_path(s, NULL, NULL), PL_PDH_INVALID_ARGUMENT);
+    char **p = NULL;
+    size_t n = 0;
+    assert_int_equal(pl_pdh_expand_path(s, "\\Process(*)\\ID Process", &p, &n, NULL), 0);
+    assert_int_equal(n, 4);
+    assert_string_equal(p[0], "\\Process(init)\\ID Process");
+    assert_string_equal(p[2], "\\Process(svchost#1)\\ID Process");
+    assert_null(p[4]);
+    pl_free(p);
+    assert_int_equal(pl_pdh_expand_path(s, "\\\\TESTBOX\\Processor(*)\\*", &p, &n, NULL), 0);
+    assert_int_equal(n, 9); /* counter-major */
+    assert_string_equal(p[0], "\\\\TESTBOX\\Processor(0)\\% Processor Time");
+    assert_string_equal(p[2], "\\\\TESTBOX\\Processor(_Total)\\% Processor Time");
+    assert_string_equal(p[3], "\\\\TESTBOX\\Processor(0)\\% User Time");
+    assert_string_equal(p[8], "\\\\TESTBOX\\Processor(_Total)\\Interrupts/sec");
+    pl_free(p);
+    assert_int_equal(pl_pdh_expand_path(s, "\\Memory\\*", &p, &n, NULL), 0);
+    assert_int_equal(n, 2);
+    assert_string_equal(p[1], "\\Memory\\Page Faults/sec");
+    pl_free(p);
+    assert_int_equal(pl_pdh_expand_path(s, "\\Thread(*/*)\\ID Thread", &p, &n, NULL), 0);
+    assert_int_equal(n, 3);
+    assert_string_equal(p[2], "\\Thread(svchost/0#1)\\ID Thread");
+    pl_free(p);
+    assert_int_equal(pl_pdh_expand_path(s, "\\LogicalDisk(*)\\*", &p, &n, NULL), 0);
+    assert_int_equal(n, 2); /* the bases are not counters of their own */
+    pl_free(p);
+    assert_int_equal(pl_pdh_expand_path(s, "\\Memory\\Available Bytes", &p, &n, NULL), 0);
+    assert_int_equal(n, 1);
+    pl_free(p);
+    assert_int_equal(pl_pdh_expand_path(s, "\\Memory(*)\\*", &p, &n, NULL), PL_PDH_CSTATUS_NO_INSTANCE);
+    assert_int_equal(pl_pdh_expand_path(s, "\\Process(pro*)\\*", &p, &n, NULL), PL_PDH_CSTATUS_BAD_COUNTERNAME);
+}
+
+static void enumerate_and_lookup(void **state)
+{
+    fx *f = *state;
+    char **names = NULL, **ctrs = NULL, **insts = NULL;
+    size_t n = 0, nc = 0, ni = 0;
+    int has = -1;
+    assert_int_equal(pl_pdh_enum_objects(&f->src, 0, &names, &n, NULL), 0);
+    assert_string_equal(f->c.last_query, "Global");
+    assert_int_equal(n, 6);
+    assert_string_equal(names[0], "Processor");
+    assert_string_equal(names[5], "LogicalDisk");
+    pl_free(names);
+    assert_int_equal(pl_pdh_enum_object_items(&f->src, "process", &ctrs, &nc, &insts, &ni, &has, NULL), 0);
+    assert_int_equal(has, 1);
+    assert_int_equal(nc, 2);
+    assert_string_equal(ctrs[0], "ID Process");
+    assert_int_equal(ni, 4);
+    assert_string_equal(insts[2], "svchost#1");
+    pl_free(ctrs);
+    pl_free(insts);
+    assert_int_equal(pl_pdh_enum_object_items(&f->src, "Memory", &ctrs, &nc, &insts, &ni, &has, NULL), 0);
+    assert_int_equal(has, 0);
+    assert_int_equal(ni, 0);
+    pl_free(ctrs);
+    pl_free(insts);
+    assert_int_equal(pl_pdh_enum_object_items(&f->src, "Nope", &ctrs, &nc, NULL, NULL, NULL, NULL), PL_PDH_CSTATUS_NO_OBJECT);
+    uint32_t idx = 0;
+    assert_int_equal(pl_pdh_lookup_index(&f->src, "processor", &idx), 0);
+    assert_int_equal(idx, 238);
+    assert_int_equal(pl_pdh_lookup_index(&f->src, "System Up Time", &idx), 0);
+    assert_int_equal(idx, 674);
+    assert_int_equal(pl_pdh_lookup_index(&f->src, "zzz", &idx), PL_PDH_STRING_NOT_FOUND);
+    char buf[64];
+    size_t sz = sizeof buf;
+    assert_int_equal(pl_pdh_lookup_name(&f->src, 6, buf, &sz), 0);
+    assert_string_equal(buf, "% Processor Time");
+    assert_int_equal(sz, 17);
+    sz = 3;
+    assert_int_equal(pl_pdh_lookup_name(&f->src, 6, buf, &sz), PL_PDH_MORE_DATA);
+    assert_int_equal(sz, 17);
+    sz = sizeof buf;
+    assert_int_equal(pl_pdh_lookup_name(&f->src, 999999, buf, &sz), PL_PDH_INVALID_ARGUMENT);
+}
+
+static void default_language_and_english(void **state)
+{
+    fx *f = *state;
+    pl_pdh_counter *de = add(f, "\\Speicher\\Verf\xC3\xBCgbare Bytes");
+    pl_pdh_counter *en = add(f, "\\Memory\\Available Bytes");
+    pl_pdh_counter *mix = add(f, "\\Prozessor(_Total)\\% User Time");
+    collect(f, 0);
+    assert_string_equal(f->c.last_query, "4 238");
+    near(dbl(de), 2000000000.0);
+    near(dbl(en), 2000000000.0);
+    uint32_t idx = 0;
+    assert_int_equal(pl_pdh_lookup_index(&f->src, "SPEICHER", &idx), 0);
+    assert_int_equal(idx, 4);
+    char buf[64];
+    size_t sz = sizeof buf;
+    assert_int_equal(pl_pdh_lookup_name(&f->src, 238, buf, &sz), 0);
+    assert_string_equal(buf, "Prozessor");
+    (void)mix;
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(two_counters_three_samples, setup, teardown),
+        cmocka_unit_test_setup_teardown(wildcard_follows_instances, setup, teardown),
+        cmocka_unit_test_setup_teardown(duplicates_and_missing_instances, setup, teardown),
+        cmocka_unit_test_setup_teardown(parents, setup, teardown),
+        cmocka_unit_test_setup_teardown(other_types_through_blocks, setup, teardown),
+        cmocka_unit_test_setup_teardown(errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(scale_info_and_raw_calc, setup, teardown),
+        cmocka_unit_test_setup_teardown(validate_and_expand, setup, teardown),
+        cmocka_unit_test_setup_teardown(enumerate_and_lookup, setup, teardown),
+        cmocka_unit_test_setup_teardown(default_language_and_english, setup_de, teardown),
+    };
+    if (argc > 1) cmocka_set_test_filter(argv[1]);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

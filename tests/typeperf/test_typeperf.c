@@ -1,0 +1,407 @@
+/* typeperf golden tests: exact stdout bytes (CRLF included), files and exit
+ * codes, over the canned scenario of tests/pdh/pdh_canned.c with a fixed
+ * clock and TZ=UTC. */
+#include <fcntl.h>
+#include <signal.h>
+#include <time.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pdh_canned.h"
+#include "pl_test.h"
+
+typedef struct fx {
+    char dir[64];
+    char store[128];
+    char out[4096 * 4];
+    char err[4096];
+    int code;
+} fx;
+
+static int write_file(const char *path, const void *buf, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return -1;
+    size_t w = fwrite(buf, 1, len, f);
+    return fclose(f) == 0 && w == len ? 0 : -1;
+}
+
+static size_t read_file(const char *path, char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) { buf[0] = '\0'; return 0; }
+    size_t n = fread(buf, 1, cap - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return n;
+}
+
+static int setup(void **state)
+{
+    fx *f = calloc(1, sizeof *f);
+    if (!f) return -1;
+    snprintf(f->dir, sizeof f->dir, "/tmp/pl_typeperf_XXXXXX");
+    if (!mkdtemp(f->dir)) return -1;
+    for (int k = 0; k < CANNED_SAMPLES; k++) {
+        void *b = NULL;
+        size_t len = 0;
+        char p[160];
+        if (canned_block(k, &b, &len) != 0) return -1;
+        snprintf(p, sizeof p, "%s/sample%d.blk", f->dir, k);
+        if (write_file(p, b, len) != 0) return -1;
+        free(b);
+    }
+    snprintf(f->store, sizeof f->store, "%s/perflib.db", f->dir);
+    pl_store *st = NULL;
+    if (pl_store_open(f->store, 0, &st, NULL) != PL_OK) return -1;
+    pl_store_close(st);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fx *f = *state;
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
+    if (system(cmd) != 0) return -1;
+    free(f);
+    return 0;
+}
+
+/* Run typeperf with args (NULL-terminated); clock: fixed-clock hook or NULL. */
+static void run(fx *f, const char *clock, const char *const *args)
+{
+    char outp[160], errp[160];
+    snprintf(outp, sizeof outp, "%s/stdout", f->dir);
+    snprintf(errp, sizeof errp, "%s/stderr", f->dir);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int o = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0600), e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int in = open("/dev/null", O_RDONLY);
+        if (o < 0 || e < 0 || in < 0) _exit(99);
+        dup2(o, 1);
+        dup2(e, 2);
+        dup2(in, 0);
+        setenv("TZ", "UTC", 1);
+        setenv("PERFLIB_REGISTRY", f->store, 1);
+        setenv("PERFLIB_TYPEPERF_BLOCKS", f->dir, 1);
+        unsetenv("PERFLIB_LANG");
+        if (clock) setenv("PERFLIB_TYPEPERF_CLOCK", clock, 1);
+        else unsetenv("PERFLIB_TYPEPERF_CLOCK");
+        const char *argv[32];
+        int n = 0;
+        argv[n++] = TYPEPERF_BIN;
+        for (int i = 0; args[i] && n < 31; i++) argv[n++] = args[i];
+        argv[n] = NULL;
+        execv(TYPEPERF_BIN, (char *const *)argv);
+        _exit(98);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    f->code = WEXITSTATUS(status);
+    read_file(outp, f->out, sizeof f->out);
+    read_file(errp, f->err, sizeof f->err);
+}
+
+static void expect_out(const fx *f, const char *want)
+{
+    if (strcmp(f->out, want) != 0) {
+        print_error("--- got ---\n%s\n--- want ---\n%s\n--- stderr ---\n%s\n", f->out, want, f->err);
+        fail();
+    }
+}
+
+static void two_counters_three_samples(void **state)
+{
+    fx *f = *state;
+    const char *a[] = {"\\Processor(_Total)\\% Processor Time", "\\Memory\\Page Faults/sec", "\\Memory\\Available Bytes",
+                       "-sc", "3", NULL};
+    run(f, NULL, a);
+    assert_int_equal(f->code, 0);
+    expect_out(f, "\r\n"
+                  "\"(PDH-CSV 4.0)\",\"\\\\TESTBOX\\Processor(_Total)\\% Processor Time\",\"\\\\TESTBOX\\Memory\\Page Faults/sec\","
+                  "\"\\\\TESTBOX\\Memory\\Available Bytes\"\r\n"
+                  "\"01/15/2024 10:00:00.000\",\" \",\" \",\"2000000000.000000\"\r\n"
+                  "\"01/15/2024 10:00:01.000\",\"37.500000\",\"100.000000\",\"1998951424.000000\"\r\n"
+                  "\"01/15/2024 10:00:02.000\",\"37.500000\",\"300.000000\",\"1997902848.000000\"\r\n"
+                  "Exiting, please wait...\r\n"
+                  "The command completed successfully.\r\n");
+    assert_string_equal(f->err, "");
+}
+
+static void fixed_clock_and_tsv(void **state)
+{
+    fx *f = *state;
+    /* 2023-06-30 23:59:59.500 UTC, 250 ms apart */
+    const char *a[] = {"\\Processor(0)\\% User Time", "-f", "tsv", "-sc", "2", "-si", "00:05", NULL};
+    run(f, "1688169599500,250", a);
+    assert_int_equal(f->code, 0);
+    expect_out(f, "\r\n"
+                  "\"(PDH-TSV 4.0)\"\t\"\\\\TESTBOX\\Processor(0)\\% User Time\"\r\n"
+                  "\"06/30/2023 23:59:59.500\"\t\" \"\r\n"
+                  "\"06/30/2023 23:59:59.750\"\t\"10.000000\"\r\n"
+                  "Exiting, please wait...\r\n"
+                  "The command completed successfully.\r\n");
+}
+
+static void wildcard_columns(void **state)
+{
+    fx *f = *state;
+    /* one column per instance at the first sample; bash leaves, python is not added */
+    const char *a[] = {"\\Process(*)\\ID Process", "-sc", "2", NULL};
+    run(f, NULL, a);
+    assert_int_equal(f->code, 0);
+    expect_out(f, "\r\n"
+                  "\"(PDH-CSV 4.0)\",\"\\\\TESTBOX\\Process(init)\\ID Process\",\"\\\\TESTBOX\\Process(svchost)\\ID Process\","
+                  "\"\\\\TESTBOX\\Process(svchost#1)\\ID Process\",\"\\\\TESTBOX\\Process(bash)\\ID Process\"\r\n"
+                  "\"01/15/2024 10:00:00.000\",\"1.000000\",\"100.000000\",\"200.000000\",\"300.000000\"\r\n"
+                  "\"01/15/2024 10:00:01.000\",\"1.000000\",\"100.000000\",\"200.000000\",\" \"\r\n"
+                  "Exiting, please wait...\r\n"
+                  "The command completed successfully.\r\n");
+}
+
+static void runs_until_data_ends(void **state)
+{
+    fx *f = *state;
+    /* no -sc: canned data stops after the last sample file, like Ctrl+C */
+    const char *a[] = {"\\System\\System Up Time", NULL};
+    run(f, NULL, a);
+    assert_int_equal(f->code, 0);
+    expect_out(f, "\r\n"
+                  "\"(PDH-CSV 4.0)\",\"\\\\TESTBOX\\System\\System Up Time\"\r\n"
+                  "\"01/15/2024 10:00:00.000\",\"400.000000\"\r\n"
+                  "\"01/15/2024 10:00:01.000\",\"401.000000\"\r\n"
+                  "\"01/15/2024 10:00:02.000\",\"402.000000\"\r\n"
+                  "\"01/15/2024 10:00:03.000\",\"403.000000\"\r\n"
+                  "Exiting, please wait...\r\n"
+                  "The command completed successfully.\r\n");
+}
+
+static void query_list(void **state)
+{
+    fx *f = *state;
+    const char *a[] = {"-q", "Processor", NULL};
+    run(f, NULL, a);
+    assert_int_equal(f->code, 0);
+    expect_out(f, "\\Processor(*)\\% Processor Time\r\n"
+                  "\\Processor(*)\\% User Time\r\n"
+                  "\\Processor(*)\\Interrupts/sec\r\n"
+                  "The command completed successfully.\r\n");
+    const char *b[] = {"-q", NULL};
+    run(f, NULL, b);
+    assert_int_equal(f->code, 0);
+    expect_out(f, "\\Processor(*)\\% Processor Time\r\n"
+                  "\\Processor(*)\\% User Time\r\n"
+                  "\\Processor(*)\\Interrupts/sec\r\n"
+                  "\\Memory\\Available Bytes\r\n"
+                  "\\Memory\\Page Faults/sec\r\n"
+                  "\\Process(*)\\ID Process\r\n"
+                  "\\Process(*)\\% Processor Time\r\n"
+                  "\\Thread(*)\\ID Thread\r\n"
+                  "\\System\\System Up Time\r\n"
+                  "\\LogicalDisk(*)\\% Free Space\r\n"
+                  "\\LogicalDisk(*)\\Avg. Disk sec/Transfer\r\n"
+                  "The command completed successfully.\r\n");
+}
+
+static void query_expanded(void **state)
+{
+    fx *f = *state;
+    const char *a[] = {"-qx", "Thread", NULL};
+    run(f, NULL, a);
+    assert_int_equal(f->code, 0);
+    expect_out(f, "\\Thread(svchost/0)\\ID Thread\r\n"
+                  "\\Thread(svchost/1)\\ID Thread\r\n"
+                  "\\Thread(svchost/0#1)\\ID Thread\r\n"
+                  "The command completed successfully.\r\n");
+    const char *b[] = {"-qx", "Memory", NULL};
+    run(f, NULL, b);
+    expect_out(f, "\\Memory\\Available Bytes\r\n"
+                  "\\Memory\\Page Faults/sec\r\n"
+                  "The command completed successfully.\r\n");
+    const char *c[] = {"-qx", "Nothing", NULL};
+    run(f, NULL, c);
+    assert_int_equal(f->code, 2);
+    expect_out(f, "");
+    assert_non_null(strstr(f->err, "Nothing"));
+}
+
+static void output_file(void **state)
+{
+    fx *f = *state;
+    char path[160], buf[4096];
+    snprintf(path, sizeof path, "%s/log.csv", f->dir);
+    const char *a[] = {"\\LogicalDisk(C:)\\Avg. Disk sec/Transfer", "\\Process(svchost)\\% Processor Time",
+                       "\\Processor(_Total)\\% Processor Time", "-sc", "3", "-o", path, NULL};
+    run(f, NULL, a);
+    assert_int_equal(f->code, 0);
+    expect_out(f, "Exiting, please wait...\r\nThe command completed successfully.\r\n");
+    read_file(path, buf, sizeof buf);
+    const char *want =
+        "\"(PDH-CSV 4.0) (UTC)(0)\",\"\\\\TESTBOX\\LogicalDisk(C:)\\Avg. Disk sec/Transfer\","
+        "\"\\\\TESTBOX\\Process(svchost)\\% Processor Time\",\"\\\\TESTBOX\\Processor(_Total)\\% Processor Time\"\r\n"
+        "\"01/15/2024 10:00:00.000\",\" \",\" \",\" \"\r\n"
+        "\"01/15/2024 10:00:01.000\",\"0.050000000000000003\",\"1\",\"37.5\"\r\n"
+        "\"01/15/2024 10:00:02.000\",\"0.050000000000000003\",\"1\",\"37.5\"\r\n";
+    if (strcmp(buf, want)) { print_error("--- got ---\n%s\n--- want ---\n%s\n", buf, want); fail(); }
+    /* exists: without -y and with "no" on stdin it is kept */
+    run(f, NULL, a);
+    assert_int_equal(f->code, 4);
+    read_file(path, buf, sizeof buf);
+    assert_string_equal(buf, want);
+    const char *b[] = {"\\Memory\\Available Bytes", "-sc", "1", "-o", path, "-y", NULL};
+    run(f, NULL, b);
+    assert_int_equal(f->code, 0);
+    read_file(path, buf, sizeof buf);
+    assert_string_equal(buf, "\"(PDH-CSV 4.0) (UTC)(0)\",\"\\\\TESTBOX\\Memory\\Available Bytes\"\r\n"
+                             "\"01/15/2024 10:00:00.000\",\"2000000000\"\r\n");
+}
+
+static void counter_file(void **state)
+{
+    fx *f = *state;
+    char path[160];
+    snprintf(path, sizeof path, "%s/counters.txt", f->dir);
+    const char *txt = "\xEF\xBB\xBF\\Memory\\Available Bytes\r\n\r\n  \\System\\System Up Time  \r\n";
+    assert_int_equal(write_file(path, txt, strlen(txt)), 0);
+    const char *a[] = {"-cf", path, "-sc", "1", NULL};
+    run(f, NULL, a);
+    assert_int_equal(f->code, 0);
+    expect_out(f, "\r\n"
+                  "\"(PDH-CSV 4.0)\",\"\\\\TESTBOX\\Memory\\Available Bytes\",\"\\\\TESTBOX\\System\\System Up Time\"\r\n"
+                  "\"01/15/2024 10:00:00.000\",\"2000000000.000000\",\"400.000000\"\r\n"
+                  "Exiting, please wait...\r\n"
+                  "The command completed successfully.\r\n");
+}
+
+static void path_errors(void **state)
+{
+    fx *f = *state;
+    const struct { const char *path; const char *code; } cases[] = {
+        {"Memory\\Available Bytes", "0xC0000BC0"},
+        {"\\Memory", "0xC0000BC0"},
+        {"\\Process(pro*)\\ID Process", "0xC0000BC0"},
+        {"\\Memory\\No Such Counter", "0xC0000BB9"},
+        {"\\No Such Object\\Available Bytes", "0xC0000BB8"},
+        {"\\Process(nosuch)\\ID Process", "0x800007D1"},
+        {"\\\\FARAWAY\\Memory\\Available Bytes", "0x800007D0"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *a[] = {"\\Memory\\Available Bytes", cases[i].path, "-sc", "1", NULL};
+        run(f, NULL, a);
+        assert_int_equal(f->code, 2);
+        expect_out(f, "");
+        if (!strstr(f->err, cases[i].code) || !strstr(f->err, cases[i].path) || strncmp(f->err, "Error: ", 7)) {
+            print_error("%s: stderr %s\n", cases[i].path, f->err);
+            fail();
+        }
+    }
+}
+
+static void option_errors(void **state)
+{
+    fx *f = *state;
+    const char *const cases[][6] = {
+        {"\\Memory\\Available Bytes", "-zz", NULL},
+        {"\\Memory\\Available Bytes", "-f", "BIN", NULL},
+        {"\\Memory\\Available Bytes", "-f", "XML", NULL},
+        {"\\Memory\\Available Bytes", "-si", "1:2:3:4", NULL},
+        {"\\Memory\\Available Bytes", "-si", "0", NULL},
+        {"\\Memory\\Available Bytes", "-si", "abc", NULL},
+        {"\\Memory\\Available Bytes", "-sc", "0", NULL},
+        {"\\Memory\\Available Bytes", "-sc", NULL},
+        {"-sc", "2", NULL},
+        {"-cf", "/nonexistent/file", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        run(f, NULL, cases[i]);
+        if (f->code != 1 || strncmp(f->err, "Error: ", 7) != 0) {
+            print_error("case %zu: exit %d stderr %s\n", i, f->code, f->err);
+            fail();
+        }
+        expect_out(f, "");
+    }
+    const char *bin[] = {"\\Memory\\Available Bytes", "-f", "BIN", NULL};
+    run(f, NULL, bin);
+    assert_non_null(strstr(f->err, "BIN"));
+    const char *remote[] = {"\\Memory\\Available Bytes", "-s", "FARAWAY", NULL};
+    run(f, NULL, remote);
+    assert_int_equal(f->code, 3);
+    assert_non_null(strstr(f->err, "local computer"));
+    const char *local[] = {"\\Memory\\Available Bytes", "-s", "testbox", "-sc", "1", NULL};
+    run(f, NULL, local);
+    assert_int_equal(f->code, 0);
+    const char *help[] = {"-?", NULL};
+    run(f, NULL, help);
+    assert_int_equal(f->code, 0);
+    assert_non_null(strstr(f->out, "-sc <samples>"));
+    assert_non_null(strstr(f->out, "Exit codes:"));
+}
+
+static void ctrl_c_stops_cleanly(void **state)
+{
+    fx *f = *state;
+    char outp[160], errp[160];
+    snprintf(outp, sizeof outp, "%s/stdout", f->dir);
+    snprintf(errp, sizeof errp, "%s/stderr", f->dir);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int o = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0600), e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (o < 0 || e < 0) _exit(99);
+        dup2(o, 1);
+        dup2(e, 2);
+        setenv("TZ", "UTC", 1);
+        setenv("PERFLIB_REGISTRY", f->store, 1);
+        setenv("PERFLIB_TYPEPERF_BLOCKS", f->dir, 1);
+        setenv("PERFLIB_TYPEPERF_REALTIME", "1", 1);
+        execl(TYPEPERF_BIN, TYPEPERF_BIN, "\\Memory\\Available Bytes", "-si", "3", (char *)NULL);
+        _exit(98);
+    }
+    /* wait for the first row, then interrupt while it sleeps */
+    for (int i = 0; i < 600; i++) {
+        read_file(outp, f->out, sizeof f->out);
+        if (strstr(f->out, "10:00:00.000")) break;
+        struct timespec ts = {0, 50000000};
+        nanosleep(&ts, NULL);
+    }
+    assert_non_null(strstr(f->out, "10:00:00.000"));
+    assert_int_equal(kill(pid, SIGINT), 0);
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    read_file(outp, f->out, sizeof f->out);
+    /* sample 0 only (the next was 3 s away), then the closing lines */
+    expect_out(f, "\r\n"
+                  "\"(PDH-CSV 4.0)\",\"\\\\TESTBOX\\Memory\\Available Bytes\"\r\n"
+                  "\"01/15/2024 10:00:00.000\",\"2000000000.000000\"\r\n"
+                  "Exiting, please wait...\r\n"
+                  "The command completed successfully.\r\n");
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(two_counters_three_samples, setup, teardown),
+        cmocka_unit_test_setup_teardown(fixed_clock_and_tsv, setup, teardown),
+        cmocka_unit_test_setup_teardown(wildcard_columns, setup, teardown),
+        cmocka_unit_test_setup_teardown(runs_until_data_ends, setup, teardown),
+        cmocka_unit_test_setup_teardown(query_list, setup, teardown),
+        cmocka_unit_test_setup_teardown(query_expanded, setup, teardown),
+        cmocka_unit_test_setup_teardown(output_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(counter_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(path_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(option_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(ctrl_c_stops_cleanly, setup, teardown),
+    };
+    if (argc > 1) cmocka_set_test_filter(argv[1]);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

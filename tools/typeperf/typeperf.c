@@ -1,0 +1,711 @@
+/* typeperf: write performance counter data to the console or a log file, as
+ * Windows' typeperf does (docs/typeperf.md). Built only on the public API. */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "perflib/block.h"
+#include "perflib/pdh.h"
+#include "perflib/registry.h"
+#ifdef TYPEPERF_HAVE_ENGINE
+#include "perflib/query.h"
+#endif
+
+enum {
+    EXIT_OK = 0,
+    EXIT_USAGE = 1,   /* bad command line */
+    EXIT_PATH = 2,    /* a counter path is malformed or names nothing */
+    EXIT_SOURCE = 3,  /* the data source (engine, store, computer) failed */
+    EXIT_OUTPUT = 4,  /* the output file could not be written */
+};
+
+static volatile sig_atomic_t g_stop;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    g_stop = 1;
+}
+
+static void errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void errorf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("Error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs("\n", stderr);
+    va_end(ap);
+}
+
+static void usage(FILE *out)
+{
+    fputs(
+        "\r\n"
+        "Microsoft-compatible TYPEPERF for perflib.\r\n"
+        "\r\n"
+        "Usage:\r\n"
+        "typeperf { <counter [counter ...]> | -cf <filename> | -q [object] | -qx [object] }\r\n"
+        "         [options]\r\n"
+        "\r\n"
+        "Parameters:\r\n"
+        "  <counter [counter ...]>       Performance counters to sample, as\r\n"
+        "                                \\\\Computer\\Object(Parent/Instance#Index)\\Counter;\r\n"
+        "                                '*' may stand for a whole instance, parent or counter.\r\n"
+        "\r\n"
+        "Options:\r\n"
+        "  -?                            Displays this help.\r\n"
+        "  -f <CSV|TSV|BIN>              Output file format. Default is CSV (BIN is not supported).\r\n"
+        "  -cf <filename>                File containing performance counters to sample, one per line.\r\n"
+        "  -si <[[hh:]mm:]ss>            Time between samples. Default is 1 second.\r\n"
+        "  -o <filename>                 Output file. Default is the console.\r\n"
+        "  -q [object]                   List the available counters (of one object) without instances.\r\n"
+        "  -qx [object]                  List the available counters (of one object) with instances.\r\n"
+        "  -sc <samples>                 Number of samples to collect. Default is until CTRL+C.\r\n"
+        "  -s <computer_name>            Computer to sample (only the local computer is supported).\r\n"
+        "  -y                            Overwrite an existing output file without asking.\r\n"
+        "\r\n"
+        "Exit codes:\r\n"
+        "  0  success\r\n"
+        "  1  bad command line (unknown option, missing or invalid value, -f BIN, no counters)\r\n"
+        "  2  a counter path is malformed or names an unknown object, counter, instance or computer\r\n"
+        "  3  the performance data could not be read (engine or registry store failed)\r\n"
+        "  4  the output file could not be written (or was not overwritten)\r\n"
+        "\r\n"
+        "Examples:\r\n"
+        "  typeperf \"\\Processor(_Total)\\% Processor Time\" \"\\Memory\\Available Bytes\" -si 1 -sc 5\r\n"
+        "  typeperf -qx Processor\r\n"
+        "  typeperf \"\\Process(*)\\ID Process\" -sc 1 -o procs.csv -y\r\n",
+        out);
+}
+
+/* ------------------------------------------------------- canned source */
+
+typedef struct canned_src {
+    char dir[1024];
+    int cur;
+    int exhausted;            /* the sample file for cur does not exist */
+    pl_store *st;
+    pl_titles *def, *en;
+} canned_src;
+
+static int canned_collect(void *ctx, const char *query, void **block, size_t *len, pl_error *err)
+{
+    canned_src *c = ctx;
+    (void)query;
+    char path[1100];
+    snprintf(path, sizeof path, "%s/sample%d.blk", c->dir, c->cur);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        c->exhausted = 1;
+        if (err) {
+            int e = errno;
+            err->status = PL_E_IO;
+            snprintf(err->msg, sizeof err->msg, "sample%d.blk: %s", c->cur, strerror(e));
+        }
+        return PL_E_IO;
+    }
+    size_t cap = 65536, n = 0;
+    unsigned char *buf = malloc(cap);
+    while (buf) {
+        size_t r = fread(buf + n, 1, cap - n, f);
+        n += r;
+        if (n < cap) break;
+        if (cap >= (64u << 20)) break;
+        unsigned char *nb = realloc(buf, cap * 2);
+        if (!nb) { free(buf); buf = NULL; break; }
+        buf = nb;
+        cap *= 2;
+    }
+    fclose(f);
+    if (!buf) return PL_E_NOMEM;
+    *block = buf;
+    *len = n;
+    return PL_OK;
+}
+
+static const pl_titles *canned_titles(void *ctx, int english)
+{
+    canned_src *c = ctx;
+    return english ? c->en : c->def;
+}
+
+static void canned_close(void *ctx)
+{
+    canned_src *c = ctx;
+    if (c->def != c->en) pl_titles_free(c->def);
+    pl_titles_free(c->en);
+    pl_store_close(c->st);
+}
+
+/* ------------------------------------------------------------ options */
+
+typedef struct opts {
+    const char **paths;
+    size_t npaths;
+    const char *cf;
+    const char *out;
+    int tsv;
+    double interval;          /* seconds */
+    long samples;             /* 0: until Ctrl+C */
+    const char *computer;
+    int yes;
+    int query;                /* 1: -q, 2: -qx */
+    const char *qobject;
+} opts;
+
+static int opt_is(const char *a, const char *name)
+{
+    return (a[0] == '-' || a[0] == '/') && strcasecmp(a + 1, name) == 0;
+}
+
+/* [[hh:]mm:]ss -> seconds; 0 on a malformed value. */
+static double parse_interval(const char *s)
+{
+    long parts[3];
+    int n = 0;
+    const char *p = s;
+    for (;;) {
+        if (*p < '0' || *p > '9' || n == 3) return 0;
+        long v = 0;
+        while (*p >= '0' && *p <= '9') {
+            v = v * 10 + (*p++ - '0');
+            if (v > 100000000L) return 0;
+        }
+        parts[n++] = v;
+        if (*p == '\0') break;
+        if (*p != ':') return 0;
+        p++;
+    }
+    double secs = 0;
+    for (int i = 0; i < n; i++) secs = secs * 60 + (double)parts[i];
+    return secs;
+}
+
+static int parse_count(const char *s, long *out)
+{
+    long v = 0;
+    if (!*s) return -1;
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9') return -1;
+        v = v * 10 + (*p - '0');
+        if (v > 2147483647L) return -1;
+    }
+    if (v <= 0) return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->interval = 1;
+    o->paths = calloc((size_t)argc + 1, sizeof *o->paths);
+    if (!o->paths) return EXIT_SOURCE;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+        int has_next = next && next[0] != '-' && next[0] != '/';
+        if (a[0] != '-' && a[0] != '/') {
+            o->paths[o->npaths++] = a;
+            continue;
+        }
+        if (opt_is(a, "?") || opt_is(a, "h") || opt_is(a, "help")) {
+            usage(stdout);
+            exit(EXIT_OK);
+        } else if (opt_is(a, "q") || opt_is(a, "qx")) {
+            o->query = opt_is(a, "q") ? 1 : 2;
+            if (has_next && next[0] != '\\') { o->qobject = next; i++; }
+        } else if (opt_is(a, "y")) {
+            o->yes = 1;
+        } else if (opt_is(a, "cf") || opt_is(a, "o") || opt_is(a, "f") || opt_is(a, "si") || opt_is(a, "sc") ||
+                   opt_is(a, "s")) {
+            if (!next) { errorf("option %s needs a value.", a); return EXIT_USAGE; }
+            i++;
+            if (opt_is(a, "cf")) o->cf = next;
+            else if (opt_is(a, "o")) o->out = next;
+            else if (opt_is(a, "s")) o->computer = next;
+            else if (opt_is(a, "f")) {
+                if (strcasecmp(next, "CSV") == 0) o->tsv = 0;
+                else if (strcasecmp(next, "TSV") == 0) o->tsv = 1;
+                else if (strcasecmp(next, "BIN") == 0) {
+                    errorf("the binary log format (-f BIN) is not supported; use -f CSV or -f TSV.");
+                    return EXIT_USAGE;
+                } else {
+                    errorf("unknown file format \"%s\" (use CSV or TSV).", next);
+                    return EXIT_USAGE;
+                }
+            } else if (opt_is(a, "si")) {
+                o->interval = parse_interval(next);
+                if (o->interval <= 0) {
+                    errorf("invalid sample interval \"%s\" (use [[hh:]mm:]ss, at least 1 second).", next);
+                    return EXIT_USAGE;
+                }
+            } else if (parse_count(next, &o->samples) != 0) {
+                errorf("invalid sample count \"%s\" (use a positive number).", next);
+                return EXIT_USAGE;
+            }
+        } else {
+            errorf("unknown option \"%s\". Run typeperf -? for help.", a);
+            return EXIT_USAGE;
+        }
+    }
+    if (!o->query && o->npaths == 0 && !o->cf) {
+        errorf("no counters given. Run typeperf -? for help.");
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+/* Paths from -cf: one per line, blank lines skipped, a UTF-8 BOM ignored. */
+static int read_counter_file(const char *file, opts *o, char **mem)
+{
+    FILE *f = fopen(file, "rb");
+    if (!f) { errorf("cannot open counter file \"%s\": %s.", file, strerror(errno)); return EXIT_USAGE; }
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n - 1, f);
+        if (n < cap - 1) break;
+        char *nb = realloc(buf, cap * 2);
+        if (!nb) { free(buf); buf = NULL; break; }
+        buf = nb;
+        cap *= 2;
+    }
+    fclose(f);
+    if (!buf) return EXIT_SOURCE;
+    buf[n] = '\0';
+    char *p = buf;
+    if ((unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF) p += 3;
+    size_t lines = 1;
+    for (char *q = p; *q; q++) lines += *q == '\n';
+    const char **np = realloc(o->paths, (o->npaths + lines + 1) * sizeof *np);
+    if (!np) { free(buf); return EXIT_SOURCE; }
+    o->paths = np;
+    while (*p) {
+        char *e = strchr(p, '\n');
+        char *next = e ? e + 1 : p + strlen(p);
+        if (e) *e = '\0';
+        while (*p == ' ' || *p == '\t') p++;
+        size_t l = strlen(p);
+        while (l && (p[l - 1] == '\r' || p[l - 1] == ' ' || p[l - 1] == '\t')) p[--l] = '\0';
+        if (l) o->paths[o->npaths++] = p;
+        p = next;
+    }
+    *mem = buf;
+    return EXIT_OK;
+}
+
+/* ------------------------------------------------------------ output */
+
+static void fmt_time(int64_t unix_ms, char *out, size_t cap, struct tm *tmout)
+{
+    time_t t = (time_t)(unix_ms >= 0 ? unix_ms / 1000 : (unix_ms - 999) / 1000);
+    int ms = (int)(unix_ms - (int64_t)t * 1000);
+    struct tm tm;
+    localtime_r(&t, &tm);
+    if (tmout) *tmout = tm;
+    snprintf(out, cap, "%02d/%02d/%04d %02d:%02d:%02d.%03d", tm.tm_mon + 1, tm.tm_mday, tm.tm_year + 1900, tm.tm_hour,
+             tm.tm_min, tm.tm_sec, ms);
+}
+
+/* Full precision as Windows writes log files: printf "%.17g" (17
+ * significant digits, so 0.05 is "0.050000000000000003" and integers have no
+ * decimals), with the exponent written in three digits as the Microsoft C
+ * runtime does ("7.0625001143654654e-005"). */
+static void fmt_full(double v, char *out, size_t cap)
+{
+    snprintf(out, cap, "%.17g", v);
+    char *e = strchr(out, 'e');
+    if (e && (e[1] == '+' || e[1] == '-')) {
+        char *d = e + 2;
+        size_t nd = strlen(d);
+        if (nd < 3 && (size_t)(d - out) + 4 <= cap) {
+            memmove(d + (3 - nd), d, nd + 1);
+            memset(d, '0', 3 - nd);
+        }
+    }
+}
+
+typedef struct column {
+    pl_pdh_counter *c;
+    char *header;
+} column;
+
+static int fail_status(uint32_t st)
+{
+    switch (st) {
+    case PL_PDH_CSTATUS_BAD_COUNTERNAME: case PL_PDH_CSTATUS_NO_OBJECT: case PL_PDH_CSTATUS_NO_COUNTER:
+    case PL_PDH_CSTATUS_NO_INSTANCE: case PL_PDH_CSTATUS_NO_MACHINE: case PL_PDH_INVALID_PATH:
+    case PL_PDH_INVALID_ARGUMENT:
+        return EXIT_PATH;
+    default:
+        return EXIT_SOURCE;
+    }
+}
+
+static const char *status_text(uint32_t st)
+{
+    switch (st) {
+    case PL_PDH_CSTATUS_BAD_COUNTERNAME: return "The counter path is malformed";
+    case PL_PDH_CSTATUS_NO_OBJECT: return "The object was not found";
+    case PL_PDH_CSTATUS_NO_COUNTER: return "The counter was not found";
+    case PL_PDH_CSTATUS_NO_INSTANCE: return "The instance was not found";
+    case PL_PDH_CSTATUS_NO_MACHINE: return "The computer was not found (only the local computer is supported)";
+    default: return "The counter could not be added";
+    }
+}
+
+/* Write a line: fields quoted, separated, CRLF. */
+static void put_row(FILE *out, char sep, char **fields, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i) fputc(sep, out);
+        fputc('"', out);
+        fputs(fields[i], out);
+        fputc('"', out);
+    }
+    fputs("\r\n", out);
+}
+
+/* -------------------------------------------------------------- main */
+
+static int list_counters(const pl_pdh_source *src, const opts *o, FILE *out)
+{
+    char **objs = NULL;
+    size_t nobj = 0;
+    pl_error err = {0};
+    uint32_t st;
+    if (o->qobject) {
+        nobj = 1;
+    } else {
+        st = pl_pdh_enum_objects(src, 0, &objs, &nobj, &err);
+        if (st) { errorf("cannot list the objects: %s (0x%08X).", err.msg, st); return EXIT_SOURCE; }
+    }
+    int rc = EXIT_OK;
+    for (size_t i = 0; i < nobj; i++) {
+        const char *obj = o->qobject ? o->qobject : objs[i];
+        char **ctrs = NULL, **insts = NULL;
+        size_t nc = 0, ni = 0;
+        int has = 0;
+        st = pl_pdh_enum_object_items(src, obj, &ctrs, &nc, &insts, &ni, &has, &err);
+        if (st) {
+            errorf("object \"%s\": %s (0x%08X).", obj, status_text(st), st);
+            rc = fail_status(st);
+            break;
+        }
+        for (size_t c = 0; c < nc; c++) {
+            if (!has) fprintf(out, "\\%s\\%s\r\n", obj, ctrs[c]);
+            else if (o->query == 1) fprintf(out, "\\%s(*)\\%s\r\n", obj, ctrs[c]);
+            else
+                for (size_t k = 0; k < ni; k++) fprintf(out, "\\%s(%s)\\%s\r\n", obj, insts[k], ctrs[c]);
+        }
+        pl_free(ctrs);
+        pl_free(insts);
+    }
+    pl_free(objs);
+    return rc;
+}
+
+static int open_source(pl_pdh_source *src, canned_src *cs, void **engine)
+{
+    pl_error err = {0};
+    const char *dir = getenv("PERFLIB_TYPEPERF_BLOCKS");
+    *engine = NULL;
+    if (dir && *dir) {
+        snprintf(cs->dir, sizeof cs->dir, "%s", dir);
+        if (pl_store_open(NULL, PL_STORE_READONLY, &cs->st, &err) != PL_OK) {
+            errorf("cannot open the registry store: %s.", err.msg);
+            return EXIT_SOURCE;
+        }
+        if (pl_titles_load(cs->st, NULL, &cs->def, &err) != PL_OK ||
+            (strcmp(pl_titles_language(cs->def), "009") == 0 ? (cs->en = cs->def, 0)
+                                                              : pl_titles_load(cs->st, "009", &cs->en, &err)) != PL_OK) {
+            errorf("cannot read the counter names: %s.", err.msg);
+            return EXIT_SOURCE;
+        }
+        src->collect = canned_collect;
+        src->titles = canned_titles;
+        src->close = canned_close;
+        src->ctx = cs;
+        return EXIT_OK;
+    }
+#ifdef TYPEPERF_HAVE_ENGINE
+    pl_engine *e = NULL;
+    if (pl_engine_open(NULL, &e, &err) != PL_OK) {
+        errorf("cannot open the performance data engine: %s.", err.msg);
+        return EXIT_SOURCE;
+    }
+    if (pl_pdh_engine_source(e, src, &err) != 0) {
+        errorf("%s.", err.msg);
+        pl_engine_close(e);
+        return EXIT_SOURCE;
+    }
+    *engine = e;
+    return EXIT_OK;
+#else
+    errorf("this typeperf was built without the query engine: no live data.");
+    return EXIT_SOURCE;
+#endif
+}
+
+static void close_source(pl_pdh_source *src, void *engine)
+{
+    pl_pdh_source_close(src);
+#ifdef TYPEPERF_HAVE_ENGINE
+    pl_engine_close(engine);
+#else
+    (void)engine;
+#endif
+}
+
+static int is_local(const char *computer, const char *machine)
+{
+    const char *c = computer;
+    if (c[0] == '\\' && c[1] == '\\') c += 2;
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    return strcasecmp(c, ".") == 0 || strcasecmp(c, "localhost") == 0 || strcasecmp(c, machine) == 0 ||
+           strcasecmp(c, host) == 0;
+}
+
+static int confirm_overwrite(const char *file)
+{
+    if (access(file, F_OK) != 0) return 1;
+    printf("The file \"%s\" already exists. Overwrite it? [Y/N] ", file);
+    fflush(stdout);
+    char line[16];
+    if (!fgets(line, sizeof line, stdin)) return 0;
+    return line[0] == 'y' || line[0] == 'Y';
+}
+
+int main(int argc, char **argv)
+{
+    opts o;
+    int rc = parse_args(argc, argv, &o);
+    char *cfmem = NULL;
+    if (rc) return rc;
+    if (o.cf && (rc = read_counter_file(o.cf, &o, &cfmem)) != 0) return rc;
+    if (!o.query && o.npaths == 0) {
+        errorf("no counters given. Run typeperf -? for help.");
+        free(cfmem);
+        free(o.paths);
+        return EXIT_USAGE;
+    }
+
+    pl_pdh_source src = {0};
+    canned_src cs;
+    memset(&cs, 0, sizeof cs);
+    void *engine = NULL;
+    if ((rc = open_source(&src, &cs, &engine)) != 0) {
+        free(cfmem);
+        free(o.paths);
+        return rc;
+    }
+    int canned = src.collect == canned_collect;
+    FILE *out = stdout;
+    pl_pdh_query *q = NULL;
+    column *cols = NULL;
+    size_t ncols = 0;
+    pl_error err = {0};
+    char **fields = NULL;
+
+    if (o.computer) {
+        /* learn the machine name from one collection's header */
+        void *blk = NULL;
+        size_t len = 0;
+        char machine[256] = "";
+        if (src.collect(src.ctx, "2", &blk, &len, &err) == PL_OK) {
+            pl_block b;
+            if (pl_block_open(&b, blk, len, 0, 0, NULL) == PL_OK) snprintf(machine, sizeof machine, "%s", b.system_name);
+        }
+        free(blk);
+        if (!is_local(o.computer, machine)) {
+            errorf("computer \"%s\": only the local computer can be sampled.", o.computer);
+            rc = EXIT_SOURCE;
+            goto done;
+        }
+    }
+
+    if (o.out) {
+        if (!o.yes && !confirm_overwrite(o.out)) {
+            errorf("the output file \"%s\" was not overwritten.", o.out);
+            rc = EXIT_OUTPUT;
+            goto done;
+        }
+    }
+
+    if (o.query) {
+        if (o.out && !(out = fopen(o.out, "wb"))) {
+            errorf("cannot create \"%s\": %s.", o.out, strerror(errno));
+            rc = EXIT_OUTPUT;
+            goto done;
+        }
+        rc = list_counters(&src, &o, out);
+        if (rc == EXIT_OK) fputs("The command completed successfully.\r\n", stdout);
+        goto done;
+    }
+
+    if (pl_pdh_open_query(&src, &q, &err) != 0) { errorf("%s.", err.msg); rc = EXIT_SOURCE; goto done; }
+    /* Validate every path, expand the wildcards once (one column per match). */
+    for (size_t i = 0; i < o.npaths; i++) {
+        const char *p = o.paths[i];
+        char **exp = NULL;
+        size_t nexp = 0;
+        uint32_t st = strchr(p, '*') ? pl_pdh_expand_path(&src, p, &exp, &nexp, &err) : pl_pdh_validate_path(&src, p, &err);
+        if (st) {
+            errorf("\"%s\": %s (0x%08X). %s", p, status_text(st), st, err.msg);
+            rc = fail_status(st);
+            goto done;
+        }
+        size_t count = exp ? nexp : 1;
+        column *nc = realloc(cols, (ncols + count + 1) * sizeof *cols);
+        if (!nc) { pl_free(exp); rc = EXIT_SOURCE; goto done; }
+        cols = nc;
+        for (size_t k = 0; k < count; k++) {
+            const char *path = exp ? exp[k] : p;
+            pl_pdh_counter *c = NULL;
+            st = pl_pdh_add_counter(q, path, &c, &err);
+            if (st) {
+                errorf("\"%s\": %s (0x%08X). %s", path, status_text(st), st, err.msg);
+                pl_free(exp);
+                rc = fail_status(st);
+                goto done;
+            }
+            pl_pdh_counter_info info;
+            pl_pdh_get_counter_info(c, &info);
+            cols[ncols].c = c;
+            cols[ncols].header = strdup(info.full_path);
+            if (!cols[ncols].header) { pl_free(exp); rc = EXIT_SOURCE; goto done; }
+            ncols++;
+        }
+        pl_free(exp);
+    }
+    if (ncols == 0) {
+        errorf("no valid counters (the wildcards matched no instance).");
+        rc = EXIT_PATH;
+        goto done;
+    }
+
+    if (o.out && !(out = fopen(o.out, "wb"))) {
+        errorf("cannot create \"%s\": %s.", o.out, strerror(errno));
+        rc = EXIT_OUTPUT;
+        goto done;
+    }
+    int console = out == stdout;
+    char sep = o.tsv ? '\t' : ',';
+    fields = calloc(ncols + 1, sizeof *fields);
+    if (!fields) { rc = EXIT_SOURCE; goto done; }
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+
+    /* Test hook: PERFLIB_TYPEPERF_CLOCK="<unix ms>[,<step ms>]" fixes the
+     * timestamps; with it or with canned blocks, samples do not wait. */
+    const char *clk = getenv("PERFLIB_TYPEPERF_CLOCK");
+    int fixed_clock = 0;
+    int64_t clk_start = 0, clk_step = 1000;
+    if (clk && *clk) {
+        char *e = NULL;
+        clk_start = strtoll(clk, &e, 10);
+        if (e && *e == ',') clk_step = strtoll(e + 1, &e, 10);
+        fixed_clock = 1;
+    }
+    /* PERFLIB_TYPEPERF_REALTIME=1 makes canned runs wait -si between samples
+     * (for the Ctrl+C test). */
+    const char *rt = getenv("PERFLIB_TYPEPERF_REALTIME");
+    int no_wait = fixed_clock || (canned && !(rt && strcmp(rt, "1") == 0));
+
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int header_done = 0;
+    char stamp[64];
+    char **vals = calloc(ncols, sizeof *vals);
+    if (!vals) { rc = EXIT_SOURCE; goto done; }
+    for (size_t i = 0; i < ncols; i++) {
+        vals[i] = malloc(64);
+        if (!vals[i]) { rc = EXIT_SOURCE; goto freevals; }
+    }
+    for (long n = 0; o.samples == 0 || n < o.samples; n++) {
+        if (n > 0 && !no_wait) {
+            double at = o.interval * (double)n;
+            struct timespec wake = t0;
+            wake.tv_sec += (time_t)at;
+            wake.tv_nsec += (long)((at - (double)(time_t)at) * 1e9);
+            if (wake.tv_nsec >= 1000000000L) { wake.tv_sec++; wake.tv_nsec -= 1000000000L; }
+            while (!g_stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, NULL) == EINTR) {}
+        }
+        if (g_stop) break;
+        cs.cur = (int)n;
+        uint32_t st = pl_pdh_collect(q, &err);
+        if (st && canned && cs.exhausted) break; /* canned data ran out: stop like Ctrl+C */
+        int64_t ms = fixed_clock ? clk_start + clk_step * n
+                                 : (st == 0 ? pl_pdh_query_time(q) / 10000 - 11644473600000LL : 0);
+        if (!fixed_clock && st) {
+            struct timespec now;
+            clock_gettime(CLOCK_REALTIME, &now);
+            ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+        }
+        struct tm tm;
+        fmt_time(ms, stamp, sizeof stamp, &tm);
+        if (!header_done) {
+            char first[160];
+            if (console) {
+                fputs("\r\n", out);
+                snprintf(first, sizeof first, "(PDH-%s 4.0)", o.tsv ? "TSV" : "CSV");
+            } else {
+                snprintf(first, sizeof first, "(PDH-%s 4.0) (%s)(%ld)", o.tsv ? "TSV" : "CSV", tm.tm_zone ? tm.tm_zone : "UTC",
+                         -(long)tm.tm_gmtoff / 60);
+            }
+            fields[0] = first;
+            for (size_t i = 0; i < ncols; i++) fields[i + 1] = cols[i].header;
+            put_row(out, sep, fields, ncols + 1);
+            header_done = 1;
+        }
+        fields[0] = stamp;
+        for (size_t i = 0; i < ncols; i++) {
+            pl_pdh_value v;
+            uint32_t fs = st ? PL_PDH_INVALID_DATA : pl_pdh_get_formatted(cols[i].c, PL_PDH_FMT_DOUBLE, NULL, &v);
+            if (fs == PL_PDH_CALC_NEGATIVE_DENOMINATOR) { fs = 0; v.v.double_value = 0; }
+            if (fs) snprintf(vals[i], 64, " ");
+            else if (console) snprintf(vals[i], 64, "%.6f", v.v.double_value);
+            else fmt_full(v.v.double_value, vals[i], 64);
+            fields[i + 1] = vals[i];
+        }
+        put_row(out, sep, fields, ncols + 1);
+        fflush(out);
+    }
+    fputs("Exiting, please wait...\r\n", stdout);
+    if (out != stdout && (ferror(out) || fclose(out) != 0)) {
+        out = stdout;
+        errorf("writing \"%s\" failed.", o.out);
+        rc = EXIT_OUTPUT;
+    } else {
+        out = stdout;
+        fputs("The command completed successfully.\r\n", stdout);
+    }
+freevals:
+    for (size_t i = 0; i < ncols; i++) free(vals[i]);
+    free(vals);
+done:
+    if (out && out != stdout) fclose(out);
+    fflush(stdout);
+    free(fields);
+    for (size_t i = 0; i < ncols; i++) free(cols[i].header);
+    free(cols);
+    pl_pdh_close_query(q);
+    close_source(&src, engine);
+    free(cfmem);
+    free(o.paths);
+    return rc;
+}
