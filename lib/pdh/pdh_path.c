@@ -7,7 +7,8 @@
  * - an instance list starts at the FIRST '(' of the object part and must end
  *   with the ')' right before the counter's backslash, so an instance name may
  *   itself hold parentheses and backslashes: \Process(foo (1))\ID Process;
- * - parent is what precedes the first '/' of the instance list; "#digits" at
+ * - parent is what precedes the first '/' of the instance list, when text
+ *   stands on both sides of it (else there is no parent); "#digits" at
  *   the end is the 0-based duplicate index (#0 is the same as no suffix);
  * - '*' is a wildcard only as a whole instance, parent or counter; a part
  *   that holds a '*' among other characters ("pro*") is rejected. */
@@ -98,12 +99,16 @@ uint32_t pl__pdh_split(const char *path, pl__pdh_path *p, pl_error *err)
                                 "counter path \"%s\": the instance list must end with ')' right before the counter's '\\'", path);
         const char *is = paren + 1, *ie = last - 1;
         if (ie == is) return pl__pdh_fail(err, PL_PDH_CSTATUS_BAD_COUNTERNAME, "counter path \"%s\": empty instance name", path);
+        /* Linux instance names may hold '/' themselves (a mount point "/",
+         * a swap file "/dev/sda2", a process "kworker/0:1"): a '/' splits off
+         * a parent only when text stands on both sides of it; otherwise the
+         * whole text is the instance name. Matching then tries parent/name
+         * against full names and the text against own names. */
         const char *slash = memchr(is, '/', (size_t)(ie - is));
-        if (slash) {
+        if (slash && slash > is && slash + 1 < ie) {
             par = is;
             plen = (size_t)(slash - is);
             is = slash + 1;
-            if (plen == 0) return pl__pdh_fail(err, PL_PDH_CSTATUS_BAD_COUNTERNAME, "counter path \"%s\": empty parent instance", path);
         }
         /* a trailing "#digits" is the duplicate index */
         const char *h = ie;

@@ -46,6 +46,13 @@ static const vec vectors[] = {
     {"\\Memory\\Cache Bytes (peak)", OK, NULL, "Memory", NULL, NULL, 0, "Cache Bytes (peak)", 0, 0, 0},
     /* '/' inside a parent-less name splits: the matcher joins them again */
     {"\\Process(kworker/0:1)\\ID Process", OK, NULL, "Process", "kworker", "0:1", 0, "ID Process", 0, 0, 0},
+    /* a '/' without text on both sides does not split: Linux names like a
+     * mount point "/", a swap file "/dev/sda2" or "p/" are whole instances */
+    {"\\LogicalDisk(/)\\% Free Space", OK, NULL, "LogicalDisk", NULL, "/", 0, "% Free Space", 0, 0, 0},
+    {"\\Paging File(/dev/sda2)\\% Usage", OK, NULL, "Paging File", NULL, "/dev/sda2", 0, "% Usage", 0, 0, 0},
+    {"\\Thread(/3)\\ID Thread", OK, NULL, "Thread", NULL, "/3", 0, "ID Thread", 0, 0, 0},
+    {"\\Thread(p/)\\ID Thread", OK, NULL, "Thread", NULL, "p/", 0, "ID Thread", 0, 0, 0},
+    {"\\LogicalDisk(sda//home#1)\\Free Megabytes", OK, NULL, "LogicalDisk", "sda", "/home", 1, "Free Megabytes", 0, 0, 0},
     /* malformed */
     {"Memory\\Available Bytes", BAD, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0},
     {"\\Memory", BAD, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0},
@@ -58,8 +65,6 @@ static const vec vectors[] = {
     {"\\Processor(_Total\\% Processor Time", BAD, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0},
     {"\\Processor(_Total)x\\% Processor Time", BAD, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0},
     {"\\Processor()\\% Processor Time", BAD, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0},
-    {"\\Thread(/3)\\ID Thread", BAD, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0},
-    {"\\Thread(p/)\\ID Thread", BAD, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0},
     {"\\Process(#3)\\ID Process", BAD, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0},
     {"\\(x)\\C", BAD, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0},
     {"\\\\C", BAD, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0},
