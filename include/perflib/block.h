@@ -46,7 +46,8 @@ typedef struct pl_counter_desc {
     int32_t default_scale;    /* DefaultScale, a power of ten */
     uint32_t base_type;       /* 0, or the PERF_*_BASE type of the base counter
                                  the builder places right after this one */
-    uint32_t base_name_index; /* name/help index of that base (often the same) */
+    uint32_t base_name_index; /* name index of that base; 0 uses name_index. The
+                                 base's help index is help_index. */
 } pl_counter_desc;
 
 /* A new, empty builder. Free it with pl_builder_free(). NULL on no memory. */
@@ -57,7 +58,13 @@ PL_EXTERN void pl_builder_reset(pl_builder *b);
 
 /* Add an object; *obj receives its handle (0, 1, ... in order added). */
 PL_EXTERN int pl_builder_add_object(pl_builder *b, const pl_object_desc *d, int *obj);
-/* Add a counter to an object before any instance is added. *ctr receives
+/* Add a counter to an object before any instance is added (PL_E_INVAL
+ * after; on an object without instances counters may be added at any time).
+ * Values are placed in declaration order, 8-byte values at 8-aligned
+ * offsets, others at 4; a base value directly after its counter's value.
+ * PL_E_INVAL for a size that contradicts the type, a type that needs a base
+ * (FRACTION, PRECISION, MULTI) without base_type, or a base_type that is not
+ * a PERF_*_BASE. *ctr receives
  * its handle (the counter's position among this object's non-base counters'
  * handles: 0, 1, ...). A counter with base_type also declares its base. */
 PL_EXTERN int pl_builder_add_counter(pl_builder *b, int obj, const pl_counter_desc *d, int *ctr);
@@ -147,8 +154,10 @@ typedef struct pl_instance {
 /* Validate and open a block. flags: PL_BLOCK_BARE for a sequence of
  * `nobjects` objects with no PERF_DATA_BLOCK header (a provider's output).
  * On failure returns PL_E_BAD_BLOCK and err names the first bad field and its
- * byte offset, e.g. "object 2 at offset 1184: DefinitionLength 90 is smaller
- * than HeaderLength + NumCounters*40 (104)". */
+ * byte offset, e.g. "object 2 (index 230) at offset 1184: DefinitionLength 90
+ * < HeaderLength + NumCounters*40 (104)". What is checked is listed in
+ * docs/block-format.md; NumInstances must be >= -1 (the PERF_METADATA_*
+ * values are rejected). *blk is written only on success. */
 #define PL_BLOCK_BARE 1
 PL_EXTERN int pl_block_open(pl_block *blk, const void *buf, size_t len, int flags, uint32_t nobjects,
                             pl_error *err);
@@ -161,7 +170,13 @@ PL_EXTERN int pl_object_counter(const pl_object *obj, uint32_t pos, pl_counter *
 PL_EXTERN int pl_object_find_counter(const pl_object *obj, uint32_t name_index, pl_counter *out);
 /* Number of instances: 0 for an object without instances (use pos -1). */
 PL_EXTERN uint32_t pl_object_num_instances(const pl_object *obj);
+/* pos -1 gives the single counter block of an object without instances (or
+ * of one with 0 instances, when its block is present; PL_E_NOT_FOUND if not).
+ * Random access walks the instances from the first: O(pos). */
 PL_EXTERN int pl_object_instance(const pl_object *obj, int32_t pos, pl_instance *out);
+/* The instance after *cur (O(1)); PL_E_NOT_FOUND after the last one. `out`
+ * may be `cur`. Iterate with pl_object_instance(obj, 0, &i) then this. */
+PL_EXTERN int pl_instance_next(const pl_instance *cur, pl_instance *out);
 
 /* The instance's own name as UTF-8 (lone surrogates become U+FFFD). Same size
  * contract as snprintf: returns PL_E_MORE_DATA with a truncated result. */
@@ -172,9 +187,10 @@ PL_EXTERN int pl_instance_parent(const pl_instance *inst, pl_object *pobj, pl_in
 
 /* Full names as readers show them: "parent/name" when the instance has a
  * parent in the block, with "#n" appended for the n-th (n >= 1) earlier
- * instance of the same object with the same full name. Computes every name of
+ * instance of the same object with the same full name (byte-exact match).
+ * The parent part is the parent instance's own name. Computes every name of
  * the object at once (linear time); *names is an array of NumInstances
- * strings in one allocation, freed with pl_free(). */
+ * strings followed by a NULL, all in one allocation, freed with pl_free(). */
 PL_EXTERN int pl_object_instance_names(const pl_object *obj, char ***names);
 
 /* Raw values. `v` receives the counter's value: 32-bit counters zero-extended.

@@ -83,25 +83,19 @@ static void find_all_duplicates(void **state)
     pl_store_close(st);
 }
 
-static void lookups_are_fast(void **state)
+static void many_lookups_agree(void **state)
 {
     (void)state;
     char path[512];
     reg_tmpfile(path, sizeof path, "perflib.db");
     pl_store *st = reg_open(path);
     pl_titles *t = load(st, "009");
-    struct timespec a, b;
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    uint32_t sum = 0;
-    for (int i = 0; i < 100000; i++) {
-        sum += pl_titles_find(t, PL_TITLE_NAME, (i & 1) ? "% processor time" : "Avg. Disk sec/Transfer");
-        sum += (uint32_t)(pl_titles_get(t, PL_TITLE_NAME, (uint32_t)(i % 2000)) != NULL);
+    /* Repeated and mixed-case look-ups give the same exact answers (speed is
+     * measured in bench/, not here). */
+    for (int i = 0; i < 10000; i++) {
+        assert_int_equal(pl_titles_find(t, PL_TITLE_NAME, (i & 1) ? "% processor time" : "% PROCESSOR TIME"), 6);
+        assert_int_equal(pl_titles_find(t, PL_TITLE_NAME, "Avg. Disk sec/Transfer"), 206);
     }
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    double secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
-    assert_true(sum > 0);
-    /* 200,000 look-ups; generous even under sanitizers. */
-    assert_true(secs < 5.0);
     pl_titles_free(t);
     pl_store_close(st);
 }
@@ -286,7 +280,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(find_case_insensitive),
         cmocka_unit_test(find_all_duplicates),
-        cmocka_unit_test(lookups_are_fast),
+        cmocka_unit_test(many_lookups_agree),
         cmocka_unit_test(language_fallback),
         cmocka_unit_test(export_utf8_exact),
         cmocka_unit_test(export_utf16_exact),
