@@ -27,7 +27,7 @@
 /* Title database fixed entries */
 #define PL_IDX_BASE_INDEX 1          /* name "1" -> "1847" */
 #define PL_IDX_END_MARKER 1846       /* name "End Marker" */
-#define PL_IDX_LAST_BASE 1847        /* Base Index: name and help "End Marker" */
+#define PL_IDX_LAST_BASE 1847        /* Base Index; help "End Marker" */
 #define PL_IDX_FIRST_EXTENSIBLE 1848 /* first index of perflib's own counters */
 
 /* ------------------------------------------------------------- objects */

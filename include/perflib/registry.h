@@ -95,7 +95,7 @@ PL_EXTERN uint32_t pl_titles_last_help(const pl_titles *t);
 
 /* The title database as Windows returns it for "Counter NNN"/"Explain NNN":
  * a MULTI_SZ "index\0text\0...\0\0". For names it starts with "1","1847" and
- * holds "1846"/"1847" -> "End Marker" (help: "1847" -> "End Marker") exactly as
+ * holds "1846" -> "End Marker" (help: "1847" -> "End Marker") exactly as
  * stored. PL_MULTISZ_UTF16 writes UTF-16LE, else UTF-8. Size contract: *needed
  * is always set to the full size in bytes, final NUL included (an empty table
  * is one NUL unit); PL_E_MORE_DATA when buf is NULL or cap is smaller

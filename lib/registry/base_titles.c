@@ -638,9 +638,9 @@ const pl__base_title pl__base_titles[] = {
      "The largest packet, in bytes, the interface sends without fragmenting (maximum transmission unit), from /sys/class/net/<if>/mtu."},
     {PL_CTR_UNAVAILABLE_COUNTERS, "Unavailable Counters",
      "A bit mask of the counter groups perflib could not read for this instance, usually for lack of permission (1 I/O, 2 other I/O, 4 handles, 8 status, 16 scheduler statistics, 32 memory maps, 64 memory map totals); 0 means every counter is real."},
-    /* Name 1846 and 1847 "End Marker"; help 1847 (= PL_HELP(1846)) "End Marker". */
+    /* As on Windows: name 1846 "End Marker" and help 1847 (= PL_HELP(1846))
+     * "End Marker"; there is no name 1847 (an odd index holds only help). */
     {PL_IDX_END_MARKER, "End Marker", "End Marker"},
-    {PL_IDX_LAST_BASE, "End Marker", NULL},
 };
 
 const size_t pl__base_titles_count = sizeof pl__base_titles / sizeof pl__base_titles[0];

@@ -53,9 +53,8 @@ static void find_all_duplicates(void **state)
     assert_int_equal(pl_titles_find_all(t, PL_TITLE_NAME, "% Idle Time", one, 1), 2);
     assert_int_equal(one[0], 1482);
     assert_int_equal(pl_titles_find_all(t, PL_TITLE_NAME, "% Idle Time", NULL, 0), 2);
-    assert_int_equal(pl_titles_find_all(t, PL_TITLE_NAME, "End Marker", out, 4), 2);
+    assert_int_equal(pl_titles_find_all(t, PL_TITLE_NAME, "End Marker", out, 4), 1);
     assert_int_equal(out[0], 1846);
-    assert_int_equal(out[1], 1847);
     assert_int_equal(pl_titles_find_all(t, PL_TITLE_NAME, "Processor", out, 4), 1);
     assert_int_equal(out[0], 238);
     assert_int_equal(pl_titles_find_all(t, PL_TITLE_NAME, "nothing like this", out, 4), 0);
@@ -118,7 +117,7 @@ static void language_fallback(void **state)
     assert_non_null(pl_titles_get(t, PL_TITLE_HELP, 3));
     assert_int_equal(pl_titles_find(t, PL_TITLE_NAME, "SYSTÈME"), 2);
     assert_int_equal(pl_titles_find(t, PL_TITLE_NAME, "System"), 0); /* replaced in this language */
-    assert_int_equal(pl_titles_count(t, PL_TITLE_NAME), 318);
+    assert_int_equal(pl_titles_count(t, PL_TITLE_NAME), 317);
     pl_titles_free(t);
     t = load(st, "009");
     assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 2), "System");
