@@ -1,0 +1,1104 @@
+/* perflib lodctr: the .ini + symbol file parser and the install step. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lodctr_int.h"
+#include "perflib/lodctr.h"
+
+enum { K_NAME = 0, K_HELP = 1 };
+
+/* ------------------------------------------------------------ raw parse */
+
+typedef struct rtext {
+    char *sym;
+    char lang[5];
+    int kind;
+    char *value;               /* owned until moved into the set */
+    unsigned line;
+    int64_t off;
+} rtext;
+
+typedef struct robj {
+    char *sym;
+    unsigned line;
+    int64_t off;
+} robj;
+
+typedef struct sym {
+    char *name;
+    char *value;               /* the define's replacement text, trimmed */
+    unsigned line;
+    unsigned conflict_line;    /* a later define with a different value */
+    int state;                 /* 0 not yet, 1 resolved, 2 failed */
+    int fail;                  /* why it failed (R_*) */
+    int64_t off;
+} sym;
+
+enum { R_OK = 0, R_UNDEFINED, R_NOTNUM, R_CYCLE, R_CONFLICT };
+
+typedef struct ctx {
+    const char *ini_name;
+    const char *sym_name;
+    pl_error *err;
+    /* [info] */
+    char *provider, *symfile, *library, *open, *collect, *close;
+    unsigned provider_line, symfile_line, info_line, last_line;
+    int trusted;
+    rtext *texts;
+    size_t ntexts, ctexts;
+    robj *objs;
+    size_t nobjs, cobjs;
+    sym *syms;
+    size_t nsyms, csyms;
+    char **warnings;
+    size_t nwarnings, cwarnings;
+    int nomem;
+} ctx;
+
+static int grow(void **arr, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap) return 1;
+    size_t nc = *cap ? *cap * 2 : 16;
+    if (nc > SIZE_MAX / elem) return 0;
+    void *p = realloc(*arr, nc * elem);
+    if (!p) return 0;
+    *arr = p;
+    *cap = nc;
+    return 1;
+}
+
+static void warn(ctx *c, const char *fmt, ...) PL__PRINTF(2, 3);
+static void warn(ctx *c, const char *fmt, ...)
+{
+    char tmp[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (!grow((void **)&c->warnings, &c->cwarnings, c->nwarnings, sizeof *c->warnings)) {
+        c->nomem = 1;
+        return;
+    }
+    char *w = pl__strdup(tmp);
+    if (!w) {
+        c->nomem = 1;
+        return;
+    }
+    c->warnings[c->nwarnings++] = w;
+}
+
+static int is_ident(const char *s, size_t n)
+{
+    if (n == 0) return 0;
+    if (!((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z') || s[0] == '_')) return 0;
+    for (size_t i = 1; i < n; i++) {
+        char ch = s[i];
+        if (!((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_'))
+            return 0;
+    }
+    return 1;
+}
+
+static int hexval(char ch)
+{
+    if (ch >= '0' && ch <= '9') return ch - '0';
+    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+    return -1;
+}
+
+/* Split "SYM_LANG_KIND" from the right. Returns 1 and fills the parts, or 0. */
+static int split_key(const char *k, size_t n, size_t *symlen, char lang[5], int *kind)
+{
+    size_t u2 = n;
+    while (u2 > 0 && k[u2 - 1] != '_') u2--;
+    if (u2 == 0) return 0;
+    const char *kd = k + u2;
+    size_t kdn = n - u2;
+    if (pl__lc_eq_ci(kd, kdn, "NAME")) *kind = K_NAME;
+    else if (pl__lc_eq_ci(kd, kdn, "HELP")) *kind = K_HELP;
+    else return 0;
+    size_t u1 = u2 - 1;
+    while (u1 > 0 && k[u1 - 1] != '_') u1--;
+    if (u1 == 0) return 0;
+    const char *lg = k + u1;
+    size_t lgn = u2 - 1 - u1;
+    if (lgn == 0 || lgn > 4) return 0;
+    unsigned v = 0;
+    for (size_t i = 0; i < lgn; i++) {
+        int h = hexval(lg[i]);
+        if (h < 0) return 0;
+        v = v * 16 + (unsigned)h;
+    }
+    snprintf(lang, 5, v <= 0xFFF ? "%03X" : "%04X", v);
+    *symlen = u1 - 1;
+    return *symlen > 0;
+}
+
+static char *dup_or_flag(ctx *c, const char *s, size_t n)
+{
+    char *d = pl__lc_strndup(s, n);
+    if (!d) c->nomem = 1;
+    return d;
+}
+
+static void set_info(ctx *c, char **field, unsigned *line_out, const char *v, size_t vn, unsigned line,
+                     const char *key)
+{
+    if (*field) {
+        warn(c, "%s:%u: %s= given again; the first value is used", c->ini_name, line, key);
+        return;
+    }
+    *field = dup_or_flag(c, v, vn);
+    if (line_out) *line_out = line;
+}
+
+enum { S_NONE, S_INFO, S_LANGUAGES, S_OBJECTS, S_TEXT, S_OTHER };
+
+static int parse_ini(ctx *c, const char *txt, size_t len)
+{
+    pl__lc_lines it;
+    pl__lc_lines_init(&it, txt, len);
+    const char *s;
+    size_t n;
+    int sec = S_NONE;
+    while (pl__lc_next_line(&it, &s, &n)) {
+        unsigned line = it.line;
+        c->last_line = line;
+        pl__lc_trim(&s, &n);
+        if (n == 0) continue;
+        if (s[0] == ';' || s[0] == '#' || (n >= 2 && s[0] == '/' && s[1] == '/')) continue;
+        if (s[0] == '[') {
+            const char *e = memchr(s, ']', n);
+            const char *nm = s + 1;
+            size_t nn = e ? (size_t)(e - nm) : n - 1;
+            pl__lc_trim(&nm, &nn);
+            if (!e) warn(c, "%s:%u: section header without ']'", c->ini_name, line);
+            if (pl__lc_eq_ci(nm, nn, "info")) {
+                sec = S_INFO;
+                if (!c->info_line) c->info_line = line;
+            } else if (pl__lc_eq_ci(nm, nn, "languages")) sec = S_LANGUAGES;
+            else if (pl__lc_eq_ci(nm, nn, "objects")) sec = S_OBJECTS;
+            else if (pl__lc_eq_ci(nm, nn, "text")) sec = S_TEXT;
+            else sec = S_OTHER;
+            continue;
+        }
+        if (sec == S_NONE || sec == S_OTHER) continue;
+        const char *eq = memchr(s, '=', n);
+        if (!eq) {
+            warn(c, "%s:%u: line without '=' skipped", c->ini_name, line);
+            continue;
+        }
+        const char *k = s, *v = eq + 1;
+        size_t kn = (size_t)(eq - s), vn = n - kn - 1;
+        pl__lc_trim(&k, &kn);
+        pl__lc_trim(&v, &vn);
+        if (sec == S_INFO) {
+            if (pl__lc_eq_ci(k, kn, "drivername")) set_info(c, &c->provider, &c->provider_line, v, vn, line, "drivername");
+            else if (pl__lc_eq_ci(k, kn, "symbolfile")) set_info(c, &c->symfile, &c->symfile_line, v, vn, line, "symbolfile");
+            else if (pl__lc_eq_ci(k, kn, "library")) set_info(c, &c->library, NULL, v, vn, line, "library");
+            else if (pl__lc_eq_ci(k, kn, "open")) set_info(c, &c->open, NULL, v, vn, line, "open");
+            else if (pl__lc_eq_ci(k, kn, "collect")) set_info(c, &c->collect, NULL, v, vn, line, "collect");
+            else if (pl__lc_eq_ci(k, kn, "close")) set_info(c, &c->close, NULL, v, vn, line, "close");
+            else if (pl__lc_eq_ci(k, kn, "trusted")) c->trusted = 1;
+            continue;
+        }
+        if (sec == S_LANGUAGES) continue;
+        size_t symlen;
+        char lang[5];
+        int kind;
+        if (!split_key(k, kn, &symlen, lang, &kind)) {
+            warn(c, "%s:%u: key '%.*s' is not SYMBOL_LANG_NAME or SYMBOL_LANG_HELP; skipped", c->ini_name, line,
+                 (int)(kn > 200 ? 200 : kn), k);
+            continue;
+        }
+        if (sec == S_OBJECTS) {
+            if (kind != K_NAME) {
+                warn(c, "%s:%u: [objects] key '%.*s' does not end in _NAME; skipped", c->ini_name, line,
+                     (int)(kn > 200 ? 200 : kn), k);
+                continue;
+            }
+            if (!grow((void **)&c->objs, &c->cobjs, c->nobjs, sizeof *c->objs)) return PL_E_NOMEM;
+            robj *o = &c->objs[c->nobjs];
+            o->sym = dup_or_flag(c, k, symlen);
+            if (!o->sym) return PL_E_NOMEM;
+            o->line = line;
+            o->off = -1;
+            c->nobjs++;
+            continue;
+        }
+        /* [text] */
+        if (vn == 0) {
+            warn(c, "%s:%u: empty value for %.*s skipped", c->ini_name, line, (int)(kn > 200 ? 200 : kn), k);
+            continue;
+        }
+        if (!grow((void **)&c->texts, &c->ctexts, c->ntexts, sizeof *c->texts)) return PL_E_NOMEM;
+        rtext *t = &c->texts[c->ntexts];
+        memset(t, 0, sizeof *t);
+        t->sym = dup_or_flag(c, k, symlen);
+        t->value = dup_or_flag(c, v, vn);
+        if (!t->sym || !t->value) {
+            free(t->sym);
+            free(t->value);
+            return PL_E_NOMEM;
+        }
+        memcpy(t->lang, lang, sizeof t->lang);
+        t->kind = kind;
+        t->line = line;
+        t->off = -1;
+        c->ntexts++;
+    }
+    return c->nomem ? PL_E_NOMEM : PL_OK;
+}
+
+/* ------------------------------------------------------- symbol file */
+
+/* Blank out C comments (keeping line breaks) and skip string literals. */
+static void strip_comments(char *t, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        char ch = t[i];
+        if (ch == '"' || ch == '\'') {
+            i++;
+            while (i < n && t[i] != ch && t[i] != '\n' && t[i] != '\r') {
+                if (t[i] == '\\' && i + 1 < n) i++;
+                i++;
+            }
+            if (i < n && t[i] == ch) i++;
+        } else if (ch == '/' && i + 1 < n && t[i + 1] == '/') {
+            while (i < n && t[i] != '\n' && t[i] != '\r') t[i++] = ' ';
+        } else if (ch == '/' && i + 1 < n && t[i + 1] == '*') {
+            t[i++] = ' ';
+            t[i++] = ' ';
+            while (i < n && !(t[i] == '*' && i + 1 < n && t[i + 1] == '/')) {
+                if (t[i] != '\n' && t[i] != '\r') t[i] = ' ';
+                i++;
+            }
+            if (i < n) {
+                t[i++] = ' ';
+                t[i++] = ' ';
+            }
+        } else {
+            i++;
+        }
+    }
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+    const sym *x = a, *y = b;
+    int r = strcmp(x->name, y->name);
+    if (r) return r;
+    return (x->line > y->line) - (x->line < y->line);
+}
+
+static int parse_symbols(ctx *c, char *txt, size_t len)
+{
+    strip_comments(txt, len);
+    pl__lc_lines it;
+    pl__lc_lines_init(&it, txt, len);
+    const char *s;
+    size_t n;
+    while (pl__lc_next_line(&it, &s, &n)) {
+        pl__lc_trim(&s, &n);
+        if (n < 1 || s[0] != '#') continue;
+        s++;
+        n--;
+        pl__lc_trim(&s, &n);
+        if (n < 6 || memcmp(s, "define", 6) != 0 || (n > 6 && s[6] != ' ' && s[6] != '\t')) continue;
+        s += 6;
+        n -= 6;
+        pl__lc_trim(&s, &n);
+        if (!is_ident(s, 1)) continue;
+        size_t in = 1;
+        while (in < n && ((s[in] >= 'A' && s[in] <= 'Z') || (s[in] >= 'a' && s[in] <= 'z') ||
+                          (s[in] >= '0' && s[in] <= '9') || s[in] == '_'))
+            in++;
+        if (in < n && s[in] == '(') continue; /* a function-like macro */
+        const char *v = s + in;
+        size_t vn = n - in;
+        pl__lc_trim(&v, &vn);
+        if (vn == 0) continue; /* include guard */
+        if (!grow((void **)&c->syms, &c->csyms, c->nsyms, sizeof *c->syms)) return PL_E_NOMEM;
+        sym *y = &c->syms[c->nsyms];
+        memset(y, 0, sizeof *y);
+        y->name = pl__lc_strndup(s, in);
+        y->value = pl__lc_strndup(v, vn);
+        if (!y->name || !y->value) {
+            free(y->name);
+            free(y->value);
+            return PL_E_NOMEM;
+        }
+        y->line = it.line;
+        c->nsyms++;
+    }
+    if (c->nsyms) qsort(c->syms, c->nsyms, sizeof *c->syms, sym_cmp);
+    /* Collapse repeated defines: same value is harmless; a different value
+     * is remembered and refused if the symbol is used. */
+    size_t w = 0;
+    for (size_t i = 0; i < c->nsyms; i++) {
+        if (w > 0 && strcmp(c->syms[w - 1].name, c->syms[i].name) == 0) {
+            if (strcmp(c->syms[w - 1].value, c->syms[i].value) != 0 && !c->syms[w - 1].conflict_line)
+                c->syms[w - 1].conflict_line = c->syms[i].line;
+            free(c->syms[i].name);
+            free(c->syms[i].value);
+            continue;
+        }
+        c->syms[w++] = c->syms[i];
+    }
+    c->nsyms = w;
+    return PL_OK;
+}
+
+static sym *find_sym(ctx *c, const char *name)
+{
+    size_t lo = 0, hi = c->nsyms;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int r = strcmp(c->syms[mid].name, name);
+        if (r == 0) return &c->syms[mid];
+        if (r < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return NULL;
+}
+
+/* A C integer constant, possibly in parentheses and with a sign and an
+ * integer suffix. Saturates far beyond any valid offset. */
+static int parse_number(const char *s, size_t n, int64_t *out)
+{
+    pl__lc_trim(&s, &n);
+    while (n >= 2 && s[0] == '(' && s[n - 1] == ')') {
+        s++;
+        n -= 2;
+        pl__lc_trim(&s, &n);
+    }
+    int neg = 0;
+    if (n > 0 && (s[0] == '-' || s[0] == '+')) {
+        neg = s[0] == '-';
+        s++;
+        n--;
+        pl__lc_trim(&s, &n);
+        while (n >= 2 && s[0] == '(' && s[n - 1] == ')') {
+            s++;
+            n -= 2;
+            pl__lc_trim(&s, &n);
+        }
+    }
+    while (n > 0 && (s[n - 1] == 'u' || s[n - 1] == 'U' || s[n - 1] == 'l' || s[n - 1] == 'L')) n--;
+    if (n == 0 || s[0] < '0' || s[0] > '9') return 0;
+    int base = 10;
+    size_t i = 0;
+    if (n >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        base = 16;
+        i = 2;
+        if (n == 2) return 0;
+    } else if (n >= 2 && s[0] == '0') {
+        base = 8;
+        i = 1;
+    }
+    uint64_t v = 0;
+    for (; i < n; i++) {
+        int d = hexval(s[i]);
+        if (d < 0 || d >= base) return 0;
+        if (v < (1ull << 40)) v = v * (uint64_t)base + (uint64_t)d;
+    }
+    *out = neg ? -(int64_t)v : (int64_t)v;
+    return 1;
+}
+
+/* Resolve a symbol through alias chains. Returns R_*; *where is the symbol
+ * at which it failed (for messages). */
+static int resolve(ctx *c, const char *name, int64_t *off, sym **where)
+{
+    sym *y = find_sym(c, name);
+    *where = y;
+    if (!y) return R_UNDEFINED;
+    if (y->state == 1) {
+        *off = y->off;
+        return R_OK;
+    }
+    if (y->state == 2) return y->fail;
+    sym *cur = y;
+    int rc = R_OK;
+    int64_t v = 0;
+    for (size_t steps = 0;; steps++) {
+        if (steps > c->nsyms) {
+            rc = R_CYCLE;
+            break;
+        }
+        if (cur->conflict_line) {
+            rc = R_CONFLICT;
+            *where = cur;
+            break;
+        }
+        if (parse_number(cur->value, strlen(cur->value), &v)) break;
+        const char *a = cur->value;
+        size_t an = strlen(a);
+        while (an >= 2 && a[0] == '(' && a[an - 1] == ')') {
+            a++;
+            an -= 2;
+            pl__lc_trim(&a, &an);
+        }
+        if (!is_ident(a, an)) {
+            rc = R_NOTNUM;
+            *where = cur;
+            break;
+        }
+        char *tmp = pl__lc_strndup(a, an);
+        if (!tmp) {
+            c->nomem = 1;
+            rc = R_NOTNUM;
+            *where = cur;
+            break;
+        }
+        sym *nx = find_sym(c, tmp);
+        free(tmp);
+        if (!nx) {
+            rc = R_UNDEFINED;
+            *where = cur;
+            break;
+        }
+        cur = nx;
+    }
+    if (rc == R_OK) {
+        y->state = 1;
+        y->off = v;
+        *off = v;
+    } else {
+        y->state = 2;
+        y->fail = rc;
+    }
+    return rc;
+}
+
+/* Check a used symbol; returns PL_OK, 1 for "skip with warning" (text) or an
+ * error status. */
+static int check_use(ctx *c, const char *symname, unsigned line, int is_object, int64_t *off)
+{
+    sym *where = NULL;
+    int r = resolve(c, symname, off, &where);
+    switch (r) {
+    case R_OK:
+        break;
+    case R_UNDEFINED:
+    case R_NOTNUM:
+        if (is_object)
+            return pl__fail(c->err, PL_E_PARSE, "%s:%u: [objects] entry %s has no offset in %s", c->ini_name, line,
+                            symname, c->sym_name);
+        if (r == R_UNDEFINED && where && strcmp(where->name, symname) != 0)
+            warn(c, "%s:%u: symbol %s is an alias of an undefined symbol in %s:%u; skipped", c->ini_name, line,
+                 symname, c->sym_name, where->line);
+        else if (r == R_UNDEFINED)
+            warn(c, "%s:%u: symbol %s is not defined in %s; skipped", c->ini_name, line, symname, c->sym_name);
+        else
+            warn(c, "%s:%u: symbol %s is not a number in %s:%u; skipped", c->ini_name, line, symname, c->sym_name,
+                 where ? where->line : 0);
+        return 1;
+    case R_CYCLE:
+        return pl__fail(c->err, PL_E_PARSE, "%s:%u: symbol %s is defined in a cycle of aliases (%s:%u)",
+                        c->ini_name, line, symname, c->sym_name, where ? where->line : 0);
+    case R_CONFLICT:
+        return pl__fail(c->err, PL_E_PARSE, "%s:%u: symbol %s is defined twice with different values (%s:%u and %u)",
+                        c->sym_name, where ? where->line : 0, where ? where->name : symname, c->sym_name,
+                        where ? where->line : 0, where ? where->conflict_line : 0);
+    }
+    sym *y = find_sym(c, symname);
+    unsigned dl = y ? y->line : 0;
+    if (*off < 0)
+        return pl__fail(c->err, PL_E_INVAL, "%s:%u: symbol %s has a negative offset %lld (used at %s:%u)", c->sym_name,
+                        dl, symname, (long long)*off, c->ini_name, line);
+    if (*off % 2)
+        return pl__fail(c->err, PL_E_INVAL, "%s:%u: symbol %s has an odd offset %lld (used at %s:%u)", c->sym_name, dl,
+                        symname, (long long)*off, c->ini_name, line);
+    if (*off > (int64_t)PL_LODCTR_MAX_OFFSET)
+        return pl__fail(c->err, PL_E_RANGE, "%s:%u: symbol %s has offset %lld, above the limit %u (used at %s:%u)",
+                        c->sym_name, dl, symname, (long long)*off, PL_LODCTR_MAX_OFFSET, c->ini_name, line);
+    return PL_OK;
+}
+
+/* ------------------------------------------------------------- building */
+
+typedef struct use {
+    int64_t off;
+    const char *sym;
+    unsigned line;
+} use;
+
+static int use_cmp(const void *a, const void *b)
+{
+    const use *x = a, *y = b;
+    if (x->off != y->off) return x->off < y->off ? -1 : 1;
+    int r = strcmp(x->sym, y->sym);
+    if (r) return r;
+    return (x->line > y->line) - (x->line < y->line);
+}
+
+static int rtext_cmp(const void *a, const void *b)
+{
+    const rtext *const *px = a, *const *py = b;
+    const rtext *x = *px, *y = *py;
+    if (x->off != y->off) return x->off < y->off ? -1 : 1;
+    int r = strcmp(x->lang, y->lang);
+    if (r) return r;
+    if (x->kind != y->kind) return x->kind - y->kind;
+    return (x->line > y->line) - (x->line < y->line);
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void ctx_free(ctx *c)
+{
+    free(c->provider);
+    free(c->symfile);
+    free(c->library);
+    free(c->open);
+    free(c->collect);
+    free(c->close);
+    for (size_t i = 0; i < c->ntexts; i++) {
+        free(c->texts[i].sym);
+        free(c->texts[i].value);
+    }
+    free(c->texts);
+    for (size_t i = 0; i < c->nobjs; i++) free(c->objs[i].sym);
+    free(c->objs);
+    for (size_t i = 0; i < c->nsyms; i++) {
+        free(c->syms[i].name);
+        free(c->syms[i].value);
+    }
+    free(c->syms);
+    for (size_t i = 0; i < c->nwarnings; i++) free(c->warnings[i]);
+    free(c->warnings);
+}
+
+PL_EXTERN void pl_lodctr_free(pl_lodctr_set *set)
+{
+    if (!set) return;
+    free(set->ini_path);
+    free(set->symbol_path);
+    free(set->provider);
+    free(set->library);
+    free(set->open);
+    free(set->collect);
+    free(set->close);
+    for (size_t i = 0; i < set->ntexts; i++) {
+        free((char *)set->texts[i].name);
+        free((char *)set->texts[i].help);
+        free((char *)set->texts[i].lang);
+    }
+    free(set->texts);
+    free(set->text_lines);
+    free(set->object_offsets);
+    for (size_t i = 0; i < set->nlanguages; i++) free(set->languages[i]);
+    free(set->languages);
+    for (size_t i = 0; i < set->nwarnings; i++) free(set->warnings[i]);
+    free(set->warnings);
+    free(set);
+}
+
+/* Everything after both files are read: resolve, check, build the set. */
+static int build(ctx *c, pl_lodctr_set **out)
+{
+    pl_error *err = c->err;
+    int rc;
+    /* Resolve every used symbol, in line order (texts come before objects
+     * only when they do in the file; report the earliest problem). */
+    size_t ti = 0, oi = 0;
+    while (ti < c->ntexts || oi < c->nobjs) {
+        int take_obj = oi < c->nobjs && (ti >= c->ntexts || c->objs[oi].line < c->texts[ti].line);
+        if (take_obj) {
+            robj *o = &c->objs[oi++];
+            int64_t off;
+            rc = check_use(c, o->sym, o->line, 1, &off);
+            if (rc != PL_OK) return rc;
+            o->off = off;
+        } else {
+            rtext *t = &c->texts[ti++];
+            int64_t off;
+            rc = check_use(c, t->sym, t->line, 0, &off);
+            if (rc == 1) continue; /* skipped, off stays -1 */
+            if (rc != PL_OK) return rc;
+            t->off = off;
+        }
+    }
+    if (c->nomem) return pl__fail(err, PL_E_NOMEM, "out of memory");
+
+    /* Two different symbols with one offset: refuse (Windows would give one
+     * index two names, and unlodctr would remove the wrong one). */
+    size_t nuse = 0;
+    use *uses = malloc((c->ntexts + c->nobjs + 1) * sizeof *uses);
+    if (!uses) return pl__fail(err, PL_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < c->ntexts; i++)
+        if (c->texts[i].off >= 0) uses[nuse++] = (use){c->texts[i].off, c->texts[i].sym, c->texts[i].line};
+    for (size_t i = 0; i < c->nobjs; i++) uses[nuse++] = (use){c->objs[i].off, c->objs[i].sym, c->objs[i].line};
+    if (nuse) qsort(uses, nuse, sizeof *uses, use_cmp);
+    for (size_t i = 1; i < nuse; i++) {
+        if (uses[i].off == uses[i - 1].off && strcmp(uses[i].sym, uses[i - 1].sym) != 0) {
+            const use *a = &uses[i - 1], *b = &uses[i];
+            if (b->line < a->line) {
+                const use *t = a;
+                a = b;
+                b = t;
+            }
+            rc = pl__fail(err, PL_E_INVAL, "%s:%u: symbols %s (line %u) and %s both have offset %lld", c->ini_name,
+                          b->line, a->sym, a->line, b->sym, (long long)a->off);
+            free(uses);
+            return rc;
+        }
+    }
+    free(uses);
+
+    /* Order the placed texts; the first of a repeated key wins. */
+    rtext **order = malloc((c->ntexts + 1) * sizeof *order);
+    if (!order) return pl__fail(err, PL_E_NOMEM, "out of memory");
+    size_t nord = 0;
+    for (size_t i = 0; i < c->ntexts; i++)
+        if (c->texts[i].off >= 0) order[nord++] = &c->texts[i];
+    if (nord) qsort(order, nord, sizeof *order, rtext_cmp);
+
+    pl_lodctr_set *set = calloc(1, sizeof *set);
+    if (!set) {
+        free(order);
+        return pl__fail(err, PL_E_NOMEM, "out of memory");
+    }
+    set->texts = calloc(nord + 1, sizeof *set->texts);
+    set->text_lines = calloc(nord + 1, sizeof *set->text_lines);
+    set->object_offsets = calloc(c->nobjs + 1, sizeof *set->object_offsets);
+    set->languages = calloc(nord + 1, sizeof *set->languages);
+    if (!set->texts || !set->text_lines || !set->object_offsets || !set->languages) goto nomem;
+    uint32_t maxoff = 0;
+    for (size_t i = 0; i < nord; i++) {
+        rtext *t = order[i];
+        if (i > 0 && order[i - 1]->off == t->off && strcmp(order[i - 1]->lang, t->lang) == 0 &&
+            order[i - 1]->kind == t->kind) {
+            warn(c, "%s:%u: %s_%s_%s repeats line %u; the first value is used", c->ini_name, t->line, t->sym, t->lang,
+                 t->kind == K_NAME ? "NAME" : "HELP", order[i - 1]->line);
+            continue;
+        }
+        pl_install_text *x;
+        if (set->ntexts > 0 && set->texts[set->ntexts - 1].offset == (uint32_t)t->off &&
+            strcmp(set->texts[set->ntexts - 1].lang, t->lang) == 0) {
+            x = &set->texts[set->ntexts - 1];
+            if (t->line < set->text_lines[set->ntexts - 1]) set->text_lines[set->ntexts - 1] = t->line;
+        } else {
+            x = &set->texts[set->ntexts];
+            x->offset = (uint32_t)t->off;
+            x->lang = pl__strdup(t->lang);
+            if (!x->lang) goto nomem;
+            set->text_lines[set->ntexts] = t->line;
+            set->ntexts++;
+        }
+        if (t->kind == K_NAME) x->name = t->value;
+        else x->help = t->value;
+        t->value = NULL; /* moved */
+        if ((uint32_t)t->off > maxoff) maxoff = (uint32_t)t->off;
+    }
+    free(order);
+    order = NULL;
+
+    /* Languages used. */
+    for (size_t i = 0; i < set->ntexts; i++) {
+        int seen = 0;
+        for (size_t j = 0; j < set->nlanguages; j++)
+            if (strcmp(set->languages[j], set->texts[i].lang) == 0) seen = 1;
+        if (seen) continue;
+        set->languages[set->nlanguages] = pl__strdup(set->texts[i].lang);
+        if (!set->languages[set->nlanguages]) goto nomem;
+        set->nlanguages++;
+    }
+    if (set->nlanguages) qsort(set->languages, set->nlanguages, sizeof *set->languages, str_cmp);
+
+    /* Objects: must have text at their offset. */
+    for (size_t i = 0; i < c->nobjs; i++) {
+        uint32_t off = (uint32_t)c->objs[i].off;
+        int has = 0;
+        for (size_t j = 0; j < set->ntexts && !has; j++) has = set->texts[j].offset == off;
+        if (!has) {
+            warn(c, "%s:%u: [objects] entry %s has no [text]; left out of the Object List", c->ini_name,
+                 c->objs[i].line, c->objs[i].sym);
+            continue;
+        }
+        int dup = 0;
+        for (size_t j = 0; j < set->nobjects; j++) dup |= set->object_offsets[j] == off;
+        if (!dup) set->object_offsets[set->nobjects++] = off;
+        if (off > maxoff) maxoff = off;
+    }
+    if (set->nobjects) qsort(set->object_offsets, set->nobjects, sizeof *set->object_offsets, u32_cmp);
+    set->max_offset = maxoff;
+
+    if (set->ntexts == 0) {
+        pl_lodctr_free(set);
+        return pl__fail(err, PL_E_PARSE, "%s:%u: no [text] entry names a symbol of %s; nothing to install",
+                        c->ini_name, c->last_line ? c->last_line : 1, c->sym_name);
+    }
+    set->provider = c->provider;
+    c->provider = NULL;
+    set->library = c->library;
+    c->library = NULL;
+    set->open = c->open;
+    c->open = NULL;
+    set->collect = c->collect;
+    c->collect = NULL;
+    set->close = c->close;
+    c->close = NULL;
+    set->trusted = c->trusted;
+    set->ini_path = pl__strdup(c->ini_name);
+    set->symbol_path = pl__strdup(c->sym_name);
+    if (!set->ini_path || !set->symbol_path || c->nomem) goto nomem;
+    set->warnings = c->warnings;
+    set->nwarnings = c->nwarnings;
+    c->warnings = NULL;
+    c->nwarnings = 0;
+    *out = set;
+    return PL_OK;
+nomem:
+    free(order);
+    pl_lodctr_free(set);
+    return pl__fail(err, PL_E_NOMEM, "out of memory");
+}
+
+/* Checks on [info] after the .ini is read. */
+static int check_info(ctx *c, int need_symfile)
+{
+    if (!c->provider || !c->provider[0])
+        return pl__fail(c->err, PL_E_PARSE, "%s:%u: [info] has no drivername=", c->ini_name,
+                        c->provider ? c->provider_line : c->info_line ? c->info_line : c->last_line ? c->last_line : 1);
+    if (need_symfile && (!c->symfile || !c->symfile[0]))
+        return pl__fail(c->err, PL_E_PARSE, "%s:%u: [info] has no symbolfile=", c->ini_name,
+                        c->symfile ? c->symfile_line : c->info_line ? c->info_line : 1);
+    return PL_OK;
+}
+
+static int run_ini(ctx *c, const void *ini, size_t ini_len)
+{
+    char *txt = NULL;
+    size_t tl = 0;
+    int rc = pl__lc_decode(ini, ini_len, c->ini_name, &txt, &tl, NULL, c->err);
+    if (rc != PL_OK) return rc;
+    rc = parse_ini(c, txt, tl);
+    free(txt);
+    if (rc == PL_E_NOMEM) return pl__fail(c->err, PL_E_NOMEM, "out of memory");
+    return rc;
+}
+
+static int run_sym(ctx *c, const void *sym_data, size_t sym_len)
+{
+    char *txt = NULL;
+    size_t tl = 0;
+    int rc = pl__lc_decode(sym_data, sym_len, c->sym_name, &txt, &tl, NULL, c->err);
+    if (rc != PL_OK) return rc;
+    rc = parse_symbols(c, txt, tl);
+    free(txt);
+    if (rc == PL_E_NOMEM) return pl__fail(c->err, PL_E_NOMEM, "out of memory");
+    return rc;
+}
+
+PL_EXTERN int pl_lodctr_parse_mem(const void *ini, size_t ini_len, const char *ini_name, const void *symdata,
+                                  size_t sym_len, const char *sym_name, pl_lodctr_set **out, pl_error *err)
+{
+    if (!out) return pl__fail(err, PL_E_INVAL, "pl_lodctr_parse_mem: out is NULL");
+    *out = NULL;
+    pl__clear(err);
+    ctx c;
+    memset(&c, 0, sizeof c);
+    c.ini_name = ini_name ? ini_name : "ini";
+    c.sym_name = sym_name ? sym_name : "symbols";
+    c.err = err;
+    int rc = run_ini(&c, ini, ini_len);
+    if (rc == PL_OK) rc = check_info(&c, 0);
+    if (rc == PL_OK) rc = run_sym(&c, symdata, sym_len);
+    if (rc == PL_OK) rc = build(&c, out);
+    ctx_free(&c);
+    return rc;
+}
+
+/* Join the .ini's directory and a symbolfile= value (backslashes become
+ * slashes). */
+static char *join_path(const char *ini_path, const char *rel)
+{
+    const char *slash = strrchr(ini_path, '/');
+    size_t dl = slash ? (size_t)(slash - ini_path) + 1 : 0;
+    size_t rl = strlen(rel);
+    int abs = rel[0] == '/' || rel[0] == '\\';
+    char *p = malloc(dl + rl + 1);
+    if (!p) return NULL;
+    size_t w = 0;
+    if (!abs) {
+        memcpy(p, ini_path, dl);
+        w = dl;
+    }
+    for (size_t i = 0; i < rl; i++) p[w++] = rel[i] == '\\' ? '/' : rel[i];
+    p[w] = '\0';
+    return p;
+}
+
+/* When `path` does not exist, look for its last component case-insensitively
+ * in its directory. Returns a new path or NULL. */
+static char *find_ci(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    size_t dl = slash ? (size_t)(slash - path) : 0;
+    char *dir = slash ? pl__lc_strndup(path, dl == 0 ? 1 : dl) : pl__strdup(".");
+    if (!dir) return NULL;
+    DIR *d = opendir(dir);
+    char *found = NULL;
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (pl__lc_eq_ci(e->d_name, strlen(e->d_name), base)) {
+                size_t bl = strlen(e->d_name);
+                found = malloc(dl + 1 + bl + 1);
+                if (found) {
+                    size_t w = 0;
+                    if (slash) {
+                        memcpy(found, path, dl + 1);
+                        w = dl + 1;
+                    }
+                    memcpy(found + w, e->d_name, bl + 1);
+                }
+                break;
+            }
+        }
+        closedir(d);
+    }
+    free(dir);
+    return found;
+}
+
+PL_EXTERN int pl_lodctr_parse_ex(const char *ini_path, const pl_lodctr_parse_opts *opts, pl_lodctr_set **out,
+                                 pl_error *err)
+{
+    if (!out) return pl__fail(err, PL_E_INVAL, "pl_lodctr_parse: out is NULL");
+    *out = NULL;
+    if (!ini_path || !ini_path[0]) return pl__fail(err, PL_E_INVAL, "pl_lodctr_parse: no .ini file given");
+    pl__clear(err);
+    ctx c;
+    memset(&c, 0, sizeof c);
+    c.ini_name = ini_path;
+    c.err = err;
+    unsigned char *data = NULL;
+    size_t len = 0;
+    char *sympath = NULL;
+    const char *override = opts ? opts->symbol_file : NULL;
+    int rc = pl__lc_read_file(ini_path, &data, &len, err);
+    if (rc == PL_OK) rc = run_ini(&c, data, len);
+    free(data);
+    data = NULL;
+    if (rc == PL_OK) rc = check_info(&c, override == NULL);
+    if (rc == PL_OK) {
+        if (override) {
+            sympath = pl__strdup(override);
+        } else {
+            sympath = join_path(ini_path, c.symfile);
+            if (sympath) {
+                FILE *f = fopen(sympath, "rb");
+                if (f) {
+                    fclose(f);
+                } else if (errno == ENOENT) {
+                    char *alt = find_ci(sympath);
+                    if (alt) {
+                        free(sympath);
+                        sympath = alt;
+                    }
+                }
+            }
+        }
+        if (!sympath) rc = pl__fail(err, PL_E_NOMEM, "out of memory");
+    }
+    if (rc == PL_OK) {
+        c.sym_name = sympath;
+        pl_error e2;
+        rc = pl__lc_read_file(sympath, &data, &len, &e2);
+        if (rc == PL_E_IO && override)
+            rc = pl__fail(err, PL_E_IO, "%s", e2.msg);
+        else if (rc == PL_E_IO)
+            rc = pl__fail(err, PL_E_IO, "%s:%u: symbol file %s: %s", ini_path, c.symfile_line, c.symfile, e2.msg);
+        else if (rc != PL_OK)
+            rc = pl__fail(err, rc, "%s", e2.msg);
+    }
+    if (rc == PL_OK) rc = run_sym(&c, data, len);
+    free(data);
+    if (rc == PL_OK) rc = build(&c, out);
+    ctx_free(&c);
+    free(sympath);
+    return rc;
+}
+
+PL_EXTERN int pl_lodctr_parse(const char *ini_path, pl_lodctr_set **out, pl_error *err)
+{
+    return pl_lodctr_parse_ex(ini_path, NULL, out, err);
+}
+
+/* ------------------------------------------------------------- install */
+
+static int add_warning(pl_lodctr_set *set, const char *msg)
+{
+    char **nw = realloc(set->warnings, (set->nwarnings + 1) * sizeof *nw);
+    if (!nw) return PL_E_NOMEM;
+    set->warnings = nw;
+    char *d = pl__strdup(msg);
+    if (!d) return PL_E_NOMEM;
+    set->warnings[set->nwarnings++] = d;
+    return PL_OK;
+}
+
+PL_EXTERN int pl_lodctr_install(pl_store *st, pl_lodctr_set *set, const pl_lodctr_overrides *ov,
+                                pl_install_result *res, pl_error *err)
+{
+    if (!st || !set || !set->provider) return pl__fail(err, PL_E_INVAL, "pl_lodctr_install: NULL argument");
+    pl__clear(err);
+    char **langs = NULL;
+    size_t nl = 0;
+    int rc = pl_store_languages(st, &langs, &nl, err);
+    if (rc != PL_OK) return rc;
+    pl_install_text *keep = malloc((set->ntexts + 1) * sizeof *keep);
+    uint32_t *objs = malloc((set->nobjects + 1) * sizeof *objs);
+    char (*warned)[5] = calloc(set->nlanguages + 1, sizeof *warned);
+    size_t nkeep = 0, nobj = 0, nwarned = 0;
+    if (!keep || !objs || !warned) {
+        rc = pl__fail(err, PL_E_NOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < set->ntexts; i++) {
+        const char *lang = set->texts[i].lang;
+        int have = 0;
+        for (size_t j = 0; j < nl && !have; j++) have = pl__lc_eq_ci(lang, strlen(lang), langs[j]);
+        if (have) {
+            keep[nkeep++] = set->texts[i];
+            continue;
+        }
+        int seen = 0;
+        for (size_t j = 0; j < nwarned && !seen; j++) seen = strcmp(warned[j], lang) == 0;
+        if (seen || nwarned >= set->nlanguages) continue;
+        snprintf(warned[nwarned++], sizeof warned[0], "%s", lang);
+        size_t count = 0;
+        for (size_t j = 0; j < set->ntexts; j++) count += strcmp(set->texts[j].lang, lang) == 0;
+        char msg[600];
+        snprintf(msg, sizeof msg, "%s:%u: language %s is not in the registry store; its %zu entr%s skipped",
+                 set->ini_path, set->text_lines[i], lang, count, count == 1 ? "y is" : "ies are");
+        if (add_warning(set, msg) != PL_OK) {
+            rc = pl__fail(err, PL_E_NOMEM, "out of memory");
+            goto out;
+        }
+    }
+    if (nkeep == 0) {
+        rc = pl__fail(err, PL_E_PARSE, "%s: no [text] entry is in a language of the registry store", set->ini_path);
+        goto out;
+    }
+    for (size_t i = 0; i < set->nobjects; i++) {
+        int has = 0;
+        for (size_t j = 0; j < nkeep && !has; j++) has = keep[j].offset == set->object_offsets[i];
+        if (has) objs[nobj++] = set->object_offsets[i];
+    }
+    pl_install_req req;
+    memset(&req, 0, sizeof req);
+    req.provider = set->provider;
+    req.library = ov && ov->library ? ov->library : set->library;
+    req.open = ov && ov->open ? ov->open : set->open;
+    req.collect = ov && ov->collect ? ov->collect : set->collect;
+    req.close = ov && ov->close ? ov->close : set->close;
+    req.max_offset = set->max_offset;
+    req.texts = keep;
+    req.ntexts = nkeep;
+    req.object_offsets = objs;
+    req.nobjects = nobj;
+    pl_install_result r;
+    memset(&r, 0, sizeof r);
+    rc = pl_store_install(st, &req, &r, err);
+    if (rc == PL_OK && res) *res = r;
+out:
+    free(keep);
+    free(objs);
+    free(warned);
+    pl_free(langs);
+    return rc;
+}
+
+PL_EXTERN int pl_lodctr_uninstall(pl_store *st, const char *provider, pl_error *err)
+{
+    if (!st || !provider) return pl__fail(err, PL_E_INVAL, "pl_lodctr_uninstall: NULL argument");
+    int rc = pl_store_uninstall(st, provider, err);
+    if (rc != PL_OK) return rc;
+    pl_provider_info p;
+    memset(&p, 0, sizeof p);
+    pl_error e2;
+    if (pl_store_provider(st, provider, &p, &e2) == PL_OK) {
+        int bare = !p.builtin && (!p.library || !p.library[0]) && !p.first_counter && !p.last_counter &&
+                   !p.first_help && !p.last_help;
+        pl_provider_info_clear(&p);
+        /* Best effort: the names are gone either way. */
+        if (bare) (void)pl_store_remove_provider(st, provider, &e2);
+    }
+    return PL_OK;
+}
+
+/* ------------------------------------------------- loadperf entry points */
+
+/* The last token of a command line; double quotes group. Returns a new
+ * string or NULL (empty line or no memory; *nomem tells which). */
+static char *last_token(const char *cmd, int *nomem)
+{
+    const char *p = cmd, *tb = NULL;
+    size_t tn = 0;
+    *nomem = 0;
+    while (*p) {
+        while (*p == ' ' || *p == '\t') p++;
+        if (!*p) break;
+        if (*p == '"') {
+            const char *q = strchr(p + 1, '"');
+            tb = p + 1;
+            tn = q ? (size_t)(q - tb) : strlen(tb);
+            p = q ? q + 1 : tb + tn;
+        } else {
+            tb = p;
+            while (*p && *p != ' ' && *p != '\t') p++;
+            tn = (size_t)(p - tb);
+        }
+    }
+    if (!tb || tn == 0) return NULL;
+    char *r = pl__lc_strndup(tb, tn);
+    if (!r) *nomem = 1;
+    return r;
+}
+
+PL_EXTERN int pl_load_counter_strings(pl_store *st, const char *cmdline, pl_error *err)
+{
+    if (!st || !cmdline) return pl__fail(err, PL_E_INVAL, "pl_load_counter_strings: NULL argument");
+    int nomem;
+    char *ini = last_token(cmdline, &nomem);
+    if (!ini) return nomem ? pl__fail(err, PL_E_NOMEM, "out of memory")
+                           : pl__fail(err, PL_E_INVAL, "pl_load_counter_strings: no .ini file in the command line");
+    pl_lodctr_set *set = NULL;
+    int rc = pl_lodctr_parse(ini, &set, err);
+    if (rc == PL_OK) rc = pl_lodctr_install(st, set, NULL, NULL, err);
+    pl_lodctr_free(set);
+    free(ini);
+    return rc;
+}
+
+PL_EXTERN int pl_unload_counter_strings(pl_store *st, const char *cmdline, pl_error *err)
+{
+    if (!st || !cmdline) return pl__fail(err, PL_E_INVAL, "pl_unload_counter_strings: NULL argument");
+    int nomem;
+    char *name = last_token(cmdline, &nomem);
+    if (!name) return nomem ? pl__fail(err, PL_E_NOMEM, "out of memory")
+                            : pl__fail(err, PL_E_INVAL, "pl_unload_counter_strings: no provider name in the command line");
+    int rc = pl_lodctr_uninstall(st, name, err);
+    free(name);
+    return rc;
+}
