@@ -408,6 +408,19 @@
 /* Highest index defined above; the next Linux-only counter gets +2. */
 #define PL_CTR_LAST_BUILTIN 1964
 
+/* perflib keeps 1848..PL_IDX_BUILTIN_RESERVED_LAST for its own Linux-only
+ * titles, so titles added in later versions never collide with a third
+ * party's: a new store starts with Last Counter at this value (Last Help one
+ * more), lodctr hands out indices above it, and unlodctr never lowers Last
+ * Counter below it. */
+#define PL_IDX_BUILTIN_RESERVED_LAST 2998
+
+/* Bump when base_titles.c or the built-in provider records change: a store
+ * seeded by an older version gets the missing built-in titles (never
+ * overwriting a title already there) and the current built-in provider
+ * records when it is next opened for writing. */
+#define PL_SEED_VERSION 1
+
 /* Note: the Linux-only "Free Bytes" (Memory) shares its text with Heap's
  * 1768; look counters up by index, or by name within their object. */
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "perflib/indices.h"
 #include "registry_internal.h"
 
 typedef struct itext {
@@ -318,12 +319,14 @@ static int highest_in_use(pl_store *st, int kind, const char *except, uint32_t *
     sqlite3_stmt *q;
     int s = pl__sql_prepare(st,
                             kind ? "SELECT max(coalesce((SELECT max(idx) FROM titles WHERE kind = 1), 0),"
-                                   " coalesce((SELECT max(last_help) FROM providers WHERE name <> ?1), 0))"
+                                   " coalesce((SELECT max(last_help) FROM providers WHERE name <> ?1), 0), ?2 + 1)"
                                  : "SELECT max(coalesce((SELECT max(idx) FROM titles WHERE kind = 0), 0),"
-                                   " coalesce((SELECT max(last_counter) FROM providers WHERE name <> ?1), 0))",
+                                   " coalesce((SELECT max(last_counter) FROM providers WHERE name <> ?1), 0), ?2)",
                             &q, err);
     if (s) return s;
     sqlite3_bind_text(q, 1, except, -1, SQLITE_STATIC);
+    /* Never below the block reserved for perflib's own titles. */
+    sqlite3_bind_int64(q, 2, PL_IDX_BUILTIN_RESERVED_LAST);
     int rc = sqlite3_step(q);
     if (rc == SQLITE_ROW) {
         sqlite3_int64 v = sqlite3_column_int64(q, 0);

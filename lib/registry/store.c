@@ -304,6 +304,8 @@ static const seed_provider SEED_PROVIDERS[] = {
      PL_RANGE_PERFNET_FIRST, PL_RANGE_PERFNET_LAST},
 };
 
+static int seed_providers(pl_store *st, int refresh, pl_error *err);
+
 /* Fill a new store (inside the creating transaction). */
 static int seed(pl_store *st, pl_error *err)
 {
@@ -331,14 +333,34 @@ static int seed(pl_store *st, pl_error *err)
     }
     sqlite3_finalize(q);
     if (s) return s;
+    if (last_counter < PL_IDX_BUILTIN_RESERVED_LAST) last_counter = PL_IDX_BUILTIN_RESERVED_LAST;
+    if (last_help < PL_IDX_BUILTIN_RESERVED_LAST + 1) last_help = PL_IDX_BUILTIN_RESERVED_LAST + 1;
     if ((s = pl__meta_set(st, "Base Index", PL_IDX_LAST_BASE, err)) ||
         (s = pl__meta_set(st, "Last Counter", last_counter, err)) ||
-        (s = pl__meta_set(st, "Last Help", last_help, err)))
+        (s = pl__meta_set(st, "Last Help", last_help, err)) ||
+        (s = pl__meta_set(st, "Seed Version", PL_SEED_VERSION, err)))
         return s;
-    s = pl__sql_prepare(st,
-                        "INSERT INTO providers(name, library, open_fn, collect_fn, close_fn, object_list,"
-                        " first_counter, last_counter, first_help, last_help, builtin)"
-                        " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 1)",
+    return seed_providers(st, 0, err);
+}
+
+/* Write the built-in provider records. On refresh, an existing record gets
+ * the current library, entry points, Object List and ranges; its disabled
+ * state and timeouts stay as the administrator left them. */
+static int seed_providers(pl_store *st, int refresh, pl_error *err)
+{
+    sqlite3_stmt *q;
+    int s = pl__sql_prepare(st,
+                        refresh ? "INSERT INTO providers(name, library, open_fn, collect_fn, close_fn, object_list,"
+                                  " first_counter, last_counter, first_help, last_help, builtin)"
+                                  " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 1)"
+                                  " ON CONFLICT(name) DO UPDATE SET library = excluded.library,"
+                                  " open_fn = excluded.open_fn, collect_fn = excluded.collect_fn,"
+                                  " close_fn = excluded.close_fn, object_list = excluded.object_list,"
+                                  " first_counter = excluded.first_counter, last_counter = excluded.last_counter,"
+                                  " first_help = excluded.first_help, last_help = excluded.last_help, builtin = 1"
+                                : "INSERT INTO providers(name, library, open_fn, collect_fn, close_fn, object_list,"
+                                  " first_counter, last_counter, first_help, last_help, builtin)"
+                                  " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 1)",
                         &q, err);
     if (s) return s;
     for (size_t i = 0; i < sizeof SEED_PROVIDERS / sizeof SEED_PROVIDERS[0] && !s; i++) {
@@ -358,6 +380,53 @@ static int seed(pl_store *st, pl_error *err)
         if (rc != SQLITE_DONE) s = pl__sql_fail(st, err, rc, "seed providers");
     }
     sqlite3_finalize(q);
+    return s;
+}
+
+/* A store seeded by an older perflib gets what this version's seed adds:
+ * missing built-in titles in 009 (a title already at that index, restored or
+ * installed, is never overwritten), the current built-in provider records,
+ * and Last Counter/Help raised to cover them and the reserved block. Cheap
+ * when nothing is stale: one read, no write lock. */
+static int refresh_seed(pl_store *st, pl_error *err)
+{
+    uint32_t have = 0;
+    int s = pl__meta_get(st, "Seed Version", &have, err);
+    if (s || have >= PL_SEED_VERSION) return s;
+    if ((s = pl__tx_begin(st, 1, err))) return s;
+    if ((s = pl__meta_get(st, "Seed Version", &have, err)) || have >= PL_SEED_VERSION) {
+        pl__tx_rollback(st);
+        return s;
+    }
+    uint32_t lc = 0, lh = 0;
+    sqlite3_stmt *q = NULL;
+    s = pl__sql_exec(st, "INSERT OR IGNORE INTO languages(lang) VALUES('009')", err);
+    if (!s) s = pl__sql_prepare(st, "INSERT OR IGNORE INTO titles(lang, kind, idx, text) VALUES('009', ?1, ?2, ?3)",
+                                &q, err);
+    for (size_t i = 0; !s && i < pl__base_titles_count; i++) {
+        const pl__base_title *t = &pl__base_titles[i];
+        for (int kind = 0; kind < 2 && !s; kind++) {
+            const char *text = kind == PL_TITLE_NAME ? t->name : t->help;
+            uint32_t idx = kind == PL_TITLE_NAME ? t->index : PL_HELP(t->index);
+            if (!text) continue;
+            sqlite3_reset(q);
+            sqlite3_bind_int(q, 1, kind);
+            sqlite3_bind_int64(q, 2, idx);
+            sqlite3_bind_text(q, 3, text, -1, SQLITE_STATIC);
+            int rc = sqlite3_step(q);
+            if (rc != SQLITE_DONE) s = pl__sql_fail(st, err, rc, "refresh built-in titles");
+        }
+    }
+    sqlite3_finalize(q);
+    if (!s) s = seed_providers(st, 1, err);
+    if (!s) s = pl__meta_get(st, "Last Counter", &lc, err);
+    if (!s) s = pl__meta_get(st, "Last Help", &lh, err);
+    if (!s && lc < PL_IDX_BUILTIN_RESERVED_LAST) s = pl__meta_set(st, "Last Counter", PL_IDX_BUILTIN_RESERVED_LAST, err);
+    if (!s && lh < PL_IDX_BUILTIN_RESERVED_LAST + 1)
+        s = pl__meta_set(st, "Last Help", PL_IDX_BUILTIN_RESERVED_LAST + 1, err);
+    if (!s) s = pl__meta_set(st, "Seed Version", PL_SEED_VERSION, err);
+    if (!s) return pl__tx_commit(st, err);
+    pl__tx_rollback(st);
     return s;
 }
 
@@ -413,7 +482,8 @@ static int init_or_migrate(pl_store *st, pl_error *err)
         if (v == PL_STORE_SCHEMA_VERSION) {
             pl__tx_rollback(st);
             st->version = v;
-            return check_layout(st, err);
+            if ((s = check_layout(st, err))) return s;
+            return refresh_seed(st, err);
         }
         if (v == 0 && !has_meta) {
             if (tables > 0) {

@@ -64,49 +64,49 @@ static void install_assigns_ranges(void **state)
     int s = pl_store_install(st, &r, &res, &err);
     if (s) fprintf(stderr, "%s\n", err.msg);
     assert_int_equal(s, PL_OK);
-    assert_int_equal(res.first_counter, 1966);
-    assert_int_equal(res.last_counter, 1970);
-    assert_int_equal(res.first_help, 1967);
-    assert_int_equal(res.last_help, 1971);
+    assert_int_equal(res.first_counter, 3000);
+    assert_int_equal(res.last_counter, 3004);
+    assert_int_equal(res.first_help, 3001);
+    assert_int_equal(res.last_help, 3005);
 
     pl_perflib_info info;
     assert_int_equal(pl_store_perflib(st, &info, &err), PL_OK);
-    assert_int_equal(info.last_counter, 1970);
-    assert_int_equal(info.last_help, 1971);
+    assert_int_equal(info.last_counter, 3004);
+    assert_int_equal(info.last_help, 3005);
 
     pl_provider_info p;
     assert_int_equal(pl_store_provider(st, "MYAPP", &p, &err), PL_OK);
     assert_string_equal(p.name, "MyApp");
     assert_string_equal(p.library, "libmyapp.so");
     assert_string_equal(p.collect, "AppCollect");
-    assert_string_equal(p.object_list, "1966");
-    assert_int_equal(p.first_counter, 1966);
-    assert_int_equal(p.last_help, 1971);
+    assert_string_equal(p.object_list, "3000");
+    assert_int_equal(p.first_counter, 3000);
+    assert_int_equal(p.last_help, 3005);
     assert_int_equal(p.builtin, 0);
     pl_provider_info_clear(&p);
 
     pl_titles *t = NULL;
     assert_int_equal(pl_titles_load(st, "009", &t, &err), PL_OK);
-    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 1966), "My Object");
-    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 1968), "My Counter");
-    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 1970), "My Rate");
-    assert_string_equal(pl_titles_get(t, PL_TITLE_HELP, 1967), "My object help.");
-    assert_string_equal(pl_titles_get(t, PL_TITLE_HELP, 1969), "My counter help.");
-    assert_null(pl_titles_get(t, PL_TITLE_HELP, 1971));
-    assert_int_equal(pl_titles_find(t, PL_TITLE_NAME, "my counter"), 1968);
+    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 3000), "My Object");
+    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 3002), "My Counter");
+    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 3004), "My Rate");
+    assert_string_equal(pl_titles_get(t, PL_TITLE_HELP, 3001), "My object help.");
+    assert_string_equal(pl_titles_get(t, PL_TITLE_HELP, 3003), "My counter help.");
+    assert_null(pl_titles_get(t, PL_TITLE_HELP, 3005));
+    assert_int_equal(pl_titles_find(t, PL_TITLE_NAME, "my counter"), 3002);
     pl_titles_free(t);
     assert_int_equal(pl_titles_load(st, "00C", &t, &err), PL_OK);
-    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 1966), "Mon objet");
-    assert_string_equal(pl_titles_get(t, PL_TITLE_HELP, 1967), "My object help."); /* 009 help */
-    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 1968), "My Counter");
+    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 3000), "Mon objet");
+    assert_string_equal(pl_titles_get(t, PL_TITLE_HELP, 3001), "My object help."); /* 009 help */
+    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 3002), "My Counter");
     pl_titles_free(t);
     pl_store_close(st);
 
     /* stored per language, not only through the read fallback */
     char *dump = reg_dump(path);
-    assert_non_null(strstr(dump, "00C|0|1966|Mon objet|"));
-    assert_non_null(strstr(dump, "00C|0|1968|My Counter|"));
-    assert_non_null(strstr(dump, "00C|1|1967|My object help.|"));
+    assert_non_null(strstr(dump, "00C|0|3000|Mon objet|"));
+    assert_non_null(strstr(dump, "00C|0|3002|My Counter|"));
+    assert_non_null(strstr(dump, "00C|1|3001|My object help.|"));
     assert_null(strstr(dump, "Mein Objekt"));
     assert_null(strstr(dump, "007"));
     free(dump);
@@ -132,7 +132,7 @@ static void install_uninstall_identity(void **state)
     reg_assert_same(before, after);
     /* and again: the same indices come back */
     assert_int_equal(pl_store_install(st, &r, &res, &err), PL_OK);
-    assert_int_equal(res.first_counter, 1966);
+    assert_int_equal(res.first_counter, 3000);
     char *mid2 = reg_dump(path);
     reg_assert_same(mid, mid2);
     assert_int_equal(pl_store_uninstall(st, "MyApp", &err), PL_OK);
@@ -154,20 +154,20 @@ static void uninstall_below_top(void **state)
     pl_install_result ra, rb;
     assert_int_equal(pl_store_install(st, &a, &ra, &err), PL_OK);
     assert_int_equal(pl_store_install(st, &b, &rb, &err), PL_OK);
-    assert_int_equal(ra.first_counter, 1966);
-    assert_int_equal(rb.first_counter, 1972);
-    assert_int_equal(rb.first_help, 1973);
+    assert_int_equal(ra.first_counter, 3000);
+    assert_int_equal(rb.first_counter, 3006);
+    assert_int_equal(rb.first_help, 3007);
     assert_int_equal(pl_store_uninstall(st, "AppA", &err), PL_OK);
     pl_perflib_info info;
     assert_int_equal(pl_store_perflib(st, &info, &err), PL_OK);
-    assert_int_equal(info.last_counter, 1976); /* B still holds the top */
-    assert_int_equal(info.last_help, 1977);
+    assert_int_equal(info.last_counter, 3010); /* B still holds the top */
+    assert_int_equal(info.last_help, 3011);
     pl_titles *t = NULL;
     assert_int_equal(pl_titles_load(st, "009", &t, &err), PL_OK);
-    assert_null(pl_titles_get(t, PL_TITLE_NAME, 1966));
-    assert_null(pl_titles_get(t, PL_TITLE_HELP, 1967));
-    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 1972), "My Object");
-    assert_string_equal(pl_titles_get(t, PL_TITLE_HELP, 1973), "My object help.");
+    assert_null(pl_titles_get(t, PL_TITLE_NAME, 3000));
+    assert_null(pl_titles_get(t, PL_TITLE_HELP, 3001));
+    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 3006), "My Object");
+    assert_string_equal(pl_titles_get(t, PL_TITLE_HELP, 3007), "My object help.");
     pl_titles_free(t);
     pl_provider_info p;
     assert_int_equal(pl_store_provider(st, "AppA", &p, &err), PL_OK);
@@ -181,12 +181,12 @@ static void uninstall_below_top(void **state)
     pl_install_req c = request("AppC");
     pl_install_result rc;
     assert_int_equal(pl_store_install(st, &c, &rc, &err), PL_OK);
-    assert_int_equal(rc.first_counter, 1978);
+    assert_int_equal(rc.first_counter, 3012);
     assert_int_equal(pl_store_uninstall(st, "AppC", &err), PL_OK);
     assert_int_equal(pl_store_uninstall(st, "AppB", &err), PL_OK);
     assert_int_equal(pl_store_perflib(st, &info, &err), PL_OK);
-    assert_int_equal(info.last_counter, 1964);
-    assert_int_equal(info.last_help, 1965);
+    assert_int_equal(info.last_counter, 2998);
+    assert_int_equal(info.last_help, 2999);
     pl_store_close(st);
 }
 
@@ -286,7 +286,7 @@ static void install_refuses_occupied_range(void **state)
     char path[512];
     pl_store *st = fresh(path, sizeof path);
     pl_error err;
-    assert_int_equal(pl_store_set_title(st, "009", PL_TITLE_NAME, 1968, "Squatter", &err), PL_OK);
+    assert_int_equal(pl_store_set_title(st, "009", PL_TITLE_NAME, 3002, "Squatter", &err), PL_OK);
     char *before = reg_dump(path);
     pl_install_req r = request("New");
     pl_install_result res;
@@ -479,11 +479,11 @@ static void two_process_install(void **state)
     assert_true(a.last_counter < b.first_counter || b.last_counter < a.first_counter);
     assert_true(a.last_help < b.first_help || b.last_help < a.first_help);
     uint32_t lo = a.first_counter < b.first_counter ? a.first_counter : b.first_counter;
-    assert_int_equal(lo, 1966);
+    assert_int_equal(lo, 3000);
     pl_perflib_info info;
     assert_int_equal(pl_store_perflib(st, &info, &err), PL_OK);
-    assert_int_equal(info.last_counter, 1964 + 12 + 12);
-    assert_int_equal(info.last_help, 1965 + 12 + 12);
+    assert_int_equal(info.last_counter, 2998 + 12 + 12);
+    assert_int_equal(info.last_help, 2999 + 12 + 12);
     pl_titles *t = NULL;
     assert_int_equal(pl_titles_load(st, "009", &t, &err), PL_OK);
     uint32_t idx[4];
@@ -514,7 +514,7 @@ static int child_reader(const char *path, int rounds)
         size_t n = pl_titles_count(t, PL_TITLE_NAME);
         int has = pl_titles_find(t, PL_TITLE_NAME, "Writer Object") != 0;
         int ok = pl_titles_find(t, PL_TITLE_NAME, "System") == 2 && ((n == 316 && !has) || (n == 322 && has)) &&
-                 (pl_titles_last_counter(t) == 1964) == !has;
+                 (pl_titles_last_counter(t) == 2998) == !has;
         pl_titles_free(t);
         if (!ok) return 32;
     }
@@ -548,7 +548,7 @@ static void readers_while_writer(void **state)
     for (int i = 0; i < 15; i++) {
         pl_install_result res;
         assert_int_equal(pl_store_install(st, &r, &res, &err), PL_OK);
-        assert_int_equal(res.first_counter, 1966);
+        assert_int_equal(res.first_counter, 3000);
         assert_int_equal(pl_store_uninstall(st, "Writer", &err), PL_OK);
     }
     for (int i = 0; i < 4; i++) wait_ok(readers[i]);
@@ -659,8 +659,8 @@ static void snapshot_restore_roundtrip(void **state)
     pl_backup *bk = NULL;
     assert_int_equal(pl_store_snapshot(st, &bk, &err), PL_OK);
     assert_int_equal(bk->base_index, 1847);
-    assert_int_equal(bk->last_counter, 1970);
-    assert_int_equal(bk->last_help, 1971);
+    assert_int_equal(bk->last_counter, 3004);
+    assert_int_equal(bk->last_help, 3005);
     assert_int_equal(bk->nlangs, 2);
     assert_string_equal(bk->langs[0].lang, "009");
     assert_string_equal(bk->langs[1].lang, "00C");
@@ -671,8 +671,8 @@ static void snapshot_restore_roundtrip(void **state)
     assert_string_equal(bk->langs[1].names[0].text, "Mon objet");
     assert_int_equal(bk->nproviders, 5);
     assert_string_equal(bk->providers[0].name, "MyApp");
-    assert_int_equal(bk->providers[0].first_counter, 1966);
-    assert_int_equal(bk->providers[0].last_help, 1971);
+    assert_int_equal(bk->providers[0].first_counter, 3000);
+    assert_int_equal(bk->providers[0].last_help, 3005);
     assert_string_equal(bk->providers[3].name, "PerfOS");
 
     /* restoring what is there changes nothing */
@@ -685,7 +685,7 @@ static void snapshot_restore_roundtrip(void **state)
     assert_int_equal(pl_store_add_language(st, "007", &err), PL_OK);
     assert_int_equal(pl_store_set_title(st, "007", PL_TITLE_NAME, 2, "System DE", &err), PL_OK);
     assert_int_equal(pl_store_set_title(st, "009", PL_TITLE_NAME, 2, "Changed", &err), PL_OK);
-    assert_int_equal(pl_store_set_title(st, "00C", PL_TITLE_NAME, 1966, NULL, &err), PL_OK);
+    assert_int_equal(pl_store_set_title(st, "00C", PL_TITLE_NAME, 3000, NULL, &err), PL_OK);
     assert_int_equal(pl_store_set_title(st, "009", PL_TITLE_HELP, 7, NULL, &err), PL_OK);
     reg_sql(path, "UPDATE meta SET value = 5000 WHERE key = 'Last Counter';"
                   "UPDATE providers SET first_counter = 7, last_help = 9 WHERE name = 'MyApp';"
@@ -700,12 +700,12 @@ static void snapshot_restore_roundtrip(void **state)
     assert_int_equal(pl_store_restore(st, bk, &err), PL_OK);
     pl_titles *t = NULL;
     assert_int_equal(pl_titles_load(st, "00C", &t, &err), PL_OK);
-    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 1966), "Mon objet");
+    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 3000), "Mon objet");
     pl_titles_free(t);
     pl_provider_info mp;
     assert_int_equal(pl_store_provider(st, "MyApp", &mp, &err), PL_OK);
-    assert_int_equal(mp.first_counter, 1966);
-    assert_int_equal(mp.last_help, 1971);
+    assert_int_equal(mp.first_counter, 3000);
+    assert_int_equal(mp.last_help, 3005);
     assert_null(mp.object_list);
     pl_provider_info_clear(&mp);
 
@@ -719,7 +719,7 @@ static void snapshot_restore_roundtrip(void **state)
     pl_provider_info p;
     assert_int_equal(pl_store_provider(st2, "MyApp", &p, &err), PL_OK); /* created with ranges only */
     assert_null(p.library);
-    assert_int_equal(p.first_counter, 1966);
+    assert_int_equal(p.first_counter, 3000);
     pl_provider_info_clear(&p);
     pl_backup_free(bk2);
     pl_store_close(st2);

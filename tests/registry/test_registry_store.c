@@ -16,9 +16,9 @@ static void seed_exact(void **state)
     pl_error err;
     assert_int_equal(pl_store_perflib(st, &info, &err), PL_OK);
     assert_int_equal(info.base_index, 1847);
-    assert_int_equal(info.last_counter, 1964);
-    assert_int_equal(info.last_help, 1965);
-    assert_int_equal(info.last_counter, PL_CTR_LAST_BUILTIN);
+    assert_int_equal(info.last_counter, 2998); /* the reserved block's end */
+    assert_int_equal(info.last_help, 2999);
+    assert_true(PL_CTR_LAST_BUILTIN <= PL_IDX_BUILTIN_RESERVED_LAST);
 
     pl_titles *t = NULL;
     assert_int_equal(pl_titles_load(st, "009", &t, &err), PL_OK);
@@ -43,8 +43,8 @@ static void seed_exact(void **state)
     assert_null(pl_titles_get(t, PL_TITLE_HELP, 1848));
     assert_null(pl_titles_get(t, PL_TITLE_NAME, 1963));
     assert_null(pl_titles_get(t, PL_TITLE_NAME, 1966));
-    assert_int_equal(pl_titles_last_counter(t), 1964);
-    assert_int_equal(pl_titles_last_help(t), 1965);
+    assert_int_equal(pl_titles_last_counter(t), 2998);
+    assert_int_equal(pl_titles_last_help(t), 2999);
 
     /* Every name but the specials has a help at +1, and names are even. */
     size_t n = pl_titles_count(t, PL_TITLE_NAME);
@@ -222,6 +222,45 @@ static const char V0_LAYOUT[] =
     " first_help, last_help, disabled) VALUES('OldProv', 'libold.so', 'O', 'C', 'X', 1848, 1850, 1849, 1851, 1);"
     "PRAGMA user_version = 0;";
 
+/* A current-schema store written by an older seed (Seed Version 0): opening
+ * it for writing adds the built-in titles and provider records it lacks,
+ * keeps what it has, and leaves a read-only open alone. */
+static void seed_refresh(void **state)
+{
+    (void)state;
+    char path[512];
+    reg_tmpfile(path, sizeof path, "stale.db");
+    pl_store *st = reg_open(path);
+    pl_error err;
+    assert_int_equal(pl_store_set_title(st, "009", PL_TITLE_NAME, 1964, NULL, &err), PL_OK);
+    assert_int_equal(pl_store_set_title(st, "009", PL_TITLE_NAME, 238, "Prozessor", &err), PL_OK);
+    pl_store_close(st);
+    reg_sql(path, "UPDATE meta SET value = 0 WHERE key = 'Seed Version';"
+                  "UPDATE providers SET object_list = '2', library = 'old.so' WHERE name = 'PerfOS';"
+                  "DELETE FROM providers WHERE name = 'PerfNet';");
+    assert_int_equal(pl_store_open(path, PL_STORE_READONLY, &st, &err), PL_OK);
+    pl_titles *t = NULL;
+    assert_int_equal(pl_titles_load(st, "009", &t, &err), PL_OK);
+    assert_null(pl_titles_get(t, PL_TITLE_NAME, 1964));
+    pl_titles_free(t);
+    pl_store_close(st);
+
+    st = reg_open(path);
+    assert_int_equal(pl_titles_load(st, "009", &t, &err), PL_OK);
+    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 1964), "Unavailable Counters");
+    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 238), "Prozessor");
+    pl_titles_free(t);
+    pl_provider_info p;
+    assert_int_equal(pl_store_provider(st, "PerfOS", &p, &err), PL_OK);
+    assert_string_equal(p.object_list, "2 4 238 700");
+    assert_string_equal(p.library, "libperfos.so");
+    pl_provider_info_clear(&p);
+    assert_int_equal(pl_store_provider(st, "PerfNet", &p, &err), PL_OK);
+    assert_int_equal(p.builtin, 1);
+    pl_provider_info_clear(&p);
+    pl_store_close(st);
+}
+
 static void migrate_from_v0(void **state)
 {
     (void)state;
@@ -240,13 +279,15 @@ static void migrate_from_v0(void **state)
     st = reg_open(path);
     assert_int_equal(pl_store_schema_version(st), 1);
     assert_int_equal(reg_user_version(path), 1);
-    /* data kept, not reseeded */
+    /* Data kept; the seed refresh adds the missing built-in titles without
+     * overwriting any title already there (1, 2 and 1848 were). */
     pl_titles *t = NULL;
     assert_int_equal(pl_titles_load(st, "009", &t, &err), PL_OK);
     assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 2), "System v0");
     assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 1848), "Old Counter");
-    assert_null(pl_titles_get(t, PL_TITLE_NAME, 238));
-    assert_int_equal(pl_titles_count(t, PL_TITLE_NAME), 3);
+    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 238), "Processor");
+    assert_int_equal(pl_titles_count(t, PL_TITLE_NAME), 316);
+    assert_int_equal(pl_titles_last_counter(t), 2998);
     pl_titles_free(t);
     pl_provider_info p;
     assert_int_equal(pl_store_provider(st, "oldprov", &p, &err), PL_OK);
@@ -406,6 +447,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(readonly_missing_fails),
         cmocka_unit_test(readonly_open_reads),
         cmocka_unit_test(migrate_from_v0),
+        cmocka_unit_test(seed_refresh),
         cmocka_unit_test(future_version_refused),
         cmocka_unit_test(foreign_database_refused),
         cmocka_unit_test(languages_and_default),
