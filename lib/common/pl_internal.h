@@ -51,6 +51,10 @@ int pl__utf8_to_utf16(const char *s, size_t len, uint16_t *out, size_t cap, size
  * Returns PL_OK, PL_E_MORE_DATA or PL_E_ENCODING. */
 int pl__utf16_to_utf8(const void *src, size_t n, char *out, size_t cap, size_t *bytes, int lenient);
 
+/* Write code point cp (<= U+10FFFF) as UTF-8 into b (room for 4 bytes);
+ * returns the bytes written. */
+size_t pl__utf8_encode(uint32_t cp, char *b);
+
 /* Allocating forms; the result is NUL-terminated and freed with free(). */
 int pl__utf8_to_utf16_dup(const char *s, uint16_t **out, size_t *units);
 int pl__utf16_to_utf8_dup(const void *src, size_t n, char **out, int lenient);

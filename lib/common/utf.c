@@ -60,7 +60,7 @@ int pl__utf8_to_utf16(const char *s, size_t len, uint16_t *out, size_t cap, size
     return more ? PL_E_MORE_DATA : PL_OK;
 }
 
-static size_t utf8_encode(uint32_t cp, char *b)
+size_t pl__utf8_encode(uint32_t cp, char *b)
 {
     if (cp < 0x80) { b[0] = (char)cp; return 1; }
     if (cp < 0x800) {
@@ -105,7 +105,7 @@ int pl__utf16_to_utf8(const void *src, size_t n, char *out, size_t cap, size_t *
             cp = 0xFFFD;
         }
         char b[4];
-        size_t k = utf8_encode(cp, b);
+        size_t k = pl__utf8_encode(cp, b);
         /* Only whole sequences are written, and nothing after the first one
          * that does not fit, so a truncated result is still valid UTF-8. */
         if (!more && cap > 0 && w + k <= cap - 1) {

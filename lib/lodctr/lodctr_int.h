@@ -50,7 +50,4 @@ typedef struct pl__lc_buf {
 } pl__lc_buf;
 void pl__lc_buf_add(pl__lc_buf *b, const void *data, size_t n);
 
-/* Encode one code point as UTF-8 into b (1-4 bytes); returns the length. */
-size_t pl__lc_utf8_put(uint32_t cp, char *b);
-
 #endif

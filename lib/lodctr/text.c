@@ -27,30 +27,6 @@ static const uint16_t cp1252_80_9f[32] = {
     0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x009D, 0x017E, 0x0178, /* 98-9F */
 };
 
-size_t pl__lc_utf8_put(uint32_t cp, char *b)
-{
-    if (cp < 0x80) {
-        b[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        b[0] = (char)(0xC0 | (cp >> 6));
-        b[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        b[0] = (char)(0xE0 | (cp >> 12));
-        b[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        b[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    b[0] = (char)(0xF0 | (cp >> 18));
-    b[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    b[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    b[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
 /* Line number (1-based) of the code unit `pos` of a UTF-16 text, counting
  * LF and lone CR as line ends. */
 static unsigned utf16_line_of(const unsigned char *d, size_t pos, int be)
@@ -100,7 +76,7 @@ static int decode_utf16(const unsigned char *d, size_t len, int be, const char *
             free(buf);
             return pl__fail(err, PL_E_ENCODING, "%s:%u: unpaired UTF-16 surrogate", name, utf16_line_of(d, i, be));
         }
-        w += pl__lc_utf8_put(u, buf + w);
+        w += pl__utf8_encode(u, buf + w);
     }
     buf[w] = '\0';
     *out = buf;
@@ -142,7 +118,7 @@ static int decode_8bit(const unsigned char *d, size_t len, const char *name, int
         for (size_t i = 0; i < len; i++) {
             uint32_t c = d[i];
             if (c >= 0x80 && c <= 0x9F) c = cp1252_80_9f[c - 0x80];
-            w += pl__lc_utf8_put(c, buf + w);
+            w += pl__utf8_encode(c, buf + w);
         }
     }
     buf[w] = '\0';
