@@ -184,7 +184,11 @@ typedef struct pl_pdh_counter pl_pdh_counter;
 /* PDH_RAW_COUNTER. first/second per counter type (docs/pdh.md):
  * (N, PerfTime), (N, PerfTime100nSec), (N, object PerfTime), (N, base) or
  * (N, 0); multi_count is the MULTI item count B. timestamp is the sample's
- * PerfTime100nSec (FILETIME, UTC -- Windows gives local time here). */
+ * PerfTime100nSec converted to LOCAL time (FILETIME plus the UTC offset of
+ * the process's zone -- TZ or /etc/localtime -- at that instant, daylight
+ * saving included), as Windows fills PDH_RAW_COUNTER.TimeStamp; 0 when
+ * there is no sample. Calculations never use it (second carries the times).
+ * pl_pdh_query_time() stays UTC. */
 typedef struct pl_pdh_raw {
     uint32_t cstatus;
     int64_t timestamp;
@@ -220,9 +224,13 @@ PL_EXTERN void pl_pdh_close_query(pl_pdh_query *q); /* accepts NULL */
  * object. An instance that does not exist yet is accepted: its values carry
  * PL_PDH_CSTATUS_NO_INSTANCE until it appears. A '*' instance and/or parent
  * makes a multi-instance counter re-expanded at every collect (read it with
- * pl_pdh_get_formatted_array). Counter wildcards must be expanded first
- * (pl_pdh_expand_path): PL_PDH_CSTATUS_BAD_COUNTERNAME. *out is owned by the
- * query (valid until pl_pdh_remove_counter or pl_pdh_close_query). */
+ * pl_pdh_get_formatted_array). A '*' counter (\Process(*)\*, \Memory\*,
+ * \Processor(_Total)\*) makes a multi-item counter too: at every collect
+ * its items are the object's counters in that collection's definition order
+ * (bases left out), each with every matching instance, named
+ * "instance\counter" ("counter" alone for an object without instances);
+ * see docs/pdh.md. *out is owned by the query (valid until
+ * pl_pdh_remove_counter or pl_pdh_close_query). */
 PL_EXTERN uint32_t pl_pdh_add_counter(pl_pdh_query *q, const char *path, pl_pdh_counter **out, pl_error *err);
 PL_EXTERN uint32_t pl_pdh_remove_counter(pl_pdh_counter *c);
 
@@ -251,9 +259,13 @@ PL_EXTERN uint32_t pl_pdh_get_raw(const pl_pdh_counter *c, uint32_t *type, pl_pd
 PL_EXTERN uint32_t pl_pdh_get_formatted(const pl_pdh_counter *c, uint32_t fmt, uint32_t *type,
                                         pl_pdh_value *value);
 
-/* Every instance of a (wildcard) counter: names ("parent/name#k") and values,
- * as one allocation freed with pl_free(). A single-instance counter gives one
- * item named after its instance ("" without one). */
+/* Every item of a (wildcard) counter: names and values, as one allocation
+ * freed with pl_free(). Instance wildcards: one item per instance named
+ * "parent/name#k". Counter wildcards: counter-major, one item per counter x
+ * instance named "parent/name#k\counter" (split at the LAST backslash:
+ * counter names never hold one), or "counter" for an object without
+ * instances. A single-instance counter gives one item named after its
+ * instance ("" without one). */
 typedef struct pl_pdh_value_item {
     const char *name;
     pl_pdh_value value;
@@ -263,7 +275,9 @@ PL_EXTERN uint32_t pl_pdh_get_formatted_array(const pl_pdh_counter *c, uint32_t 
 
 /* A value from raw samples with this counter's type, time base and scale
  * (PdhCalculateCounterFromRawValue): raw1 newer, raw2 older (may be NULL for
- * single-sample types). Same statuses as pl_pdh_get_formatted. */
+ * single-sample types). Same statuses as pl_pdh_get_formatted;
+ * PL_PDH_INVALID_ARGUMENT for a counter-wildcard counter (it has no single
+ * type; the same holds for pl_pdh_statistics). */
 PL_EXTERN uint32_t pl_pdh_calculate(const pl_pdh_counter *c, uint32_t fmt, const pl_pdh_raw *raw1,
                                     const pl_pdh_raw *raw2, pl_pdh_value *value);
 
@@ -280,7 +294,9 @@ PL_EXTERN uint32_t pl_pdh_statistics(const pl_pdh_counter *c, uint32_t fmt, uint
 PL_EXTERN uint32_t pl_pdh_set_scale(pl_pdh_counter *c, int32_t scale);
 
 /* What a counter is (PDH_COUNTER_INFO). Strings point into the counter and
- * stay valid while it exists. full_path includes "\\machine" once known. */
+ * stay valid while it exists. full_path ("\\machine\...") and machine name
+ * the path's machine, else the one whose data resolved the counter when it
+ * was added. A counter wildcard has type 0, counter "*" and no help text. */
 typedef struct pl_pdh_counter_info {
     uint32_t type;
     int32_t scale;

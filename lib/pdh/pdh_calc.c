@@ -34,6 +34,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "pdh_internal.h"
 #include "perflib/winperf.h"
@@ -54,6 +55,20 @@ PL_EXTERN const char *pl_pdh_status_name(uint32_t s)
 #undef N
     }
     return NULL;
+}
+
+int64_t pl__pdh_local_filetime(int64_t utc_ft)
+{
+    const int64_t epoch = 116444736000000000LL; /* 1601 -> 1970 in 100 ns */
+    if (utc_ft <= 0) return utc_ft;
+    int64_t secs = (utc_ft - epoch) / 10000000;
+    time_t t = (time_t)secs;
+    struct tm tm;
+    /* localtime_r (reentrant, no shared buffer): the offset of the local
+     * zone at that instant, daylight saving included. */
+    tzset(); /* follow TZ changes: localtime_r need not re-read it */
+    if ((int64_t)t != secs || !localtime_r(&t, &tm)) return utc_ft;
+    return utc_ft + (int64_t)tm.tm_gmtoff * 10000000;
 }
 
 int pl__pdh_two_sample(uint32_t type)

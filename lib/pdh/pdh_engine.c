@@ -9,6 +9,7 @@ typedef struct eng_ctx {
     pl_engine *e;
     pl_titles *en;            /* English titles when the default is another language */
     int en_tried;
+    int own;                  /* close the engine with the source */
 } eng_ctx;
 
 static int eng_collect(void *ctx, const char *query, void **block, size_t *len, pl_error *err)
@@ -44,6 +45,7 @@ static void eng_close(void *ctx)
     eng_ctx *c = ctx;
     if (!c) return;
     pl_titles_free(c->en);
+    if (c->own) pl_engine_close(c->e);
     free(c);
 }
 
@@ -57,5 +59,20 @@ PL_EXTERN uint32_t pl_pdh_engine_source(pl_engine *e, pl_pdh_source *out, pl_err
     out->titles = eng_titles;
     out->close = eng_close;
     out->ctx = c;
+    return PL_PDH_CSTATUS_VALID_DATA;
+}
+
+uint32_t pl__pdh_open_local(pl_pdh_source *out, pl_error *err)
+{
+    pl_engine *e = NULL;
+    pl_error e2 = {0};
+    if (pl_engine_open(NULL, &e, &e2) != PL_OK)
+        return pl__pdh_fail(err, PL_PDH_CANNOT_CONNECT_MACHINE, "cannot open the local performance data: %s", e2.msg);
+    uint32_t st = pl_pdh_engine_source(e, out, err);
+    if (st) {
+        pl_engine_close(e);
+        return st;
+    }
+    ((eng_ctx *)out->ctx)->own = 1;
     return PL_PDH_CSTATUS_VALID_DATA;
 }

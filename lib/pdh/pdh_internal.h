@@ -28,6 +28,16 @@ uint32_t pl__pdh_fail(pl_error *err, uint32_t status, const char *fmt, ...) PL__
 uint32_t pl__pdh_stats(uint32_t type, int64_t freq, int32_t scale, uint32_t fmt, uint32_t first, uint32_t n,
                        const pl_pdh_raw *raws, pl_pdh_stats *stats);
 
+/* A UTC FILETIME as local time (the zone of TZ / /etc/localtime at that
+ * instant, daylight saving included): what Windows puts in
+ * PDH_RAW_COUNTER.TimeStamp. 0 stays 0. */
+int64_t pl__pdh_local_filetime(int64_t utc_ft);
+
+/* A source over a freshly opened local engine (pl_engine_open(NULL)) that
+ * closes the engine when the source is closed. PL_PDH_CANNOT_CONNECT_MACHINE
+ * if the engine cannot be opened or is not built in. */
+uint32_t pl__pdh_open_local(pl_pdh_source *out, pl_error *err);
+
 /* Does the type need two samples? Is it displayable at all? */
 int pl__pdh_two_sample(uint32_t type);
 int pl__pdh_displayable(uint32_t type);

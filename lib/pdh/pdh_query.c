@@ -15,8 +15,11 @@
 #define MAX_CAND 32
 
 typedef struct item {
-    char *key;                /* instance key "parent/name#k", "" without instance */
+    char *key;                /* instance key "parent/name#k", "" without instance;
+                                 counter wildcards: "key\\counter" or "counter" */
     pl_pdh_raw cur, prev;
+    uint32_t type;            /* counter wildcards: this item's counter type */
+    int64_t freq;             /* and its time base frequency */
 } item;
 
 struct pl_pdh_counter {
@@ -24,12 +27,14 @@ struct pl_pdh_counter {
     pl_pdh_query *q;
     pl__pdh_path p;
     char *full_path;
+    char *machine;            /* the path's machine, else the block's at add time */
     char *explain;
     uint32_t obj_index, ctr_index;
     uint32_t type;
     int32_t scale, default_scale;
     int64_t freq;
-    int wild;                 /* instance or parent wildcard: items follow the data */
+    int wild;                 /* instance, parent or counter wildcard: items follow the data */
+    int cwild;                /* counter wildcard: one item per counter x instance */
     item *items;
     size_t nitems;
 };
@@ -40,6 +45,7 @@ struct pl_pdh_query {
     pl_pdh_counter **ctrs;
     size_t n, cap;
     int64_t time;
+    int64_t stamp;            /* time of the collect being processed, local FILETIME */
     char machine[256];
 };
 
@@ -326,11 +332,14 @@ static int64_t freq_of(const pl_block *b, const pl_object *o, uint32_t type)
     }
 }
 
-static void fill_raw(const pl_block *b, const pl_object *o, const pl_counter *c, const pl_instance *in, pl_pdh_raw *r)
+/* fill_raw's stamp is the sample's time as a local-time FILETIME, as
+ * Windows fills PDH_RAW_COUNTER.TimeStamp (query->stamp). */
+static void fill_raw(const pl_block *b, const pl_object *o, const pl_counter *c, const pl_instance *in, int64_t stamp,
+                     pl_pdh_raw *r)
 {
     uint32_t type = c->def.CounterType;
     memset(r, 0, sizeof *r);
-    r->timestamp = b->hdr.PerfTime100nSec.QuadPart;
+    r->timestamp = stamp;
     uint64_t v = 0, base = 0;
     if (!pl__pdh_displayable(type) || pl_counter_value(c, in, &v) != PL_OK) {
         r->cstatus = PL_PDH_CSTATUS_INVALID_DATA;
@@ -400,6 +409,7 @@ static void counter_free(pl_pdh_counter *c)
     free(c->items);
     free(c->p.mem);
     free(c->full_path);
+    free(c->machine);
     free(c->explain);
     c->magic = DEAD_MAGIC;
     free(c);
@@ -429,9 +439,10 @@ static uint32_t resolve(const pl_pdh_source *src, const pl__pdh_path *p, snap *s
     uint32_t st = collect_snap(src, qs, s, err);
     if (st) return st;
     if (!machine_ok(p->e.machine, s->blk.system_name)) {
+        pl__pdh_fail(err, PL_PDH_CSTATUS_NO_MACHINE, "machine \"%s\" is not this one (%s)", p->e.machine,
+                     s->blk.system_name);
         snap_free(s);
-        return pl__pdh_fail(err, PL_PDH_CSTATUS_NO_MACHINE, "machine \"%s\" is not this one (%s)", p->e.machine,
-                            s->blk.system_name);
+        return PL_PDH_CSTATUS_NO_MACHINE;
     }
     st = find_object(s, oc, no, obj, p->e.object, err);
     if (st) { snap_free(s); return st; }
@@ -465,12 +476,6 @@ PL_EXTERN uint32_t pl_pdh_add_counter(pl_pdh_query *q, const char *path, pl_pdh_
     if (!c) return pl__pdh_fail(err, PL_PDH_MEMORY_ALLOCATION_FAILURE, "out of memory");
     uint32_t st = pl__pdh_split(path, &c->p, err);
     if (st) { free(c); return st; }
-    if (c->p.counter_wild) {
-        free(c->p.mem);
-        free(c);
-        return pl__pdh_fail(err, PL_PDH_CSTATUS_BAD_COUNTERNAME,
-                            "\"%s\": expand counter wildcards with pl_pdh_expand_path before adding", path);
-    }
     snap s;
     pl_object obj;
     pl_counter ctr;
@@ -489,14 +494,19 @@ PL_EXTERN uint32_t pl_pdh_add_counter(pl_pdh_query *q, const char *path, pl_pdh_
     c->magic = COUNTER_MAGIC;
     c->q = q;
     c->obj_index = obj.hdr.ObjectNameTitleIndex;
-    c->ctr_index = ctr.def.CounterNameTitleIndex;
-    c->type = ctr.def.CounterType;
-    c->default_scale = ctr.def.DefaultScale;
-    c->freq = freq_of(&s.blk, &obj, c->type);
-    c->wild = c->p.inst_wild || c->p.parent_wild;
-    const char *h = title_of(&q->src, PL_TITLE_HELP, ctr.def.CounterHelpTitleIndex);
-    c->explain = h ? pl__strdup(h) : NULL;
+    c->cwild = c->p.counter_wild;
+    c->wild = c->p.inst_wild || c->p.parent_wild || c->cwild;
+    if (!c->cwild) {
+        /* a counter wildcard has no single type, index, scale or help text */
+        c->ctr_index = ctr.def.CounterNameTitleIndex;
+        c->type = ctr.def.CounterType;
+        c->default_scale = ctr.def.DefaultScale;
+        c->freq = freq_of(&s.blk, &obj, c->type);
+        const char *h = title_of(&q->src, PL_TITLE_HELP, ctr.def.CounterHelpTitleIndex);
+        c->explain = h ? pl__strdup(h) : NULL;
+    }
     c->full_path = join_full(c->p.e.machine ? c->p.e.machine : s.blk.system_name, &c->p);
+    c->machine = pl__strdup(c->p.e.machine ? c->p.e.machine : s.blk.system_name);
     snap_free(&s);
     if (!c->wild) {
         c->items = calloc(1, sizeof *c->items);
@@ -518,7 +528,7 @@ PL_EXTERN uint32_t pl_pdh_add_counter(pl_pdh_query *q, const char *path, pl_pdh_
             no_data(&c->items[0].prev, PL_PDH_CSTATUS_INVALID_DATA);
         }
     }
-    if (!c->full_path || (!c->wild && (!c->items || !c->items[0].key))) {
+    if (!c->full_path || !c->machine || (!c->wild && (!c->items || !c->items[0].key))) {
         counter_free(c);
         return pl__pdh_fail(err, PL_PDH_MEMORY_ALLOCATION_FAILURE, "out of memory");
     }
@@ -576,7 +586,7 @@ static uint32_t update_wild(pl_pdh_counter *c, const pl_block *b, const pl_objec
         item *old = c->nitems ? bsearch(&probe, c->items, c->nitems, sizeof *c->items, cmp_item) : NULL;
         if (old) it->prev = old->cur;
         else no_data(&it->prev, PL_PDH_CSTATUS_INVALID_DATA);
-        if (ctr) fill_raw(b, o, ctr, &x.v[i].inst, &it->cur);
+        if (ctr) fill_raw(b, o, ctr, &x.v[i].inst, c->q->stamp, &it->cur);
         else no_data(&it->cur, PL_PDH_CSTATUS_NO_COUNTER);
     }
     for (size_t i = 0; i < c->nitems; i++) free(c->items[i].key);
@@ -587,6 +597,107 @@ static uint32_t update_wild(pl_pdh_counter *c, const pl_block *b, const pl_objec
     return 0;
 }
 
+/* The name a counter wildcard item uses for a counter: its title, or its
+ * index in decimal when the title database has no name for it (a decimal
+ * number also names an index in paths). */
+static const char *counter_label(const pl_pdh_source *src, uint32_t index, char *num, size_t cap)
+{
+    const char *nm = title_of(src, PL_TITLE_NAME, index);
+    if (nm) return nm;
+    snprintf(num, cap, "%u", (unsigned)index);
+    return num;
+}
+
+/* One instance a counter-wildcard counter reads this time. */
+typedef struct cw_inst {
+    const char *key;          /* item key prefix; NULL: the object has no instances */
+    const pl_instance *in;    /* NULL: missing (values carry NO_INSTANCE) */
+} cw_inst;
+
+/* Update a counter-wildcard counter from the object's current counter
+ * definitions and instances: one item per (counter, instance), counters in
+ * definition order (bases left out), instances in block order, and the
+ * previous sample of each found by its key. */
+static uint32_t update_cwild(pl_pdh_counter *c, const pl_block *b, const pl_object *o)
+{
+    const pl_pdh_path_elements *pe = &c->p.e;
+    inames x = {0};
+    cw_inst *ins = NULL;
+    size_t nin = 0;
+    pl_instance single;
+    uint32_t st = 0;
+    char *fixed = NULL;
+    if (!pe->instance) {
+        ins = calloc(1, sizeof *ins);
+        if (!ins) return PL_PDH_MEMORY_ALLOCATION_FAILURE;
+        nin = 1;
+        ins[0].key = NULL;
+        ins[0].in = (!instanced(o) && pl_object_instance(o, -1, &single) == PL_OK) ? &single : NULL;
+    } else {
+        if (instanced(o) && (st = load_inames(o, &x)) != 0) return st;
+        ins = calloc(x.n + 1, sizeof *ins);
+        if (!ins) { inames_free(&x); return PL_PDH_MEMORY_ALLOCATION_FAILURE; }
+        if (c->p.inst_wild || c->p.parent_wild) {
+            for (uint32_t i = 0; i < x.n; i++)
+                if (inst_match(&c->p, &x.v[i])) { ins[nin].key = x.v[i].key; ins[nin++].in = &x.v[i].inst; }
+        } else {
+            /* a named instance: its key as the path spells it, present or not */
+            size_t l = strlen(pe->instance) + (pe->parent ? strlen(pe->parent) + 1 : 0) + 12;
+            fixed = malloc(l);
+            if (!fixed) { free(ins); inames_free(&x); return PL_PDH_MEMORY_ALLOCATION_FAILURE; }
+            int w = snprintf(fixed, l, "%s%s%s", pe->parent ? pe->parent : "", pe->parent ? "/" : "", pe->instance);
+            if (pe->index) snprintf(fixed + w, l - (size_t)w, "#%u", (unsigned)pe->index);
+            uint32_t i = 0;
+            while (i < x.n && !inst_match(&c->p, &x.v[i])) i++;
+            ins[0].key = fixed;
+            ins[0].in = i < x.n ? &x.v[i].inst : NULL;
+            nin = 1;
+        }
+    }
+    uint32_t nctr = o->hdr.NumCounters;
+    item *nv = calloc((size_t)nctr * nin + 1, sizeof *nv);
+    if (!nv) { st = PL_PDH_MEMORY_ALLOCATION_FAILURE; goto out; }
+    if (c->nitems > 1) qsort(c->items, c->nitems, sizeof *c->items, cmp_item);
+    size_t k = 0;
+    for (uint32_t ci = 0; ci < nctr; ci++) {
+        pl_counter ctr;
+        if (pl_object_counter(o, ci, &ctr) != PL_OK) break;
+        if (pl_type_is_base(ctr.def.CounterType)) continue;
+        char num[16];
+        const char *nm = counter_label(&c->q->src, ctr.def.CounterNameTitleIndex, num, sizeof num);
+        for (size_t ii = 0; ii < nin; ii++) {
+            item *it = &nv[k];
+            size_t l = strlen(nm) + (ins[ii].key ? strlen(ins[ii].key) + 1 : 0) + 1;
+            it->key = malloc(l);
+            if (!it->key) { st = PL_PDH_MEMORY_ALLOCATION_FAILURE; goto out; }
+            snprintf(it->key, l, "%s%s%s", ins[ii].key ? ins[ii].key : "", ins[ii].key ? "\\" : "", nm);
+            k++;
+            it->type = ctr.def.CounterType;
+            it->freq = freq_of(b, o, it->type);
+            item probe = {.key = it->key};
+            item *old = c->nitems ? bsearch(&probe, c->items, c->nitems, sizeof *c->items, cmp_item) : NULL;
+            if (old && old->type == it->type) it->prev = old->cur;
+            else no_data(&it->prev, PL_PDH_CSTATUS_INVALID_DATA);
+            if (ins[ii].in) fill_raw(b, o, &ctr, ins[ii].in, c->q->stamp, &it->cur);
+            else no_data(&it->cur, PL_PDH_CSTATUS_NO_INSTANCE);
+        }
+    }
+    for (size_t i = 0; i < c->nitems; i++) free(c->items[i].key);
+    free(c->items);
+    c->items = nv;
+    c->nitems = k;
+    nv = NULL;
+out:
+    if (nv) {
+        for (size_t i = 0; i < k; i++) free(nv[i].key);
+        free(nv);
+    }
+    free(fixed);
+    free(ins);
+    inames_free(&x);
+    return st;
+}
+
 static void update_single(pl_pdh_counter *c, const pl_block *b, const pl_object *o, const pl_counter *ctr)
 {
     item *it = &c->items[0];
@@ -595,14 +706,14 @@ static void update_single(pl_pdh_counter *c, const pl_block *b, const pl_object 
     if (!c->p.e.instance) {
         pl_instance in;
         if (instanced(o) || pl_object_instance(o, -1, &in) != PL_OK) no_data(&it->cur, PL_PDH_CSTATUS_NO_INSTANCE);
-        else fill_raw(b, o, ctr, &in, &it->cur);
+        else fill_raw(b, o, ctr, &in, c->q->stamp, &it->cur);
         return;
     }
     inames x;
     if (load_inames(o, &x)) { no_data(&it->cur, PL_PDH_CSTATUS_INVALID_DATA); return; }
     uint32_t i = 0;
     while (i < x.n && !inst_match(&c->p, &x.v[i])) i++;
-    if (i < x.n) fill_raw(b, o, ctr, &x.v[i].inst, &it->cur);
+    if (i < x.n) fill_raw(b, o, ctr, &x.v[i].inst, c->q->stamp, &it->cur);
     else no_data(&it->cur, PL_PDH_CSTATUS_NO_INSTANCE);
     inames_free(&x);
 }
@@ -626,6 +737,7 @@ PL_EXTERN uint32_t pl_pdh_collect(pl_pdh_query *q, pl_error *err)
     uint32_t st = collect_snap(&q->src, qs, &s, err);
     free(qs);
     if (st) return st;
+    q->stamp = pl__pdh_local_filetime(s.blk.hdr.PerfTime100nSec.QuadPart);
     for (size_t i = 0; i < q->n; i++) {
         pl_pdh_counter *c = q->ctrs[i];
         pl_object o;
@@ -634,6 +746,13 @@ PL_EXTERN uint32_t pl_pdh_collect(pl_pdh_query *q, pl_error *err)
             for (size_t k = 0; k < c->nitems; k++) {
                 c->items[k].prev = c->items[k].cur;
                 no_data(&c->items[k].cur, PL_PDH_CSTATUS_NO_OBJECT);
+            }
+            continue;
+        }
+        if (c->cwild) {
+            if (update_cwild(c, &s.blk, &o)) {
+                snap_free(&s);
+                return pl__pdh_fail(err, PL_PDH_MEMORY_ALLOCATION_FAILURE, "out of memory");
             }
             continue;
         }
@@ -673,6 +792,7 @@ PL_EXTERN uint32_t pl_pdh_calculate(const pl_pdh_counter *c, uint32_t fmt, const
 {
     if (!value || !raw1) return PL_PDH_INVALID_ARGUMENT;
     if (!counter_ok(c)) return PL_PDH_INVALID_HANDLE;
+    if (c->cwild) return PL_PDH_INVALID_ARGUMENT; /* no single counter type */
     return pl_pdh_calc_type(c->type, c->freq, c->scale, fmt, raw1, raw2, value);
 }
 
@@ -700,7 +820,9 @@ PL_EXTERN uint32_t pl_pdh_get_formatted_array(const pl_pdh_counter *c, uint32_t 
         memcpy(w, c->items[i].key, l);
         v[i].name = w;
         w += l;
-        uint32_t st = pl_pdh_calc_type(c->type, c->freq, c->scale, fmt, &c->items[i].cur, &c->items[i].prev, &v[i].value);
+        const item *it = &c->items[i];
+        uint32_t st = pl_pdh_calc_type(c->cwild ? it->type : c->type, c->cwild ? it->freq : c->freq, c->scale, fmt,
+                                       &it->cur, &it->prev, &v[i].value);
         if (st == PL_PDH_INVALID_ARGUMENT) { free(v); return st; }
     }
     *items = v;
@@ -713,6 +835,7 @@ PL_EXTERN uint32_t pl_pdh_statistics(const pl_pdh_counter *c, uint32_t fmt, uint
 {
     if (!stats || !raws) return PL_PDH_INVALID_ARGUMENT;
     if (!counter_ok(c)) return PL_PDH_INVALID_HANDLE;
+    if (c->cwild) return PL_PDH_INVALID_ARGUMENT; /* no single counter type */
     return pl__pdh_stats(c->type, c->freq, c->scale, fmt, first, n, raws, stats);
 }
 
@@ -735,7 +858,7 @@ PL_EXTERN uint32_t pl_pdh_get_counter_info(const pl_pdh_counter *c, pl_pdh_count
     info->object_index = c->obj_index;
     info->counter_index = c->ctr_index;
     info->full_path = c->full_path;
-    info->machine = c->p.e.machine ? c->p.e.machine : (c->q->machine[0] ? c->q->machine : NULL);
+    info->machine = c->machine;
     info->object = c->p.e.object;
     info->instance = c->p.e.instance;
     info->parent = c->p.e.parent;
@@ -850,10 +973,11 @@ PL_EXTERN uint32_t pl_pdh_expand_path(const pl_pdh_source *src, const char *path
     st = resolve(src, &p, &s, &obj, &ctr, err);
     if (st) { free(p.mem); return st; }
     if ((p.e.instance != NULL) != (instanced(&obj) != 0)) {
+        pl__pdh_fail(err, PL_PDH_CSTATUS_NO_INSTANCE, "object \"%s\" %s instances", p.e.object,
+                     instanced(&obj) ? "has" : "has no");
         snap_free(&s);
         free(p.mem);
-        return pl__pdh_fail(err, PL_PDH_CSTATUS_NO_INSTANCE, "object \"%s\" %s instances", p.e.object,
-                            instanced(&obj) ? "has" : "has no");
+        return PL_PDH_CSTATUS_NO_INSTANCE;
     }
     strlist ctrs = {0}, insts = {0}, out = {0};
     if (p.counter_wild) {
@@ -861,8 +985,8 @@ PL_EXTERN uint32_t pl_pdh_expand_path(const pl_pdh_source *src, const char *path
             pl_counter c;
             if (pl_object_counter(&obj, i, &c) != PL_OK) break;
             if (pl_type_is_base(c.def.CounterType)) continue;
-            const char *nm = title_of(src, PL_TITLE_NAME, c.def.CounterNameTitleIndex);
-            if (nm) sl_adds(&ctrs, nm);
+            char num[16];
+            sl_adds(&ctrs, counter_label(src, c.def.CounterNameTitleIndex, num, sizeof num));
         }
     } else {
         sl_adds(&ctrs, p.e.counter);

@@ -5,8 +5,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "pdh_canned.h"
+#include "pdh_internal.h"
 #include "perflib/winperf.h"
 #include "pl_test.h"
 
@@ -99,7 +101,7 @@ static void two_counters_three_samples(void **state)
     pl_pdh_raw r;
     assert_int_equal(pl_pdh_get_raw(cpu, &type, &r), 0);
     assert_int_equal(r.cstatus, 0);
-    assert_true(r.first == 12500000 && r.second == CANNED_FT(2) && r.timestamp == CANNED_FT(2));
+    assert_true(r.first == 12500000 && r.second == CANNED_FT(2));
     assert_int_equal(pl_pdh_get_raw(mem, NULL, &r), 0);
     assert_true(r.first == 2000000000LL - 2 * 1048576LL && r.second == 0);
     assert_int_equal(pl_pdh_get_raw(pf, NULL, &r), 0);
@@ -248,7 +250,11 @@ static void errors(void **state)
     assert_int_equal(pl_pdh_add_counter(f->q, "\\\\OTHERBOX\\Memory\\Available Bytes", &c, NULL), PL_PDH_CSTATUS_NO_MACHINE);
     assert_int_equal(pl_pdh_add_counter(f->q, "\\Memory(x)\\Available Bytes", &c, NULL), PL_PDH_CSTATUS_NO_INSTANCE);
     assert_int_equal(pl_pdh_add_counter(f->q, "\\Processor\\% Processor Time", &c, NULL), PL_PDH_CSTATUS_NO_INSTANCE);
-    assert_int_equal(pl_pdh_add_counter(f->q, "\\Processor(*)\\*", &c, NULL), PL_PDH_CSTATUS_BAD_COUNTERNAME);
+    /* counter wildcards are accepted, but not partial ones nor on the wrong instancing */
+    assert_int_equal(pl_pdh_add_counter(f->q, "\\Processor(*)\\% *", &c, NULL), PL_PDH_CSTATUS_BAD_COUNTERNAME);
+    assert_int_equal(pl_pdh_add_counter(f->q, "\\Memory(*)\\*", &c, NULL), PL_PDH_CSTATUS_NO_INSTANCE);
+    assert_int_equal(pl_pdh_add_counter(f->q, "\\Processor\\*", &c, NULL), PL_PDH_CSTATUS_NO_INSTANCE);
+    assert_int_equal(pl_pdh_add_counter(f->q, "\\Nope(*)\\*", &c, NULL), PL_PDH_CSTATUS_NO_OBJECT);
     /* the machine may be named, in any case, or as localhost */
     c = add(f, "\\\\testbox\\Memory\\Available Bytes");
     add(f, "\\\\localhost\\Memory\\Available Bytes");
@@ -430,6 +436,261 @@ static void default_language_and_english(void **state)
     (void)mix;
 }
 
+/* Item (name, expected) checks for formatted arrays. */
+typedef struct want_item {
+    const char *name;
+    double value;             /* NAN: expect cstatus `cs` */
+    uint32_t cs;
+} want_item;
+
+static void expect_items(const pl_pdh_counter *c, uint32_t fmt, const want_item *w, size_t nw)
+{
+    pl_pdh_value_item *it = NULL;
+    size_t n = 0;
+    assert_int_equal(pl_pdh_get_formatted_array(c, fmt, &it, &n), 0);
+    if (n != nw) { print_error("got %zu items, want %zu\n", n, nw); pl_free(it); fail(); }
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(it[i].name, w[i].name) != 0) {
+            print_error("item %zu: name \"%s\" want \"%s\"\n", i, it[i].name, w[i].name);
+            pl_free(it);
+            fail();
+        }
+        if (isnan(w[i].value)) {
+            if (it[i].value.cstatus != w[i].cs) {
+                print_error("item %s: cstatus 0x%08x want 0x%08x\n", w[i].name, it[i].value.cstatus, w[i].cs);
+                pl_free(it);
+                fail();
+            }
+        } else {
+            double got = (fmt & PL_PDH_FMT_LONG)    ? (double)it[i].value.v.long_value
+                         : (fmt & PL_PDH_FMT_LARGE) ? (double)it[i].value.v.large_value
+                                                    : it[i].value.v.double_value;
+            if (it[i].value.cstatus != 0 || fabs(got - w[i].value) > 1e-9 * (fabs(w[i].value) > 1 ? fabs(w[i].value) : 1)) {
+                print_error("item %s: %.17g (cstatus 0x%08x) want %.17g\n", w[i].name, got, it[i].value.cstatus, w[i].value);
+                pl_free(it);
+                fail();
+            }
+        }
+    }
+    pl_free(it);
+}
+
+#define INV(n) {n, NAN, PL_PDH_CSTATUS_INVALID_DATA}
+
+static void counter_wildcard_instances_and_counters(void **state)
+{
+    fx *f = *state;
+    pl_pdh_counter *all = add(f, "\\Processor(*)\\*");
+    pl_pdh_counter_info info;
+    assert_int_equal(pl_pdh_get_counter_info(all, &info), 0);
+    assert_int_equal(info.type, 0);
+    assert_string_equal(info.counter, "*");
+    assert_string_equal(info.full_path, "\\\\TESTBOX\\Processor(*)\\*");
+    collect(f, 0);
+    assert_string_equal(f->c.last_query, "238");
+    /* counter-major; a raw-free first sample of rates has no value yet */
+    const want_item w0[] = {INV("0\\% Processor Time"), INV("1\\% Processor Time"), INV("_Total\\% Processor Time"),
+                            INV("0\\% User Time"), INV("1\\% User Time"), INV("_Total\\% User Time"),
+                            INV("0\\Interrupts/sec"), INV("1\\Interrupts/sec"), INV("_Total\\Interrupts/sec")};
+    expect_items(all, PL_PDH_FMT_DOUBLE, w0, 9);
+    collect(f, 1);
+    const want_item w1[] = {{"0\\% Processor Time", 25, 0}, {"1\\% Processor Time", 50, 0},
+                            {"_Total\\% Processor Time", 37.5, 0}, {"0\\% User Time", 10, 0},
+                            {"1\\% User Time", 20, 0}, {"_Total\\% User Time", 15, 0},
+                            {"0\\Interrupts/sec", 250, 0}, {"1\\Interrupts/sec", 125, 0},
+                            {"_Total\\Interrupts/sec", 375, 0}};
+    expect_items(all, PL_PDH_FMT_DOUBLE, w1, 9);
+    /* the scale applies to every item; LONG truncates */
+    assert_int_equal(pl_pdh_set_scale(all, -1), 0);
+    const want_item w1s[] = {{"0\\% Processor Time", 2, 0}, {"1\\% Processor Time", 5, 0},
+                             {"_Total\\% Processor Time", 3, 0}, {"0\\% User Time", 1, 0},
+                             {"1\\% User Time", 2, 0}, {"_Total\\% User Time", 1, 0},
+                             {"0\\Interrupts/sec", 25, 0}, {"1\\Interrupts/sec", 12, 0},
+                             {"_Total\\Interrupts/sec", 37, 0}};
+    expect_items(all, PL_PDH_FMT_LONG, w1s, 9);
+    /* no single value, type or raw sample */
+    pl_pdh_value v;
+    pl_pdh_raw r = {0};
+    assert_int_equal(pl_pdh_get_formatted(all, PL_PDH_FMT_DOUBLE, NULL, &v), PL_PDH_INVALID_ARGUMENT);
+    assert_int_equal(pl_pdh_get_raw(all, NULL, &r), PL_PDH_INVALID_ARGUMENT);
+    assert_int_equal(pl_pdh_calculate(all, PL_PDH_FMT_DOUBLE, &r, &r, &v), PL_PDH_INVALID_ARGUMENT);
+    pl_pdh_stats stt;
+    assert_int_equal(pl_pdh_statistics(all, PL_PDH_FMT_DOUBLE, 0, 1, &r, &stt), PL_PDH_INVALID_ARGUMENT);
+}
+
+static void counter_wildcard_follows_data(void **state)
+{
+    fx *f = *state;
+    pl_pdh_counter *procs = add(f, "\\Process(*)\\*");
+    pl_pdh_counter *mem = add(f, "\\Memory\\*");
+    pl_pdh_counter *tot = add(f, "\\Processor(_Total)\\*");
+    pl_pdh_counter *gone = add(f, "\\Process(bash)\\*");
+    pl_pdh_counter *disk = add(f, "\\LogicalDisk(*)\\*");
+    collect(f, 0);
+    assert_string_equal(f->c.last_query, "230 4 238 236");
+    const want_item p0[] = {{"init\\ID Process", 1, 0}, {"svchost\\ID Process", 100, 0},
+                            {"svchost#1\\ID Process", 200, 0}, {"bash\\ID Process", 300, 0},
+                            INV("init\\% Processor Time"), INV("svchost\\% Processor Time"),
+                            INV("svchost#1\\% Processor Time"), INV("bash\\% Processor Time")};
+    expect_items(procs, PL_PDH_FMT_DOUBLE, p0, 8);
+    const want_item m0[] = {{"Available Bytes", 2000000000.0, 0}, INV("Page Faults/sec")};
+    expect_items(mem, PL_PDH_FMT_DOUBLE, m0, 2);
+    const want_item b0[] = {{"bash\\ID Process", 300, 0}, INV("bash\\% Processor Time")};
+    expect_items(gone, PL_PDH_FMT_DOUBLE, b0, 2);
+    /* the bases are not items; a fraction needs one sample, an average two */
+    const want_item d0[] = {{"C:\\% Free Space", 12.5, 0}, INV("C:\\Avg. Disk sec/Transfer")};
+    expect_items(disk, PL_PDH_FMT_DOUBLE, d0, 2);
+    collect(f, 1);
+    /* bash left, python came: its rate has no older sample */
+    const want_item p1[] = {{"init\\ID Process", 1, 0}, {"svchost\\ID Process", 100, 0},
+                            {"svchost#1\\ID Process", 200, 0}, {"python\\ID Process", 400, 0},
+                            {"init\\% Processor Time", 0.01, 0}, {"svchost\\% Processor Time", 1, 0},
+                            {"svchost#1\\% Processor Time", 2, 0}, INV("python\\% Processor Time")};
+    expect_items(procs, PL_PDH_FMT_DOUBLE, p1, 8);
+    const want_item m1[] = {{"Available Bytes", 1998951424.0, 0}, {"Page Faults/sec", 100, 0}};
+    expect_items(mem, PL_PDH_FMT_DOUBLE, m1, 2);
+    const want_item t1[] = {{"_Total\\% Processor Time", 37.5, 0}, {"_Total\\% User Time", 15, 0},
+                            {"_Total\\Interrupts/sec", 375, 0}};
+    expect_items(tot, PL_PDH_FMT_DOUBLE, t1, 3);
+    /* a named instance that left keeps its items, with NO_INSTANCE */
+    const want_item b1[] = {{"bash\\ID Process", NAN, PL_PDH_CSTATUS_NO_INSTANCE},
+                            {"bash\\% Processor Time", NAN, PL_PDH_CSTATUS_NO_INSTANCE}};
+    expect_items(gone, PL_PDH_FMT_DOUBLE, b1, 2);
+    collect(f, 2);
+    const want_item p2[] = {{"init\\ID Process", 1, 0}, {"svchost\\ID Process", 100, 0},
+                            {"svchost#1\\ID Process", 200, 0}, {"svchost#2\\ID Process", 250, 0},
+                            {"python\\ID Process", 400, 0}, {"init\\% Processor Time", 0.01, 0},
+                            {"svchost\\% Processor Time", 1, 0}, {"svchost#1\\% Processor Time", 2, 0},
+                            INV("svchost#2\\% Processor Time"), {"python\\% Processor Time", 4, 0}};
+    expect_items(procs, PL_PDH_FMT_DOUBLE, p2, 10);
+    const want_item m2[] = {{"Available Bytes", 1997902848.0, 0}, {"Page Faults/sec", 300, 0}};
+    expect_items(mem, PL_PDH_FMT_DOUBLE, m2, 2);
+    const want_item d2[] = {{"C:\\% Free Space", 12.5, 0}, {"C:\\Avg. Disk sec/Transfer", 0.05, 0}};
+    expect_items(disk, PL_PDH_FMT_DOUBLE, d2, 2);
+    /* removing one wildcard counter leaves the others intact */
+    assert_int_equal(pl_pdh_remove_counter(procs), 0);
+    collect(f, 3);
+    assert_string_equal(f->c.last_query, "4 238 230 236"); /* \Process(bash)\* still needs Process */
+    const want_item m3[] = {{"Available Bytes", 1996854272.0, 0}, {"Page Faults/sec", 500, 0}};
+    expect_items(mem, PL_PDH_FMT_DOUBLE, m3, 2);
+}
+
+static void parent_wildcards_with_counter_wildcard(void **state)
+{
+    fx *f = *state;
+    pl_pdh_counter *th = add(f, "\\Thread(*/*)\\ID Thread");
+    pl_pdh_counter *thall = add(f, "\\Thread(*/*)\\*");
+    pl_pdh_counter *th0 = add(f, "\\Thread(svchost/0#1)\\*");
+    collect(f, 0);
+    const want_item a[] = {{"svchost/0", 1001, 0}, {"svchost/1", 1002, 0}, {"svchost/0#1", 2001, 0}};
+    expect_items(th, PL_PDH_FMT_LONG, a, 3);
+    const want_item b[] = {{"svchost/0\\ID Thread", 1001, 0}, {"svchost/1\\ID Thread", 1002, 0},
+                           {"svchost/0#1\\ID Thread", 2001, 0}};
+    expect_items(thall, PL_PDH_FMT_LONG, b, 3);
+    const want_item c[] = {{"svchost/0#1\\ID Thread", 2001, 0}};
+    expect_items(th0, PL_PDH_FMT_LARGE, c, 1);
+}
+
+static void expand_counter_wildcards(void **state)
+{
+    fx *f = *state;
+    const pl_pdh_source *s = &f->src;
+    char **p = NULL;
+    size_t n = 0;
+    assert_int_equal(pl_pdh_expand_path(s, "\\Process(*)\\*", &p, &n, NULL), 0);
+    assert_int_equal(n, 8);
+    assert_string_equal(p[0], "\\Process(init)\\ID Process");
+    assert_string_equal(p[3], "\\Process(bash)\\ID Process");
+    assert_string_equal(p[4], "\\Process(init)\\% Processor Time");
+    assert_string_equal(p[6], "\\Process(svchost#1)\\% Processor Time");
+    assert_null(p[8]);
+    pl_free(p);
+    assert_int_equal(pl_pdh_expand_path(s, "\\Processor(_Total)\\*", &p, &n, NULL), 0);
+    assert_int_equal(n, 3);
+    assert_string_equal(p[0], "\\Processor(_Total)\\% Processor Time");
+    assert_string_equal(p[2], "\\Processor(_Total)\\Interrupts/sec");
+    pl_free(p);
+    assert_int_equal(pl_pdh_expand_path(s, "\\Thread(*/*)\\*", &p, &n, NULL), 0);
+    assert_int_equal(n, 3);
+    assert_string_equal(p[0], "\\Thread(svchost/0)\\ID Thread");
+    assert_string_equal(p[2], "\\Thread(svchost/0#1)\\ID Thread");
+    pl_free(p);
+    /* instances follow the data: at sample 2 svchost#2 and python are there */
+    f->c.cur = 2;
+    assert_int_equal(pl_pdh_expand_path(s, "\\Process(*)\\*", &p, &n, NULL), 0);
+    assert_int_equal(n, 10);
+    assert_string_equal(p[3], "\\Process(svchost#2)\\ID Process");
+    assert_string_equal(p[9], "\\Process(python)\\% Processor Time");
+    pl_free(p);
+    /* every expanded path can be added and read */
+    assert_int_equal(pl_pdh_expand_path(s, "\\Memory\\*", &p, &n, NULL), 0);
+    assert_int_equal(n, 2);
+    pl_pdh_counter *c0 = add(f, p[0]);
+    pl_pdh_counter *c1 = add(f, p[1]);
+    pl_free(p);
+    collect(f, 2);
+    collect(f, 3);
+    near(dbl(c0), 1996854272.0);
+    near(dbl(c1), 500.0);
+    assert_int_equal(pl_pdh_expand_path(s, "\\Memory\\* ", &p, &n, NULL), PL_PDH_CSTATUS_BAD_COUNTERNAME);
+    assert_int_equal(pl_pdh_expand_path(s, "\\Memory\\**", &p, &n, NULL), PL_PDH_CSTATUS_BAD_COUNTERNAME);
+    /* error messages name the object and machine (and are built before the data is freed) */
+    pl_error err = {0};
+    assert_int_equal(pl_pdh_expand_path(s, "\\Memory(*)\\*", &p, &n, &err), PL_PDH_CSTATUS_NO_INSTANCE);
+    assert_string_equal(err.msg, "object \"Memory\" has no instances");
+    assert_int_equal(pl_pdh_expand_path(s, "\\\\FAR\\Memory\\*", &p, &n, &err), PL_PDH_CSTATUS_NO_MACHINE);
+    assert_string_equal(err.msg, "machine \"FAR\" is not this one (TESTBOX)");
+}
+
+/* PDH_RAW_COUNTER.TimeStamp is local time on Windows: ours too. POSIX TZ
+ * strings need no tzdata. The canned samples are in January (2024-01-15
+ * 10:00:0k UTC). */
+static void raw_timestamp_is_local_time(void **state)
+{
+    fx *f = *state;
+    pl_pdh_counter *mem = add(f, "\\Memory\\Available Bytes");
+    pl_pdh_counter *ids = add(f, "\\Process(*)\\ID Process");
+    pl_pdh_raw r;
+    const int64_t hour = 36000000000LL;
+    setenv("TZ", "UTC0", 1);
+    collect(f, 1);
+    assert_int_equal(pl_pdh_get_raw(mem, NULL, &r), 0);
+    assert_true(r.timestamp == CANNED_FT(1));
+    assert_true(pl_pdh_query_time(f->q) == CANNED_FT(1)); /* the query time stays UTC */
+    setenv("TZ", "CET-1CEST,M3.5.0,M10.5.0/3", 1); /* winter: UTC+1 */
+    collect(f, 2);
+    assert_int_equal(pl_pdh_get_raw(mem, NULL, &r), 0);
+    assert_true(r.timestamp == CANNED_FT(2) + hour);
+    assert_true(pl_pdh_query_time(f->q) == CANNED_FT(2));
+    setenv("TZ", "EST5EDT,M3.2.0,M11.1.0", 1); /* winter: UTC-5 */
+    collect(f, 3);
+    assert_int_equal(pl_pdh_get_raw(mem, NULL, &r), 0);
+    assert_true(r.timestamp == CANNED_FT(3) - 5 * hour);
+    /* wildcard items carry the same stamp */
+    {
+        pl_pdh_value_item *it = NULL;
+        size_t n = 0;
+        assert_int_equal(pl_pdh_get_formatted_array(ids, PL_PDH_FMT_LONG, &it, &n), 0);
+        assert_int_equal(n, 5);
+        pl_free(it);
+    }
+    /* the conversion itself, with daylight saving: 2024-07-01 12:00 UTC */
+    const int64_t july = 133643088000000000LL;
+    setenv("TZ", "CET-1CEST,M3.5.0,M10.5.0/3", 1);
+    assert_true(pl__pdh_local_filetime(july) == july + 2 * hour);
+    setenv("TZ", "EST5EDT,M3.2.0,M11.1.0", 1);
+    assert_true(pl__pdh_local_filetime(july) == july - 4 * hour);
+    setenv("TZ", "UTC0", 1);
+    assert_true(pl__pdh_local_filetime(july) == july);
+    assert_true(pl__pdh_local_filetime(0) == 0);
+    /* a counter's stored raw sample keeps the stamp of its collect */
+    setenv("TZ", "XST-9", 1);
+    assert_int_equal(pl_pdh_get_raw(mem, NULL, &r), 0);
+    assert_true(r.timestamp == CANNED_FT(3) - 5 * hour);
+    unsetenv("TZ");
+    tzset();
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -443,6 +704,11 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(validate_and_expand, setup, teardown),
         cmocka_unit_test_setup_teardown(enumerate_and_lookup, setup, teardown),
         cmocka_unit_test_setup_teardown(default_language_and_english, setup_de, teardown),
+        cmocka_unit_test_setup_teardown(counter_wildcard_instances_and_counters, setup, teardown),
+        cmocka_unit_test_setup_teardown(counter_wildcard_follows_data, setup, teardown),
+        cmocka_unit_test_setup_teardown(parent_wildcards_with_counter_wildcard, setup, teardown),
+        cmocka_unit_test_setup_teardown(expand_counter_wildcards, setup, teardown),
+        cmocka_unit_test_setup_teardown(raw_timestamp_is_local_time, setup, teardown),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     return cmocka_run_group_tests(tests, NULL, NULL);

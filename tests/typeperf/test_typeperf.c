@@ -13,6 +13,7 @@
 
 #include "pdh_canned.h"
 #include "pl_test.h"
+#include "tzname.h"
 
 typedef struct fx {
     char dir[64];
@@ -20,6 +21,7 @@ typedef struct fx {
     char out[4096 * 4];
     char err[4096];
     int code;
+    const char *tz;           /* TZ for the child; NULL: UTC */
 } fx;
 
 static int write_file(const char *path, const void *buf, size_t len)
@@ -88,7 +90,7 @@ static void run(fx *f, const char *clock, const char *const *args)
         dup2(o, 1);
         dup2(e, 2);
         dup2(in, 0);
-        setenv("TZ", "UTC", 1);
+        setenv("TZ", f->tz ? f->tz : "UTC", 1);
         setenv("PERFLIB_REGISTRY", f->store, 1);
         setenv("PERFLIB_TYPEPERF_BLOCKS", f->dir, 1);
         unsetenv("PERFLIB_LANG");
@@ -284,6 +286,8 @@ static void counter_file(void **state)
 static void path_errors(void **state)
 {
     fx *f = *state;
+    /* a bad path among valid ones: one error line on stderr, the valid
+     * counters are sampled, exit 0 */
     const struct { const char *path; const char *code; } cases[] = {
         {"Memory\\Available Bytes", "0xC0000BC0"},
         {"\\Memory", "0xC0000BC0"},
@@ -292,17 +296,127 @@ static void path_errors(void **state)
         {"\\No Such Object\\Available Bytes", "0xC0000BB8"},
         {"\\Process(nosuch)\\ID Process", "0x800007D1"},
         {"\\\\FARAWAY\\Memory\\Available Bytes", "0x800007D0"},
+        {"\\Memory(*)\\*", "0x800007D1"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *a[] = {"\\Memory\\Available Bytes", cases[i].path, "-sc", "1", NULL};
         run(f, NULL, a);
-        assert_int_equal(f->code, 2);
-        expect_out(f, "");
-        if (!strstr(f->err, cases[i].code) || !strstr(f->err, cases[i].path) || strncmp(f->err, "Error: ", 7)) {
+        if (f->code != 0) { print_error("%s: exit %d stderr %s\n", cases[i].path, f->code, f->err); fail(); }
+        expect_out(f, "\r\n"
+                      "\"(PDH-CSV 4.0)\",\"\\\\TESTBOX\\Memory\\Available Bytes\"\r\n"
+                      "\"01/15/2024 10:00:00.000\",\"2000000000.000000\"\r\n"
+                      "Exiting, please wait...\r\n"
+                      "The command completed successfully.\r\n");
+        char want[256];
+        snprintf(want, sizeof want, "Error: \"%s\": ", cases[i].path);
+        const char *nl = strchr(f->err, '\n');
+        if (strncmp(f->err, want, strlen(want)) != 0 || !strstr(f->err, cases[i].code) || !nl || nl[1] != '\0') {
             print_error("%s: stderr %s\n", cases[i].path, f->err);
             fail();
         }
     }
+}
+
+static void mixed_paths_keep_order(void **state)
+{
+    fx *f = *state;
+    /* bad paths before, between and after good ones: one error line each, in
+     * order; the columns keep the order of the valid paths */
+    const char *a[] = {"\\Nope\\X", "\\System\\System Up Time", "\\Memory\\Nope", "\\Processor(_Total)\\% User Time",
+                       "Memory", "-sc", "2", NULL};
+    run(f, NULL, a);
+    assert_int_equal(f->code, 0);
+    expect_out(f, "\r\n"
+                  "\"(PDH-CSV 4.0)\",\"\\\\TESTBOX\\System\\System Up Time\",\"\\\\TESTBOX\\Processor(_Total)\\% User Time\"\r\n"
+                  "\"01/15/2024 10:00:00.000\",\"400.000000\",\" \"\r\n"
+                  "\"01/15/2024 10:00:01.000\",\"401.000000\",\"15.000000\"\r\n"
+                  "Exiting, please wait...\r\n"
+                  "The command completed successfully.\r\n");
+    const char *l1 = f->err, *l2 = strchr(l1, '\n'), *l3 = l2 ? strchr(l2 + 1, '\n') : NULL;
+    assert_non_null(l3);
+    assert_int_equal(strncmp(l1, "Error: \"\\Nope\\X\": The object was not found (0xC0000BB8).", 56), 0);
+    assert_int_equal(strncmp(l2 + 1, "Error: \"\\Memory\\Nope\": The counter was not found (0xC0000BB9).", 62), 0);
+    assert_int_equal(strncmp(l3 + 1, "Error: \"Memory\": The counter path is malformed (0xC0000BC0).", 60), 0);
+    assert_string_equal(strchr(l3 + 1, '\n'), "\n");
+    /* in a -cf file too, and with -o: the file has only the valid columns */
+    char cf[160], out[160], buf[1024];
+    snprintf(cf, sizeof cf, "%s/c.txt", f->dir);
+    snprintf(out, sizeof out, "%s/o.csv", f->dir);
+    const char *txt = "\\Memory\\Zzz\n\\Memory\\Available Bytes\n";
+    assert_int_equal(write_file(cf, txt, strlen(txt)), 0);
+    const char *b[] = {"-cf", cf, "-sc", "1", "-o", out, "-y", NULL};
+    run(f, NULL, b);
+    assert_int_equal(f->code, 0);
+    expect_out(f, "Exiting, please wait...\r\nThe command completed successfully.\r\n");
+    assert_non_null(strstr(f->err, "\\Memory\\Zzz"));
+    read_file(out, buf, sizeof buf);
+    assert_string_equal(buf, "\"(PDH-CSV 4.0) (UTC)(0)\",\"\\\\TESTBOX\\Memory\\Available Bytes\"\r\n"
+                             "\"01/15/2024 10:00:00.000\",\"2000000000\"\r\n");
+}
+
+static void no_valid_path(void **state)
+{
+    fx *f = *state;
+    const char *a[] = {"\\Memory\\Nope", "\\Process(nosuch)\\ID Process", "-sc", "1", NULL};
+    run(f, NULL, a);
+    assert_int_equal(f->code, 2);
+    expect_out(f, "");
+    const char *want1 = "Error: \"\\Memory\\Nope\": The counter was not found (0xC0000BB9).";
+    assert_int_equal(strncmp(f->err, want1, strlen(want1)), 0);
+    const char *l2 = strchr(f->err, '\n') + 1;
+    const char *want2 = "Error: \"\\Process(nosuch)\\ID Process\": The instance was not found (0x800007D1).";
+    assert_int_equal(strncmp(l2, want2, strlen(want2)), 0);
+    assert_string_equal(strchr(l2, '\n') + 1, "Error: No valid counters.\n");
+    /* a -o file is not created when nothing is valid */
+    char out[160];
+    snprintf(out, sizeof out, "%s/none.csv", f->dir);
+    const char *b[] = {"\\Memory\\Nope", "-sc", "1", "-o", out, "-y", NULL};
+    run(f, NULL, b);
+    assert_int_equal(f->code, 2);
+    assert_int_equal(access(out, F_OK), -1);
+}
+
+static void counter_wildcard_columns(void **state)
+{
+    fx *f = *state;
+    /* \Object(*)\* : one column per counter x instance at the first sample,
+     * counter by counter (as -qx lists them) */
+    const char *a[] = {"\\Processor(*)\\*", "-sc", "2", NULL};
+    run(f, NULL, a);
+    assert_int_equal(f->code, 0);
+    expect_out(f, "\r\n"
+                  "\"(PDH-CSV 4.0)\","
+                  "\"\\\\TESTBOX\\Processor(0)\\% Processor Time\",\"\\\\TESTBOX\\Processor(1)\\% Processor Time\","
+                  "\"\\\\TESTBOX\\Processor(_Total)\\% Processor Time\","
+                  "\"\\\\TESTBOX\\Processor(0)\\% User Time\",\"\\\\TESTBOX\\Processor(1)\\% User Time\","
+                  "\"\\\\TESTBOX\\Processor(_Total)\\% User Time\","
+                  "\"\\\\TESTBOX\\Processor(0)\\Interrupts/sec\",\"\\\\TESTBOX\\Processor(1)\\Interrupts/sec\","
+                  "\"\\\\TESTBOX\\Processor(_Total)\\Interrupts/sec\"\r\n"
+                  "\"01/15/2024 10:00:00.000\",\" \",\" \",\" \",\" \",\" \",\" \",\" \",\" \",\" \"\r\n"
+                  "\"01/15/2024 10:00:01.000\",\"25.000000\",\"50.000000\",\"37.500000\",\"10.000000\",\"20.000000\","
+                  "\"15.000000\",\"250.000000\",\"125.000000\",\"375.000000\"\r\n"
+                  "Exiting, please wait...\r\n"
+                  "The command completed successfully.\r\n");
+    assert_string_equal(f->err, "");
+    /* instances that come later are not added; those that leave show " " */
+    const char *b[] = {"\\Process(*)\\*", "\\Memory\\*", "-sc", "3", NULL};
+    run(f, NULL, b);
+    assert_int_equal(f->code, 0);
+    expect_out(f, "\r\n"
+                  "\"(PDH-CSV 4.0)\","
+                  "\"\\\\TESTBOX\\Process(init)\\ID Process\",\"\\\\TESTBOX\\Process(svchost)\\ID Process\","
+                  "\"\\\\TESTBOX\\Process(svchost#1)\\ID Process\",\"\\\\TESTBOX\\Process(bash)\\ID Process\","
+                  "\"\\\\TESTBOX\\Process(init)\\% Processor Time\",\"\\\\TESTBOX\\Process(svchost)\\% Processor Time\","
+                  "\"\\\\TESTBOX\\Process(svchost#1)\\% Processor Time\",\"\\\\TESTBOX\\Process(bash)\\% Processor Time\","
+                  "\"\\\\TESTBOX\\Memory\\Available Bytes\",\"\\\\TESTBOX\\Memory\\Page Faults/sec\"\r\n"
+                  "\"01/15/2024 10:00:00.000\",\"1.000000\",\"100.000000\",\"200.000000\",\"300.000000\","
+                  "\" \",\" \",\" \",\" \",\"2000000000.000000\",\" \"\r\n"
+                  "\"01/15/2024 10:00:01.000\",\"1.000000\",\"100.000000\",\"200.000000\",\" \","
+                  "\"0.010000\",\"1.000000\",\"2.000000\",\" \",\"1998951424.000000\",\"100.000000\"\r\n"
+                  "\"01/15/2024 10:00:02.000\",\"1.000000\",\"100.000000\",\"200.000000\",\" \","
+                  "\"0.010000\",\"1.000000\",\"2.000000\",\" \",\"1997902848.000000\",\"300.000000\"\r\n"
+                  "Exiting, please wait...\r\n"
+                  "The command completed successfully.\r\n");
 }
 
 static void option_errors(void **state)
@@ -387,6 +501,129 @@ static void ctrl_c_stops_cleanly(void **state)
                   "The command completed successfully.\r\n");
 }
 
+/* The -o header names the zone as Windows does, with the bias of the first
+ * sample's instant (daylight saving included). Fixed clock: 2024-07-01
+ * 12:00:00 UTC (summer) and 2024-01-15 10:00:00 UTC (winter). */
+static void log_header_time_zones(void **state)
+{
+    fx *f = *state;
+    const char *need[] = {"Europe/Berlin", "America/New_York", "Europe/London", "Asia/Tokyo", "Europe/Moscow",
+                          "America/Chicago", "America/Denver", "America/Los_Angeles"};
+    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
+        char p[128];
+        snprintf(p, sizeof p, "/usr/share/zoneinfo/%s", need[i]);
+        if (access(p, R_OK) != 0) {
+            print_message("skipped: %s is missing (install tzdata: scripts/deps.sh test)\n", p);
+            skip();
+        }
+    }
+    const char *summer = "1719835200000", *winter = "1705312800000";
+    const struct { const char *tz, *clock, *cell, *stamp; } cases[] = {
+        {"Europe/Berlin", summer, "(W. Europe Daylight Time)(-120)", "07/01/2024 14:00:00.000"},
+        {"Europe/Berlin", winter, "(W. Europe Standard Time)(-60)", "01/15/2024 11:00:00.000"},
+        {"America/New_York", summer, "(Eastern Daylight Time)(240)", "07/01/2024 08:00:00.000"},
+        {"America/New_York", winter, "(Eastern Standard Time)(300)", "01/15/2024 05:00:00.000"},
+        {":Europe/London", summer, "(GMT Daylight Time)(-60)", "07/01/2024 13:00:00.000"},
+        {":Europe/London", winter, "(GMT Standard Time)(0)", "01/15/2024 10:00:00.000"},
+        {"/usr/share/zoneinfo/Asia/Tokyo", winter, "(Tokyo Standard Time)(-540)", "01/15/2024 19:00:00.000"},
+        {"Europe/Moscow", summer, "(Russian Standard Time)(-180)", "07/01/2024 15:00:00.000"},
+        {"America/Chicago", summer, "(Central Daylight Time)(300)", "07/01/2024 07:00:00.000"},
+        {"America/Denver", winter, "(Mountain Standard Time)(420)", "01/15/2024 03:00:00.000"},
+        {"America/Los_Angeles", summer, "(Pacific Daylight Time)(420)", "07/01/2024 05:00:00.000"},
+        /* POSIX rules need no tzdata: the abbreviation is mapped, or kept */
+        {"CET-1CEST,M3.5.0,M10.5.0/3", summer, "(W. Europe Daylight Time)(-120)", "07/01/2024 14:00:00.000"},
+        {"XST-3", winter, "(XST)(-180)", "01/15/2024 13:00:00.000"},
+        {"UTC", summer, "(UTC)(0)", "07/01/2024 12:00:00.000"},
+    };
+    char path[160], buf[1024], want[512];
+    snprintf(path, sizeof path, "%s/tz.csv", f->dir);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        f->tz = cases[i].tz;
+        const char *a[] = {"\\Memory\\Available Bytes", "-sc", "1", "-o", path, "-y", NULL};
+        run(f, cases[i].clock, a);
+        assert_int_equal(f->code, 0);
+        read_file(path, buf, sizeof buf);
+        snprintf(want, sizeof want,
+                 "\"(PDH-CSV 4.0) %s\",\"\\\\TESTBOX\\Memory\\Available Bytes\"\r\n\"%s\",\"2000000000\"\r\n",
+                 cases[i].cell, cases[i].stamp);
+        if (strcmp(buf, want) != 0) {
+            print_error("TZ=%s: got\n%s\nwant\n%s\n", cases[i].tz, buf, want);
+            fail();
+        }
+    }
+    /* TSV, and the console keeps the plain cell */
+    f->tz = "Europe/Berlin";
+    const char *t[] = {"\\Memory\\Available Bytes", "-sc", "1", "-f", "TSV", "-o", path, "-y", NULL};
+    run(f, summer, t);
+    read_file(path, buf, sizeof buf);
+    const char *tsv = "\"(PDH-TSV 4.0) (W. Europe Daylight Time)(-120)\"\t\"\\\\TESTBOX\\Memory\\Available Bytes\"\r\n";
+    assert_int_equal(strncmp(buf, tsv, strlen(tsv)), 0);
+    const char *c[] = {"\\Memory\\Available Bytes", "-sc", "1", NULL};
+    run(f, summer, c);
+    expect_out(f, "\r\n"
+                  "\"(PDH-CSV 4.0)\",\"\\\\TESTBOX\\Memory\\Available Bytes\"\r\n"
+                  "\"07/01/2024 14:00:00.000\",\"2000000000.000000\"\r\n"
+                  "Exiting, please wait...\r\n"
+                  "The command completed successfully.\r\n");
+}
+
+/* Where the zone's name comes from: TZ, <etc>/timezone, <etc>/localtime. */
+static void zone_name_sources(void **state)
+{
+    fx *f = *state;
+    char etc[160], p[200], id[128];
+    snprintf(etc, sizeof etc, "%s/etc", f->dir);
+    assert_int_equal(mkdir(etc, 0700), 0);
+    tp_zone_id(NULL, etc, id, sizeof id);
+    assert_string_equal(id, "");
+    snprintf(p, sizeof p, "%s/localtime", etc);
+    assert_int_equal(symlink("../usr/share/zoneinfo/America/Chicago", p), 0);
+    tp_zone_id(NULL, etc, id, sizeof id);
+    assert_string_equal(id, "America/Chicago");
+    tp_zone_id("", etc, id, sizeof id); /* an empty TZ is not a name */
+    assert_string_equal(id, "America/Chicago");
+    snprintf(p, sizeof p, "%s/timezone", etc);
+    assert_int_equal(write_file(p, "Europe/Berlin\n", 14), 0);
+    tp_zone_id(NULL, etc, id, sizeof id);
+    assert_string_equal(id, "Europe/Berlin");
+    tp_zone_id(":America/Denver", etc, id, sizeof id);
+    assert_string_equal(id, "America/Denver");
+    tp_zone_id("/usr/share/zoneinfo/Asia/Tokyo", etc, id, sizeof id);
+    assert_string_equal(id, "Asia/Tokyo");
+    tp_zone_id("/etc/mytz", etc, id, sizeof id);
+    assert_string_equal(id, "");
+    char small[4];
+    tp_zone_id("Europe/Berlin", etc, small, sizeof small);
+    assert_string_equal(small, "Eur");
+    /* the table */
+    assert_string_equal(tp_windows_zone_name("Europe/Berlin", 1), "W. Europe Daylight Time");
+    assert_string_equal(tp_windows_zone_name("Europe/Berlin", 0), "W. Europe Standard Time");
+    assert_string_equal(tp_windows_zone_name("America/Chicago", 0), "Central Standard Time");
+    assert_string_equal(tp_windows_zone_name("Etc/UTC", 1), "UTC");
+    assert_string_equal(tp_windows_zone_name("EDT", 0), "Eastern Daylight Time");
+    assert_null(tp_windows_zone_name("Nowhere/City", 0));
+    assert_null(tp_windows_zone_name("", 0));
+    assert_null(tp_windows_zone_name(NULL, 0));
+    /* the cell from a struct tm: IANA name first, then the abbreviation */
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    tm.tm_isdst = 1;
+    tm.tm_gmtoff = 7200;
+    tm.tm_zone = "CEST";
+    char cell[128];
+    tp_log_header_cell("TSV", &tm, "Europe/Berlin", etc, cell, sizeof cell);
+    assert_string_equal(cell, "(PDH-TSV 4.0) (W. Europe Daylight Time)(-120)");
+    tp_log_header_cell("CSV", &tm, "Europe/Paris", etc, cell, sizeof cell);
+    assert_string_equal(cell, "(PDH-CSV 4.0) (Romance Daylight Time)(-120)");
+    tp_log_header_cell("CSV", &tm, "Mars/Olympus", etc, cell, sizeof cell);
+    assert_string_equal(cell, "(PDH-CSV 4.0) (W. Europe Daylight Time)(-120)");
+    tm.tm_zone = "ABC";
+    tm.tm_isdst = 0;
+    tm.tm_gmtoff = -(9 * 3600 + 30 * 60);
+    tp_log_header_cell("CSV", &tm, "Mars/Olympus", etc, cell, sizeof cell);
+    assert_string_equal(cell, "(PDH-CSV 4.0) (ABC)(570)");
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -399,8 +636,13 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(output_file, setup, teardown),
         cmocka_unit_test_setup_teardown(counter_file, setup, teardown),
         cmocka_unit_test_setup_teardown(path_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(mixed_paths_keep_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(no_valid_path, setup, teardown),
+        cmocka_unit_test_setup_teardown(counter_wildcard_columns, setup, teardown),
         cmocka_unit_test_setup_teardown(option_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(ctrl_c_stops_cleanly, setup, teardown),
+        cmocka_unit_test_setup_teardown(log_header_time_zones, setup, teardown),
+        cmocka_unit_test_setup_teardown(zone_name_sources, setup, teardown),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,6 +14,7 @@
 #include "perflib/block.h"
 #include "perflib/pdh.h"
 #include "perflib/registry.h"
+#include "tzname.h"
 #ifdef TYPEPERF_HAVE_ENGINE
 #include "perflib/query.h"
 #endif
@@ -75,7 +76,8 @@ static void usage(FILE *out)
         "Exit codes:\r\n"
         "  0  success\r\n"
         "  1  bad command line (unknown option, missing or invalid value, -f BIN, no counters)\r\n"
-        "  2  a counter path is malformed or names an unknown object, counter, instance or computer\r\n"
+        "  2  no valid counter: every path is malformed or names an unknown object, counter,\r\n"
+        "     instance or computer (bad paths among valid ones are reported and skipped)\r\n"
         "  3  the performance data could not be read (engine or registry store failed)\r\n"
         "  4  the output file could not be written (or was not overwritten)\r\n"
         "\r\n"
@@ -554,7 +556,11 @@ int main(int argc, char **argv)
     }
 
     if (pl_pdh_open_query(&src, &q, &err) != 0) { errorf("%s.", err.msg); rc = EXIT_SOURCE; goto done; }
-    /* Validate every path, expand the wildcards once (one column per match). */
+    /* Validate every path, expand the wildcards once (one column per match).
+     * A path that is malformed or names nothing is reported on stderr and
+     * skipped; typeperf samples the valid ones and fails only when none is
+     * left (docs/typeperf.md). A failing data source stops at once. */
+    size_t nbad = 0;
     for (size_t i = 0; i < o.npaths; i++) {
         const char *p = o.paths[i];
         char **exp = NULL;
@@ -562,6 +568,7 @@ int main(int argc, char **argv)
         uint32_t st = strchr(p, '*') ? pl_pdh_expand_path(&src, p, &exp, &nexp, &err) : pl_pdh_validate_path(&src, p, &err);
         if (st) {
             errorf("\"%s\": %s (0x%08X). %s", p, status_text(st), st, err.msg);
+            if (fail_status(st) == EXIT_PATH) { nbad++; continue; }
             rc = fail_status(st);
             goto done;
         }
@@ -575,6 +582,7 @@ int main(int argc, char **argv)
             st = pl_pdh_add_counter(q, path, &c, &err);
             if (st) {
                 errorf("\"%s\": %s (0x%08X). %s", path, status_text(st), st, err.msg);
+                if (fail_status(st) == EXIT_PATH) { nbad++; continue; }
                 pl_free(exp);
                 rc = fail_status(st);
                 goto done;
@@ -589,7 +597,8 @@ int main(int argc, char **argv)
         pl_free(exp);
     }
     if (ncols == 0) {
-        errorf("no valid counters (the wildcards matched no instance).");
+        if (nbad) errorf("No valid counters.");
+        else errorf("No valid counters (the wildcards matched no instance).");
         rc = EXIT_PATH;
         goto done;
     }
@@ -664,8 +673,7 @@ int main(int argc, char **argv)
                 fputs("\r\n", out);
                 snprintf(first, sizeof first, "(PDH-%s 4.0)", o.tsv ? "TSV" : "CSV");
             } else {
-                snprintf(first, sizeof first, "(PDH-%s 4.0) (%s)(%ld)", o.tsv ? "TSV" : "CSV", tm.tm_zone ? tm.tm_zone : "UTC",
-                         -(long)tm.tm_gmtoff / 60);
+                tp_log_header_cell(o.tsv ? "TSV" : "CSV", &tm, getenv("TZ"), "/etc", first, sizeof first);
             }
             fields[0] = first;
             for (size_t i = 0; i < ncols; i++) fields[i + 1] = cols[i].header;
