@@ -1,0 +1,118 @@
+#!/bin/sh
+# bench/run-snapshot.sh -- the snapshot benchmark ("The objects people look at").
+#
+#   bench/run-snapshot.sh [BUILD_DIR]
+#
+# For every configuration N processes x T threads (N in $N_LIST, T in $T_LIST)
+# it starts N idle processes (bench/spawn_idle), times K snapshots of every
+# process and thread with each tool, kills the processes, and prints a table:
+# config, tool, median ms, ratio to the floor, us per process, us per thread.
+# Environment: N_LIST (default "100 1000 5000"), T_LIST ("1 10"), K (11),
+# TOOLS ("floor perfproc ps ps-threads top pcp").
+# Build BUILD_DIR without sanitizers for meaningful numbers (docs/benchmarks.md).
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+BUILD=${1:-$HERE/../build}
+N_LIST=${N_LIST:-"100 1000 5000"}
+T_LIST=${T_LIST:-"1 10"}
+K=${K:-11}
+TOOLS=${TOOLS:-"floor perfproc ps ps-threads top pcp"}
+SPAWN=$BUILD/bench/spawn_idle
+SNAP=$BUILD/bench/bench_snapshot
+SO=$BUILD/providers/libperfproc.so
+for f in "$SPAWN" "$SNAP" "$SO"; do
+  [ -e "$f" ] || { echo "missing $f: build the tree first (cmake --build $BUILD)" >&2; exit 1; }
+done
+
+SPAWN_PID=
+cleanup() {
+  if [ -n "$SPAWN_PID" ]; then
+    # spawn_idle takes its whole process group down on SIGTERM; children
+    # that miss it exit when its pipe closes.
+    kill -TERM "$SPAWN_PID" 2>/dev/null
+    wait "$SPAWN_PID" 2>/dev/null
+    SPAWN_PID=
+  fi
+}
+trap cleanup EXIT
+trap 'cleanup; exit 130' INT TERM HUP
+
+now_ns() { date +%s%N; }
+
+# median of the numbers on stdin
+median() { sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "nan"}'; }
+
+# time_cmd K cmd...: median wall time in ms of K runs of an external command
+time_cmd() {
+  k=$1; shift
+  i=0
+  while [ "$i" -lt "$k" ]; do
+    a=$(now_ns); "$@" >/dev/null 2>&1; b=$(now_ns)
+    echo "$(( (b - a) / 1000 ))"
+    i=$((i + 1))
+  done | median | awk '{printf "%.3f", $1/1000}'
+}
+
+threads_max=$(cat /proc/sys/kernel/threads-max 2>/dev/null || echo 0)
+pid_max=$(cat /proc/sys/kernel/pid_max 2>/dev/null || echo 0)
+nproc_limit=$(ulimit -u 2>/dev/null || echo unlimited)
+used_tasks=$(ls -d /proc/[0-9]*/task/[0-9]* 2>/dev/null | wc -l)
+
+printf '%-12s %-11s %10s %8s %10s %10s %8s %8s\n' config tool median_ms x_floor us/proc us/thread procs threads
+for N in $N_LIST; do
+  for T in $T_LIST; do
+    need=$((N * T + N))
+    cap=$pid_max
+    [ "$threads_max" -lt "$cap" ] && cap=$threads_max
+    if [ "$nproc_limit" != unlimited ] && [ "$nproc_limit" -lt "$cap" ]; then cap=$nproc_limit; fi
+    if [ $((need + used_tasks + 512)) -gt "$cap" ]; then
+      printf '%-12s skipped: needs %d tasks, the limit is %d (pid_max %s, threads-max %s, RLIMIT_NPROC %s)\n' \
+        "${N}x${T}" "$need" "$cap" "$pid_max" "$threads_max" "$nproc_limit"
+      continue
+    fi
+    fifo=$(mktemp -u)
+    mkfifo "$fifo"
+    "$SPAWN" "$N" "$T" >"$fifo" &
+    SPAWN_PID=$!
+    if ! read -r ready pg <"$fifo" || [ "$ready" != ready ]; then
+      rm -f "$fifo"
+      echo "${N}x${T}: spawn_idle failed" >&2
+      cleanup
+      continue
+    fi
+    rm -f "$fifo"
+    floor_ms=
+    for tool in $TOOLS; do
+      procs=-; threads=-
+      case $tool in
+        floor|perfproc)
+          if [ "$tool" = floor ]; then line=$("$SNAP" floor "$K"); else line=$("$SNAP" perfproc "$K" "$SO"); fi
+          ms=$(echo "$line" | sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p')
+          procs=$(echo "$line" | sed -n 's/.*processes=\([0-9]*\).*/\1/p')
+          threads=$(echo "$line" | sed -n 's/.*threads=\([0-9]*\).*/\1/p')
+          ;;
+        ps) ms=$(time_cmd "$K" ps -eo pid,ppid,comm,rss,vsz,time,nlwp) ;;
+        ps-threads) ms=$(time_cmd "$K" ps -eLo pid,lwp,ppid,comm,rss,vsz,time) ;;
+        top)
+          if command -v top >/dev/null 2>&1; then ms=$(time_cmd "$K" top -b -n1 -w 512)
+          else printf '%-12s %-11s not installed\n' "${N}x${T}" top; continue; fi ;;
+        pcp)
+          if command -v pminfo >/dev/null 2>&1; then
+            ms=$(time_cmd "$K" pminfo -f proc.psinfo proc.memory)
+          else
+            printf '%-12s %-11s skipped: Performance Co-Pilot (pminfo) is not installed\n' "${N}x${T}" pcp
+            continue
+          fi ;;
+        *) continue ;;
+      esac
+      [ "$tool" = floor ] && { floor_ms=$ms; fl_procs=$procs; fl_threads=$threads; }
+      [ "$procs" = - ] && procs=${fl_procs:-$N}
+      [ "$threads" = - ] && threads=${fl_threads:-$((N * T))}
+      awk -v c="${N}x${T}" -v t="$tool" -v ms="$ms" -v f="${floor_ms:-0}" -v p="$procs" -v th="$threads" 'BEGIN {
+        r = (f > 0) ? sprintf("%.2f", ms / f) : "-";
+        printf "%-12s %-11s %10.3f %8s %10.2f %10.2f %8d %8d\n", c, t, ms, r, ms * 1000 / p, ms * 1000 / th, p, th }'
+    done
+    cleanup
+    sleep 1
+  done
+done

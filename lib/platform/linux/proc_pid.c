@@ -1,0 +1,440 @@
+/* perflib: readers for /proc/<pid>/{stat,status,io,fd,task,maps}. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "collect_proc.h"
+#include "platform.h"
+
+ssize_t pl__proc_read1(int dirfd, const char *rel, char *buf, size_t cap)
+{
+    if (cap < 2) return -EINVAL;
+    int fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -errno;
+    ssize_t n;
+    do {
+        n = read(fd, buf, cap - 1);
+    } while (n < 0 && errno == EINTR);
+    int e = errno;
+    close(fd);
+    if (n < 0) {
+        buf[0] = '\0';
+        return -e;
+    }
+    buf[n] = '\0';
+    return n;
+}
+
+/* ---------------------------------------------------------------- stat */
+
+int pl__proc_parse_stat(const char *text, pl_proc_stat *st)
+{
+    memset(st, 0, sizeof *st);
+    st->processor = -1;
+    const char *s = text;
+    int64_t pid;
+    if (!pl__parse_i64(&s, &pid) || pid < 0 || pid > INT32_MAX) return -EINVAL;
+    st->pid = (int32_t)pid;
+    while (*s == ' ') s++;
+    if (*s != '(') return -EINVAL;
+    const char *open = s + 1;
+    const char *close = strrchr(open, ')');
+    if (!close) return -EINVAL;
+    size_t cl = (size_t)(close - open);
+    if (cl >= sizeof st->comm) cl = sizeof st->comm - 1;
+    memcpy(st->comm, open, cl);
+    st->comm[cl] = '\0';
+    s = close + 1;
+    if (*s != ' ') return -EINVAL;
+    s++;
+    if (!*s || *s == ' ' || *s == '\n') return -EINVAL;
+    st->state = *s++;
+    if (*s != ' ') return -EINVAL;
+
+    /* Fields 4..24 are required. */
+    int64_t iv;
+    uint64_t uv;
+    for (int f = 4; f <= 41; f++) {
+        if (f <= 24) {
+            if (!pl__parse_i64(&s, &iv)) return -EINVAL;
+        } else if (!pl__parse_i64(&s, &iv)) {
+            break; /* optional tail */
+        }
+        uv = (uint64_t)iv;
+        switch (f) {
+        case 4:
+            if (iv < 0 || iv > INT32_MAX) return -EINVAL;
+            st->ppid = (int32_t)iv;
+            break;
+        case 9: st->flags = uv; break;
+        case 10: st->minflt = uv; break;
+        case 12: st->majflt = uv; break;
+        case 14: st->utime = uv; break;
+        case 15: st->stime = uv; break;
+        case 18: st->priority = iv; break;
+        case 19: st->nice = iv; break;
+        case 20: st->num_threads = uv; break;
+        case 22: st->starttime = uv; break;
+        case 23: st->vsize = uv; break;
+        case 24: st->rss = iv < 0 ? 0 : uv; break;
+        case 39: st->processor = (iv < 0 || iv > INT32_MAX) ? -1 : (int32_t)iv; break;
+        case 40: st->rt_priority = (uint32_t)uv; break;
+        case 41: st->policy = (uint32_t)uv; break;
+        default: break;
+        }
+        if (*s && *s != ' ' && *s != '\n') return -EINVAL;
+    }
+    return 0;
+}
+
+/* -------------------------------------------------------------- status */
+
+struct key_row {
+    const char *key;   /* including the ':' */
+    uint8_t len;
+    uint8_t slot;      /* index into the uint64 array below */
+    uint32_t bit;
+};
+
+#define K(s, slot, bit) {s, (uint8_t)(sizeof(s) - 1), slot, bit}
+static const struct key_row status_keys[] = {
+    K("VmPeak:", 0, PL_PST_VMPEAK),         K("VmSize:", 1, PL_PST_VMSIZE),
+    K("VmHWM:", 2, PL_PST_VMHWM),           K("VmRSS:", 3, PL_PST_VMRSS),
+    K("VmData:", 4, PL_PST_VMDATA),         K("VmStk:", 5, PL_PST_VMSTK),
+    K("VmSwap:", 6, PL_PST_VMSWAP),         K("RssAnon:", 7, PL_PST_RSSANON),
+    K("RssFile:", 8, PL_PST_RSSFILE),       K("RssShmem:", 9, PL_PST_RSSSHMEM),
+    K("Threads:", 10, PL_PST_THREADS),      K("voluntary_ctxt_switches:", 11, PL_PST_VOLCTXT),
+    K("nonvoluntary_ctxt_switches:", 12, PL_PST_NONVOLCTXT),
+};
+#undef K
+
+int pl__proc_parse_status(const char *text, pl_proc_status *st)
+{
+    uint64_t vals[13] = {0};
+    uint32_t have = 0;
+    int named = 0;
+    const char *s = text;
+    while (*s) {
+        const char *nl = strchr(s, '\n');
+        const char *end = nl ? nl : s + strlen(s);
+        char c = *s;
+        if (c == 'N' && end - s >= 5 && memcmp(s, "Name:", 5) == 0) {
+            named = 1;
+        } else if (c == 'V' || c == 'R' || c == 'T' || c == 'v' || c == 'n') {
+            for (size_t i = 0; i < sizeof status_keys / sizeof status_keys[0]; i++) {
+                const struct key_row *k = &status_keys[i];
+                if (k->key[0] != c || (size_t)(end - s) < k->len || memcmp(s, k->key, k->len) != 0) continue;
+                const char *q = s + k->len;
+                uint64_t v;
+                if (!pl__parse_u64(&q, &v) || q > end) return -EINVAL;
+                vals[k->slot] = v;
+                have |= k->bit;
+                break;
+            }
+        }
+        s = nl ? nl + 1 : end;
+    }
+    if (!named) return -EINVAL;
+    memset(st, 0, sizeof *st);
+    st->have = have;
+    st->vm_peak = vals[0];
+    st->vm_size = vals[1];
+    st->vm_hwm = vals[2];
+    st->vm_rss = vals[3];
+    st->vm_data = vals[4];
+    st->vm_stk = vals[5];
+    st->vm_swap = vals[6];
+    st->rss_anon = vals[7];
+    st->rss_file = vals[8];
+    st->rss_shmem = vals[9];
+    st->threads = vals[10];
+    st->vol_ctxt = vals[11];
+    st->nonvol_ctxt = vals[12];
+    return 0;
+}
+
+/* ------------------------------------------------------------------ io */
+
+int pl__proc_parse_io(const char *text, pl_proc_io *io)
+{
+    static const struct {
+        const char *key;
+        uint8_t len;
+    } keys[] = {{"rchar:", 6},       {"wchar:", 6},        {"syscr:", 6},
+                {"syscw:", 6},       {"read_bytes:", 11},  {"write_bytes:", 12},
+                {"cancelled_write_bytes:", 22}};
+    uint64_t vals[7] = {0};
+    unsigned have = 0;
+    const char *s = text;
+    while (*s) {
+        const char *nl = strchr(s, '\n');
+        const char *end = nl ? nl : s + strlen(s);
+        for (unsigned i = 0; i < 7; i++) {
+            if ((size_t)(end - s) < keys[i].len || memcmp(s, keys[i].key, keys[i].len) != 0) continue;
+            const char *q = s + keys[i].len;
+            if (!pl__parse_u64(&q, &vals[i]) || q > end) return -EINVAL;
+            have |= 1u << i;
+            break;
+        }
+        s = nl ? nl + 1 : end;
+    }
+    if ((have & 0xFu) != 0xFu) return -EINVAL;
+    io->rchar = vals[0];
+    io->wchar = vals[1];
+    io->syscr = vals[2];
+    io->syscw = vals[3];
+    io->read_bytes = vals[4];
+    io->write_bytes = vals[5];
+    io->cancelled_write_bytes = vals[6];
+    return 0;
+}
+
+int pl__proc_parse_schedstat(const char *text, pl_proc_schedstat *ss)
+{
+    const char *s = text;
+    if (!pl__parse_u64(&s, &ss->run_ns) || !pl__parse_u64(&s, &ss->wait_ns) || !pl__parse_u64(&s, &ss->slices))
+        return -EINVAL;
+    return 0;
+}
+
+/* ------------------------------------------------------------- readers */
+
+int pl__proc_read_stat(int dirfd, pl_proc_stat *st)
+{
+    char buf[PL_PROC_STAT_BUF];
+    ssize_t n = pl__proc_read1(dirfd, "stat", buf, sizeof buf);
+    if (n < 0) return (int)n;
+    if (n == 0) return -ESRCH; /* an exiting task can give an empty file */
+    return pl__proc_parse_stat(buf, st);
+}
+
+int pl__proc_read_status(int dirfd, pl_proc_status *st)
+{
+    char buf[PL_PROC_STATUS_BUF];
+    ssize_t n = pl__proc_read1(dirfd, "status", buf, sizeof buf);
+    if (n < 0) return (int)n;
+    if (n == 0) return -ESRCH;
+    return pl__proc_parse_status(buf, st);
+}
+
+int pl__proc_read_io(int dirfd, pl_proc_io *io)
+{
+    char buf[PL_PROC_IO_BUF];
+    ssize_t n = pl__proc_read1(dirfd, "io", buf, sizeof buf);
+    if (n < 0) return (int)n;
+    return pl__proc_parse_io(buf, io);
+}
+
+int pl__proc_read_schedstat(int dirfd, const char *rel, pl_proc_schedstat *ss)
+{
+    char buf[128];
+    ssize_t n = pl__proc_read1(dirfd, rel, buf, sizeof buf);
+    if (n < 0) return (int)n;
+    return pl__proc_parse_schedstat(buf, ss);
+}
+
+/* --------------------------------------------------------- directories */
+
+struct linux_dirent64 {
+    uint64_t d_ino;
+    int64_t d_off;
+    unsigned short d_reclen;
+    unsigned char d_type;
+    char d_name[];
+};
+
+static long getdents(int fd, void *buf, size_t len)
+{
+    return syscall(SYS_getdents64, fd, buf, len);
+}
+
+int64_t pl__proc_count_fds(int dirfd, int use_stat)
+{
+    if (use_stat) {
+        struct stat sb;
+        /* The kernel answers this for every user (no read permission on
+         * the directory is needed): we report what it lets us see. */
+        if (fstatat(dirfd, "fd", &sb, 0) < 0) return -errno;
+        return (int64_t)sb.st_size;
+    }
+    int fd = openat(dirfd, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return -errno;
+    _Alignas(8) char buf[4096];
+    int64_t count = 0;
+    for (;;) {
+        long n = getdents(fd, buf, sizeof buf);
+        if (n < 0) {
+            int e = errno;
+            close(fd);
+            return -e;
+        }
+        if (n == 0) break;
+        for (long off = 0; off < n;) {
+            const struct linux_dirent64 *d = (const struct linux_dirent64 *)(buf + off);
+            if (d->d_name[0] != '.') count++;
+            off += d->d_reclen;
+        }
+    }
+    close(fd);
+    return count;
+}
+
+int pl__proc_fd_stat_works(int procfd)
+{
+    struct stat sb;
+    if (fstatat(procfd, "self/fd", &sb, 0) < 0) return 0;
+    /* This process has stdin/out/err or at least procfd open: a kernel that
+     * counts reports > 0; an ordinary directory is not a procfs one. */
+    struct stat pb;
+    if (fstat(procfd, &pb) < 0) return 0;
+    if (pb.st_ino != 1 && pb.st_ino != 0) {
+        /* /proc's root inode is 1 on procfs */
+        return 0;
+    }
+    return sb.st_size > 0 && sb.st_size < (1 << 24);
+}
+
+void pl__pidvec_free(pl_pidvec *pv)
+{
+    free(pv->v);
+    pv->v = NULL;
+    pv->n = pv->cap = 0;
+}
+
+static int pv_push(pl_pidvec *pv, int32_t x)
+{
+    if (pv->n == pv->cap) {
+        size_t nc = pv->cap ? pv->cap * 2 : 1024;
+        int32_t *nv = realloc(pv->v, nc * sizeof *nv);
+        if (!nv) return -ENOMEM;
+        pv->v = nv;
+        pv->cap = nc;
+    }
+    pv->v[pv->n++] = x;
+    return 0;
+}
+
+ssize_t pl__proc_list_numeric(int dirfd, pl_pidvec *pv)
+{
+    pv->n = 0;
+    if (lseek(dirfd, 0, SEEK_SET) < 0) return -errno;
+    _Alignas(8) char buf[32768];
+    int sorted = 1;
+    for (;;) {
+        long n = getdents(dirfd, buf, sizeof buf);
+        if (n < 0) return -errno;
+        if (n == 0) break;
+        for (long off = 0; off < n;) {
+            const struct linux_dirent64 *d = (const struct linux_dirent64 *)(buf + off);
+            off += d->d_reclen;
+            const char *nm = d->d_name;
+            if (*nm < '0' || *nm > '9') continue;
+            uint64_t v = 0;
+            int ok = 1;
+            for (; *nm; nm++) {
+                if (*nm < '0' || *nm > '9' || v > INT32_MAX) {
+                    ok = 0;
+                    break;
+                }
+                v = v * 10 + (uint64_t)(*nm - '0');
+            }
+            if (!ok || v > INT32_MAX) continue;
+            if (pv->n && pv->v[pv->n - 1] > (int32_t)v) sorted = 0;
+            int rc = pv_push(pv, (int32_t)v);
+            if (rc < 0) return rc;
+        }
+    }
+    if (!sorted) {
+        /* Insertion sort: procfs lists in order already; canned trees are small. */
+        for (size_t i = 1; i < pv->n; i++) {
+            int32_t x = pv->v[i];
+            size_t j = i;
+            while (j > 0 && pv->v[j - 1] > x) {
+                pv->v[j] = pv->v[j - 1];
+                j--;
+            }
+            pv->v[j] = x;
+        }
+    }
+    return (ssize_t)pv->n;
+}
+
+size_t pl__fmt_i32(char *buf, int32_t v)
+{
+    char tmp[12];
+    size_t n = 0;
+    uint32_t u = v < 0 ? 0u : (uint32_t)v;
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    for (size_t i = 0; i < n; i++) buf[i] = tmp[n - 1 - i];
+    buf[n] = '\0';
+    return n;
+}
+
+/* ---------------------------------------------------------------- maps */
+
+static int hex_u64(const char **p, uint64_t *v)
+{
+    const char *s = *p;
+    uint64_t x = 0;
+    int digits = 0;
+    for (;; s++) {
+        unsigned d;
+        if (*s >= '0' && *s <= '9') d = (unsigned)(*s - '0');
+        else if (*s >= 'a' && *s <= 'f') d = (unsigned)(*s - 'a' + 10);
+        else if (*s >= 'A' && *s <= 'F') d = (unsigned)(*s - 'A' + 10);
+        else break;
+        if (digits >= 16) return 0;
+        x = (x << 4) | d;
+        digits++;
+    }
+    if (!digits) return 0;
+    *v = x;
+    *p = s;
+    return 1;
+}
+
+int pl__maps_next(const char **p, pl_maps_entry *e)
+{
+    const char *s = *p;
+    if (!*s) return 0;
+    const char *nl = strchr(s, '\n');
+    const char *end = nl ? nl : s + strlen(s);
+    const char *next = nl ? nl + 1 : end;
+    memset(e, 0, sizeof *e);
+    uint64_t off, maj, mnr;
+    if (!hex_u64(&s, &e->start) || *s++ != '-' || !hex_u64(&s, &e->end) || *s++ != ' ') return -EINVAL;
+    if (e->end < e->start || end - s < 5) return -EINVAL;
+    char r = s[0], w = s[1], x = s[2], ps = s[3];
+    if ((r != 'r' && r != '-') || (w != 'w' && w != '-') || (x != 'x' && x != '-') || (ps != 'p' && ps != 's'))
+        return -EINVAL;
+    s += 4;
+    if (*s++ != ' ') return -EINVAL;
+    if (!hex_u64(&s, &off) || *s++ != ' ') return -EINVAL;
+    if (!hex_u64(&s, &maj) || *s++ != ':' || !hex_u64(&s, &mnr) || *s != ' ') return -EINVAL;
+    if (!pl__parse_u64(&s, &e->inode) || s > end) return -EINVAL;
+    while (s < end && *s == ' ') s++;
+    e->path = s;
+    e->path_len = (size_t)(end - s);
+    e->dev_major = (uint32_t)maj;
+    e->dev_minor = (uint32_t)mnr;
+    e->shared = ps == 's';
+    e->exec = x == 'x';
+    int rd = r == 'r', wr = w == 'w';
+    if (e->exec) {
+        if (wr) e->prot = e->shared ? PL_PROT_EXEC_READ_WRITE : PL_PROT_EXEC_WRITE_COPY;
+        else e->prot = rd ? PL_PROT_EXEC_READ_ONLY : PL_PROT_EXECUTABLE;
+    } else {
+        if (wr) e->prot = e->shared ? PL_PROT_READ_WRITE : PL_PROT_WRITE_COPY;
+        else e->prot = rd ? PL_PROT_READ_ONLY : PL_PROT_NO_ACCESS;
+    }
+    *p = next;
+    return 1;
+}

@@ -1,0 +1,353 @@
+/* Tests of the /proc/<pid> readers (lib/platform/linux/proc_pid.c) against
+ * hand-written strings and the canned tree tests/perfproc/data/basic. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pl_test.h"
+#include "platform.h"
+#include "linux/collect_proc.h"
+
+#define BASIC PL_SOURCE_DIR "/tests/perfproc/data/basic"
+
+static int open_dir(const char *rel)
+{
+    int fd = pl__root_open(BASIC, rel);
+    assert_true(fd >= 0);
+    return fd;
+}
+
+static void stat_real_line(void **state)
+{
+    (void)state;
+    const char *line = "8410 (cat) R 8408 8408 5262 0 -1 4194304 98 0 3 0 12 34 0 0 20 0 1 0 61420 3133440 382 "
+                       "18446744073709551615 94665900179456 94665900199337 140733739804208 0 0 0 0 0 0 0 0 0 17 "
+                       "1 0 0 0 0 0 94665900215344 94665900216960 94666288488448 140733739809224 140733739809244 "
+                       "140733739809244 140733739810795 0\n";
+    pl_proc_stat st;
+    assert_int_equal(pl__proc_parse_stat(line, &st), 0);
+    assert_int_equal(st.pid, 8410);
+    assert_string_equal(st.comm, "cat");
+    assert_int_equal(st.state, 'R');
+    assert_int_equal(st.ppid, 8408);
+    assert_int_equal(st.flags, 4194304);
+    assert_int_equal(st.minflt, 98);
+    assert_int_equal(st.majflt, 3);
+    assert_int_equal(st.utime, 12);
+    assert_int_equal(st.stime, 34);
+    assert_int_equal(st.priority, 20);
+    assert_int_equal(st.nice, 0);
+    assert_int_equal(st.num_threads, 1);
+    assert_int_equal(st.starttime, 61420);
+    assert_int_equal(st.vsize, 3133440);
+    assert_int_equal(st.rss, 382);
+    assert_int_equal(st.processor, 1);
+    assert_int_equal(st.rt_priority, 0);
+    assert_int_equal(st.policy, 0);
+}
+
+static void stat_comm_with_parens_and_spaces(void **state)
+{
+    (void)state;
+    pl_proc_stat st;
+    const char *line = "200 (a) b) c) R 1 200 200 0 -1 4194304 10 0 0 0 7 3 0 0 20 -5 1 0 2000 4096000 100\n";
+    assert_int_equal(pl__proc_parse_stat(line, &st), 0);
+    assert_string_equal(st.comm, "a) b) c");
+    assert_int_equal(st.state, 'R');
+    assert_int_equal(st.ppid, 1);
+    assert_int_equal(st.nice, -5);
+    assert_int_equal(st.rss, 100);
+    assert_int_equal(st.processor, -1); /* absent on this short (old-kernel) line */
+    /* An empty comm and a comm that is only ')' */
+    assert_int_equal(pl__proc_parse_stat("5 () S 1 0 0 0 0 0 0 0 0 0 1 2 0 0 20 0 1 0 9 0 0", &st), 0);
+    assert_string_equal(st.comm, "");
+    assert_int_equal(pl__proc_parse_stat("6 ())) S 1 0 0 0 0 0 0 0 0 0 1 2 0 0 20 0 1 0 9 0 0", &st), 0);
+    assert_string_equal(st.comm, "))");
+}
+
+static void stat_long_comm_truncated(void **state)
+{
+    (void)state;
+    char line[512];
+    const char *tail = ") S 1 0 0 0 0 0 0 0 0 0 1 2 0 0 20 0 1 0 9 0 0\n";
+    memcpy(line, "7 (", 3);
+    memset(line + 3, 'x', 100);
+    memcpy(line + 103, tail, strlen(tail) + 1);
+    pl_proc_stat st;
+    assert_int_equal(pl__proc_parse_stat(line, &st), 0);
+    assert_int_equal(strlen(st.comm), PL_PROC_COMM_MAX - 1);
+    assert_int_equal(st.starttime, 9);
+}
+
+static void stat_malformed(void **state)
+{
+    (void)state;
+    pl_proc_stat st;
+    static const char *bad[] = {
+        "",
+        "abc",
+        "12 garbage without parens\n",
+        "12 (no close paren S 1 2 3\n",
+        "12 (short) S 1 12\n",                           /* too few fields */
+        "12 (x) S 1 0 0 0 0 0 0 0 0 0 1 2 0 0 20 0 1 0 9 0\n", /* rss missing */
+        "12 (x)S 1 0 0 0 0 0 0 0 0 0 1 2 0 0 20 0 1 0 9 0 0\n",
+        "12 (x) S x 0 0 0 0 0 0 0 0 0 1 2 0 0 20 0 1 0 9 0 0\n",
+        "12 (x) S 1 0 0 0 0 0 0 0 0 0 1z 2 0 0 20 0 1 0 9 0 0\n",
+        "-3 (x) S 1 0 0 0 0 0 0 0 0 0 1 2 0 0 20 0 1 0 9 0 0\n",
+        "12 (x) S -1 0 0 0 0 0 0 0 0 0 1 2 0 0 20 0 1 0 9 0 0\n",
+        "12 (x) \n",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        if (pl__proc_parse_stat(bad[i], &st) != -EINVAL) fail_msg("accepted bad stat %zu: %s", i, bad[i]);
+    }
+}
+
+static void status_full(void **state)
+{
+    (void)state;
+    int fd = open_dir("proc/300");
+    pl_proc_status st;
+    assert_int_equal(pl__proc_read_status(fd, &st), 0);
+    close(fd);
+    assert_int_equal(st.have, PL_PST_VM_ALL | PL_PST_THREADS | PL_PST_VOLCTXT | PL_PST_NONVOLCTXT);
+    assert_int_equal(st.vm_peak, 110000);
+    assert_int_equal(st.vm_size, 102400);
+    assert_int_equal(st.vm_hwm, 21000);
+    assert_int_equal(st.vm_rss, 20000);
+    assert_int_equal(st.rss_anon, 15000);
+    assert_int_equal(st.rss_file, 5000);
+    assert_int_equal(st.rss_shmem, 0);
+    assert_int_equal(st.vm_data, 60000);
+    assert_int_equal(st.vm_stk, 136);
+    assert_int_equal(st.vm_swap, 2048);
+    assert_int_equal(st.threads, 3);
+    assert_int_equal(st.vol_ctxt, 600);
+    assert_int_equal(st.nonvol_ctxt, 60);
+}
+
+static void status_kernel_thread_has_no_vm(void **state)
+{
+    (void)state;
+    int fd = open_dir("proc/2");
+    pl_proc_status st;
+    assert_int_equal(pl__proc_read_status(fd, &st), 0);
+    close(fd);
+    assert_int_equal(st.have, PL_PST_THREADS | PL_PST_VOLCTXT | PL_PST_NONVOLCTXT);
+    assert_int_equal(st.vm_peak, 0);
+    assert_int_equal(st.vol_ctxt, 400);
+    assert_int_equal(st.nonvol_ctxt, 2);
+}
+
+static void status_malformed(void **state)
+{
+    (void)state;
+    pl_proc_status st;
+    assert_int_equal(pl__proc_parse_status("", &st), -EINVAL);
+    assert_int_equal(pl__proc_parse_status("VmPeak:\t10 kB\n", &st), -EINVAL); /* no Name: */
+    assert_int_equal(pl__proc_parse_status("Name:\tx\nVmPeak:\tlots kB\n", &st), -EINVAL);
+    assert_int_equal(pl__proc_parse_status("Name:\tx\nVmRSS:\n12\n", &st), -EINVAL);
+    /* Unknown keys and a last line without newline are fine */
+    assert_int_equal(pl__proc_parse_status("Name:\tx\nVmFoo:\tzz\nVmSwap:\t7 kB", &st), 0);
+    assert_int_equal(st.have, PL_PST_VMSWAP);
+    assert_int_equal(st.vm_swap, 7);
+}
+
+static void io_parse(void **state)
+{
+    (void)state;
+    int fd = open_dir("proc/1");
+    pl_proc_io io;
+    assert_int_equal(pl__proc_read_io(fd, &io), 0);
+    close(fd);
+    assert_int_equal(io.rchar, 1000000);
+    assert_int_equal(io.wchar, 200000);
+    assert_int_equal(io.syscr, 3000);
+    assert_int_equal(io.syscw, 1500);
+    assert_int_equal(io.read_bytes, 40960);
+    assert_int_equal(io.write_bytes, 8192);
+    assert_int_equal(io.cancelled_write_bytes, 0);
+    assert_int_equal(pl__proc_parse_io("rchar: 1\nwchar: 2\nsyscr: 3\n", &io), -EINVAL);
+    assert_int_equal(pl__proc_parse_io("rchar: 1\nwchar: 2\nsyscr: 3\nsyscw: x\n", &io), -EINVAL);
+    assert_int_equal(pl__proc_parse_io("", &io), -EINVAL);
+}
+
+static void io_missing_is_enoent(void **state)
+{
+    (void)state;
+    int fd = open_dir("proc/400");
+    pl_proc_io io;
+    assert_int_equal(pl__proc_read_io(fd, &io), -ENOENT);
+    assert_int_equal(pl__proc_count_fds(fd, 0), -ENOENT);
+    close(fd);
+}
+
+static void schedstat_parse(void **state)
+{
+    (void)state;
+    int fd = open_dir("proc/300/task");
+    pl_proc_schedstat ss;
+    assert_int_equal(pl__proc_read_schedstat(fd, "302/schedstat", &ss), 0);
+    close(fd);
+    assert_int_equal(ss.run_ns, 3000000000ull);
+    assert_int_equal(ss.wait_ns, 7000);
+    assert_int_equal(ss.slices, 333);
+    assert_int_equal(pl__proc_parse_schedstat("1 2\n", &ss), -EINVAL);
+}
+
+static void fd_count_getdents(void **state)
+{
+    (void)state;
+    int fd = open_dir("proc/300");
+    assert_int_equal(pl__proc_count_fds(fd, 0), 5);
+    close(fd);
+    fd = open_dir("proc/2");
+    assert_int_equal(pl__proc_count_fds(fd, 0), 0); /* only .keep */
+    close(fd);
+}
+
+static void fd_count_live_matches(void **state)
+{
+    (void)state;
+    int procfd = pl__root_open("/", "proc");
+    assert_true(procfd >= 0);
+    int self = openat(procfd, "self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    assert_true(self >= 0);
+    int64_t by_dents = pl__proc_count_fds(self, 0);
+    assert_true(by_dents >= 3);
+    /* Listing our own fd directory sees the descriptor doing the listing. */
+    if (pl__proc_fd_stat_works(procfd)) assert_int_equal(pl__proc_count_fds(self, 1), by_dents - 1);
+    /* A canned tree is never probed as a kernel that counts */
+    int canned = open_dir("proc");
+    assert_int_equal(pl__proc_fd_stat_works(canned), 0);
+    close(canned);
+    close(self);
+    close(procfd);
+}
+
+static void list_numeric_sorted(void **state)
+{
+    (void)state;
+    int fd = open_dir("proc");
+    pl_pidvec pv = {0};
+    assert_int_equal(pl__proc_list_numeric(fd, &pv), 8);
+    const int32_t want[] = {1, 2, 100, 101, 200, 300, 400, 500};
+    for (size_t i = 0; i < 8; i++) assert_int_equal(pv.v[i], want[i]);
+    /* the same descriptor lists again */
+    assert_int_equal(pl__proc_list_numeric(fd, &pv), 8);
+    close(fd);
+    fd = open_dir("proc/300/task");
+    assert_int_equal(pl__proc_list_numeric(fd, &pv), 3);
+    assert_int_equal(pv.v[0], 300);
+    assert_int_equal(pv.v[2], 302);
+    close(fd);
+    pl__pidvec_free(&pv);
+    pl__pidvec_free(&pv); /* twice is harmless */
+}
+
+static void read_stat_from_tree(void **state)
+{
+    (void)state;
+    int fd = open_dir("proc/300/task/301");
+    pl_proc_stat st;
+    assert_int_equal(pl__proc_read_stat(fd, &st), 0);
+    close(fd);
+    assert_int_equal(st.pid, 301);
+    assert_string_equal(st.comm, "worker-rt");
+    assert_int_equal(st.priority, -51);
+    assert_int_equal(st.rt_priority, 50);
+    assert_int_equal(st.policy, 1);
+    assert_int_equal(st.utime, 200);
+    fd = open_dir("proc/500");
+    assert_int_equal(pl__proc_read_stat(fd, &st), 0);
+    assert_int_equal(st.state, 'Z');
+    close(fd);
+}
+
+static void read1_and_fmt(void **state)
+{
+    (void)state;
+    char buf[8];
+    int fd = open_dir("proc/1");
+    assert_int_equal(pl__proc_read1(fd, "stat", buf, sizeof buf), 7); /* truncated to cap-1 */
+    assert_string_equal(buf, "1 (syst");
+    assert_int_equal(pl__proc_read1(fd, "nonexistent", buf, sizeof buf), -ENOENT);
+    assert_int_equal(pl__proc_read1(fd, "stat", buf, 1), -EINVAL);
+    close(fd);
+    char n[12];
+    assert_int_equal(pl__fmt_i32(n, 0), 1);
+    assert_string_equal(n, "0");
+    assert_int_equal(pl__fmt_i32(n, 2147483647), 10);
+    assert_string_equal(n, "2147483647");
+}
+
+static void maps_lines(void **state)
+{
+    (void)state;
+    const char *text = "55d0c0002000-55d0c0006000 r-xp 00002000 fe:00 1001      /usr/lib/systemd/systemd\n"
+                       "7f0000001000-7f0000003000 rw-s 00000000 00:01 3003      /dev/zero (deleted)\n"
+                       "7f0000010000-7f0000011000 ---p 00000000 00:00 0 \n"
+                       "7f0000011000-7f0000012000 rwxp 00000000 00:00 0\n"
+                       "7f0000012000-7f0000013000 --xp 00000000 00:00 0\n"
+                       "7f0000013000-7f0000014000 rwxs 00000000 00:00 0\n"
+                       "7f0000014000-7f0000015000 rw-p 00000000 00:00 0\n"
+                       "7f0000015000-7f0000016000 r--p 00000000 00:00 0";
+    const char *p = text;
+    pl_maps_entry e;
+    assert_int_equal(pl__maps_next(&p, &e), 1);
+    assert_int_equal(e.start, 0x55d0c0002000ull);
+    assert_int_equal(e.end, 0x55d0c0006000ull);
+    assert_int_equal(e.prot, PL_PROT_EXEC_READ_ONLY);
+    assert_int_equal(e.inode, 1001);
+    assert_int_equal(e.dev_major, 0xfe);
+    assert_int_equal(e.path_len, strlen("/usr/lib/systemd/systemd"));
+    assert_memory_equal(e.path, "/usr/lib/systemd/systemd", e.path_len);
+    assert_int_equal(pl__maps_next(&p, &e), 1);
+    assert_int_equal(e.prot, PL_PROT_READ_WRITE);
+    assert_true(e.shared);
+    assert_int_equal(e.path_len, strlen("/dev/zero (deleted)"));
+    assert_int_equal(pl__maps_next(&p, &e), 1);
+    assert_int_equal(e.prot, PL_PROT_NO_ACCESS);
+    assert_int_equal(e.path_len, 0);
+    const int want[] = {PL_PROT_EXEC_WRITE_COPY, PL_PROT_EXECUTABLE, PL_PROT_EXEC_READ_WRITE, PL_PROT_WRITE_COPY,
+                        PL_PROT_READ_ONLY};
+    for (int i = 0; i < 5; i++) {
+        assert_int_equal(pl__maps_next(&p, &e), 1);
+        assert_int_equal(e.prot, want[i]);
+    }
+    assert_int_equal(pl__maps_next(&p, &e), 0);
+
+    static const char *bad[] = {
+        "zz-10 r--p 0 00:00 0\n",         "10-20 r--x 0 00:00 0\n", "20-10 r--p 0 00:00 0\n",
+        "10-20 r--p 0 00:00\n",           "10-20 r-\n",             "10+20 r--p 0 00:00 0\n",
+        "10-20 r--p 0 0000 0\n",          "11111111111111111-20 r--p 0 00:00 0\n",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        p = bad[i];
+        if (pl__maps_next(&p, &e) != -EINVAL) fail_msg("accepted bad maps line %zu", i);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(stat_real_line),
+        cmocka_unit_test(stat_comm_with_parens_and_spaces),
+        cmocka_unit_test(stat_long_comm_truncated),
+        cmocka_unit_test(stat_malformed),
+        cmocka_unit_test(status_full),
+        cmocka_unit_test(status_kernel_thread_has_no_vm),
+        cmocka_unit_test(status_malformed),
+        cmocka_unit_test(io_parse),
+        cmocka_unit_test(io_missing_is_enoent),
+        cmocka_unit_test(schedstat_parse),
+        cmocka_unit_test(fd_count_getdents),
+        cmocka_unit_test(fd_count_live_matches),
+        cmocka_unit_test(list_numeric_sorted),
+        cmocka_unit_test(read_stat_from_tree),
+        cmocka_unit_test(read1_and_fmt),
+        cmocka_unit_test(maps_lines),
+    };
+    if (argc > 1) cmocka_set_test_filter(argv[1]);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
