@@ -4,6 +4,12 @@
  *                                   the files PerfProc reads for "230 232"
  *   bench_snapshot perfproc K SO    dlopen SO (libperfproc.so), Open once,
  *                                   Collect "230 232" K times
+ *   bench_snapshot engine K STORE DIR
+ *                                   the whole library path: pl_engine_open on
+ *                                   STORE (created if missing) with providers
+ *                                   from DIR, then pl_engine_query_alloc
+ *                                   "230 232" K times (the host validates each
+ *                                   result and the engine adds the header)
  *
  * Prints one line: "<mode> median_ms=<x> min_ms=<y> processes=<n> threads=<m>".
  * The floor uses the same kernel interfaces as the provider (getdents64 on
@@ -21,6 +27,10 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "perflib/block.h"
+#include "perflib/indices.h"
+#include "perflib/query.h"
 
 typedef uint32_t DWORD;
 typedef uint16_t WCHAR;
@@ -128,7 +138,7 @@ static void floor_once(int procfd)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: bench_snapshot floor K | bench_snapshot perfproc K libperfproc.so\n");
+        fprintf(stderr, "usage: bench_snapshot floor K | perfproc K libperfproc.so | engine K STORE PROVIDER_DIR\n");
         return 1;
     }
     int k = atoi(argv[2]);
@@ -189,6 +199,37 @@ int main(int argc, char **argv)
         }
         pcl();
         free(buf);
+    } else if (strcmp(argv[1], "engine") == 0 && argc >= 5) {
+        pl_engine_config cfg = {.store_path = argv[3], .provider_dir = argv[4], .log_to_syslog = 1};
+        pl_engine *e = NULL;
+        pl_error err;
+        if (pl_engine_open(&cfg, &e, &err) != PL_OK) {
+            fprintf(stderr, "engine: %s\n", err.msg);
+            return 1;
+        }
+        for (int i = -1; i < k; i++) { /* i = -1: warm-up (loads and opens the providers) */
+            void *data = NULL;
+            size_t len = 0;
+            uint32_t type = 0;
+            double a = now_ms();
+            int rc = pl_engine_query_alloc(e, "230 232", &data, &len, &type, &err);
+            double b = now_ms();
+            if (rc != PL_OK) {
+                fprintf(stderr, "engine: %s\n", err.msg);
+                return 1;
+            }
+            if (i >= 0) t[i] = b - a;
+            pl_block blk;
+            pl_object o;
+            if (pl_block_open(&blk, data, len, 0, 0, &err) != PL_OK) {
+                fprintf(stderr, "engine: %s\n", err.msg);
+                return 1;
+            }
+            if (pl_block_find_object(&blk, PL_OBJ_PROCESS, &o) == PL_OK) nprocs = (long)pl_object_num_instances(&o) - 2;
+            if (pl_block_find_object(&blk, PL_OBJ_THREAD, &o) == PL_OK) nthreads = (long)pl_object_num_instances(&o);
+            pl_free(data);
+        }
+        pl_engine_close(e);
     } else {
         fprintf(stderr, "bench_snapshot: unknown mode\n");
         return 1;

@@ -3,6 +3,10 @@
 #
 #   bench/run-snapshot.sh [BUILD_DIR]
 #
+# Without BUILD_DIR it configures and builds its own optimised tree in
+# build/bench (no sanitizers, no tests) first, so this one command is the
+# whole benchmark.
+#
 # For every configuration N processes x T threads (N in $N_LIST, T in $T_LIST)
 # it starts N idle processes (bench/spawn_idle), times K snapshots of every
 # process and thread with each tool, kills the processes, and prints a table:
@@ -12,11 +16,18 @@
 # Build BUILD_DIR without sanitizers for meaningful numbers (docs/benchmarks.md).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-BUILD=${1:-$HERE/../build}
+if [ $# -ge 1 ]; then
+  BUILD=$1
+else
+  BUILD=$HERE/../build/bench
+  "$HERE/../scripts/deps.sh" build || exit 1
+  cmake -S "$HERE/.." -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPL_TESTS=OFF >/dev/null || exit 1
+  cmake --build "$BUILD" >/dev/null || exit 1
+fi
 N_LIST=${N_LIST:-"100 1000 5000"}
 T_LIST=${T_LIST:-"1 10"}
 K=${K:-11}
-TOOLS=${TOOLS:-"floor perfproc ps ps-threads top pcp"}
+TOOLS=${TOOLS:-"floor perfproc engine ps ps-threads top pcp"}
 SPAWN=$BUILD/bench/spawn_idle
 SNAP=$BUILD/bench/bench_snapshot
 SO=$BUILD/providers/libperfproc.so
@@ -24,6 +35,8 @@ for f in "$SPAWN" "$SNAP" "$SO"; do
   [ -e "$f" ] || { echo "missing $f: build the tree first (cmake --build $BUILD)" >&2; exit 1; }
 done
 
+STORE_DIR=$(mktemp -d)
+STORE=$STORE_DIR/perflib.db
 SPAWN_PID=
 cleanup() {
   if [ -n "$SPAWN_PID" ]; then
@@ -34,7 +47,7 @@ cleanup() {
     SPAWN_PID=
   fi
 }
-trap cleanup EXIT
+trap 'cleanup; rm -rf "$STORE_DIR"' EXIT
 trap 'cleanup; exit 130' INT TERM HUP
 
 now_ns() { date +%s%N; }
@@ -85,8 +98,12 @@ for N in $N_LIST; do
     for tool in $TOOLS; do
       procs=-; threads=-
       case $tool in
-        floor|perfproc)
-          if [ "$tool" = floor ]; then line=$("$SNAP" floor "$K"); else line=$("$SNAP" perfproc "$K" "$SO"); fi
+        floor|perfproc|engine)
+          case $tool in
+            floor) line=$("$SNAP" floor "$K") ;;
+            perfproc) line=$("$SNAP" perfproc "$K" "$SO") ;;
+            engine) line=$("$SNAP" engine "$K" "$STORE" "$BUILD/providers") ;;
+          esac
           ms=$(echo "$line" | sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p')
           procs=$(echo "$line" | sed -n 's/.*processes=\([0-9]*\).*/\1/p')
           threads=$(echo "$line" | sed -n 's/.*threads=\([0-9]*\).*/\1/p')
