@@ -63,6 +63,10 @@ int pl__utf16_to_utf8_dup(const void *src, size_t n, char **out, int lenient);
  * Latin-1 Supplement, Latin Extended-A, Greek and Cyrillic letters. */
 int pl__utf8_casecmp(const char *a, const char *b);
 
+/* Thread-safe description of an errno value (strerror is not); returns a
+ * string valid while buf is. */
+const char *pl__strerror(int e, char *buf, size_t cap);
+
 /* strdup that returns NULL for NULL. */
 char *pl__strdup(const char *s);
 

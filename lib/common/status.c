@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "pl_internal.h"
 
@@ -46,6 +47,12 @@ int pl__fail(pl_error *err, int status, const char *fmt, ...)
         va_end(ap);
     }
     return status;
+}
+
+const char *pl__strerror(int e, char *buf, size_t cap)
+{
+    /* _GNU_SOURCE: the GNU strerror_r, which returns the string to use. */
+    return strerror_r(e, buf, cap);
 }
 
 void pl__clear(pl_error *err)

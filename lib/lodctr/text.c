@@ -11,11 +11,6 @@
 
 #define LC_MAX_FILE (64u * 1024u * 1024u)
 
-/* strerror() is not thread-safe; -D_GNU_SOURCE gives the GNU strerror_r. */
-static const char *errtext(int e, char *buf, size_t cap)
-{
-    return strerror_r(e, buf, cap);
-}
 
 /* Windows-1252 bytes 0x80-0x9F as Unicode code points. The five bytes the
  * code page leaves undefined (0x81, 0x8D, 0x8F, 0x90, 0x9D) map to the C1
@@ -167,7 +162,7 @@ int pl__lc_read_file(const char *path, unsigned char **out, size_t *len, pl_erro
 {
     char eb[128];
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return pl__fail(err, PL_E_IO, "%s: cannot open: %s", path, errtext(errno, eb, sizeof eb));
+    if (fd < 0) return pl__fail(err, PL_E_IO, "%s: cannot open: %s", path, pl__strerror(errno, eb, sizeof eb));
     struct stat sb;
     if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
         close(fd);
@@ -205,7 +200,7 @@ int pl__lc_read_file(const char *path, unsigned char **out, size_t *len, pl_erro
             int e = errno;
             free(buf);
             close(fd);
-            return pl__fail(err, PL_E_IO, "%s: cannot read: %s", path, errtext(e, eb, sizeof eb));
+            return pl__fail(err, PL_E_IO, "%s: cannot read: %s", path, pl__strerror(e, eb, sizeof eb));
         }
         if (r == 0) break;
         n += (size_t)r;

@@ -191,7 +191,8 @@ static int make_parents(const char *path, pl_error *err)
             *p = '\0';
             if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
                 int e = errno;
-                int s = pl__fail(err, PL_E_OS, "%s: cannot create directory: %s", dir, strerror(e));
+                char eb[128];
+                int s = pl__fail(err, PL_E_OS, "%s: cannot create directory: %s", dir, pl__strerror(e, eb, sizeof eb));
                 free(dir);
                 return s;
             }
@@ -557,8 +558,10 @@ PL_EXTERN int pl_store_open(const char *path, int flags, pl_store **out, pl_erro
     if (!path[0]) return pl__fail(err, PL_E_INVAL, "pl_store_open: empty path");
 
     struct stat sb;
-    if (ro && stat(path, &sb) != 0)
-        return pl__fail(err, PL_E_NOT_FOUND, "%s: no store there (%s)", path, strerror(errno));
+    if (ro && stat(path, &sb) != 0) {
+        char eb[128];
+        return pl__fail(err, PL_E_NOT_FOUND, "%s: no store there (%s)", path, pl__strerror(errno, eb, sizeof eb));
+    }
     if (!ro && is_default) {
         int s = make_parents(path, err);
         if (s) return s;
