@@ -201,6 +201,21 @@ PL_EXTERN int pl_counter_base(const pl_counter *c, const pl_instance *inst, uint
 /* A text counter's value as UTF-8. */
 PL_EXTERN int pl_counter_text(const pl_counter *c, const pl_instance *inst, char *out, size_t cap);
 
+/* The "Unavailable Counters" protocol (docs/block-format.md, "Unavailable
+ * values"): an object may carry the counter PL_CTR_UNAVAILABLE_COUNTERS (1964,
+ * PERF_COUNTER_LARGE_RAWCOUNT_HEX, 8 bytes); in an instance's counter block
+ * (or the single one) bit i set means the definition at position i (0-based,
+ * bases included; bit 63 stands for every position >= 63) could not be read
+ * for that instance, and its raw value is meaningless (providers write 0).
+ * Returns 0 when counter c is marked for inst -- its own bit, or its base's
+ * bit when it has one (c->has_base) -- and 1 otherwise: the object has no
+ * marker (a definition with that index but another type or size is not one),
+ * the bits are clear, c is the marker itself, or the marker's value cannot be
+ * read. Arguments that pl_counter_value() would reject (NULL, an instance of
+ * another object) also give 1: reading the value reports that error. Looks
+ * the marker up on each call (O(NumCounters)); nothing is cached. */
+PL_EXTERN int pl_counter_available(const pl_counter *c, const pl_instance *inst);
+
 /* Helpers on counter types. */
 PL_EXTERN int pl_type_is_base(uint32_t type);
 PL_EXTERN uint32_t pl_type_size(uint32_t type);  /* 4, 8 or 0 (zero/variable) */

@@ -54,6 +54,16 @@ PL_EXTERN int pl_query_wants(const pl_query_items *q, uint32_t object_index, int
  * *bytes = *objects = 0 and *data untouched). Returns a Win32 error code. */
 PL_EXTERN DWORD pl_provider_emit(const pl_builder *b, LPVOID *data, LPDWORD bytes, LPDWORD objects);
 
+/* Values that could not be read (docs/block-format.md, "Unavailable values"):
+ * add a counter PL_CTR_UNAVAILABLE_COUNTERS (indices.h, 1964; the host accepts
+ * it from every provider) of type PERF_COUNTER_LARGE_RAWCOUNT_HEX, and set it
+ * in each instance to the OR of PL_UNAVAILABLE_BIT(position) of the counters
+ * that could not be read there, leaving their values 0. `position` is the
+ * definition's position in the object, bases included: a counter declared
+ * with base_type takes two (the builder's handle is the position only when no
+ * earlier counter has a base). Positions >= 63 share bit 63. */
+#define PL_UNAVAILABLE_BIT(pos) ((uint64_t)1 << ((uint64_t)(pos) >= 63 ? 63 : (uint64_t)(pos)))
+
 /* A provider's own First Counter / First Help, as lodctr recorded them, read
  * from the registry store at Open time (a Windows provider reads them from its
  * Services\<name>\Performance key). The store is the default one

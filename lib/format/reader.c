@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "format_internal.h"
+#include "perflib/indices.h"
 
 /* ------------------------------------------------------------ validation */
 
@@ -822,6 +823,51 @@ PL_EXTERN int pl_counter_base(const pl_counter *c, const pl_instance *inst, uint
     if (!c) return PL_E_INVAL;
     if (!c->has_base) return PL_E_NOT_FOUND;
     return read_value(c, &c->base, inst, v);
+}
+
+/* ------------------------------------------------------- availability */
+
+/* The object's "Unavailable Counters" marker (docs/block-format.md,
+ * "Unavailable values"): the first definition named PL_CTR_UNAVAILABLE_COUNTERS
+ * with type PERF_COUNTER_LARGE_RAWCOUNT_HEX and size 8. 0 when there is none. */
+static int find_marker(const pl_object *obj, uint32_t *pos, PERF_COUNTER_DEFINITION *def)
+{
+    for (uint32_t i = 0; i < obj->hdr.NumCounters; i++) {
+        size_t p = def_offset(obj, i);
+        if (!p) return 0;
+        PERF_COUNTER_DEFINITION d;
+        memcpy(&d, obj->blk->buf + p, sizeof d);
+        if (d.CounterNameTitleIndex == PL_CTR_UNAVAILABLE_COUNTERS &&
+            d.CounterType == PERF_COUNTER_LARGE_RAWCOUNT_HEX && d.CounterSize == 8) {
+            *pos = i;
+            *def = d;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int marked(uint64_t mask, uint32_t pos, uint32_t marker_pos)
+{
+    if (pos == marker_pos) return 0; /* the marker itself is always readable */
+    return (mask >> (pos >= 63 ? 63 : pos)) & 1u;
+}
+
+PL_EXTERN int pl_counter_available(const pl_counter *c, const pl_instance *inst)
+{
+    if (!c || !inst || !c->obj || !c->obj->blk || !inst->obj) return 1;
+    if (c->obj->off != inst->obj->off || c->obj->blk != inst->obj->blk) return 1;
+    uint32_t mpos;
+    pl_counter m;
+    memset(&m, 0, sizeof m);
+    m.obj = c->obj;
+    if (!find_marker(c->obj, &mpos, &m.def)) return 1;
+    m.position = mpos;
+    uint64_t mask;
+    if (read_value(&m, &m.def, inst, &mask) != PL_OK) return 1;
+    if (marked(mask, c->position, mpos)) return 0;
+    if (c->has_base && marked(mask, c->position + 1, mpos)) return 0;
+    return 1;
 }
 
 PL_EXTERN int pl_counter_text(const pl_counter *c, const pl_instance *inst, char *out, size_t cap)

@@ -22,6 +22,7 @@
 
 #include "host.h"
 #include "perflib/block.h"
+#include "perflib/indices.h"
 #include "pl_internal.h"
 
 #define DEFAULT_MORE_DATA_ROUNDS 16u
@@ -287,12 +288,16 @@ static int wants(const prov *p, const pl_query_items *q)
 static int name_ok(const pl__host *h, const prov *p, uint32_t idx)
 {
     if (idx >= 2 && idx <= h->base_index) return 1;
+    /* The "Unavailable Counters" marker is perflib's convention for every
+     * provider (docs/block-format.md), like a base index. */
+    if (idx == PL_CTR_UNAVAILABLE_COUNTERS) return 1;
     return p->info.first_counter && idx >= p->info.first_counter && idx <= p->info.last_counter;
 }
 
 static int help_ok(const pl__host *h, const prov *p, uint32_t idx)
 {
     if (idx == 0 || idx <= h->base_index + 1) return 1;
+    if (idx == PL_HELP(PL_CTR_UNAVAILABLE_COUNTERS)) return 1;
     return p->info.first_help && idx >= p->info.first_help && idx <= p->info.last_help;
 }
 

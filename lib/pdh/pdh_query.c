@@ -345,6 +345,12 @@ static void fill_raw(const pl_block *b, const pl_object *o, const pl_counter *c,
         r->cstatus = PL_PDH_CSTATUS_INVALID_DATA;
         return;
     }
+    /* Marked unreadable by its provider (docs/block-format.md, "Unavailable
+     * values"): no number, not even the raw 0. */
+    if (!pl_counter_available(c, in)) {
+        r->cstatus = PL_PDH_CSTATUS_INVALID_DATA;
+        return;
+    }
     r->first = (int64_t)v;
     switch (type) {
     case PERF_COUNTER_RAWCOUNT: case PERF_COUNTER_LARGE_RAWCOUNT: case PERF_COUNTER_RAWCOUNT_HEX:

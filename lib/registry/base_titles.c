@@ -637,7 +637,7 @@ const pl__base_title pl__base_titles[] = {
     {PL_CTR_MTU, "MTU",
      "The largest packet, in bytes, the interface sends without fragmenting (maximum transmission unit), from /sys/class/net/<if>/mtu."},
     {PL_CTR_UNAVAILABLE_COUNTERS, "Unavailable Counters",
-     "A bit mask of the counter groups perflib could not read for this instance, usually for lack of permission (1 I/O, 2 other I/O, 4 handles, 8 status, 16 scheduler statistics, 32 memory maps, 64 memory map totals); 0 means every counter is real."},
+     "A bit mask of the counters of this object that could not be read for this instance, usually for lack of permission or because the system does not know the value: bit i stands for the counter definition at position i (bit 63 for every position from 63 on), and a marked value is not real. 0 means every value is real."},
     /* As on Windows: name 1846 "End Marker" and help 1847 (= PL_HELP(1846))
      * "End Marker"; there is no name 1847 (an odd index holds only help). */
     {PL_IDX_END_MARKER, "End Marker", "End Marker"},

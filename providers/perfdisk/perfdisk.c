@@ -11,8 +11,12 @@
  * - LogicalDisk: one instance per mounted filesystem whose device is in
  *   /proc/diskstats (so proc, sysfs, tmpfs, overlay, nfs... are excluded),
  *   one per device, named by its mount point, with the whole disk as its
- *   parent PhysicalDisk; plus _Total (last). A mount point statvfs() cannot
- *   reach is left out.
+ *   parent PhysicalDisk; plus _Total (last). A mount point that is gone
+ *   (ENOENT) is left out.
+ * - A value that cannot be read for one instance (a disk without a size, a
+ *   mount statvfs() fails on) is marked in the object's "Unavailable
+ *   Counters" (docs/block-format.md) and written as 0; so is the _Total of a
+ *   counter marked for any instance.
  * - Times are kernel milliseconds scaled to 100 ns (x 10^4).
  * Calls are serialised by a mutex (the host serialises them too). */
 #include <errno.h>
@@ -47,11 +51,15 @@ struct dvals {
     uint64_t f[PL__DK_NFIELDS];
     uint64_t stamp;       /* PERF_PRECISION_TIMESTAMP base (100 ns) */
     uint64_t idle;        /* idle time numerator (100 ns) */
-    int have_size;
     uint64_t size_mb;
     /* LogicalDisk only */
     uint64_t free_mb, total_mb;
+    unsigned missing;     /* MISS_*: what could not be read */
 };
+
+/* What could not be read for an instance. */
+#define MISS_SIZE 1u      /* PhysicalDisk: /sys/block/<dev>/size */
+#define MISS_SPACE 2u     /* LogicalDisk: statvfs() of the mount point */
 
 enum src {
     S_QUEUE_NOW, S_DISK_TIME, S_QLEN, S_READ_TIME, S_READ_QLEN, S_WRITE_TIME, S_WRITE_QLEN,
@@ -148,6 +156,16 @@ static void value_of(enum src s, const struct dvals *v, uint64_t *n, uint64_t *b
     }
 }
 
+/* Is the value of source s unreadable, given what is missing? */
+static int unreadable(enum src s, int logical, unsigned missing)
+{
+    switch (s) {
+    case S_PCT_FREE: case S_FREE_MB: return (missing & MISS_SPACE) != 0;
+    case S_SIZE_MB: return (missing & (logical ? MISS_SPACE : MISS_SIZE)) != 0;
+    default: return 0;
+    }
+}
+
 /* ------------------------------------------------------------------ state */
 
 struct pdisk {
@@ -160,7 +178,18 @@ struct ldisk {
     size_t ds;            /* diskstats line of the mounted device */
     size_t mnt;           /* index into mounts */
     long parent;          /* PhysicalDisk position or -1 */
+    int have_space;       /* statvfs() answered */
     uint64_t free_mb, total_mb;
+};
+
+/* One object's counters: builder handles, definition positions (a counter
+ * with a base takes two), and the "Unavailable Counters" marker's handle. */
+struct layout {
+    int obj;
+    int logical;
+    int handles[sizeof counters / sizeof counters[0]];
+    uint32_t pos[sizeof counters / sizeof counters[0]];
+    int marker;
 };
 
 /* Guards g: one collection at a time. */
@@ -268,21 +297,28 @@ static int counter_wanted(const struct cdef *c, int logical, unsigned nf, int ha
     return 1;
 }
 
-static int set_values(int obj, int inst, const int *handles, int logical, unsigned nf, int have_size,
-                      const struct dvals *v)
+/* Set one instance's values; what v->missing says could not be read is
+ * left 0 and marked (with its base) in the instance's marker. */
+static int set_values(const struct layout *L, int inst, const struct dvals *v)
 {
+    uint64_t unav = 0;
     for (size_t i = 0; i < NCOUNTERS; i++) {
-        if (!counter_wanted(&counters[i], logical, nf, have_size)) continue;
+        if (L->handles[i] < 0) continue;
+        if (unreadable(counters[i].src, L->logical, v->missing)) {
+            unav |= PL_UNAVAILABLE_BIT(L->pos[i]);
+            if (counters[i].base_type) unav |= PL_UNAVAILABLE_BIT(L->pos[i] + 1);
+            continue;
+        }
         uint64_t n = 0, b = 0;
         value_of(counters[i].src, v, &n, &b);
-        int rc = pl_builder_set_u64(g.b, obj, inst, handles[i], n);
-        if (rc == PL_OK && counters[i].base_type) rc = pl_builder_set_base(g.b, obj, inst, handles[i], b);
+        int rc = pl_builder_set_u64(g.b, L->obj, inst, L->handles[i], n);
+        if (rc == PL_OK && counters[i].base_type) rc = pl_builder_set_base(g.b, L->obj, inst, L->handles[i], b);
         if (rc != PL_OK) return rc;
     }
-    return PL_OK;
+    return pl_builder_set_u64(g.b, L->obj, inst, L->marker, unav);
 }
 
-static int add_object(uint32_t index, int logical, unsigned nf, int have_size, int *obj, int *handles)
+static int add_object(uint32_t index, int logical, unsigned nf, int have_size, struct layout *L)
 {
     pl_object_desc od = {0};
     od.name_index = index;
@@ -290,10 +326,12 @@ static int add_object(uint32_t index, int logical, unsigned nf, int have_size, i
     od.detail_level = PERF_DETAIL_NOVICE;
     od.default_counter = -1;
     od.has_instances = 1;
-    int rc = pl_builder_add_object(g.b, &od, obj);
+    L->logical = logical;
+    int rc = pl_builder_add_object(g.b, &od, &L->obj);
     if (rc != PL_OK) return rc;
+    uint32_t pos = 0;
     for (size_t i = 0; i < NCOUNTERS; i++) {
-        handles[i] = -1;
+        L->handles[i] = -1;
         if (!counter_wanted(&counters[i], logical, nf, have_size)) continue;
         pl_counter_desc cd = {0};
         cd.name_index = counters[i].index;
@@ -302,10 +340,17 @@ static int add_object(uint32_t index, int logical, unsigned nf, int have_size, i
         cd.detail_level = PERF_DETAIL_NOVICE;
         cd.base_type = counters[i].base_type;
         cd.base_name_index = counters[i].index;
-        rc = pl_builder_add_counter(g.b, *obj, &cd, &handles[i]);
+        rc = pl_builder_add_counter(g.b, L->obj, &cd, &L->handles[i]);
         if (rc != PL_OK) return rc;
+        L->pos[i] = pos;
+        pos += counters[i].base_type ? 2 : 1;
     }
-    return PL_OK;
+    pl_counter_desc cd = {0};
+    cd.name_index = PL_CTR_UNAVAILABLE_COUNTERS;
+    cd.help_index = PL_HELP(PL_CTR_UNAVAILABLE_COUNTERS);
+    cd.type = PERF_COUNTER_LARGE_RAWCOUNT_HEX;
+    cd.detail_level = PERF_DETAIL_WIZARD;
+    return pl_builder_add_counter(g.b, L->obj, &cd, &L->marker);
 }
 
 static void add_fields(struct dvals *t, const uint64_t *f)
@@ -321,63 +366,73 @@ static void fill_io(struct dvals *v, const struct pl__diskstat *d, uint64_t stam
     v->idle = stamp > busy ? stamp - busy : 0;
 }
 
+/* Adds an instance's values to _Total's; what is missing for one instance
+ * is missing from the sum. */
+static void add_to_total(struct dvals *tot, const struct dvals *v)
+{
+    add_fields(tot, v->f);
+    tot->stamp += v->stamp;
+    tot->idle += v->idle;
+    tot->free_mb += v->free_mb;
+    tot->total_mb += v->total_mb;
+    tot->size_mb += v->size_mb;
+    tot->missing |= v->missing;
+}
+
 static int build_physical(size_t npd, unsigned nf, int have_size, uint64_t stamp)
 {
-    int obj, handles[NCOUNTERS];
-    int rc = add_object(PL_OBJ_PHYSICAL_DISK, 0, nf, have_size, &obj, handles);
+    struct layout L;
+    int rc = add_object(PL_OBJ_PHYSICAL_DISK, 0, nf, have_size, &L);
     struct dvals tot = {0};
     for (size_t i = 0; rc == PL_OK && i < npd; i++) {
         const struct pl__diskstat *d = &g.ds.d[g.pd[i].ds];
         int inst;
-        rc = pl_builder_add_instance(g.b, obj, d->name, 0, 0, PERF_NO_UNIQUE_ID, &inst);
+        rc = pl_builder_add_instance(g.b, L.obj, d->name, 0, 0, PERF_NO_UNIQUE_ID, &inst);
         if (rc != PL_OK) break;
         struct dvals v = {0};
         fill_io(&v, d, stamp);
         v.size_mb = g.pd[i].size_mb;
-        rc = set_values(obj, inst, handles, 0, nf, have_size, &v);
-        add_fields(&tot, v.f);
-        tot.stamp += v.stamp;
-        tot.idle += v.idle;
-        tot.size_mb += v.size_mb;
+        if (!g.pd[i].have_size) v.missing |= MISS_SIZE;
+        rc = set_values(&L, inst, &v);
+        add_to_total(&tot, &v);
     }
     if (rc == PL_OK) {
         int inst;
-        rc = pl_builder_add_instance(g.b, obj, "_Total", 0, 0, PERF_NO_UNIQUE_ID, &inst);
-        if (rc == PL_OK) rc = set_values(obj, inst, handles, 0, nf, have_size, &tot);
+        rc = pl_builder_add_instance(g.b, L.obj, "_Total", 0, 0, PERF_NO_UNIQUE_ID, &inst);
+        if (rc == PL_OK) rc = set_values(&L, inst, &tot);
     }
     return rc;
 }
 
 static int build_logical(size_t nld, unsigned nf, uint64_t stamp)
 {
-    int obj, handles[NCOUNTERS];
-    int rc = add_object(PL_OBJ_LOGICAL_DISK, 1, nf, 1, &obj, handles);
+    struct layout L;
+    int rc = add_object(PL_OBJ_LOGICAL_DISK, 1, nf, 1, &L);
     struct dvals tot = {0};
     for (size_t i = 0; rc == PL_OK && i < nld; i++) {
         const struct ldisk *l = &g.ld[i];
         const struct pl__diskstat *d = &g.ds.d[l->ds];
         int inst;
-        rc = pl_builder_add_instance(g.b, obj, g.mnts.m[l->mnt].mountpoint,
+        rc = pl_builder_add_instance(g.b, L.obj, g.mnts.m[l->mnt].mountpoint,
                                      l->parent >= 0 ? PL_OBJ_PHYSICAL_DISK : 0,
                                      l->parent >= 0 ? (uint32_t)l->parent : 0, PERF_NO_UNIQUE_ID, &inst);
         if (rc != PL_OK) break;
         struct dvals v = {0};
         fill_io(&v, d, stamp);
-        v.free_mb = l->free_mb;
-        v.total_mb = l->total_mb;
-        v.size_mb = l->total_mb;
-        rc = set_values(obj, inst, handles, 1, nf, 1, &v);
-        add_fields(&tot, v.f);
-        tot.stamp += v.stamp;
-        tot.idle += v.idle;
-        tot.free_mb += v.free_mb;
-        tot.total_mb += v.total_mb;
-        tot.size_mb += v.size_mb;
+        if (l->have_space) {
+            v.free_mb = l->free_mb;
+            v.total_mb = l->total_mb;
+            v.size_mb = l->total_mb;
+        } else {
+            v.missing |= MISS_SPACE;
+        }
+        rc = set_values(&L, inst, &v);
+        add_to_total(&tot, &v);
     }
     if (rc == PL_OK) {
         int inst;
-        rc = pl_builder_add_instance(g.b, obj, "_Total", 0, 0, PERF_NO_UNIQUE_ID, &inst);
-        if (rc == PL_OK) rc = set_values(obj, inst, handles, 1, nf, 1, &tot);
+        rc = pl_builder_add_instance(g.b, L.obj, "_Total", 0, 0, PERF_NO_UNIQUE_ID, &inst);
+        if (rc == PL_OK) rc = set_values(&L, inst, &tot);
     }
     return rc;
 }
@@ -436,9 +491,10 @@ static DWORD do_collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objec
     unsigned nf = min_nfields();
     DWORD ret = ERROR_SUCCESS;
 
-    /* Whole disks, in diskstats order. */
+    /* Whole disks, in diskstats order. Size Megabytes is offered when one
+     * disk has a size; a disk without one has it marked unavailable. */
     size_t npd = 0;
-    int have_size = 1;
+    int have_size = 0;
     if (ensure((void **)&g.pd, &g.pd_cap, g.ds.n + 1, sizeof *g.pd) ||
         ensure((void **)&g.names, &g.names_cap, g.ds.n + 1, sizeof *g.names)) {
         ret = ERROR_OUTOFMEMORY;
@@ -454,7 +510,7 @@ static DWORD do_collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objec
         if (src == -ENOENT && pl__sysblock_is_disk(sbfd, d->name) != 1) continue; /* vanished */
         p->have_size = src == 0;
         p->size_mb = src == 0 ? sectors * SECTOR / MB : 0;
-        if (!p->have_size) have_size = 0;
+        if (p->have_size) have_size = 1;
         g.names[npd] = d->name;
         npd++;
     }
@@ -479,7 +535,13 @@ static DWORD do_collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objec
             struct ldisk l;
             l.ds = (size_t)ds;
             l.mnt = i;
-            if (space_of(root, m->mountpoint, &l.free_mb, &l.total_mb) != 0) continue;
+            l.free_mb = l.total_mb = 0;
+            int sr = space_of(root, m->mountpoint, &l.free_mb, &l.total_mb);
+            /* Gone since mountinfo was read: no such mount any more. Any
+             * other failure (EACCES, EIO, ELOOP, ...) keeps the instance with
+             * its space counters marked unavailable. */
+            if (sr == -ENOENT || sr == -ENOTDIR) continue;
+            l.have_space = sr == 0;
             long parent = pl__sysblock_parent(sbfd, g.ds.d[ds].name, g.names, npd);
             l.parent = parent;
             if (dup >= 0) g.ld[dup] = l;

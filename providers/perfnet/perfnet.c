@@ -12,7 +12,9 @@
  *   (the Tcp: line of /proc/net/snmp), so TCPv4 reports those totals.
  * - A counter whose source column is missing from the file is left out of
  *   the object (never a made-up zero); an object with no counter left is
- *   left out.
+ *   left out. A Network Interface value that one interface lacks (no known
+ *   speed, no mtu) is marked in the object's "Unavailable Counters"
+ *   (docs/block-format.md) and written as 0.
  * Calls are serialised by a mutex (the host serialises them too). */
 #include <errno.h>
 #include <pthread.h>
@@ -80,8 +82,8 @@ static uint64_t if_value(enum nsrc s, const struct pl__netdev *d, const struct p
     case N_PACKETS: return f[PL__ND_RX_PACKETS] + f[PL__ND_TX_PACKETS];
     case N_PACKETS_RX: return f[PL__ND_RX_PACKETS];
     case N_PACKETS_TX: return f[PL__ND_TX_PACKETS];
-    /* 0 when the kernel knows no speed (-1, or EINVAL for virtual and
-     * down links): documented as "not known"; no real link has speed 0. */
+    /* Without a speed (-1, or EINVAL for virtual and down links) the value
+     * is marked unavailable (if_unavailable) and written as 0. */
     case N_BANDWIDTH: return (a->have & PL__NETIF_HAVE_SPEED) ? a->speed_mbps * 1000000ull : 0;
     case N_BYTES_RX: return f[PL__ND_RX_BYTES];
     case N_UNICAST_RX:
@@ -97,6 +99,14 @@ static uint64_t if_value(enum nsrc s, const struct pl__netdev *d, const struct p
     case N_CARRIER: return f[PL__ND_TX_CARRIER];
     case N_MTU: return (a->have & PL__NETIF_HAVE_MTU) ? a->mtu : 0;
     }
+    return 0;
+}
+
+/* Is the value of source s unreadable for this interface? */
+static int if_unavailable(enum nsrc s, const struct pl__netif_attrs *a)
+{
+    if (s == N_BANDWIDTH) return !(a->have & PL__NETIF_HAVE_SPEED);
+    if (s == N_MTU) return !(a->have & PL__NETIF_HAVE_MTU);
     return 0;
 }
 
@@ -354,13 +364,32 @@ static int build_interfaces(int have_sys, int have_speed, int have_mtu)
         cd.detail_level = PERF_DETAIL_NOVICE;
         rc = pl_builder_add_counter(g.b, obj, &cd, &handles[i]);
     }
+    /* The generic "Unavailable Counters" marker (docs/block-format.md):
+     * these counters have no base, so a handle is its definition position. */
+    int marker = -1;
+    if (rc == PL_OK) {
+        pl_counter_desc cd = {0};
+        cd.name_index = PL_CTR_UNAVAILABLE_COUNTERS;
+        cd.help_index = PL_HELP(PL_CTR_UNAVAILABLE_COUNTERS);
+        cd.type = PERF_COUNTER_LARGE_RAWCOUNT_HEX;
+        cd.detail_level = PERF_DETAIL_WIZARD;
+        rc = pl_builder_add_counter(g.b, obj, &cd, &marker);
+    }
     for (size_t k = 0; rc == PL_OK && k < g.nd.n; k++) {
         const struct pl__netif_attrs *a = &g.attrs[k];
         if (have_sys && a->have == UINT32_MAX) continue; /* vanished */
         int inst;
+        uint64_t unav = 0;
         rc = pl_builder_add_instance(g.b, obj, g.nd.d[k].name, 0, 0, PERF_NO_UNIQUE_ID, &inst);
-        for (size_t i = 0; rc == PL_OK && i < N_IF_COUNTERS; i++)
-            if (use[i]) rc = pl_builder_set_u64(g.b, obj, inst, handles[i], if_value(if_counters[i].src, &g.nd.d[k], a));
+        for (size_t i = 0; rc == PL_OK && i < N_IF_COUNTERS; i++) {
+            if (!use[i]) continue;
+            if (if_unavailable(if_counters[i].src, a)) {
+                unav |= PL_UNAVAILABLE_BIT(handles[i]);
+                continue; /* the value stays 0 */
+            }
+            rc = pl_builder_set_u64(g.b, obj, inst, handles[i], if_value(if_counters[i].src, &g.nd.d[k], a));
+        }
+        if (rc == PL_OK) rc = pl_builder_set_u64(g.b, obj, inst, marker, unav);
     }
     return rc;
 }

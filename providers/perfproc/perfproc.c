@@ -21,11 +21,10 @@
 #include "platform.h"
 #include "pl_internal.h"
 
-/* Linux-only counter that indices.h does not have yet (requested in the
- * PerfProc report): a bit mask of the counter groups that could not be read
- * for this instance. */
-
-/* Bits of "Unavailable Counters" (docs/providers/perfproc.md). */
+/* Sources that can fail for one instance (docs/providers/perfproc.md,
+ * "Unavailable values"). Collection records these groups; every instance's
+ * "Unavailable Counters" gets the per-position mask of the generic protocol
+ * (docs/block-format.md): the bits of the definitions each group covers. */
 #define UNAV_IO 0x01u        /* /proc/<pid>/io: IO Read/Write/Data Operations and Bytes */
 #define UNAV_IO_OTHER 0x02u  /* IO Other Operations/Bytes: Linux does not count them */
 #define UNAV_HANDLES 0x04u   /* /proc/<pid>/fd: Handle Count */
@@ -33,6 +32,7 @@
 #define UNAV_SCHEDSTAT 0x10u /* /proc/<pid>/task/<tid>/schedstat: Context Switches/sec */
 #define UNAV_MAPS 0x20u      /* /proc/<pid>/maps: every address-space counter */
 #define UNAV_ROLLUP 0x40u    /* /proc/<pid>/smaps_rollup: Resident / Private Resident Bytes */
+#define UNAV_PROCSTAT 0x80u  /* Idle: /proc/stat */
 
 #define LARGE PERF_COUNTER_LARGE_RAWCOUNT
 #define RAW PERF_COUNTER_RAWCOUNT
@@ -176,6 +176,54 @@ static const struct ctr_row pas_ctrs[A_COUNT] = {
     [A_PRIV_RESIDENT] = {PL_CTR_PRIVATE_RESIDENT_BYTES, LARGE, WIZ, -5},
     [A_UNAV] = {PL_CTR_UNAVAILABLE_COUNTERS, HEX, WIZ, 0},
 };
+
+/* ------------------------------------------------ unavailable groups */
+
+/* Every object here has fewer than 63 definitions and no base counters, so
+ * a counter's handle is its definition position and its bit is 1 << handle. */
+_Static_assert(P_COUNT < 63 && T_COUNT < 63 && A_COUNT < 63, "positions fit the mask below bit 63");
+#define BIT(pos) (1ull << (pos))
+
+struct unav_group {
+    uint32_t group;
+    uint64_t positions;
+};
+
+static const struct unav_group proc_groups[] = {
+    {UNAV_IO, BIT(P_IO_RD_OPS) | BIT(P_IO_WR_OPS) | BIT(P_IO_DATA_OPS) | BIT(P_IO_RD_BYTES) | BIT(P_IO_WR_BYTES) |
+                  BIT(P_IO_DATA_BYTES)},
+    {UNAV_IO_OTHER, BIT(P_IO_OTHER_OPS) | BIT(P_IO_OTHER_BYTES)},
+    {UNAV_HANDLES, BIT(P_HANDLES)},
+    {UNAV_STATUS, BIT(P_VIRT_PEAK) | BIT(P_WS_PEAK) | BIT(P_WS_PRIV) | BIT(P_WS_SHARED) | BIT(P_RSS_SHARED) |
+                      BIT(P_PRIVATE) | BIT(P_PFB) | BIT(P_PFB_PEAK) | BIT(P_SWAP) | BIT(P_VCS) | BIT(P_IVCS)},
+    {UNAV_PROCSTAT, BIT(P_PCT_PROC) | BIT(P_PCT_PRIV) | BIT(P_THREADS)},
+};
+
+static const struct unav_group thread_groups[] = {
+    {UNAV_SCHEDSTAT, BIT(T_CSW)},
+};
+
+static const struct unav_group pas_groups[] = {
+    {UNAV_MAPS, ((BIT(A_TOTAL + 1) - 1) & ~BIT(A_PID))}, /* positions 1..A_TOTAL */
+    {UNAV_ROLLUP, BIT(A_RESIDENT) | BIT(A_PRIV_RESIDENT)},
+};
+
+/* The per-position mask of a set of groups. */
+static uint64_t positions_of(uint32_t groups, const struct unav_group *t, size_t n)
+{
+    uint64_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (groups & t[i].group) m |= t[i].positions;
+    return m;
+}
+#define POSITIONS(groups, table) positions_of(groups, table, sizeof table / sizeof table[0])
+
+/* Zero the values of marked positions (their raw value is meaningless). */
+static void zero_marked(uint64_t *v, int n, uint64_t mask)
+{
+    for (int i = 0; i < n; i++)
+        if (mask & BIT(i)) v[i] = 0;
+}
 
 /* ------------------------------------------------------------ state */
 
@@ -528,6 +576,8 @@ static int collect_costly(int pidfd, int32_t pid, const char *pname, uint32_t po
     } else {
         a[A_UNAV] |= UNAV_ROLLUP;
     }
+    a[A_UNAV] = POSITIONS((uint32_t)a[A_UNAV], pas_groups);
+    zero_marked(a, A_COUNT, a[A_UNAV]);
     int inst;
     rc = add_inst(pas_obj, pname, 0, 0, &inst);
     if (rc == PL_OK) rc = put_values(pas_obj, inst, a, A_COUNT);
@@ -597,7 +647,8 @@ static void fill_process(const struct pinfo *pi, uint64_t swap_peak, uint64_t *v
         v[P_IO_DATA_BYTES] = pi->io.rchar + pi->io.wchar;
     }
     if (!(unav & UNAV_HANDLES)) v[P_HANDLES] = (uint64_t)pi->fds;
-    v[P_UNAV] = unav;
+    v[P_UNAV] = POSITIONS(unav, proc_groups);
+    zero_marked(v, P_COUNT, v[P_UNAV]);
 }
 
 static int gone(int rc)
@@ -650,7 +701,8 @@ static int collect_threads(int pidfd, int32_t pid, uint32_t ppos, int tobj)
         v[T_MIN] = st.minflt;
         v[T_NICE] = (uint32_t)(int32_t)st.nice;
         v[T_LASTCPU] = st.processor < 0 ? 0 : (uint64_t)st.processor;
-        v[T_UNAV] = unav;
+        v[T_UNAV] = POSITIONS(unav, thread_groups);
+        zero_marked(v, T_COUNT, v[T_UNAV]);
         char name[12];
         pl__fmt_i32(name, (int32_t)ordinal++);
         int inst;
@@ -685,6 +737,7 @@ static int collect(const pl_query_items *q)
     if (rc != PL_OK) return rc;
 
     uint64_t total[P_COUNT] = {0};
+    uint64_t tunav = 0; /* the OR of every instance's mask, for _Total */
     uint64_t v[P_COUNT];
     int inst;
     if (want_p) {
@@ -692,18 +745,20 @@ static int collect(const pl_query_items *q)
         uint64_t idle = 0;
         uint32_t ncpu = 0;
         uint32_t iunav = 0;
-        if (read_cpu_idle(&idle, &ncpu) != 0) iunav = UNAV_STATUS;
+        if (read_cpu_idle(&idle, &ncpu) != 0) iunav = UNAV_PROCSTAT;
         memset(v, 0, sizeof v);
         v[P_PCT_PROC] = v[P_PCT_PRIV] = idle * S.tick_100ns;
         v[P_THREADS] = ncpu;
         v[P_ELAPSED] = (uint64_t)S.boot_ft;
-        v[P_UNAV] = iunav;
+        v[P_UNAV] = POSITIONS(iunav, proc_groups);
+        zero_marked(v, P_COUNT, v[P_UNAV]);
         rc = add_inst(o.proc, "Idle", 0, 0, &inst);
         if (rc == PL_OK) rc = put_values(o.proc, inst, v, P_COUNT);
         if (rc != PL_OK) return rc;
         total[P_PCT_PROC] += v[P_PCT_PROC];
         total[P_PCT_PRIV] += v[P_PCT_PRIV];
         total[P_THREADS] += v[P_THREADS];
+        tunav |= v[P_UNAV];
     }
 
     ssize_t np = pl__proc_list_numeric(S.procfd, &S.pids);
@@ -712,7 +767,6 @@ static int collect(const pl_query_items *q)
     S.nnpeak = 0;
     size_t cursor = 0;
     uint32_t pos = 1; /* Idle is position 0 */
-    uint32_t tunav = 0;
 
     for (size_t i = 0; i < S.pids.n; i++) {
         char name[12];
@@ -745,7 +799,7 @@ static int collect(const pl_query_items *q)
             rc = add_inst(o.proc, pi.st.comm, 0, 0, &inst);
             if (rc == PL_OK) rc = put_values(o.proc, inst, v, P_COUNT);
             for (int k = 0; k < P_COUNT; k++) total[k] += v[k];
-            tunav |= (uint32_t)v[P_UNAV];
+            tunav |= v[P_UNAV];
         }
         if (rc == PL_OK && want_t) rc = collect_threads(pidfd, pi.st.pid, pos, o.thread);
         if (rc == PL_OK && (want_i || want_a)) {
@@ -761,7 +815,9 @@ static int collect(const pl_query_items *q)
         /* _Total: sums; identities and times of day do not add up. */
         total[P_PRIO] = total[P_ELAPSED] = total[P_PID] = total[P_PPID] = 0;
         total[P_NICE] = total[P_LASTCPU] = total[P_STATE] = 0;
-        total[P_UNAV] = tunav | UNAV_IO_OTHER;
+        /* A value unavailable for any process makes the sum unavailable. */
+        total[P_UNAV] = tunav | POSITIONS(UNAV_IO_OTHER, proc_groups);
+        zero_marked(total, P_COUNT, total[P_UNAV]);
         rc = add_inst(o.proc, "_Total", 0, 0, &inst);
         if (rc == PL_OK) rc = put_values(o.proc, inst, total, P_COUNT);
     }

@@ -20,7 +20,16 @@
  *   5e9 + k*1e7 at 1e7/s -> 400 + k s
  * LogicalDisk (236), instance C:: % Free Space (408, RAW_FRACTION over
  *   RAW_BASE) 25/200 -> 12.5 %; Avg. Disk sec/Transfer (206, AVERAGE_TIMER
- *   over AVERAGE_BASE) k*2e6 ticks over 4k ops -> 0.05 s */
+ *   over AVERAGE_BASE) k*2e6 ticks over 4k ops -> 0.05 s
+ * Only with `unavailable` (canned_block_opt): Network Interface (510),
+ *   instances eth0, wlan0, with the generic "Unavailable Counters" marker
+ *   (1964, position 2; docs/block-format.md):
+ *   Current Bandwidth (520, LARGE_RAWCOUNT, position 0): eth0 1e9; wlan0
+ *     marked in every sample (value 0)
+ *   Bytes Total/sec (388, BULK_COUNT, position 1): eth0 k*1e6 -> 1e6/s;
+ *     wlan0 k*5e5, marked (value 0) in sample 1 only -> unavailable at
+ *     samples 1 and 2, 500000/s at sample 3
+ *   masks: eth0 0, wlan0 0x1 (k = 0, 2, 3) and 0x3 (k = 1) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +65,11 @@ static int add_obj(pl_builder *b, uint32_t idx, int inst, int64_t pt, int64_t pf
 }
 
 int canned_block(int k, void **out, size_t *outlen)
+{
+    return canned_block_opt(k, 0, out, outlen);
+}
+
+int canned_block_opt(int k, int unavailable, void **out, size_t *outlen)
 {
     pl_builder *b = pl_builder_new();
     void *buf = NULL;
@@ -120,6 +134,20 @@ int canned_block(int k, void **out, size_t *outlen)
     CK(pl_builder_set_base(b, o, in, c0, 200));
     CK(pl_builder_set_u32(b, o, in, c1, 2000000u * (uint32_t)k));
     CK(pl_builder_set_base(b, o, in, c1, 4u * (uint32_t)k));
+    if (unavailable) {
+        /* Network Interface with the marker */
+        int m;
+        CK(add_obj(b, 510, 1, 0, 0, &o));
+        CK(add_ctr(b, o, 520, PERF_COUNTER_LARGE_RAWCOUNT, 0, &c0));
+        CK(add_ctr(b, o, 388, PERF_COUNTER_BULK_COUNT, 0, &c1));
+        CK(add_ctr(b, o, 1964, PERF_COUNTER_LARGE_RAWCOUNT_HEX, 0, &m));
+        CK(pl_builder_add_instance(b, o, "eth0", 0, 0, PERF_NO_UNIQUE_ID, &in));
+        CK(pl_builder_set_u64(b, o, in, c0, 1000000000ull));
+        CK(pl_builder_set_u64(b, o, in, c1, 1000000ull * (uint64_t)k));
+        CK(pl_builder_add_instance(b, o, "wlan0", 0, 0, PERF_NO_UNIQUE_ID, &in));
+        CK(pl_builder_set_u64(b, o, in, c1, k == 1 ? 0 : 500000ull * (uint64_t)k));
+        CK(pl_builder_set_u64(b, o, in, m, k == 1 ? 0x3 : 0x1));
+    }
 
     size_t olen = pl_builder_size(b), hlen = 0, used = 0;
     uint32_t nobj = 0;
@@ -165,7 +193,7 @@ static int c_collect(void *ctx, const char *query, void **block, size_t *len, pl
         *len = 200;
         return *block ? PL_OK : PL_E_NOMEM;
     }
-    return canned_block(c->cur, block, len) == 0 ? PL_OK : PL_E_NOMEM;
+    return canned_block_opt(c->cur, c->unavailable, block, len) == 0 ? PL_OK : PL_E_NOMEM;
 }
 
 static const pl_titles *c_titles(void *ctx, int english)

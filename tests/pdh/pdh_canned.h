@@ -21,11 +21,15 @@
 /* Sample k (0..3) of the scenario (see pdh_canned.c): a whole
  * PERF_DATA_BLOCK, malloc'd. Returns 0 on success. */
 int canned_block(int k, void **buf, size_t *len);
+/* The same, with the Network Interface object that carries unavailable
+ * values when `unavailable` is set. */
+int canned_block_opt(int k, int unavailable, void **buf, size_t *len);
 
 typedef struct canned {
     int cur;                  /* which sample collect() returns */
     int fail;                 /* collect() fails when set */
     int garbage;              /* collect() returns a block that is not valid */
+    int unavailable;          /* collect() adds the Network Interface object */
     int ncollects;
     char last_query[256];
     pl_store *st;

@@ -223,6 +223,86 @@ static void other_types_through_blocks(void **state)
     near(dbl(up), 402.0);
 }
 
+/* A value its provider marked unreadable (the generic "Unavailable
+ * Counters" marker) is never a number: raw CStatus INVALID_DATA, formatted
+ * PL_PDH_INVALID_DATA with that CStatus, also per item of an array. */
+static void expect_invalid(const pl_pdh_counter *c)
+{
+    pl_pdh_value v;
+    memset(&v, 0x5A, sizeof v);
+    assert_int_equal(pl_pdh_get_formatted(c, PL_PDH_FMT_DOUBLE, NULL, &v), PL_PDH_INVALID_DATA);
+    assert_int_equal(v.cstatus, PL_PDH_CSTATUS_INVALID_DATA);
+    assert_true(v.v.double_value == 0.0);
+    assert_int_equal(pl_pdh_get_formatted(c, PL_PDH_FMT_LARGE, NULL, &v), PL_PDH_INVALID_DATA);
+    assert_int_equal(v.cstatus, PL_PDH_CSTATUS_INVALID_DATA);
+}
+
+static void unavailable_values_are_invalid_data(void **state)
+{
+    fx *f = *state;
+    f->c.unavailable = 1;
+    pl_pdh_counter *bw_eth = add(f, "\\Network Interface(eth0)\\Current Bandwidth");
+    pl_pdh_counter *bw_wlan = add(f, "\\Network Interface(wlan0)\\Current Bandwidth");
+    pl_pdh_counter *bt_eth = add(f, "\\Network Interface(eth0)\\Bytes Total/sec");
+    pl_pdh_counter *bt_wlan = add(f, "\\Network Interface(wlan0)\\Bytes Total/sec");
+    pl_pdh_counter *bt_all = add(f, "\\Network Interface(*)\\Bytes Total/sec");
+    pl_pdh_counter *mask = add(f, "\\Network Interface(wlan0)\\Unavailable Counters");
+    pl_pdh_raw r;
+    pl_pdh_value v;
+    pl_pdh_value_item *it = NULL;
+    size_t n = 0;
+
+    collect(f, 0);
+    assert_string_equal(f->c.last_query, "510");
+    near(dbl(bw_eth), 1e9);
+    assert_int_equal(pl_pdh_get_raw(bw_wlan, NULL, &r), PL_PDH_INVALID_DATA);
+    assert_int_equal(r.cstatus, PL_PDH_CSTATUS_INVALID_DATA);
+    assert_true(r.first == 0 && r.second == 0);
+    expect_invalid(bw_wlan);
+    /* the marker itself is an ordinary counter */
+    assert_int_equal(pl_pdh_get_formatted(mask, PL_PDH_FMT_LARGE, NULL, &v), 0);
+    assert_int_equal(v.v.large_value, 1);
+
+    collect(f, 1); /* wlan0's Bytes Total/sec is marked in this sample */
+    near(dbl(bt_eth), 1e6);
+    expect_invalid(bt_wlan);
+    assert_int_equal(pl_pdh_get_raw(bt_wlan, NULL, &r), PL_PDH_INVALID_DATA);
+    assert_int_equal(pl_pdh_get_formatted(mask, PL_PDH_FMT_LARGE, NULL, &v), 0);
+    assert_int_equal(v.v.large_value, 3);
+    assert_int_equal(pl_pdh_get_formatted_array(bt_all, PL_PDH_FMT_DOUBLE, &it, &n), 0);
+    assert_int_equal(n, 2);
+    assert_string_equal(it[0].name, "eth0");
+    assert_int_equal(it[0].value.cstatus, PL_PDH_CSTATUS_VALID_DATA);
+    near(it[0].value.v.double_value, 1e6);
+    assert_string_equal(it[1].name, "wlan0");
+    assert_int_equal(it[1].value.cstatus, PL_PDH_CSTATUS_INVALID_DATA);
+    assert_true(it[1].value.v.double_value == 0.0);
+    pl_free(it);
+
+    collect(f, 2); /* readable again, but the previous sample was not */
+    assert_int_equal(pl_pdh_get_raw(bt_wlan, NULL, &r), 0);
+    assert_int_equal(r.first, 1000000);
+    expect_invalid(bt_wlan);
+    expect_invalid(bw_wlan);
+    assert_int_equal(pl_pdh_get_formatted_array(bt_all, PL_PDH_FMT_DOUBLE, &it, &n), 0);
+    assert_int_equal(it[1].value.cstatus, PL_PDH_CSTATUS_INVALID_DATA);
+    pl_free(it);
+
+    collect(f, 3);
+    near(dbl(bt_wlan), 500000.0);
+    near(dbl(bt_eth), 1e6);
+    expect_invalid(bw_wlan);
+    assert_int_equal(pl_pdh_get_formatted_array(bt_all, PL_PDH_FMT_DOUBLE, &it, &n), 0);
+    assert_int_equal(it[1].value.cstatus, PL_PDH_CSTATUS_VALID_DATA);
+    near(it[1].value.v.double_value, 500000.0);
+    pl_free(it);
+    /* pl_pdh_calculate over the two raw samples gives the same verdicts */
+    pl_pdh_raw r1 = {0};
+    assert_int_equal(pl_pdh_get_raw(bw_wlan, NULL, &r1), PL_PDH_INVALID_DATA);
+    assert_int_equal(pl_pdh_calculate(bw_wlan, PL_PDH_FMT_DOUBLE, &r1, NULL, &v), PL_PDH_INVALID_DATA);
+    assert_int_equal(v.cstatus, PL_PDH_CSTATUS_INVALID_DATA);
+}
+
 static void errors(void **state)
 {
     fx *f = *state;
@@ -699,6 +779,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(duplicates_and_missing_instances, setup, teardown),
         cmocka_unit_test_setup_teardown(parents, setup, teardown),
         cmocka_unit_test_setup_teardown(other_types_through_blocks, setup, teardown),
+        cmocka_unit_test_setup_teardown(unavailable_values_are_invalid_data, setup, teardown),
         cmocka_unit_test_setup_teardown(errors, setup, teardown),
         cmocka_unit_test_setup_teardown(scale_info_and_raw_calc, setup, teardown),
         cmocka_unit_test_setup_teardown(validate_and_expand, setup, teardown),

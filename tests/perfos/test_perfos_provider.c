@@ -6,7 +6,6 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 #include <unistd.h>
 
 #include "pl_test.h"
+#include "provider_harness.h"
 #include "perflib/block.h"
 #include "perflib/indices.h"
 #include "perflib/winperf.h"
@@ -24,88 +24,14 @@
 #define DATA PL_SOURCE_DIR "/tests/perfos/data/"
 #define FT_EPOCH 116444736000000000ull
 
-typedef struct prov {
-    void *h;
-    PM_OPEN_PROC open;
-    PM_COLLECT_PROC collect;
-    PM_CLOSE_PROC close;
-} prov;
-
 /* Load the provider with PERFLIB_SYSROOT = root (NULL: the real "/") and Open it. */
-static void load(prov *p, const char *root)
+static void load(ph_provider *p, const char *root)
 {
-    if (root) setenv("PERFLIB_SYSROOT", root, 1);
-    else unsetenv("PERFLIB_SYSROOT");
-    p->h = dlopen(PERFOS_SO, RTLD_NOW | RTLD_LOCAL);
-    if (!p->h) fail_msg("dlopen: %s", dlerror());
-    p->open = (PM_OPEN_PROC)dlsym(p->h, "PerfOsOpen");
-    p->collect = (PM_COLLECT_PROC)dlsym(p->h, "PerfOsCollect");
-    p->close = (PM_CLOSE_PROC)dlsym(p->h, "PerfOsClose");
-    assert_non_null(p->open);
-    assert_non_null(p->collect);
-    assert_non_null(p->close);
+    ph_load(p, PERFOS_SO, "PerfOs", root);
     assert_int_equal(p->open(NULL), ERROR_SUCCESS);
 }
 
-static void unload(prov *p)
-{
-    assert_int_equal(p->close(), ERROR_SUCCESS);
-    dlclose(p->h);
-}
-
-static WCHAR *W(const char *s)
-{
-    static WCHAR bufs[4][128];
-    static int k;
-    WCHAR *b = bufs[k++ % 4];
-    size_t i = 0;
-    for (; s[i] && i < 127; i++) b[i] = (WCHAR)(unsigned char)s[i];
-    b[i] = 0;
-    return b;
-}
-
-typedef struct snap {
-    uint8_t *buf;
-    DWORD bytes, nobj;
-    pl_block blk;
-} snap;
-
 #define BUFSZ (1u << 20)
-
-/* Collect `query` into a large buffer and validate it with the reader. */
-static DWORD collect(prov *p, const char *query, snap *s)
-{
-    memset(s, 0, sizeof *s);
-    s->buf = malloc(BUFSZ);
-    assert_non_null(s->buf);
-    void *data = s->buf;
-    s->bytes = BUFSZ;
-    DWORD rc = p->collect(query ? W(query) : NULL, &data, &s->bytes, &s->nobj);
-    if (rc != ERROR_SUCCESS) return rc;
-    assert_ptr_equal(data, s->buf + s->bytes); /* advanced by exactly *bytes */
-    assert_int_equal(s->bytes % 8, 0);
-    pl_error err;
-    memset(&err, 0, sizeof err);
-    int prc = pl_block_open(&s->blk, s->buf, s->bytes, PL_BLOCK_BARE, s->nobj, &err);
-    if (prc != PL_OK) fail_msg("reader rejected the block: %s", err.msg);
-    return rc;
-}
-
-static void snap_free(snap *s)
-{
-    free(s->buf);
-}
-
-static void get_obj(const snap *s, uint32_t idx, pl_object *o)
-{
-    if (pl_block_find_object(&s->blk, idx, o) != PL_OK) fail_msg("object %u missing", idx);
-}
-
-static int has_obj(const snap *s, uint32_t idx)
-{
-    pl_object o;
-    return pl_block_find_object(&s->blk, idx, &o) == PL_OK;
-}
 
 /* Non-base counter definitions of an object. */
 static uint32_t ncounters(const pl_object *o)
@@ -172,11 +98,11 @@ static uint64_t T(uint64_t ticks) /* USER_HZ ticks to 100 ns */
 static void m2_global_objects(void **state)
 {
     (void)state;
-    prov p;
+    ph_provider p;
     load(&p, DATA "m2");
-    snap s;
-    assert_int_equal(collect(&p, "Global", &s), ERROR_SUCCESS);
-    assert_int_equal(s.nobj, 4);
+    ph_result s;
+    assert_int_equal(ph_collect(&p, "Global", BUFSZ, &s), ERROR_SUCCESS);
+    assert_int_equal(s.objects, 4);
     const uint32_t order[] = {PL_OBJ_SYSTEM, PL_OBJ_MEMORY, PL_OBJ_PROCESSOR, PL_OBJ_PAGING_FILE};
     for (uint32_t i = 0; i < 4; i++) {
         pl_object o;
@@ -185,29 +111,29 @@ static void m2_global_objects(void **state)
         assert_int_equal(o.hdr.ObjectHelpTitleIndex, order[i] + 1);
         assert_int_equal(o.hdr.PerfFreq.QuadPart, 10000000);
     }
-    snap_free(&s);
+    ph_result_free(&s);
     /* NULL and "" are Global too */
-    assert_int_equal(collect(&p, NULL, &s), ERROR_SUCCESS);
-    assert_int_equal(s.nobj, 4);
-    snap_free(&s);
-    assert_int_equal(collect(&p, "", &s), ERROR_SUCCESS);
-    assert_int_equal(s.nobj, 4);
-    snap_free(&s);
-    unload(&p);
+    assert_int_equal(ph_collect(&p, NULL, BUFSZ, &s), ERROR_SUCCESS);
+    assert_int_equal(s.objects, 4);
+    ph_result_free(&s);
+    assert_int_equal(ph_collect(&p, "", BUFSZ, &s), ERROR_SUCCESS);
+    assert_int_equal(s.objects, 4);
+    ph_result_free(&s);
+    ph_unload(&p);
 }
 
 static void m2_system(void **state)
 {
     (void)state;
-    prov p;
+    ph_provider p;
     load(&p, DATA "m2");
-    snap s;
+    ph_result s;
     int64_t before = filetime_now();
-    assert_int_equal(collect(&p, "2", &s), ERROR_SUCCESS);
+    assert_int_equal(ph_collect(&p, "2", BUFSZ, &s), ERROR_SUCCESS);
     int64_t after = filetime_now();
-    assert_int_equal(s.nobj, 1);
+    assert_int_equal(s.objects, 1);
     pl_object o;
-    get_obj(&s, PL_OBJ_SYSTEM, &o);
+    ph_object(&s, PL_OBJ_SYSTEM, &o);
     const expv e[] = {
         {PL_CTR_PROCESSOR_QUEUE_LENGTH, PERF_COUNTER_RAWCOUNT, 3, 0}, /* 5 running - 2 CPUs */
         {PL_CTR_PROCESSES, PERF_COUNTER_RAWCOUNT, 4, 0},
@@ -243,20 +169,20 @@ static void m2_system(void **state)
     assert_int_equal(pl_object_find_counter(&o, PL_CTR_SYSTEM_CALLS_PER_SEC, &c), PL_E_NOT_FOUND);
     assert_int_equal(pl_object_find_counter(&o, PL_CTR_LOAD_AVERAGE_1MIN, &c), PL_OK);
     assert_int_equal(c.def.DefaultScale, -2);
-    snap_free(&s);
-    unload(&p);
+    ph_result_free(&s);
+    ph_unload(&p);
 }
 
 static void m2_memory(void **state)
 {
     (void)state;
-    prov p;
+    ph_provider p;
     load(&p, DATA "m2");
-    snap s;
-    assert_int_equal(collect(&p, "4", &s), ERROR_SUCCESS);
-    assert_int_equal(s.nobj, 1);
+    ph_result s;
+    assert_int_equal(ph_collect(&p, "4", BUFSZ, &s), ERROR_SUCCESS);
+    assert_int_equal(s.objects, 1);
     pl_object o;
-    get_obj(&s, PL_OBJ_MEMORY, &o);
+    ph_object(&s, PL_OBJ_MEMORY, &o);
     const uint32_t L = PERF_COUNTER_LARGE_RAWCOUNT, B = PERF_COUNTER_BULK_COUNT;
     const expv e[] = {
         {PL_CTR_AVAILABLE_BYTES, L, 5120000000ull, 0},
@@ -286,8 +212,8 @@ static void m2_memory(void **state)
         {PL_CTR_HUGE_PAGE_SIZE_BYTES, L, 2097152, 0},
     };
     check_single(&o, e, N(e));
-    snap_free(&s);
-    unload(&p);
+    ph_result_free(&s);
+    ph_unload(&p);
 }
 
 /* Processor counters in the order of each row of expected values below. */
@@ -327,13 +253,13 @@ static void check_processor(const pl_object *o, const char *const *names, size_t
 static void m2_processor(void **state)
 {
     (void)state;
-    prov p;
+    ph_provider p;
     load(&p, DATA "m2");
-    snap s;
-    assert_int_equal(collect(&p, "238", &s), ERROR_SUCCESS);
-    assert_int_equal(s.nobj, 1); /* only Processor for "238" */
+    ph_result s;
+    assert_int_equal(ph_collect(&p, "238", BUFSZ, &s), ERROR_SUCCESS);
+    assert_int_equal(s.objects, 1); /* only Processor for "238" */
     pl_object o;
-    get_obj(&s, PL_OBJ_PROCESSOR, &o);
+    ph_object(&s, PL_OBJ_PROCESSOR, &o);
     static const char *const names[] = {"0", "1", "_Total"};
     /* columns: proc(idle+iowait) user(+nice) priv(sys+irq+softirq) irq softirq idle ints dpcs nice iowait steal guest */
     uint64_t v[3][12] = {
@@ -345,20 +271,20 @@ static void m2_processor(void **state)
     };
     check_processor(&o, names, 3, v, 12);
     assert_int_equal(o.hdr.DefaultCounter, 0);
-    snap_free(&s);
-    unload(&p);
+    ph_result_free(&s);
+    ph_unload(&p);
 }
 
 static void m2_paging_file(void **state)
 {
     (void)state;
-    prov p;
+    ph_provider p;
     load(&p, DATA "m2");
-    snap s;
-    assert_int_equal(collect(&p, "700", &s), ERROR_SUCCESS);
-    assert_int_equal(s.nobj, 1);
+    ph_result s;
+    assert_int_equal(ph_collect(&p, "700", BUFSZ, &s), ERROR_SUCCESS);
+    assert_int_equal(s.objects, 1);
     pl_object o;
-    get_obj(&s, PL_OBJ_PAGING_FILE, &o);
+    ph_object(&s, PL_OBJ_PAGING_FILE, &o);
     assert_int_equal(pl_object_num_instances(&o), 3);
     assert_int_equal(ncounters(&o), 4);
     static const char *const names[] = {"/dev/sda2", "/var/swap file", "_Total"};
@@ -377,8 +303,8 @@ static void m2_paging_file(void **state)
         };
         for (size_t k = 0; k < N(e); k++) check_value(&o, &in, &e[k], names[i]);
     }
-    snap_free(&s);
-    unload(&p);
+    ph_result_free(&s);
+    ph_unload(&p);
 }
 
 /* --------------------------------------------------------------- m4 tree */
@@ -386,13 +312,13 @@ static void m2_paging_file(void **state)
 static void m4_system_memory(void **state)
 {
     (void)state;
-    prov p;
+    ph_provider p;
     load(&p, DATA "m4");
-    snap s;
-    assert_int_equal(collect(&p, "2 4", &s), ERROR_SUCCESS);
-    assert_int_equal(s.nobj, 2);
+    ph_result s;
+    assert_int_equal(ph_collect(&p, "2 4", BUFSZ, &s), ERROR_SUCCESS);
+    assert_int_equal(s.objects, 2);
     pl_object o;
-    get_obj(&s, PL_OBJ_SYSTEM, &o);
+    ph_object(&s, PL_OBJ_SYSTEM, &o);
     /* no PSI on this kernel: no pressure counters at all, not zeros */
     const expv es[] = {
         {PL_CTR_PROCESSOR_QUEUE_LENGTH, PERF_COUNTER_RAWCOUNT, 0, 0}, /* 1 running < 3 CPUs */
@@ -408,7 +334,7 @@ static void m4_system_memory(void **state)
         {PL_CTR_FORKS_PER_SEC, PERF_COUNTER_BULK_COUNT, 1000, 0},
     };
     check_single(&o, es, N(es));
-    get_obj(&s, PL_OBJ_MEMORY, &o);
+    ph_object(&s, PL_OBJ_MEMORY, &o);
     const uint32_t L = PERF_COUNTER_LARGE_RAWCOUNT, B = PERF_COUNTER_BULK_COUNT;
     /* no MemAvailable (before 3.14), no Shmem, no huge pages */
     const expv em[] = {
@@ -432,19 +358,19 @@ static void m4_system_memory(void **state)
         {PL_CTR_SWAP_FREE_BYTES, L, 0, 0},
     };
     check_single(&o, em, N(em));
-    snap_free(&s);
-    unload(&p);
+    ph_result_free(&s);
+    ph_unload(&p);
 }
 
 static void m4_processor_offline_cpu(void **state)
 {
     (void)state;
-    prov p;
+    ph_provider p;
     load(&p, DATA "m4");
-    snap s;
-    assert_int_equal(collect(&p, "238", &s), ERROR_SUCCESS);
+    ph_result s;
+    assert_int_equal(ph_collect(&p, "238", BUFSZ, &s), ERROR_SUCCESS);
     pl_object o;
-    get_obj(&s, PL_OBJ_PROCESSOR, &o);
+    ph_object(&s, PL_OBJ_PROCESSOR, &o);
     static const char *const names[] = {"0", "1", "3", "_Total"}; /* cpu2 is offline */
     uint64_t v[4][12] = {
         {T(16300), T(2000), T(1200), T(100), T(100), T(16300), 110, 11, 0, T(300), 0},
@@ -456,24 +382,24 @@ static void m4_processor_offline_cpu(void **state)
          0},
     };
     check_processor(&o, names, 4, v, 11); /* 8 columns: no % Guest Time */
-    snap_free(&s);
-    unload(&p);
+    ph_result_free(&s);
+    ph_unload(&p);
 }
 
 static void m4_no_swap(void **state)
 {
     (void)state;
-    prov p;
+    ph_provider p;
     load(&p, DATA "m4");
-    snap s;
-    assert_int_equal(collect(&p, "700", &s), ERROR_SUCCESS);
-    assert_int_equal(s.nobj, 1);
+    ph_result s;
+    assert_int_equal(ph_collect(&p, "700", BUFSZ, &s), ERROR_SUCCESS);
+    assert_int_equal(s.objects, 1);
     pl_object o;
-    get_obj(&s, PL_OBJ_PAGING_FILE, &o);
+    ph_object(&s, PL_OBJ_PAGING_FILE, &o);
     assert_int_equal(o.hdr.NumInstances, 0); /* valid: no swap, no instances */
     assert_int_equal(ncounters(&o), 4);
-    snap_free(&s);
-    unload(&p);
+    ph_result_free(&s);
+    ph_unload(&p);
 }
 
 /* ------------------------------------------------------------ contract */
@@ -481,13 +407,13 @@ static void m4_no_swap(void **state)
 static void more_data_contract(void **state)
 {
     (void)state;
-    prov p;
+    ph_provider p;
     load(&p, DATA "m2");
     _Alignas(8) uint8_t small[64];
     memset(small, 0xAB, sizeof small);
     void *data = small;
     DWORD bytes = sizeof small, nobj = 77;
-    assert_int_equal(p.collect(W("Global"), &data, &bytes, &nobj), ERROR_MORE_DATA);
+    assert_int_equal(p.collect(ph_w("Global"), &data, &bytes, &nobj), ERROR_MORE_DATA);
     assert_ptr_equal(data, small); /* untouched */
     assert_int_equal(bytes, 0);
     assert_int_equal(nobj, 0);
@@ -499,7 +425,7 @@ static void more_data_contract(void **state)
         assert_non_null(buf);
         data = buf;
         bytes = cap;
-        DWORD rc = p.collect(W("Global"), &data, &bytes, &nobj);
+        DWORD rc = p.collect(ph_w("Global"), &data, &bytes, &nobj);
         if (rc == ERROR_MORE_DATA) {
             assert_ptr_equal(data, buf);
             assert_int_equal(bytes, 0);
@@ -514,59 +440,41 @@ static void more_data_contract(void **state)
         free(buf);
         break;
     }
-    unload(&p);
+    ph_unload(&p);
 }
 
 static void queries(void **state)
 {
     (void)state;
-    prov p;
+    ph_provider p;
     load(&p, DATA "m2");
     static const char *const none[] = {"Costly", "ABCD", "Foreign host", "230", "9999", "2x"};
-    for (size_t i = 0; i < N(none); i++) {
-        _Alignas(8) uint8_t buf[256];
-        void *data = buf;
-        DWORD bytes = sizeof buf, nobj = 5;
-        assert_int_equal(p.collect(W(none[i]), &data, &bytes, &nobj), ERROR_SUCCESS);
-        assert_ptr_equal(data, buf);
-        assert_int_equal(bytes, 0);
-        assert_int_equal(nobj, 0);
-    }
-    snap s;
-    assert_int_equal(collect(&p, "700 238", &s), ERROR_SUCCESS);
-    assert_int_equal(s.nobj, 2);
-    assert_true(has_obj(&s, PL_OBJ_PROCESSOR));
-    assert_true(has_obj(&s, PL_OBJ_PAGING_FILE));
-    assert_false(has_obj(&s, PL_OBJ_SYSTEM));
-    snap_free(&s);
-    assert_int_equal(collect(&p, "global", &s), ERROR_SUCCESS); /* case-insensitive */
-    assert_int_equal(s.nobj, 4);
-    snap_free(&s);
-    unload(&p);
+    for (size_t i = 0; i < N(none); i++) ph_expect_nothing(&p, none[i], ERROR_SUCCESS);
+    ph_result s;
+    assert_int_equal(ph_collect(&p, "700 238", BUFSZ, &s), ERROR_SUCCESS);
+    assert_int_equal(s.objects, 2);
+    assert_true(ph_has_object(&s, PL_OBJ_PROCESSOR));
+    assert_true(ph_has_object(&s, PL_OBJ_PAGING_FILE));
+    assert_false(ph_has_object(&s, PL_OBJ_SYSTEM));
+    ph_result_free(&s);
+    assert_int_equal(ph_collect(&p, "global", BUFSZ, &s), ERROR_SUCCESS); /* case-insensitive */
+    assert_int_equal(s.objects, 4);
+    ph_result_free(&s);
+    ph_unload(&p);
 }
 
 static void open_bad_root(void **state)
 {
     (void)state;
-    setenv("PERFLIB_SYSROOT", "/nonexistent/perfos-root", 1);
-    void *h = dlopen(PERFOS_SO, RTLD_NOW | RTLD_LOCAL);
-    assert_non_null(h);
-    PM_OPEN_PROC op = (PM_OPEN_PROC)dlsym(h, "PerfOsOpen");
-    PM_COLLECT_PROC co = (PM_COLLECT_PROC)dlsym(h, "PerfOsCollect");
-    PM_CLOSE_PROC cl = (PM_CLOSE_PROC)dlsym(h, "PerfOsClose");
-    assert_int_equal(op(NULL), ERROR_FILE_NOT_FOUND);
-    uint8_t buf[64];
-    void *data = buf;
-    DWORD bytes = sizeof buf, nobj = 3;
-    assert_int_equal(co(W("Global"), &data, &bytes, &nobj), ERROR_INVALID_HANDLE); /* never opened */
-    assert_int_equal(bytes, 0);
-    assert_int_equal(nobj, 0);
-    assert_ptr_equal(data, buf);
-    assert_int_equal(cl(), ERROR_SUCCESS);
+    ph_provider p;
+    ph_load(&p, PERFOS_SO, "PerfOs", "/nonexistent/perfos-root");
+    assert_int_equal(p.open(NULL), ERROR_FILE_NOT_FOUND);
+    ph_expect_nothing(&p, "Global", ERROR_INVALID_HANDLE); /* never opened */
+    assert_int_equal(p.close(), ERROR_SUCCESS);
     /* only the three entry points are exported */
-    assert_null(dlsym(h, "pl_builder_new"));
-    assert_null(dlsym(h, "pl__read_proc_stat"));
-    dlclose(h);
+    assert_null(dlsym(p.so, "pl_builder_new"));
+    assert_null(dlsym(p.so, "pl__read_proc_stat"));
+    ph_dlclose(&p);
 }
 
 /* ------------------------------------------------- temp trees: peak, gaps */
@@ -575,32 +483,20 @@ static char tmp_root[64];
 
 static void tmp_write(const char *rel, const char *content)
 {
-    char p[PATH_MAX];
     if (!tmp_root[0]) {
         strcpy(tmp_root, "/tmp/perfos-prov-XXXXXX");
-        assert_non_null(mkdtemp(tmp_root));
-        snprintf(p, sizeof p, "%s/proc", tmp_root);
-        assert_int_equal(mkdir(p, 0755), 0);
+        ph_tempdir(tmp_root);
+        ph_mkdir(tmp_root, "proc");
     }
     if (!rel) return;
-    snprintf(p, sizeof p, "%s/proc/%s", tmp_root, rel);
-    FILE *f = fopen(p, "w");
-    assert_non_null(f);
-    fputs(content, f);
-    fclose(f);
-}
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "proc/%s", rel);
+    ph_put(tmp_root, p, content);
 }
 
 static void tmp_cleanup(void)
 {
-    if (tmp_root[0]) nftw(tmp_root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    if (tmp_root[0]) ph_rmtree(tmp_root);
     tmp_root[0] = '\0';
 }
 
@@ -611,12 +507,12 @@ static void swaps_with(const char *a_used, const char *b_line)
     tmp_write("swaps", t);
 }
 
-static void peak_value(prov *p, int inst, const char *name, uint64_t used, uint64_t peak, uint64_t size)
+static void peak_value(ph_provider *p, int inst, const char *name, uint64_t used, uint64_t peak, uint64_t size)
 {
-    snap s;
-    assert_int_equal(collect(p, "700", &s), ERROR_SUCCESS);
+    ph_result s;
+    assert_int_equal(ph_collect(p, "700", BUFSZ, &s), ERROR_SUCCESS);
     pl_object o;
-    get_obj(&s, PL_OBJ_PAGING_FILE, &o);
+    ph_object(&s, PL_OBJ_PAGING_FILE, &o);
     pl_instance in;
     assert_int_equal(pl_object_instance(&o, inst, &in), PL_OK);
     char nm[64];
@@ -626,14 +522,14 @@ static void peak_value(prov *p, int inst, const char *name, uint64_t used, uint6
     check_value(&o, &in, &e, name);
     expv ep = {PL_CTR_PCT_USAGE_PEAK, PERF_RAW_FRACTION, peak, size};
     check_value(&o, &in, &ep, name);
-    snap_free(&s);
+    ph_result_free(&s);
 }
 
 static void paging_file_peak(void **state)
 {
     (void)state;
     swaps_with("100", "/swapB\tfile\t3000\t0\t-3\n");
-    prov p;
+    ph_provider p;
     load(&p, tmp_root);
     peak_value(&p, 0, "/swapA", 100, 100, 1000);
     peak_value(&p, 2, "_Total", 100, 100, 4000);
@@ -649,11 +545,11 @@ static void paging_file_peak(void **state)
     peak_value(&p, 1, "_Total", 200, 800, 1000);
     swaps_with("200", "/swapB\tfile\t3000\t50\t-3\n");
     peak_value(&p, 1, "/swapB", 50, 50, 3000);
-    unload(&p);
+    ph_unload(&p);
     /* a new Open starts over */
     load(&p, tmp_root);
     peak_value(&p, 0, "/swapA", 200, 200, 1000);
-    unload(&p);
+    ph_unload(&p);
     tmp_cleanup();
 }
 
@@ -662,11 +558,11 @@ static void paging_file_huge_sizes(void **state)
     (void)state;
     /* 16 TiB of swap in KiB does not fit a DWORD: both halves are shifted */
     tmp_write("swaps", "Filename\tType\tSize\tUsed\tPriority\n/big\tpartition\t17179869184\t8589934592\t-2\n");
-    prov p;
+    ph_provider p;
     load(&p, tmp_root);
     /* 2^34 KiB and 2^33 KiB, shifted right by 3 to fit 32 bits */
     peak_value(&p, 0, "/big", 1u << 30, 1u << 30, 1ull << 31);
-    unload(&p);
+    ph_unload(&p);
     tmp_cleanup();
 }
 
@@ -676,40 +572,40 @@ static void missing_sources_left_out(void **state)
     /* only meminfo: no stat (no Processor, no stat-based System counters), no
      * loadavg, no vmstat, no swaps (no Paging File object) */
     tmp_write("meminfo", "MemTotal: 1000 kB\nMemFree: 500 kB\n");
-    prov p;
+    ph_provider p;
     load(&p, tmp_root);
-    snap s;
-    assert_int_equal(collect(&p, "Global", &s), ERROR_SUCCESS);
-    assert_int_equal(s.nobj, 2);
+    ph_result s;
+    assert_int_equal(ph_collect(&p, "Global", BUFSZ, &s), ERROR_SUCCESS);
+    assert_int_equal(s.objects, 2);
     pl_object o;
-    get_obj(&s, PL_OBJ_SYSTEM, &o);
+    ph_object(&s, PL_OBJ_SYSTEM, &o);
     const expv es[] = {{PL_CTR_PROCESSES, PERF_COUNTER_RAWCOUNT, 0, 0}}; /* proc/ exists, has no pids */
     check_single(&o, es, 1);
-    get_obj(&s, PL_OBJ_MEMORY, &o);
+    ph_object(&s, PL_OBJ_MEMORY, &o);
     const expv em[] = {
         {PL_CTR_TOTAL_BYTES, PERF_COUNTER_LARGE_RAWCOUNT, 1024000, 0},
         {PL_CTR_FREE_BYTES, PERF_COUNTER_LARGE_RAWCOUNT, 512000, 0},
     };
     check_single(&o, em, 2);
-    assert_false(has_obj(&s, PL_OBJ_PROCESSOR));
-    assert_false(has_obj(&s, PL_OBJ_PAGING_FILE));
-    snap_free(&s);
+    assert_false(ph_has_object(&s, PL_OBJ_PROCESSOR));
+    assert_false(ph_has_object(&s, PL_OBJ_PAGING_FILE));
+    ph_result_free(&s);
     /* a malformed stat counts as unreadable; malformed interrupts only drop Interrupts/sec */
     tmp_write("stat", "cpu  1 2 3\n");
-    assert_int_equal(collect(&p, "238", &s), ERROR_SUCCESS);
-    assert_int_equal(s.nobj, 0);
-    snap_free(&s);
+    assert_int_equal(ph_collect(&p, "238", BUFSZ, &s), ERROR_SUCCESS);
+    assert_int_equal(s.objects, 0);
+    ph_result_free(&s);
     tmp_write("stat", "cpu  10 0 0 90 0 0 0 0\ncpu0 10 0 0 90 0 0 0 0\n");
     tmp_write("interrupts", "  CPUx\n 0: 1\n");
     tmp_write("softirqs", "  CPU1\n HI: 5\n"); /* no column for cpu0 */
-    assert_int_equal(collect(&p, "238", &s), ERROR_SUCCESS);
-    get_obj(&s, PL_OBJ_PROCESSOR, &o);
+    assert_int_equal(ph_collect(&p, "238", BUFSZ, &s), ERROR_SUCCESS);
+    ph_object(&s, PL_OBJ_PROCESSOR, &o);
     assert_int_equal(ncounters(&o), 9); /* 11 minus Interrupts/sec and DPCs Queued/sec */
     pl_counter c;
     assert_int_equal(pl_object_find_counter(&o, PL_CTR_INTERRUPTS_PER_SEC, &c), PL_E_NOT_FOUND);
     assert_int_equal(pl_object_find_counter(&o, PL_CTR_DPCS_QUEUED_PER_SEC, &c), PL_E_NOT_FOUND);
-    snap_free(&s);
-    unload(&p);
+    ph_result_free(&s);
+    ph_unload(&p);
     tmp_cleanup();
 }
 
@@ -756,26 +652,26 @@ static uint64_t count_pids(void)
 static void live_cross_check(void **state)
 {
     (void)state;
-    prov p;
+    ph_provider p;
     load(&p, NULL);
-    snap s;
-    assert_int_equal(collect(&p, "Global", &s), ERROR_SUCCESS);
-    assert_true(s.nobj >= 3);
+    ph_result s;
+    assert_int_equal(ph_collect(&p, "Global", BUFSZ, &s), ERROR_SUCCESS);
+    assert_true(s.objects >= 3);
     struct sysinfo si;
     assert_int_equal(sysinfo(&si), 0);
 
     pl_object o;
-    get_obj(&s, PL_OBJ_PROCESSOR, &o);
+    ph_object(&s, PL_OBJ_PROCESSOR, &o);
     assert_int_equal(pl_object_num_instances(&o), (uint32_t)sysconf(_SC_NPROCESSORS_ONLN) + 1);
 
-    get_obj(&s, PL_OBJ_MEMORY, &o);
+    ph_object(&s, PL_OBJ_MEMORY, &o);
     assert_int_equal(value_of(&o, -1, PL_CTR_TOTAL_BYTES), (uint64_t)si.totalram * si.mem_unit);
     uint64_t avail = value_of(&o, -1, PL_CTR_AVAILABLE_BYTES), direct = meminfo_available();
     uint64_t diff = avail > direct ? avail - direct : direct - avail;
     assert_true(diff < 256ull * 1024 * 1024);
     assert_int_equal(value_of(&o, -1, PL_CTR_AVAILABLE_MBYTES), avail / (1024 * 1024));
 
-    get_obj(&s, PL_OBJ_SYSTEM, &o);
+    ph_object(&s, PL_OBJ_SYSTEM, &o);
     int64_t boot = (int64_t)value_of(&o, -1, PL_CTR_SYSTEM_UP_TIME);
     double up = (double)(o.hdr.PerfTime.QuadPart - boot) / (double)o.hdr.PerfFreq.QuadPart; /* the ELAPSED_TIME formula */
     assert_true(up > (double)si.uptime - 2.0 && up < (double)si.uptime + 2.0);
@@ -784,8 +680,8 @@ static void live_cross_check(void **state)
     int64_t procs = (int64_t)value_of(&o, -1, PL_CTR_PROCESSES), direct_procs = (int64_t)count_pids();
     assert_true(procs >= direct_procs - 50 && procs <= direct_procs + 50);
     assert_true(procs <= threads + 50);
-    snap_free(&s);
-    unload(&p);
+    ph_result_free(&s);
+    ph_unload(&p);
 }
 
 /* On the real machine idle time per CPU advances by at most 10^7 per second
@@ -793,16 +689,16 @@ static void live_cross_check(void **state)
 static void live_processor_rates(void **state)
 {
     (void)state;
-    prov p;
+    ph_provider p;
     load(&p, NULL);
-    snap a, b;
-    assert_int_equal(collect(&p, "238", &a), ERROR_SUCCESS);
+    ph_result a, b;
+    assert_int_equal(ph_collect(&p, "238", BUFSZ, &a), ERROR_SUCCESS);
     struct timespec ts = {0, 300 * 1000 * 1000};
     nanosleep(&ts, NULL);
-    assert_int_equal(collect(&p, "238", &b), ERROR_SUCCESS);
+    assert_int_equal(ph_collect(&p, "238", BUFSZ, &b), ERROR_SUCCESS);
     pl_object oa, ob;
-    get_obj(&a, PL_OBJ_PROCESSOR, &oa);
-    get_obj(&b, PL_OBJ_PROCESSOR, &ob);
+    ph_object(&a, PL_OBJ_PROCESSOR, &oa);
+    ph_object(&b, PL_OBJ_PROCESSOR, &ob);
     uint32_t n = pl_object_num_instances(&ob);
     assert_int_equal(pl_object_num_instances(&oa), n);
     double dd = (double)(ob.hdr.PerfTime.QuadPart - oa.hdr.PerfTime.QuadPart);
@@ -820,9 +716,9 @@ static void live_processor_rates(void **state)
         double pct = 100.0 * (1.0 - (double)(p1 - p0) / dd);
         assert_true(pct >= -100.0 * slack / dd && pct <= 100.0);
     }
-    snap_free(&a);
-    snap_free(&b);
-    unload(&p);
+    ph_result_free(&a);
+    ph_result_free(&b);
+    ph_unload(&p);
 }
 
 int main(int argc, char **argv)

@@ -1,11 +1,13 @@
 /* perfquery's deterministic test provider: six objects with fixed values,
  * covering an object without instances, text with characters that need
  * escaping, 64-bit values, a counter with a base, parent instances and
- * duplicate instance names, and stand-ins for System, Memory and Processor.
+ * duplicate instance names, values marked unavailable (the generic
+ * "Unavailable Counters" marker: alpha/one's Hit Ratio base, alpha/two's
+ * Bytes/sec), and stand-ins for System, Memory and Processor.
  * Entry points PqOpen/PqCollect/PqClose. */
 #include <stdint.h>
 
-#include "perflib/provider.h"
+#include "perflib/indices.h"
 #include "perflib/provider.h"
 #include "pqtestsym.h"
 
@@ -23,7 +25,7 @@ static uint32_t fc, fh;
 
 static DWORD build(void)
 {
-    int o, c_greet, c_ticks, c_flags, c_items, c_hits, c_ratio, c_bytes, i;
+    int o, c_greet, c_ticks, c_flags, c_items, c_hits, c_ratio, c_bytes, c_unav, i;
     pl_object_desc machine = {fc + PQ_MACHINE, fh + PQ_MACHINE, 100, 0, 0, 0, 0};
     CHECK(pl_builder_add_object(b, &machine, &o));
     pl_counter_desc greet = {fc + PQ_GREETING, fh + PQ_GREETING, PERF_COUNTER_TEXT, 64, 100, 0, 0, 0};
@@ -54,17 +56,21 @@ static DWORD build(void)
     CHECK(pl_builder_add_counter(b, o, &hits, &c_hits));
     CHECK(pl_builder_add_counter(b, o, &ratio, &c_ratio));
     CHECK(pl_builder_add_counter(b, o, &bytes, &c_bytes));
+    /* positions: Hits 0, Hit Ratio 1 and its base 2, Bytes/sec 3, marker 4 */
+    pl_counter_desc unav = {PL_CTR_UNAVAILABLE_COUNTERS, PL_HELP(PL_CTR_UNAVAILABLE_COUNTERS),
+                            PERF_COUNTER_LARGE_RAWCOUNT_HEX, 0, PERF_DETAIL_WIZARD, 0, 0, 0};
+    CHECK(pl_builder_add_counter(b, o, &unav, &c_unav));
     /* alpha/one, alpha/two, beta/one, alpha/one#1 */
     static const struct {
         const char *name;
         uint32_t parent;
         uint32_t hits, num, den;
-        uint64_t bytes;
+        uint64_t bytes, unav;
     } kids[] = {
-        {"one", 0, 1, 1, 4, 1000},
-        {"two", 0, 2, 2, 4, 2000},
-        {"one", 1, 3, 3, 4, 3000},
-        {"one", 0, 4, 0, 0, 5000000000ull},
+        {"one", 0, 1, 1, 0, 1000, PL_UNAVAILABLE_BIT(2)}, /* the base of Hit Ratio */
+        {"two", 0, 2, 2, 4, 0, PL_UNAVAILABLE_BIT(3)},    /* Bytes/sec */
+        {"one", 1, 3, 3, 4, 3000, 0},
+        {"one", 0, 4, 0, 0, 5000000000ull, 0},
     };
     for (unsigned k = 0; k < sizeof kids / sizeof kids[0]; k++) {
         CHECK(pl_builder_add_instance(b, o, kids[k].name, fc + PQ_PARENT, kids[k].parent, PERF_NO_UNIQUE_ID, &i));
@@ -72,6 +78,7 @@ static DWORD build(void)
         CHECK(pl_builder_set_u32(b, o, i, c_ratio, kids[k].num));
         CHECK(pl_builder_set_base(b, o, i, c_ratio, kids[k].den));
         CHECK(pl_builder_set_u64(b, o, i, c_bytes, kids[k].bytes));
+        CHECK(pl_builder_set_u64(b, o, i, c_unav, kids[k].unav));
     }
     /* Stand-ins for the built-in objects the summary reports, at their
      * Windows indices: System (Processes, Threads), Memory (Available

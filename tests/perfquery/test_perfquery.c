@@ -87,6 +87,10 @@ GOLDEN_CASE(get_parent_path, "--get", "PQ Parent", "beta", "Items")
 GOLDEN_CASE(get_duplicate, "--get", "PQ Child", "alpha/one#1", "Bytes/sec")
 GOLDEN_CASE(get_short_name, "--get", "PQ Child", "one#1", "Hits")
 GOLDEN_CASE(get_with_base, "--get", "PQ Child", "beta/one", "Hit Ratio")
+/* --get: a value the provider marked unavailable: n/a, exit 5. */
+GOLDEN_CASE(get_unavailable, "--get", "PQ Child", "alpha/two", "Bytes/sec")
+GOLDEN_CASE(get_unavailable_base, "--get", "PQ Child", "alpha/one", "Hit Ratio")
+GOLDEN_CASE(get_available_beside_marked, "--get", "PQ Child", "alpha/two", "Hits")
 /* --get: each kind of "not found". */
 GOLDEN_CASE(get_no_such_object, "--get", "Nope", "-", "Items")
 GOLDEN_CASE(get_object_not_in_snapshot, "--get", "Paging File", "-", "Items")
@@ -226,6 +230,9 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown(get_duplicate, setup, teardown),
     cmocka_unit_test_setup_teardown(get_short_name, setup, teardown),
     cmocka_unit_test_setup_teardown(get_with_base, setup, teardown),
+    cmocka_unit_test_setup_teardown(get_unavailable, setup, teardown),
+    cmocka_unit_test_setup_teardown(get_unavailable_base, setup, teardown),
+    cmocka_unit_test_setup_teardown(get_available_beside_marked, setup, teardown),
     cmocka_unit_test_setup_teardown(get_no_such_object, setup, teardown),
     cmocka_unit_test_setup_teardown(get_object_not_in_snapshot, setup, teardown),
     cmocka_unit_test_setup_teardown(get_no_such_instance, setup, teardown),

@@ -138,6 +138,39 @@ static void two_counters_three_samples(void **state)
     assert_string_equal(f->err, "");
 }
 
+/* Values a provider marked unreadable ("Unavailable Counters") print " ",
+ * like any value that cannot be computed: wlan0's Current Bandwidth in every
+ * sample, its Bytes Total/sec at samples 1 (marked) and 2 (previous marked). */
+static void unavailable_values_blank(void **state)
+{
+    fx *f = *state;
+    for (int k = 0; k < CANNED_SAMPLES; k++) {
+        void *b = NULL;
+        size_t len = 0;
+        char p[160];
+        assert_int_equal(canned_block_opt(k, 1, &b, &len), 0);
+        snprintf(p, sizeof p, "%s/sample%d.blk", f->dir, k);
+        assert_int_equal(write_file(p, b, len), 0);
+        free(b);
+    }
+    const char *a[] = {"\\Network Interface(eth0)\\Current Bandwidth", "\\Network Interface(wlan0)\\Current Bandwidth",
+                       "\\Network Interface(*)\\Bytes Total/sec", NULL};
+    run(f, NULL, a);
+    assert_int_equal(f->code, 0);
+    expect_out(f, "\r\n"
+                  "\"(PDH-CSV 4.0)\",\"\\\\TESTBOX\\Network Interface(eth0)\\Current Bandwidth\","
+                  "\"\\\\TESTBOX\\Network Interface(wlan0)\\Current Bandwidth\","
+                  "\"\\\\TESTBOX\\Network Interface(eth0)\\Bytes Total/sec\","
+                  "\"\\\\TESTBOX\\Network Interface(wlan0)\\Bytes Total/sec\"\r\n"
+                  "\"01/15/2024 10:00:00.000\",\"1000000000.000000\",\" \",\" \",\" \"\r\n"
+                  "\"01/15/2024 10:00:01.000\",\"1000000000.000000\",\" \",\"1000000.000000\",\" \"\r\n"
+                  "\"01/15/2024 10:00:02.000\",\"1000000000.000000\",\" \",\"1000000.000000\",\" \"\r\n"
+                  "\"01/15/2024 10:00:03.000\",\"1000000000.000000\",\" \",\"1000000.000000\",\"500000.000000\"\r\n"
+                  "Exiting, please wait...\r\n"
+                  "The command completed successfully.\r\n");
+    assert_string_equal(f->err, "");
+}
+
 static void fixed_clock_and_tsv(void **state)
 {
     fx *f = *state;
@@ -628,6 +661,7 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(two_counters_three_samples, setup, teardown),
+        cmocka_unit_test_setup_teardown(unavailable_values_blank, setup, teardown),
         cmocka_unit_test_setup_teardown(fixed_clock_and_tsv, setup, teardown),
         cmocka_unit_test_setup_teardown(wildcard_columns, setup, teardown),
         cmocka_unit_test_setup_teardown(runs_until_data_ends, setup, teardown),

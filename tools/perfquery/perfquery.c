@@ -21,6 +21,7 @@
 #define EXIT_NOTFOUND 2
 #define EXIT_BADBLOCK 3
 #define EXIT_ENGINE 4
+#define EXIT_UNAVAILABLE 5 /* --get: the provider marked the value unreadable */
 
 /* Indices the summary looks for (Windows English indices). */
 #define IDX_SYSTEM 2u
@@ -68,7 +69,9 @@ static void usage(FILE *f)
           "  --json               JSON output for snapshot dumps (see docs/perfquery.md)\n"
           "  --help               this text\n"
           "environment: PERFLIB_FIXED_TIME=N shows FILETIME N instead of the block's times\n"
-          "exit codes: 0 ok, 1 usage, 2 not found, 3 bad block or file error, 4 engine/store error\n",
+          "values a provider could not read are shown as n/a (JSON: null, \"available\": false)\n"
+          "exit codes: 0 ok, 1 usage, 2 not found, 3 bad block or file error, 4 engine/store error,\n"
+          "            5 --get: the value is unavailable (n/a)\n",
           f);
 }
 
@@ -177,7 +180,9 @@ static void text_values(FILE *f, const pl_object *obj, const pl_instance *inst, 
         fputs(" [", f);
         print_type(f, c.def.CounterType);
         fputs("]: ", f);
-        if (is_text_type(c.def.CounterType)) {
+        if (!pl_counter_available(&c, inst)) {
+            fputs("n/a", f); /* marked unreadable by the provider */
+        } else if (is_text_type(c.def.CounterType)) {
             char *s = counter_text(&c, inst);
             if (s) {
                 pq_json_string(f, s);
@@ -253,7 +258,11 @@ static void json_values(FILE *f, const pl_object *obj, const pl_instance *inst, 
         if (pl_object_counter(obj, pos, &c) != PL_OK) break;
         fprintf(f, "%s\n%s  ", first ? "" : ",", indent);
         first = 0;
-        if (is_text_type(c.def.CounterType)) {
+        if (!pl_counter_available(&c, inst)) {
+            /* marked unreadable by the provider */
+            fprintf(f, "{\"%s\": null%s, \"available\": false}", is_text_type(c.def.CounterType) ? "text" : "value",
+                    c.has_base ? ", \"base\": null" : "");
+        } else if (is_text_type(c.def.CounterType)) {
             char *s = counter_text(&c, inst);
             fputs("{\"text\": ", f);
             pq_json_string(f, s);
@@ -715,7 +724,10 @@ static int cmd_get(const opts *o, const char *oname, const char *iname, const ch
         rc = EXIT_NOTFOUND;
         goto out;
     }
-    if (is_text_type(c.def.CounterType)) {
+    if (!pl_counter_available(&c, &inst)) {
+        printf("n/a\n"); /* the provider could not read it for this instance */
+        rc = EXIT_UNAVAILABLE;
+    } else if (is_text_type(c.def.CounterType)) {
         char *s = counter_text(&c, &inst);
         if (!s) {
             fprintf(stderr, "perfquery: counter \"%s\": unreadable text\n", cname);
@@ -755,6 +767,7 @@ static int find_value(const pl_block *blk, uint32_t oidx, uint32_t cidx, uint64_
     if (obj.hdr.NumInstances != PERF_NO_INSTANCES) return -1;
     if (pl_object_find_counter(&obj, cidx, &c) != PL_OK) return -1;
     if (pl_object_instance(&obj, -1, &inst) != PL_OK) return -1;
+    if (!pl_counter_available(&c, &inst)) return -1; /* as if absent */
     return pl_counter_value(&c, &inst, v) == PL_OK ? 0 : -1;
 }
 
