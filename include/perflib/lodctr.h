@@ -64,9 +64,12 @@ typedef struct pl_lodctr_parse_opts {
 
 /* Values that replace the .ini's [info] library=/open=/collect=/close= at
  * install time (the tool's --library/--open/--collect/--close). NULL fields
- * keep the .ini's value; when both are NULL the store keeps what it has. */
+ * keep the .ini's value; when both are NULL the store keeps what it has.
+ * isolation (the tool's --isolation) is a PL_INSTALL_ISOLATION_* value of
+ * registry.h: 0 keeps an existing record's mode and isolates a new one. */
 typedef struct pl_lodctr_overrides {
     const char *library, *open, *collect, *close;
+    int isolation;
 } pl_lodctr_overrides;
 
 /* Parse `ini_path` and the symbol file it names (looked up in the .ini's

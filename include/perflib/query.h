@@ -59,15 +59,21 @@ PL_EXTERN int pl_engine_query_alloc(pl_engine *e, const char *query, void **out,
 PL_EXTERN pl_store *pl_engine_store(pl_engine *e);
 PL_EXTERN const pl_titles *pl_engine_titles(pl_engine *e, pl_error *err);
 
-/* What happened to each provider in the last queries: for tools and tests. */
+/* What happened to each provider in the last queries: for tools and tests.
+ * For an isolated provider, loaded/opened describe its helper process.
+ * Open/Collect Timeouts are enforced for isolated providers only: an
+ * in-process call cannot be interrupted safely (docs/provider-host.md).
+ * *list (one allocation, free with pl_free) holds *n entries. */
 typedef struct pl_provider_status {
     char name[128];
     int loaded;                /* dlopen'd and entry points resolved */
     int opened;                /* Open returned 0 */
     int disabled;              /* disabled in the store (by us or an administrator) */
     uint64_t collects;         /* Collect calls that succeeded */
-    uint64_t errors;           /* Open/Collect errors and contract breaks seen */
+    uint64_t errors;           /* Open/Collect errors, timeouts, crashes and contract breaks seen */
     char last_error[256];      /* the last problem, or "" */
+    int isolation;             /* PL_ISOLATION_INPROC or PL_ISOLATION_HELPER (registry.h) */
+    int helper_pid;            /* isolated: the helper process running now, else 0 */
 } pl_provider_status;
 PL_EXTERN int pl_engine_provider_status(pl_engine *e, pl_provider_status **list, size_t *n);
 

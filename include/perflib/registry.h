@@ -45,7 +45,7 @@ PL_EXTERN const char *pl_store_path(const pl_store *st);
 PL_EXTERN int pl_store_default_path(char *out, size_t cap);
 /* The store's schema version, and the one this library writes. */
 PL_EXTERN int pl_store_schema_version(const pl_store *st);
-#define PL_STORE_SCHEMA_VERSION 1
+#define PL_STORE_SCHEMA_VERSION 2
 
 /* ------------------------------------------------------------ Perflib key */
 
@@ -125,9 +125,16 @@ typedef struct pl_provider_info {
     int disabled;             /* Disable Performance Counters */
     char *disable_reason;     /* why, or NULL */
     int64_t disable_time;     /* Unix seconds, 0 when enabled */
-    uint32_t open_timeout_ms, collect_timeout_ms; /* 0: the host's default */
+    uint32_t open_timeout_ms, collect_timeout_ms; /* 0: the host's default; enforced
+                                 only for isolated providers */
     int builtin;              /* shipped with perflib */
+    int isolation;            /* PL_ISOLATION_INPROC or PL_ISOLATION_HELPER */
 } pl_provider_info;
+
+/* How the host runs a provider (docs/provider-host.md). Built-in providers
+ * are in-process; providers installed by lodctr are isolated by default. */
+#define PL_ISOLATION_INPROC 0 /* dlopen'd into the consumer's process */
+#define PL_ISOLATION_HELPER 1 /* in its own helper process (perflib-provider-host) */
 
 /* Free the strings inside one record (not the record). Accepts NULL. */
 PL_EXTERN void pl_provider_info_clear(pl_provider_info *p);
@@ -137,10 +144,11 @@ PL_EXTERN void pl_provider_list_free(pl_provider_info *list, size_t n);
 /* One provider by name (case-insensitive); PL_E_NOT_FOUND if absent. Clear
  * *out with pl_provider_info_clear(). */
 PL_EXTERN int pl_store_provider(pl_store *st, const char *name, pl_provider_info *out, pl_error *err);
-/* Create or update a provider's Library/Open/Collect/Close, Linkage export and
- * timeouts (what an installer writes), and its Object List when
+/* Create or update a provider's Library/Open/Collect/Close, Linkage export,
+ * timeouts and isolation (what an installer writes), and its Object List when
  * p->object_list is not NULL (what an administrator may set by hand).
- * Counter ranges and the disabled state are left as they are. */
+ * Counter ranges and the disabled state are left as they are. PL_E_INVAL for
+ * an isolation other than PL_ISOLATION_INPROC/PL_ISOLATION_HELPER. */
 PL_EXTERN int pl_store_set_provider(pl_store *st, const pl_provider_info *p, pl_error *err);
 /* Remove a provider record that has no counters installed (PL_E_EXISTS if it
  * has, PL_E_NOT_FOUND if absent). Provider names: 1..256 bytes of UTF-8, no
@@ -169,7 +177,13 @@ typedef struct pl_install_req {
     size_t ntexts;
     const uint32_t *object_offsets; /* [objects] symbols -> Object List */
     size_t nobjects;
+    int isolation;            /* PL_INSTALL_ISOLATION_*: 0 keeps an existing
+                                 record's mode and makes a new record isolated */
 } pl_install_req;
+
+#define PL_INSTALL_ISOLATION_DEFAULT 0
+#define PL_INSTALL_ISOLATION_INPROC 1  /* set PL_ISOLATION_INPROC */
+#define PL_INSTALL_ISOLATION_HELPER 2  /* set PL_ISOLATION_HELPER */
 
 typedef struct pl_install_result {
     uint32_t first_counter, last_counter, first_help, last_help;
@@ -182,11 +196,12 @@ typedef struct pl_install_result {
  * Counter/Help and the provider's First/Last Counter/Help and Object List are
  * updated. PL_E_EXISTS if the provider already has counters installed. On any
  * error nothing is changed. A provider record that does not exist yet is
- * created (library etc. from the request, NULL if not given). Languages of
+ * created (library etc. from the request, NULL if not given; isolated unless
+ * req->isolation says in-process). Languages of
  * the request that the store lacks are ignored. Refused with PL_E_INVAL: odd
  * offsets (texts, objects or max_offset), an offset above max_offset, two
  * texts for one (offset, language), a bad language id, indices that would
- * pass 0x7FFFFFFF; PL_E_ENCODING for text that is not UTF-8; PL_E_EXISTS when
+ * pass 0x7FFFFFFF, an unknown isolation value; PL_E_ENCODING for text that is not UTF-8; PL_E_EXISTS when
  * titles already occupy the new range (a damaged store). res may be NULL. */
 PL_EXTERN int pl_store_install(pl_store *st, const pl_install_req *req, pl_install_result *res, pl_error *err);
 /* Remove exactly that provider's indices (names and help in every language)

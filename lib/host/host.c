@@ -1,35 +1,66 @@
 /* perflib: the provider host.
  *
- * Each provider named in the registry store is loaded on first need with
- * dlopen(RTLD_NOW|RTLD_LOCAL), its Open/Collect/Close resolved by the names
- * the store gives. Open runs once before the first Collect; an Open error is
- * logged and Open is tried again on the next query. Collect runs with a
- * buffer that grows on ERROR_MORE_DATA, a bounded number of times. Every
- * result is checked against the contract (pointer advanced by exactly
- * *bytes, a multiple of 8, the right object count, every object valid, title
- * indices inside the provider's range or the base set, nothing written past
- * the buffer) before it joins the answer. A provider that breaks the
- * contract is disabled in the store with the reason and time and logged; an
- * error return from Collect is logged and the provider kept. A provider is
- * never called concurrently with itself. */
+ * Each provider named in the registry store runs in one of two ways (its
+ * record's isolation):
+ *  - in-process: loaded on first need with dlopen(RTLD_NOW|RTLD_LOCAL), its
+ *    Open/Collect/Close resolved by the names the store gives;
+ *  - isolated: in its own helper process (perflib-provider-host), started
+ *    with posix_spawn on first need and spoken to over a socketpair
+ *    (helper_proto.h). Open/Collect Timeouts are enforced with poll(); a
+ *    helper that times out is killed and reaped, one that crashes or sends
+ *    a malformed reply gets the provider disabled.
+ * Open runs once before the first Collect; an Open error is logged and Open
+ * is tried again on the next query. Collect runs with a buffer that grows on
+ * ERROR_MORE_DATA, a bounded number of times. Every result, from either
+ * mode, is checked against the contract (pointer advanced by exactly
+ * *bytes, a multiple of 8, the right object count, every object valid,
+ * title indices inside the provider's range or the base set, nothing
+ * written past the buffer) before it joins the answer. A provider that
+ * breaks the contract is disabled in the store with the reason and time and
+ * logged; an error return from Collect is logged and the provider kept. A
+ * provider is never called concurrently with itself. */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <syslog.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "helper_proto.h"
 #include "host.h"
 #include "perflib/block.h"
 #include "perflib/indices.h"
 #include "pl_internal.h"
 
+#ifndef PL_PROVIDER_HOST_BUILD
+#define PL_PROVIDER_HOST_BUILD ""
+#endif
+#ifndef PL_PROVIDER_HOST_INSTALLED
+#define PL_PROVIDER_HOST_INSTALLED "/usr/local/libexec/perflib/perflib-provider-host"
+#endif
+
+extern char **environ;
+
 #define DEFAULT_MORE_DATA_ROUNDS 16u
 #define DEFAULT_MAX_PROVIDER_BYTES ((size_t)256 << 20)
 #define FIRST_BUFFER ((size_t)64 << 10)
-#define GUARD_BYTES 64u
-#define GUARD_BYTE 0xA5
+#define GUARD_BYTES PLH_GUARD_BYTES
+#define GUARD_BYTE PLH_GUARD_BYTE
+#define DEFAULT_OPEN_TIMEOUT_MS 10000u
+#define DEFAULT_COLLECT_TIMEOUT_MS 5000u
+#define CLOSE_WAIT_MS 1000           /* for Close's reply at engine close */
+#define EXIT_WAIT_MS 500             /* for a helper to exit after Close or EOF */
+#define MAX_TIMEOUTS_IN_ROW 3u
 
 typedef struct prov {
     pl_provider_info info;
@@ -39,6 +70,11 @@ typedef struct prov {
     PM_COLLECT_PROC collect;
     PM_CLOSE_PROC close;
     int loaded, opened, disabled;
+    int isolated;               /* runs in a helper process */
+    pid_t pid;                  /* isolated: the helper, 0 when none runs */
+    int sock;                   /* isolated: our end of its socket, -1 when none */
+    uint32_t open_ms, collect_ms; /* isolated: the timeouts in force */
+    unsigned timeouts_in_row;   /* isolated: consecutive Open/Collect timeouts */
     pthread_mutex_t mu;         /* one call into the provider at a time */
     uint8_t *buf;               /* collect buffer, bufcap + GUARD_BYTES */
     size_t bufcap;
@@ -171,6 +207,10 @@ int pl__host_new(pl_store *st, const pl__host_config *cfg, pl__host **out, pl_er
         p->info = list[i];             /* take ownership of the strings */
         pthread_mutex_init(&p->mu, NULL);
         p->disabled = p->info.disabled;
+        p->isolated = p->info.isolation == PL_ISOLATION_HELPER;
+        p->sock = -1;
+        p->open_ms = p->info.open_timeout_ms ? p->info.open_timeout_ms : DEFAULT_OPEN_TIMEOUT_MS;
+        p->collect_ms = p->info.collect_timeout_ms ? p->info.collect_timeout_ms : DEFAULT_COLLECT_TIMEOUT_MS;
         parse_object_list(p);
         if (p->info.library && p->info.library[0]) {
             if (p->info.library[0] == '/') {
@@ -193,12 +233,15 @@ fail:
     return rc;
 }
 
+static void helper_close(pl__host *h, prov *p);
+
 void pl__host_free(pl__host *h)
 {
     if (!h) return;
     for (size_t i = 0; i < h->n; i++) {
         prov *p = &h->p[i];
-        if (p->opened && p->close) p->close();
+        if (p->isolated) helper_close(h, p);
+        else if (p->opened && p->close) p->close();
         if (p->dl) dlclose(p->dl);
         free(p->buf);
         free(p->path);
@@ -270,7 +313,8 @@ static void disable(pl__host *h, prov *p, const char *fmt, ...)
     pl_error e;
     (void)pl_store_disable_provider(h->st, p->info.name, reason, &e);
     pthread_mutex_unlock(&h->store_mu);
-    if (p->opened && p->close) p->close();
+    if (p->isolated) helper_close(h, p);
+    else if (p->opened && p->close) p->close();
     p->opened = 0;
 }
 
@@ -285,11 +329,11 @@ static int wants(const prov *p, const pl_query_items *q)
     return 0;
 }
 
+/* "Unavailable Counters" (1964) is the generic marker of unreadable values
+ * (docs/block-format.md, "Unavailable values"): any provider may carry it. */
 static int name_ok(const pl__host *h, const prov *p, uint32_t idx)
 {
     if (idx >= 2 && idx <= h->base_index) return 1;
-    /* The "Unavailable Counters" marker is perflib's convention for every
-     * provider (docs/block-format.md), like a base index. */
     if (idx == PL_CTR_UNAVAILABLE_COUNTERS) return 1;
     return p->info.first_counter && idx >= p->info.first_counter && idx <= p->info.last_counter;
 }
@@ -351,8 +395,102 @@ static void query_text(const pl_query_items *q, char *out, size_t cap)
         w += (size_t)snprintf(out + w, cap - w, i ? " %u" : "%u", q->items[i]);
 }
 
-/* One provider, one query. Called with p->mu held. */
-static int collect_one(pl__host *h, prov *p, const WCHAR *wq, pl__buf *out, uint32_t *nobjects)
+/* ------------------------------------------------------------ judging */
+
+/* What one Collect call produced, in either mode. `data` holds `bytes`
+ * bytes when the call succeeded within the contract's pointer rules. */
+typedef struct call_result {
+    DWORD rc, bytes, nobj;
+    int64_t moved;              /* how far the provider moved the data pointer */
+    int guard_damaged;          /* it wrote past the room it was given */
+    const uint8_t *data;
+} call_result;
+
+enum { JUDGED, GROW };
+
+/* The contract checks, the same for in-process and isolated results.
+ * Returns GROW (ask again with *cap doubled) or JUDGED; *rc receives
+ * PL_E_NOMEM when the answer cannot grow. Called with p->mu held. */
+static int judge(pl__host *h, prov *p, const call_result *r, size_t *cap, uint32_t round, pl__buf *out,
+                 uint32_t *nobjects, int *rc)
+{
+    *rc = PL_OK;
+    if (r->guard_damaged) {
+        disable(h, p, "Collect wrote past the end of its %zu-byte buffer", *cap);
+        return JUDGED;
+    }
+    if (r->rc == ERROR_MORE_DATA) {
+        if (r->bytes != 0 || r->nobj != 0 || r->moved != 0) {
+            disable(h, p, "Collect returned ERROR_MORE_DATA but set bytes=%u objects=%u or moved the pointer",
+                    r->bytes, r->nobj);
+            return JUDGED;
+        }
+        if (round + 1 >= h->cfg.max_more_data_rounds || *cap * 2 > h->cfg.max_provider_bytes) {
+            disable(h, p, "Collect kept returning ERROR_MORE_DATA (%u rounds, up to %zu bytes)", round + 1, *cap);
+            return JUDGED;
+        }
+        *cap *= 2;
+        return GROW;
+    }
+    if (r->rc != ERROR_SUCCESS) {
+        p->errors++;
+        note(h, p, LOG_WARNING, "Collect returned %u; the provider stays loaded", r->rc);
+        return JUDGED;
+    }
+    if ((size_t)r->bytes > *cap) {
+        disable(h, p, "Collect reported %u bytes in a %zu-byte buffer", r->bytes, *cap);
+        return JUDGED;
+    }
+    if (r->moved != (int64_t)r->bytes) {
+        disable(h, p, "the pointer returned did not match the buffer length (%u bytes, pointer moved %lld)",
+                r->bytes, (long long)r->moved);
+        return JUDGED;
+    }
+    if (r->bytes % 8 != 0) {
+        disable(h, p, "Collect returned %u bytes, not a multiple of 8", r->bytes);
+        return JUDGED;
+    }
+    if (r->bytes == 0) {
+        if (r->nobj != 0) {
+            disable(h, p, "Collect returned 0 bytes but %u objects", r->nobj);
+            return JUDGED;
+        }
+        p->collects++;
+        return JUDGED;
+    }
+    pl_block blk;
+    pl_error verr;
+    if (pl_block_open(&blk, r->data, r->bytes, PL_BLOCK_BARE, r->nobj, &verr) != PL_OK) {
+        disable(h, p, "invalid data (%u objects): %s", r->nobj, verr.msg);
+        return JUDGED;
+    }
+    char why[200];
+    if (!indices_ok(h, p, &blk, why, sizeof why)) {
+        disable(h, p, "%s", why);
+        return JUDGED;
+    }
+    *rc = pl__buf_append(out, r->data, r->bytes);
+    if (*rc != PL_OK) return JUDGED;
+    *nobjects += r->nobj;
+    p->collects++;
+    return JUDGED;
+}
+
+/* The provider's buffer: at least cap bytes plus the guard. */
+static int ensure_buf(prov *p, size_t cap)
+{
+    if (p->buf && p->bufcap >= cap) return PL_OK;
+    uint8_t *nb = realloc(p->buf, cap + GUARD_BYTES);
+    if (!nb) return PL_E_NOMEM;
+    p->buf = nb;
+    p->bufcap = cap;
+    return PL_OK;
+}
+
+static DWORD room_of(size_t cap) { return (DWORD)(cap > 0xFFFFFFF8u ? 0xFFFFFFF8u : cap); }
+
+/* One in-process provider, one query. Called with p->mu held. */
+static int collect_inproc(pl__host *h, prov *p, const WCHAR *wq, pl__buf *out, uint32_t *nobjects)
 {
     if (!load(h, p)) return PL_OK;
     if (!p->opened) {
@@ -371,80 +509,472 @@ static int collect_one(pl__host *h, prov *p, const WCHAR *wq, pl__buf *out, uint
     }
     size_t cap = p->bufcap ? p->bufcap : FIRST_BUFFER;
     for (uint32_t round = 0;; round++) {
-        if (!p->buf || p->bufcap < cap) {
-            uint8_t *nb = realloc(p->buf, cap + GUARD_BYTES);
-            if (!nb) return PL_E_NOMEM;
-            p->buf = nb;
-            p->bufcap = cap;
-        }
+        if (ensure_buf(p, cap) != PL_OK) return PL_E_NOMEM;
         cap = p->bufcap;
         memset(p->buf + cap, GUARD_BYTE, GUARD_BYTES);
         void *data = p->buf;
-        DWORD bytes = (DWORD)(cap > 0xFFFFFFF8u ? 0xFFFFFFF8u : cap);
+        DWORD bytes = room_of(cap);
         DWORD nobj = 0;
         DWORD rc = p->collect((LPWSTR)wq, &data, &bytes, &nobj);
-        for (size_t g = 0; g < GUARD_BYTES; g++) {
-            if (p->buf[cap + g] != GUARD_BYTE) {
-                disable(h, p, "Collect wrote past the end of its %zu-byte buffer", cap);
-                return PL_OK;
-            }
-        }
-        if (rc == ERROR_MORE_DATA) {
-            if (bytes != 0 || nobj != 0 || data != p->buf) {
-                disable(h, p, "Collect returned ERROR_MORE_DATA but set bytes=%u objects=%u or moved the pointer",
-                        bytes, nobj);
-                return PL_OK;
-            }
-            if (round + 1 >= h->cfg.max_more_data_rounds || cap * 2 > h->cfg.max_provider_bytes) {
-                disable(h, p, "Collect kept returning ERROR_MORE_DATA (%u rounds, up to %zu bytes)", round + 1, cap);
-                return PL_OK;
-            }
-            cap *= 2;
+        call_result r = {rc, bytes, nobj, (int64_t)((intptr_t)data - (intptr_t)p->buf), 0, p->buf};
+        for (size_t g = 0; g < GUARD_BYTES; g++)
+            if (p->buf[cap + g] != GUARD_BYTE) r.guard_damaged = 1;
+        int arc;
+        if (judge(h, p, &r, &cap, round, out, nobjects, &arc) == JUDGED) return arc;
+    }
+}
+
+/* ------------------------------------------------------------ helpers */
+
+static const char *signal_name(int sig)
+{
+    static const struct {
+        int sig;
+        const char *name;
+    } names[] = {{SIGSEGV, "SIGSEGV"}, {SIGBUS, "SIGBUS"},   {SIGABRT, "SIGABRT"}, {SIGFPE, "SIGFPE"},
+                 {SIGILL, "SIGILL"},   {SIGKILL, "SIGKILL"}, {SIGTERM, "SIGTERM"}, {SIGTRAP, "SIGTRAP"},
+                 {SIGSYS, "SIGSYS"},   {SIGPIPE, "SIGPIPE"}, {SIGXCPU, "SIGXCPU"}, {SIGXFSZ, "SIGXFSZ"},
+                 {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"}, {SIGALRM, "SIGALRM"},
+                 {SIGUSR1, "SIGUSR1"}, {SIGUSR2, "SIGUSR2"}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].sig == sig) return names[i].name;
+    return "unknown signal";
+}
+
+/* The helper to start: $PERFLIB_PROVIDER_HOST, else the build tree's,
+ * else the installed one. */
+static const char *helper_path(void)
+{
+    const char *env = getenv("PERFLIB_PROVIDER_HOST");
+    if (env && env[0]) return env;
+    if (PL_PROVIDER_HOST_BUILD[0] && access(PL_PROVIDER_HOST_BUILD, X_OK) == 0) return PL_PROVIDER_HOST_BUILD;
+    return PL_PROVIDER_HOST_INSTALLED;
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Wait up to wait_ms for the helper to exit. Returns 1 and *status when
+ * reaped, 0 when it is still running, -1 when it is not our child any more
+ * (someone else reaped it: SIGCHLD ignored or a waitpid(-1) elsewhere). */
+static int reap_within(pid_t pid, int wait_ms, int *status)
+{
+    int64_t end = now_ms() + wait_ms;
+    for (;;) {
+        pid_t r = waitpid(pid, status, WNOHANG);
+        if (r == pid) return 1;
+        if (r < 0 && errno != EINTR) return -1;
+        if (r == 0 && now_ms() >= end) return 0;
+        struct timespec nap = {0, 2 * 1000 * 1000};
+        nanosleep(&nap, NULL);
+    }
+}
+
+/* Kill (unless it already exited) and reap. *status valid when it returns 1. */
+static int kill_reap(pid_t pid, int *status)
+{
+    kill(pid, SIGKILL);
+    for (;;) {
+        pid_t r = waitpid(pid, status, 0);
+        if (r == pid) return 1;
+        if (r < 0 && errno != EINTR) return -1;
+    }
+}
+
+/* Forget the helper: our end of the socket closed, the child killed and
+ * reaped. The state of the provider inside it is gone. */
+static void helper_kill(prov *p)
+{
+    if (p->sock >= 0) close(p->sock);
+    p->sock = -1;
+    if (p->pid > 0) {
+        int st;
+        kill_reap(p->pid, &st);
+    }
+    p->pid = 0;
+    p->loaded = 0;
+    p->opened = 0;
+}
+
+/* Engine close (or a disable): ask the provider to Close, wait briefly,
+ * then make sure the helper is gone and reaped. */
+static int xfer(prov *p, uint32_t type, const void *a, size_t alen, const void *b, size_t blen, uint32_t ms,
+                uint8_t *reply, size_t reply_cap, size_t *reply_len, char *why, size_t whylen);
+
+static void helper_close(pl__host *h, prov *p)
+{
+    (void)h;
+    if (p->pid <= 0) {
+        helper_kill(p);
+        return;
+    }
+    if (p->loaded) {
+        uint8_t r[4];
+        size_t rl;
+        char why[128];
+        (void)xfer(p, PLH_CLOSE, NULL, 0, NULL, 0, CLOSE_WAIT_MS, r, sizeof r, &rl, why, sizeof why);
+    }
+    if (p->sock >= 0) close(p->sock); /* end of file: the helper exits */
+    p->sock = -1;
+    int st;
+    if (reap_within(p->pid, EXIT_WAIT_MS, &st) == 0) kill_reap(p->pid, &st);
+    p->pid = 0;
+    p->loaded = 0;
+    p->opened = 0;
+}
+
+static int helper_spawn(pl__host *h, prov *p)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+        char eb[128];
+        p->errors++;
+        note(h, p, LOG_ERR, "cannot create the helper's socket: %s", pl__strerror(errno, eb, sizeof eb));
+        return 0;
+    }
+    /* posix_spawn's dup2 onto the same number would keep close-on-exec. */
+    if (sv[1] == PLH_FD) {
+        int d = fcntl(sv[1], F_DUPFD_CLOEXEC, PLH_FD + 1);
+        close(sv[1]);
+        sv[1] = d;
+    }
+    int fl = fcntl(sv[0], F_GETFL);
+    if (sv[1] < 0 || fl < 0 || fcntl(sv[0], F_SETFL, fl | O_NONBLOCK) != 0) {
+        p->errors++;
+        note(h, p, LOG_ERR, "cannot set up the helper's socket");
+        close(sv[0]);
+        if (sv[1] >= 0) close(sv[1]);
+        return 0;
+    }
+    const char *path = helper_path();
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawnattr_init(&at);
+    posix_spawn_file_actions_adddup2(&fa, sv[1], PLH_FD);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    sigdelset(&all, SIGKILL);
+    sigdelset(&all, SIGSTOP);
+    posix_spawnattr_setsigmask(&at, &none);
+    posix_spawnattr_setsigdefault(&at, &all);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    char *argv[] = {(char *)"perflib-provider-host", p->info.name, NULL};
+    pid_t pid = 0;
+    int e = posix_spawn(&pid, path, &fa, &at, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    close(sv[1]);
+    if (e != 0) {
+        char eb[128];
+        close(sv[0]);
+        p->errors++;
+        note(h, p, LOG_ERR, "cannot start the helper %s: %s; it will be tried again on the next query", path,
+             pl__strerror(e, eb, sizeof eb));
+        return 0;
+    }
+    p->pid = pid;
+    p->sock = sv[0];
+    return 1;
+}
+
+enum { XF_OK, XF_TIMEOUT, XF_DIED, XF_BAD };
+
+_Static_assert((PL_QUERY_MAX_ITEMS * 11 + 16) * 2 <= PLH_MAX_QUERY, "a query text fits one Collect request");
+
+/* Wait for the socket until the deadline: 1 ready, 0 timed out, -1 error. */
+static int wait_fd(int fd, short ev, int64_t deadline)
+{
+    for (;;) {
+        int64_t left = deadline - now_ms();
+        if (left <= 0) left = 0;
+        struct pollfd pf = {fd, ev, 0};
+        int r = poll(&pf, 1, (int)(left > 0x7FFFFFFF ? 0x7FFFFFFF : left));
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return -1;
+        if (r == 0) return 0;
+        return 1;
+    }
+}
+
+static int send_all(int fd, const void *buf, size_t n, int64_t deadline)
+{
+    const uint8_t *b = buf;
+    while (n) {
+        ssize_t r = send(fd, b, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (r > 0) {
+            b += r;
+            n -= (size_t)r;
             continue;
         }
-        if (rc != ERROR_SUCCESS) {
-            p->errors++;
-            note(h, p, LOG_WARNING, "Collect returned %u; the provider stays loaded", rc);
-            return PL_OK;
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            int w = wait_fd(fd, POLLOUT, deadline);
+            if (w == 0) return XF_TIMEOUT;
+            if (w < 0) return XF_DIED;
+            continue;
         }
-        if ((size_t)bytes > cap) {
-            disable(h, p, "Collect reported %u bytes in a %zu-byte buffer", bytes, cap);
-            return PL_OK;
-        }
-        if ((uint8_t *)data != p->buf + bytes) {
-            disable(h, p, "the pointer returned did not match the buffer length (%u bytes, pointer moved %td)",
-                    bytes, (uint8_t *)data - p->buf);
-            return PL_OK;
-        }
-        if (bytes % 8 != 0) {
-            disable(h, p, "Collect returned %u bytes, not a multiple of 8", bytes);
-            return PL_OK;
-        }
-        if (bytes == 0) {
-            if (nobj != 0) {
-                disable(h, p, "Collect returned 0 bytes but %u objects", nobj);
-                return PL_OK;
-            }
-            p->collects++;
-            return PL_OK;
-        }
-        pl_block blk;
-        pl_error verr;
-        if (pl_block_open(&blk, p->buf, bytes, PL_BLOCK_BARE, nobj, &verr) != PL_OK) {
-            disable(h, p, "invalid data (%u objects): %s", nobj, verr.msg);
-            return PL_OK;
-        }
-        char why[200];
-        if (!indices_ok(h, p, &blk, why, sizeof why)) {
-            disable(h, p, "%s", why);
-            return PL_OK;
-        }
-        int arc = pl__buf_append(out, p->buf, bytes);
-        if (arc != PL_OK) return arc;
-        *nobjects += nobj;
-        p->collects++;
-        return PL_OK;
+        return XF_DIED; /* EPIPE, ECONNRESET: the helper is gone */
     }
+    return XF_OK;
+}
+
+static int recv_all(int fd, void *buf, size_t n, int64_t deadline)
+{
+    uint8_t *b = buf;
+    while (n) {
+        ssize_t r = recv(fd, b, n, MSG_DONTWAIT);
+        if (r > 0) {
+            b += r;
+            n -= (size_t)r;
+            continue;
+        }
+        if (r == 0) return XF_DIED;
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            int w = wait_fd(fd, POLLIN, deadline);
+            if (w == 0) return XF_TIMEOUT;
+            if (w < 0) return XF_DIED;
+            continue;
+        }
+        return XF_DIED;
+    }
+    return XF_OK;
+}
+
+static uint32_t get32(const uint8_t *b)
+{
+    uint32_t v;
+    memcpy(&v, b, 4);
+    return v;
+}
+
+static void put32(uint8_t *b, uint32_t v) { memcpy(b, &v, 4); }
+
+/* Send one request (header + a + b) within `ms` and read the reply's
+ * header and min(length, reply_cap) bytes of its payload into `reply`;
+ * *reply_len receives the length the header announced. The reply's type
+ * must answer the request; Open and Close replies must be exactly
+ * reply_cap bytes, a Load reply 4..reply_cap bytes (XF_BAD with `why`
+ * otherwise). A Collect reply is checked and its data read by the caller. */
+static int xfer(prov *p, uint32_t type, const void *a, size_t alen, const void *b, size_t blen, uint32_t ms,
+                uint8_t *reply, size_t reply_cap, size_t *reply_len, char *why, size_t whylen)
+{
+    int64_t deadline = now_ms() + ms;
+    uint8_t hdr[PLH_HEADER];
+    put32(hdr, type);
+    put32(hdr + 4, (uint32_t)(alen + blen));
+    int x = send_all(p->sock, hdr, sizeof hdr, deadline);
+    if (x == XF_OK && alen) x = send_all(p->sock, a, alen, deadline);
+    if (x == XF_OK && blen) x = send_all(p->sock, b, blen, deadline);
+    if (x == XF_OK) x = recv_all(p->sock, hdr, sizeof hdr, deadline);
+    if (x != XF_OK) return x;
+    uint32_t rtype = get32(hdr), rlen = get32(hdr + 4);
+    if (rtype != (type | PLH_REPLY)) {
+        snprintf(why, whylen, "reply type 0x%x to request %u", rtype, type);
+        return XF_BAD;
+    }
+    *reply_len = rlen;
+    size_t take = rlen < reply_cap ? rlen : reply_cap;
+    if (type != PLH_COLLECT && type != PLH_LOAD && rlen != reply_cap) {
+        snprintf(why, whylen, "reply of %u bytes to request %u, expected %zu", rlen, type, reply_cap);
+        return XF_BAD;
+    }
+    if (type == PLH_LOAD && (rlen < 4 || rlen > reply_cap)) {
+        snprintf(why, whylen, "reply of %u bytes to the load request", rlen);
+        return XF_BAD;
+    }
+    if (take) x = recv_all(p->sock, reply, take, deadline);
+    return x;
+}
+
+/* After a failed exchange: kill or reap the helper, count, log, and disable
+ * when the contract says so. `call` is "Open" or "Collect" (or "Load"). */
+static void helper_failed(pl__host *h, prov *p, int x, const char *call, uint32_t ms, const char *why)
+{
+    if (x == XF_TIMEOUT) {
+        helper_kill(p);
+        p->timeouts_in_row++;
+        if (p->timeouts_in_row >= MAX_TIMEOUTS_IN_ROW) {
+            disable(h, p, "%s timed out after %u ms (%u times in a row)", call, ms, p->timeouts_in_row);
+            return;
+        }
+        p->errors++;
+        note(h, p, LOG_WARNING, "%s timed out after %u ms; the helper process was killed and the provider will be "
+             "tried again on the next query", call, ms);
+        return;
+    }
+    if (x == XF_BAD) {
+        helper_kill(p);
+        disable(h, p, "helper process sent a malformed reply during %s: %s", call, why);
+        return;
+    }
+    /* XF_DIED: the socket closed or broke. Find out how the helper ended. */
+    if (p->sock >= 0) close(p->sock);
+    p->sock = -1;
+    int st = 0;
+    int got = p->pid > 0 ? reap_within(p->pid, EXIT_WAIT_MS, &st) : -1;
+    int killed_by_us = 0;
+    if (got == 0) {
+        got = kill_reap(p->pid, &st);
+        killed_by_us = 1;
+    }
+    p->pid = 0;
+    p->loaded = 0;
+    p->opened = 0;
+    if (got == 1 && WIFSIGNALED(st) && !killed_by_us)
+        disable(h, p, "helper process killed by signal %d (%s) during %s", WTERMSIG(st), signal_name(WTERMSIG(st)),
+                call);
+    else if (got == 1 && WIFEXITED(st) && !killed_by_us)
+        disable(h, p, "helper process exited with status %d during %s", WEXITSTATUS(st), call);
+    else
+        disable(h, p, "helper process closed its connection during %s", call);
+}
+
+/* Start the helper and load the library in it. Returns 1 when ready. */
+static int helper_load(pl__host *h, prov *p)
+{
+    if (p->loaded && p->pid > 0) return 1;
+    if (!p->path) {
+        note(h, p, LOG_WARNING, "no Library in its registry entry; skipped");
+        return 0;
+    }
+    if (!p->info.collect || !p->info.collect[0]) {
+        note(h, p, LOG_WARNING, "no Collect entry point in its registry entry; skipped");
+        return 0;
+    }
+    const char *s[4] = {p->path, p->info.open, p->info.collect, p->info.close};
+    uint8_t req[PLH_MAX_REQUEST];
+    size_t n = 0;
+    for (int i = 0; i < 4; i++) {
+        size_t l = s[i] ? strlen(s[i]) : 0;
+        if (l > PLH_MAX_STRING) {
+            note(h, p, LOG_ERR, "a name in its registry entry is longer than %u bytes; skipped", PLH_MAX_STRING);
+            p->errors++;
+            return 0;
+        }
+        put32(req + n, (uint32_t)l);
+        if (l) memcpy(req + n + 4, s[i], l);
+        n += 4 + l;
+    }
+    if (!helper_spawn(h, p)) return 0;
+    uint8_t reply[4 + PLH_MAX_MESSAGE];
+    size_t rl = 0;
+    char why[160] = "";
+    int x = xfer(p, PLH_LOAD, req, n, NULL, 0, p->open_ms, reply, sizeof reply, &rl, why, sizeof why);
+    if (x != XF_OK) {
+        helper_failed(h, p, x, "Load", p->open_ms, why);
+        return 0;
+    }
+    uint32_t status = get32(reply);
+    if (status != PLH_LOAD_OK) {
+        char msg[PLH_MAX_MESSAGE + 1];
+        size_t ml = rl - 4;
+        memcpy(msg, reply + 4, ml);
+        msg[ml] = '\0';
+        for (size_t i = 0; i < ml; i++)
+            if ((unsigned char)msg[i] < 0x20) msg[i] = ' '; /* hostile text: no control characters */
+        helper_close(h, p);
+        p->errors++;
+        if (status == PLH_LOAD_DLOPEN) note(h, p, LOG_ERR, "cannot load %s: %s", p->path, msg);
+        else note(h, p, LOG_ERR, "%s does not export an entry point: %s", p->path, msg);
+        return 0;
+    }
+    p->loaded = 1;
+    return 1;
+}
+
+static size_t wlen(const WCHAR *w)
+{
+    size_t n = 0;
+    while (w[n]) n++;
+    return n;
+}
+
+/* One isolated provider, one query. Called with p->mu held. */
+static int collect_isolated(pl__host *h, prov *p, const WCHAR *wq, pl__buf *out, uint32_t *nobjects)
+{
+    if (!helper_load(h, p)) return PL_OK;
+    char why[160] = "";
+    if (!p->opened) {
+        uint8_t has[4];
+        WCHAR *link = p->info.linkage_export ? to_wide(p->info.linkage_export) : NULL;
+        if (p->info.linkage_export && !link) return PL_E_NOMEM;
+        put32(has, link ? 1 : 0);
+        uint8_t reply[4];
+        size_t rl = 0;
+        int x = xfer(p, PLH_OPEN, has, 4, link, link ? wlen(link) * 2 : 0, p->open_ms, reply, sizeof reply, &rl, why,
+                     sizeof why);
+        free(link);
+        if (x != XF_OK) {
+            helper_failed(h, p, x, "Open", p->open_ms, why);
+            return PL_OK;
+        }
+        /* timeouts_in_row is reset by a Collect that answers, not here: a
+         * provider whose Open works and whose Collect hangs must add up. */
+        DWORD rc = get32(reply);
+        if (rc != 0) {
+            p->errors++;
+            note(h, p, LOG_WARNING, "Open returned %u; it will be tried again on the next query", rc);
+            return PL_OK;
+        }
+        p->opened = 1;
+    }
+    size_t qbytes = wlen(wq) * 2;
+    if (qbytes > PLH_MAX_QUERY) qbytes = PLH_MAX_QUERY & ~(size_t)1;
+    size_t cap = p->bufcap ? p->bufcap : FIRST_BUFFER;
+    if (cap > PLH_MAX_ROOM) cap = PLH_MAX_ROOM;
+    for (uint32_t round = 0;; round++) {
+        if (ensure_buf(p, cap) != PL_OK) return PL_E_NOMEM;
+        cap = p->bufcap > PLH_MAX_ROOM ? PLH_MAX_ROOM : p->bufcap;
+        uint8_t req[4];
+        DWORD room = room_of(cap);
+        put32(req, room);
+        uint8_t fixed[PLH_COLLECT_FIXED] = {0};
+        size_t rl = 0;
+        int64_t started = now_ms();
+        int x = xfer(p, PLH_COLLECT, req, 4, wq, qbytes, p->collect_ms, fixed, sizeof fixed, &rl, why, sizeof why);
+        call_result r;
+        memset(&r, 0, sizeof r);
+        if (x == XF_OK) {
+            r.rc = get32(fixed);
+            r.bytes = get32(fixed + 4);
+            r.nobj = get32(fixed + 8);
+            uint32_t flags = get32(fixed + 12);
+            memcpy(&r.moved, fixed + 16, 8);
+            r.guard_damaged = (flags & PLH_GUARD_DAMAGED) != 0;
+            size_t n = r.rc == 0 && !r.guard_damaged && r.bytes <= room && r.moved == (int64_t)r.bytes ? r.bytes : 0;
+            if (rl != PLH_COLLECT_FIXED + n || (flags & ~PLH_GUARD_DAMAGED)) {
+                snprintf(why, sizeof why, "a Collect reply of %zu bytes for %zu bytes of data (flags 0x%x)", rl, n,
+                         flags);
+                x = XF_BAD;
+            } else if (n) {
+                /* The rest of the same reply: the same deadline. */
+                int64_t left = started + p->collect_ms - now_ms();
+                int64_t deadline = now_ms() + (left > 0 ? left : 0);
+                x = recv_all(p->sock, p->buf, n, deadline);
+            }
+            r.data = p->buf;
+        }
+        if (x != XF_OK) {
+            helper_failed(h, p, x, "Collect", p->collect_ms, why);
+            return PL_OK;
+        }
+        p->timeouts_in_row = 0;
+        int arc;
+        if (judge(h, p, &r, &cap, round, out, nobjects, &arc) == JUDGED) return arc;
+    }
+}
+
+static int collect_one(pl__host *h, prov *p, const WCHAR *wq, pl__buf *out, uint32_t *nobjects)
+{
+    return p->isolated ? collect_isolated(h, p, wq, out, nobjects) : collect_inproc(h, p, wq, out, nobjects);
 }
 
 int pl__host_collect(pl__host *h, const pl_query_items *q, pl__buf *out, uint32_t *nobjects)
@@ -480,6 +1010,8 @@ int pl__host_status(pl__host *h, pl_provider_status **list, size_t *n)
         s[i].collects = p->collects;
         s[i].errors = p->errors;
         memcpy(s[i].last_error, p->last_error, sizeof s[i].last_error);
+        s[i].isolation = p->isolated ? PL_ISOLATION_HELPER : PL_ISOLATION_INPROC;
+        s[i].helper_pid = p->pid > 0 ? (int)p->pid : 0;
         pthread_mutex_unlock(&p->mu);
     }
     *list = s;

@@ -1,8 +1,10 @@
 /* This file is private to libperflib: no API/ABI guarantee.
  *
- * The provider host: loads the providers named in the registry store,
- * calls Open/Collect/Close with the Windows contract, validates every result
- * and disables providers that break the contract. See docs/provider-host.md. */
+ * The provider host: loads the providers named in the registry store (in
+ * this process, or each isolated one in its own helper process with
+ * enforced timeouts), calls Open/Collect/Close with the Windows contract,
+ * validates every result and disables providers that break the contract,
+ * crash or keep timing out. See docs/provider-host.md. */
 #ifndef PL_HOST_H
 #define PL_HOST_H
 
@@ -35,7 +37,8 @@ typedef struct pl__host_config {
 /* `st` and `lock` are shared with the engine: every store access by the host
  * happens with `lock` held. */
 int pl__host_new(pl_store *st, const pl__host_config *cfg, pl__host **out, pl_error *err);
-/* Calls Close on every provider that was opened, then dlcloses them. */
+/* Calls Close on every provider that was opened, then dlcloses them; an
+ * isolated provider's helper is sent Close, then stopped and reaped. */
 void pl__host_free(pl__host *h);
 
 /* Ask every provider the query wants and append their validated objects to

@@ -1012,6 +1012,7 @@ PL_EXTERN int pl_lodctr_install(pl_store *st, pl_lodctr_set *set, const pl_lodct
     req.open = ov && ov->open ? ov->open : set->open;
     req.collect = ov && ov->collect ? ov->collect : set->collect;
     req.close = ov && ov->close ? ov->close : set->close;
+    req.isolation = ov ? ov->isolation : PL_INSTALL_ISOLATION_DEFAULT;
     req.max_offset = set->max_offset;
     req.texts = keep;
     req.ntexts = nkeep;

@@ -27,6 +27,9 @@ static int validate(const pl_install_req *req, itext **sorted, pl_error *err)
     int s = pl__provider_check_name(req->provider, err);
     if (s) return s;
     if (req->ntexts && !req->texts) return pl__fail(err, PL_E_INVAL, "install %s: texts is NULL", req->provider);
+    if (req->isolation != PL_INSTALL_ISOLATION_DEFAULT && req->isolation != PL_INSTALL_ISOLATION_INPROC &&
+        req->isolation != PL_INSTALL_ISOLATION_HELPER)
+        return pl__fail(err, PL_E_INVAL, "install %s: unknown isolation %d", req->provider, req->isolation);
     if (req->nobjects && !req->object_offsets)
         return pl__fail(err, PL_E_INVAL, "install %s: object_offsets is NULL", req->provider);
     if (req->max_offset & 1)
@@ -208,16 +211,22 @@ static int write_provider(pl_store *st, const pl_install_req *req, int exists, c
 {
     sqlite3_stmt *q;
     int s;
+    /* ?6: the isolation to write, NULL to keep (an existing record). */
     if (!exists) {
-        s = pl__sql_prepare(st, "INSERT INTO providers(name, library, open_fn, collect_fn, close_fn) VALUES(?1, ?2, ?3, ?4, ?5)",
+        s = pl__sql_prepare(st,
+                            "INSERT INTO providers(name, library, open_fn, collect_fn, close_fn, isolation)"
+                            " VALUES(?1, ?2, ?3, ?4, ?5, coalesce(?6, 1))",
                             &q, err);
     } else {
         s = pl__sql_prepare(st,
                             "UPDATE providers SET library = coalesce(?2, library), open_fn = coalesce(?3, open_fn),"
-                            " collect_fn = coalesce(?4, collect_fn), close_fn = coalesce(?5, close_fn) WHERE name = ?1",
+                            " collect_fn = coalesce(?4, collect_fn), close_fn = coalesce(?5, close_fn),"
+                            " isolation = coalesce(?6, isolation) WHERE name = ?1",
                             &q, err);
     }
     if (s) return s;
+    if (req->isolation == PL_INSTALL_ISOLATION_INPROC) sqlite3_bind_int(q, 6, PL_ISOLATION_INPROC);
+    else if (req->isolation == PL_INSTALL_ISOLATION_HELPER) sqlite3_bind_int(q, 6, PL_ISOLATION_HELPER);
     sqlite3_bind_text(q, 1, req->provider, -1, SQLITE_STATIC);
     sqlite3_bind_text(q, 2, req->library, -1, SQLITE_STATIC);
     sqlite3_bind_text(q, 3, req->open, -1, SQLITE_STATIC);

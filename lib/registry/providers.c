@@ -8,7 +8,7 @@
 #define PROVIDER_COLUMNS                                                                                          \
     "name, library, open_fn, collect_fn, close_fn, object_list, linkage_export, first_counter, last_counter,"     \
     " first_help, last_help, disabled, disable_reason, disable_time, open_timeout_ms, collect_timeout_ms,"        \
-    " builtin"
+    " builtin, isolation"
 
 PL_EXTERN void pl_provider_info_clear(pl_provider_info *p)
 {
@@ -69,6 +69,8 @@ static int row_to_info(pl_store *st, sqlite3_stmt *q, pl_provider_info *p, pl_er
     p->open_timeout_ms = u32_col(q, 14);
     p->collect_timeout_ms = u32_col(q, 15);
     p->builtin = sqlite3_column_int64(q, 16) != 0;
+    /* A damaged value isolates: the safe side. */
+    p->isolation = sqlite3_column_int64(q, 17) == 0 ? PL_ISOLATION_INPROC : PL_ISOLATION_HELPER;
     return PL_OK;
 }
 
@@ -168,19 +170,23 @@ PL_EXTERN int pl_store_set_provider(pl_store *st, const pl_provider_info *p, pl_
         (s = check_text("collect", p->collect, err)) || (s = check_text("close", p->close, err)) ||
         (s = check_text("linkage export", p->linkage_export, err)))
         return s;
+    if (p->isolation != PL_ISOLATION_INPROC && p->isolation != PL_ISOLATION_HELPER)
+        return pl__fail(err, PL_E_INVAL, "provider '%s': isolation %d is neither in-process (0) nor isolated (1)",
+                        p->name, p->isolation);
     pl__store_lock(st);
     s = pl__tx_begin(st, 1, err);
     if (!s) {
         sqlite3_stmt *q;
         s = pl__sql_prepare(st,
                             "INSERT INTO providers(name, library, open_fn, collect_fn, close_fn, linkage_export,"
-                            " open_timeout_ms, collect_timeout_ms, builtin, object_list)"
-                            " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+                            " open_timeout_ms, collect_timeout_ms, builtin, object_list, isolation)"
+                            " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
                             " ON CONFLICT(name) DO UPDATE SET library = excluded.library,"
                             " open_fn = excluded.open_fn, collect_fn = excluded.collect_fn,"
                             " close_fn = excluded.close_fn, linkage_export = excluded.linkage_export,"
                             " open_timeout_ms = excluded.open_timeout_ms,"
                             " collect_timeout_ms = excluded.collect_timeout_ms,"
+                            " isolation = excluded.isolation,"
                             " object_list = coalesce(excluded.object_list, object_list)",
                             &q, err);
         if (!s) {
@@ -194,6 +200,7 @@ PL_EXTERN int pl_store_set_provider(pl_store *st, const pl_provider_info *p, pl_
             sqlite3_bind_int64(q, 8, p->collect_timeout_ms);
             sqlite3_bind_int(q, 9, p->builtin ? 1 : 0);
             sqlite3_bind_text(q, 10, p->object_list, -1, SQLITE_STATIC);
+            sqlite3_bind_int(q, 11, p->isolation);
             int rc = sqlite3_step(q);
             if (rc != SQLITE_DONE) s = pl__sql_fail(st, err, rc, "write provider");
             sqlite3_finalize(q);

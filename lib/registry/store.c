@@ -206,9 +206,10 @@ static int make_parents(const char *path, pl_error *err)
 
 /* ------------------------------------------------------------- schema */
 
-/* Schema version 1. Version 0 had the same tables without
- * providers.disable_reason and providers.disable_time. */
-static const char SCHEMA_V1[] =
+/* Schema version 2, what a new store gets. Version 0 had the same tables
+ * without providers.disable_reason and providers.disable_time; version 1
+ * without providers.isolation. */
+static const char SCHEMA[] =
     "CREATE TABLE meta("
     " key TEXT NOT NULL PRIMARY KEY,"
     " value INTEGER NOT NULL);"
@@ -231,7 +232,8 @@ static const char SCHEMA_V1[] =
     " disable_time INTEGER NOT NULL DEFAULT 0,"
     " open_timeout_ms INTEGER NOT NULL DEFAULT 0,"
     " collect_timeout_ms INTEGER NOT NULL DEFAULT 0,"
-    " builtin INTEGER NOT NULL DEFAULT 0);";
+    " builtin INTEGER NOT NULL DEFAULT 0,"
+    " isolation INTEGER NOT NULL DEFAULT 0);";
 
 /* Statements that must prepare on a current store: a cheap check that the
  * file's tables have the columns this library reads and writes. */
@@ -241,7 +243,7 @@ static const char LAYOUT_CHECK[] =
     " (SELECT count(*) FROM (SELECT lang, kind, idx, text FROM titles LIMIT 0)),"
     " (SELECT count(*) FROM (SELECT name, library, open_fn, collect_fn, close_fn, object_list,"
     "  linkage_export, first_counter, last_counter, first_help, last_help, disabled,"
-    "  disable_reason, disable_time, open_timeout_ms, collect_timeout_ms, builtin"
+    "  disable_reason, disable_time, open_timeout_ms, collect_timeout_ms, builtin, isolation"
     "  FROM providers LIMIT 0))";
 
 /* One migration step: brings a store from version `from` to `from + 1`. It
@@ -257,6 +259,12 @@ static const migration MIGRATIONS[] = {
     {0, "add providers.disable_reason and providers.disable_time",
      "ALTER TABLE providers ADD COLUMN disable_reason TEXT;"
      "ALTER TABLE providers ADD COLUMN disable_time INTEGER NOT NULL DEFAULT 0;"},
+    /* Built-in providers stay in-process; every other record (written by
+     * lodctr or an installer before isolation existed) becomes isolated, as
+     * lodctr now installs them. */
+    {1, "add providers.isolation",
+     "ALTER TABLE providers ADD COLUMN isolation INTEGER NOT NULL DEFAULT 0;"
+     "UPDATE providers SET isolation = 1 WHERE builtin = 0;"},
 };
 
 static int read_int_pragma(pl_store *st, const char *sql, int *out, pl_error *err)
@@ -491,7 +499,7 @@ static int init_or_migrate(pl_store *st, pl_error *err)
                 pl__tx_rollback(st);
                 return pl__fail(err, PL_E_SCHEMA, "%s: an SQLite database that is not a perflib store", st->path);
             }
-            if ((s = pl__sql_exec(st, SCHEMA_V1, err)) || (s = seed(st, err)) ||
+            if ((s = pl__sql_exec(st, SCHEMA, err)) || (s = seed(st, err)) ||
                 (s = set_user_version(st, PL_STORE_SCHEMA_VERSION, err))) {
                 pl__tx_rollback(st);
                 return s;

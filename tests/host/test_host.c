@@ -1,14 +1,18 @@
 /* The provider host and the query engine, against real test providers that
  * misbehave on purpose (tests/host/test_provider.c) and a real SQLite store in
  * a temporary directory. */
+#include <dirent.h>
+#include <signal.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "perflib/block.h"
+#include "perflib/lodctr.h"
 #include "perflib/query.h"
 #include "perflib/registry.h"
 #include "pl_test.h"
@@ -29,6 +33,8 @@ static int setup(void **state)
     snprintf(fx.dir, sizeof fx.dir, "/tmp/pl-host-XXXXXX");
     if (!mkdtemp(fx.dir)) return -1;
     snprintf(fx.store, sizeof fx.store, "%s/perflib.db", fx.dir);
+    setenv("TP_TRACE", fx.dir, 1);          /* the test providers log their calls here */
+    unsetenv("PERFLIB_PROVIDER_HOST");      /* the build tree's helper */
     pl_error err;
     if (pl_store_open(fx.store, 0, &fx.st, &err) != PL_OK) {
         fprintf(stderr, "store: %s\n", err.msg);
@@ -51,7 +57,8 @@ static int teardown(void **state)
     return system(cmd) == 0 ? 0 : -1;
 }
 
-static void add_provider(const char *name, const char *mode, const char *object_list, const char *linkage)
+static void add_provider_ex(const char *name, const char *mode, const char *object_list, const char *linkage,
+                            int isolation, uint32_t open_ms, uint32_t collect_ms)
 {
     char lib[128];
     snprintf(lib, sizeof lib, "libtp_%s.so", mode);
@@ -64,10 +71,120 @@ static void add_provider(const char *name, const char *mode, const char *object_
     p.close = "TpClose";
     p.object_list = (char *)object_list;
     p.linkage_export = (char *)linkage;
+    p.isolation = isolation;
+    p.open_timeout_ms = open_ms;
+    p.collect_timeout_ms = collect_ms;
     pl_error err;
     int rc = pl_store_set_provider(fx.st, &p, &err);
     if (rc != PL_OK) fprintf(stderr, "set_provider: %s\n", err.msg);
     assert_int_equal(rc, PL_OK);
+}
+
+static void add_provider(const char *name, const char *mode, const char *object_list, const char *linkage)
+{
+    add_provider_ex(name, mode, object_list, linkage, PL_ISOLATION_INPROC, 0, 0);
+}
+
+/* The calls a test provider logged ($TP_TRACE/<mode>.trace): how many lines
+ * start with `what` (a word), and the argument of the last one. */
+static int traced(const char *mode, const char *what, char *last, size_t lastcap)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/%s.trace", fx.dir, mode);
+    if (last && lastcap) last[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    char line[512];
+    int n = 0;
+    size_t wl = strlen(what);
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, what, wl) != 0 || (line[wl] != ' ' && line[wl] != '\n')) continue;
+        n++;
+        if (last && lastcap) {
+            const char *arg = line[wl] == ' ' ? line + wl + 1 : "";
+            snprintf(last, lastcap, "%s", arg);
+            char *nl = strchr(last, '\n');
+            if (nl) *nl = '\0';
+        }
+    }
+    fclose(f);
+    return n;
+}
+
+/* Children of this process, and how many of them are zombies (state Z in
+ * /proc/PID/stat). */
+static int children(int *zombies)
+{
+    DIR *d = opendir("/proc");
+    assert_non_null(d);
+    int n = 0, z = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] < '0' || de->d_name[0] > '9') continue;
+        char path[300], buf[1024];
+        snprintf(path, sizeof path, "/proc/%s/stat", de->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        size_t len = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[len] = '\0';
+        char *rp = strrchr(buf, ')'); /* the command name may hold spaces and parentheses */
+        if (!rp || rp[1] != ' ' || !rp[2]) continue;
+        char state = rp[2];
+        long ppid = strtol(rp + 4, NULL, 10);
+        if (ppid != (long)getpid()) continue;
+        n++;
+        if (state == 'Z') z++;
+    }
+    closedir(d);
+    if (zombies) *zombies = z;
+    return n;
+}
+
+static void assert_no_zombies(void)
+{
+    int z = -1;
+    children(&z);
+    assert_int_equal(z, 0);
+}
+
+static int64_t ms_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The engine's view of one provider (status copied out). */
+static pl_provider_status status_of(pl_engine *e, const char *name)
+{
+    pl_provider_status *st;
+    size_t n;
+    assert_int_equal(pl_engine_provider_status(e, &st, &n), PL_OK);
+    pl_provider_status r;
+    memset(&r, 0, sizeof r);
+    int seen = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(st[i].name, name) == 0) {
+            r = st[i];
+            seen = 1;
+        }
+    pl_free(st);
+    assert_true(seen);
+    return r;
+}
+
+/* The exact disable reason in the store. */
+static void assert_disabled_exactly(const char *name, const char *reason)
+{
+    pl_provider_info p;
+    pl_error err;
+    assert_int_equal(pl_store_provider(fx.st, name, &p, &err), PL_OK);
+    assert_int_equal(p.disabled, 1);
+    assert_non_null(p.disable_reason);
+    assert_string_equal(p.disable_reason, reason);
+    assert_true(p.disable_time > 0);
+    pl_provider_info_clear(&p);
 }
 
 /* The test provider's counters, through our own handle on the same library. */
@@ -229,10 +346,10 @@ static void exact_size_contract(void **state)
 /* Every way of breaking the contract disables the provider with a reason,
  * the good provider still answers in the same query, and the broken one is
  * not called again. */
-static void contract_breaks_disable(const char *mode, const char *reason_part)
+static void contract_breaks_disable_in(const char *mode, const char *reason_part, int isolation)
 {
     add_provider("Good", "good", NULL, NULL);
-    add_provider("Bad", mode, NULL, NULL);
+    add_provider_ex("Bad", mode, NULL, NULL, isolation, 0, 0);
     tp t = tp_get(mode);
     pl_engine *e = engine();
     pl_block blk;
@@ -242,11 +359,19 @@ static void contract_breaks_disable(const char *mode, const char *reason_part)
     free(data);
     assert_disabled("Bad", reason_part);
     assert_enabled("Good");
-    int calls = *t.collect_calls;
+    int calls = traced(mode, "collect", NULL, 0);
+    assert_true(calls >= 1);
+    if (isolation == PL_ISOLATION_INPROC) assert_int_equal(*t.collect_calls, calls);
+    else assert_int_equal(*t.collect_calls, 0); /* not in this process */
+    assert_int_equal(traced(mode, "close", NULL, 0), 1); /* Close on disable, in either mode */
+    assert_no_zombies();
+    pl_provider_status ps = status_of(e, "Bad");
+    assert_int_equal(ps.isolation, isolation);
+    assert_int_equal(ps.helper_pid, 0);
     data = query(e, "Global", &blk);
     assert_int_equal(blk.hdr.NumObjectTypes, 1);
     free(data);
-    assert_int_equal(*t.collect_calls, calls);
+    assert_int_equal(traced(mode, "collect", NULL, 0), calls);
     {
         pl_provider_status *st;
         size_t n;
@@ -266,9 +391,21 @@ static void contract_breaks_disable(const char *mode, const char *reason_part)
     e = engine();
     data = query(e, "Global", &blk);
     free(data);
-    assert_int_equal(*t.collect_calls, calls);
+    assert_int_equal(traced(mode, "collect", NULL, 0), calls);
     pl_engine_close(e);
+    assert_int_equal(children(NULL), 0);
     dlclose(t.dl);
+}
+
+static void contract_breaks_disable(const char *mode, const char *reason_part)
+{
+    contract_breaks_disable_in(mode, reason_part, PL_ISOLATION_INPROC);
+}
+
+/* The same breaks through a helper process: the same outcomes. */
+static void contract_breaks_disable_isolated(const char *mode, const char *reason_part)
+{
+    contract_breaks_disable_in(mode, reason_part, PL_ISOLATION_HELPER);
 }
 
 static void wrong_byte_count(void **s) { (void)s; contract_breaks_disable("wrong_bytes", "pointer returned did not match"); }
@@ -280,6 +417,15 @@ static void index_out_of_range(void **s) { (void)s; contract_breaks_disable("bad
 static void buffer_overrun(void **s) { (void)s; contract_breaks_disable("overrun", "wrote past the end"); }
 static void wrong_object_count(void **s) { (void)s; contract_breaks_disable("wrong_count", "invalid data"); }
 static void more_data_with_bytes(void **s) { (void)s; contract_breaks_disable("more_data_lies", "ERROR_MORE_DATA but"); }
+static void iso_wrong_byte_count(void **s) { (void)s; contract_breaks_disable_isolated("wrong_bytes", "pointer returned did not match"); }
+static void iso_pointer_not_advanced(void **s) { (void)s; contract_breaks_disable_isolated("no_advance", "pointer returned did not match"); }
+static void iso_misaligned_size(void **s) { (void)s; contract_breaks_disable_isolated("misaligned", "not a multiple of 8"); }
+static void iso_corrupt_object(void **s) { (void)s; contract_breaks_disable_isolated("corrupt", "invalid data"); }
+static void iso_endless_more_data(void **s) { (void)s; contract_breaks_disable_isolated("endless_more", "kept returning ERROR_MORE_DATA"); }
+static void iso_index_out_of_range(void **s) { (void)s; contract_breaks_disable_isolated("bad_index", "outside its range"); }
+static void iso_buffer_overrun(void **s) { (void)s; contract_breaks_disable_isolated("overrun", "wrote past the end"); }
+static void iso_wrong_object_count(void **s) { (void)s; contract_breaks_disable_isolated("wrong_count", "invalid data"); }
+static void iso_more_data_with_bytes(void **s) { (void)s; contract_breaks_disable_isolated("more_data_lies", "ERROR_MORE_DATA but"); }
 
 static void endless_more_data_is_bounded(void **state)
 {
@@ -512,6 +658,434 @@ static void missing_library_skipped(void **state)
     pl_engine_close(e);
 }
 
+/* ------------------------------------------------------------ isolation */
+
+static void iso_endless_more_data_is_bounded(void **state)
+{
+    (void)state;
+    add_provider_ex("Bad", "endless_more", NULL, NULL, PL_ISOLATION_HELPER, 0, 0);
+    pl_engine *e = engine();
+    pl_block blk;
+    free(query(e, "Global", &blk));
+    assert_int_equal(traced("endless_more", "collect", NULL, 0), 13); /* as in-process */
+    assert_disabled_exactly("Bad", "Collect kept returning ERROR_MORE_DATA (13 rounds, up to 268435456 bytes)");
+    pl_engine_close(e);
+    assert_int_equal(children(NULL), 0);
+}
+
+static void iso_open_error_retried(void **state)
+{
+    (void)state;
+    add_provider_ex("Flaky", "open_error", NULL, "dev0 dev1", PL_ISOLATION_HELPER, 0, 0);
+    pl_engine *e = engine();
+    pl_block blk;
+    void *data = query(e, "Global", &blk);
+    assert_int_equal(blk.hdr.NumObjectTypes, 0);
+    free(data);
+    /* Open failed in the helper: the helper (and its count of Open calls)
+     * stays, Open is asked again next time. */
+    pl_provider_status ps = status_of(e, "Flaky");
+    assert_int_equal(ps.opened, 0);
+    assert_int_equal(ps.isolation, PL_ISOLATION_HELPER);
+    assert_true(ps.helper_pid > 0);
+    int pid = ps.helper_pid;
+    assert_string_equal(ps.last_error, "Open returned 5; it will be tried again on the next query");
+    data = query(e, "Global", &blk);
+    assert_int_equal(blk.hdr.NumObjectTypes, 1);
+    assert_int_equal(value_of(&blk, 86, -1), 43);
+    free(data);
+    char last[256];
+    assert_int_equal(traced("open_error", "open", last, sizeof last), 2);
+    assert_string_equal(last, "dev0 dev1");
+    ps = status_of(e, "Flaky");
+    assert_int_equal(ps.helper_pid, pid); /* the same helper */
+    assert_int_equal(ps.opened, 1);
+    assert_enabled("Flaky");
+    pl_engine_close(e);
+    assert_int_equal(traced("open_error", "close", NULL, 0), 1); /* Close at engine close */
+    assert_int_equal(children(NULL), 0);
+}
+
+static void iso_collect_error_kept(void **state)
+{
+    (void)state;
+    add_provider_ex("Flaky", "collect_error", NULL, NULL, PL_ISOLATION_HELPER, 0, 0);
+    pl_engine *e = engine();
+    pl_block blk;
+    void *data = query(e, "Global", &blk);
+    assert_int_equal(blk.hdr.NumObjectTypes, 0);
+    free(data);
+    data = query(e, "Global", &blk);
+    assert_int_equal(blk.hdr.NumObjectTypes, 1);
+    assert_int_equal(value_of(&blk, 86, -1), 44); /* the helper kept the provider's state */
+    free(data);
+    assert_int_equal(traced("collect_error", "open", NULL, 0), 1);
+    assert_int_equal(traced("collect_error", "collect", NULL, 0), 2);
+    assert_enabled("Flaky");
+    pl_provider_status ps = status_of(e, "Flaky");
+    assert_int_equal(ps.collects, 1);
+    assert_int_equal(ps.errors, 1);
+    pl_engine_close(e);
+    assert_int_equal(children(NULL), 0);
+}
+
+static void iso_buffer_grows(void **state)
+{
+    (void)state;
+    add_provider_ex("Big", "needs_big", NULL, NULL, PL_ISOLATION_HELPER, 0, 0);
+    pl_engine *e = engine();
+    pl_block blk;
+    void *data = query(e, "Global", &blk);
+    assert_int_equal(blk.hdr.NumObjectTypes, 1);
+    free(data);
+    assert_int_equal(traced("needs_big", "collect", NULL, 0), 4);
+    data = query(e, "Global", &blk);
+    free(data);
+    assert_int_equal(traced("needs_big", "collect", NULL, 0), 5);
+    assert_enabled("Big");
+    pl_engine_close(e);
+}
+
+static void iso_query_text_and_routing(void **state)
+{
+    (void)state;
+    add_provider_ex("Listed", "good", "86", NULL, PL_ISOLATION_HELPER, 0, 0);
+    pl_engine *e = engine();
+    pl_block blk;
+    free(query(e, "2 4", &blk));
+    assert_int_equal(traced("good", "collect", NULL, 0), 0);
+    free(query(e, "4 86", &blk));
+    char last[256];
+    assert_int_equal(traced("good", "collect", last, sizeof last), 1);
+    assert_string_equal(last, "4 86");
+    free(query(e, "Costly", &blk));
+    assert_int_equal(traced("good", "collect", last, sizeof last), 2);
+    assert_string_equal(last, "Costly");
+    pl_engine_close(e);
+}
+
+/* A misbehaving isolated provider: the query still answers (the good
+ * in-process provider's object is there) and the store says why. */
+static void bad_isolated_query(pl_engine *e, int64_t *elapsed_ms)
+{
+    pl_block blk;
+    int64_t t0 = ms_now();
+    void *data = query(e, "Global", &blk);
+    *elapsed_ms = ms_now() - t0;
+    assert_int_equal(blk.hdr.NumObjectTypes, 1);
+    assert_true(value_of(&blk, 86, -1) >= 43); /* the good provider answered */
+    free(data);
+    assert_no_zombies();
+}
+
+static void crash_disables(const char *mode, const char *reason)
+{
+    add_provider("Good", "good", NULL, NULL);
+    add_provider_ex("Bad", mode, NULL, NULL, PL_ISOLATION_HELPER, 200, 200);
+    pl_engine *e = engine();
+    int64_t ms;
+    bad_isolated_query(e, &ms);
+    assert_true(ms < 2000);
+    assert_disabled_exactly("Bad", reason);
+    pl_provider_status ps = status_of(e, "Bad");
+    assert_int_equal(ps.disabled, 1);
+    assert_int_equal(ps.helper_pid, 0);
+    assert_true(ps.errors >= 1);
+    char want[300];
+    snprintf(want, sizeof want, "disabled: %s", reason);
+    assert_string_equal(ps.last_error, want);
+    /* not asked again, not even by a new engine */
+    bad_isolated_query(e, &ms);
+    assert_int_equal(traced(mode, "collect", NULL, 0), 1);
+    pl_engine_close(e);
+    e = engine();
+    bad_isolated_query(e, &ms);
+    pl_engine_close(e);
+    assert_int_equal(traced(mode, "collect", NULL, 0), 1);
+    assert_int_equal(traced(mode, "close", NULL, 0), 0); /* a dead helper cannot Close */
+    assert_int_equal(children(NULL), 0);
+}
+
+static void iso_crash(void **state)
+{
+    (void)state;
+    crash_disables("crash", "helper process killed by signal 11 (SIGSEGV) during Collect");
+}
+
+static void iso_exit(void **state)
+{
+    (void)state;
+    crash_disables("exit", "helper process exited with status 3 during Collect");
+}
+
+/* Hangs: each query is bounded by the timeout; the helper is killed and a
+ * new one started for the next query; three in a row disable. */
+static void hang_disables(const char *mode, const char *call)
+{
+    add_provider("Good", "good", NULL, NULL);
+    add_provider_ex("Bad", mode, NULL, NULL, PL_ISOLATION_HELPER, 200, 200);
+    pl_engine *e = engine();
+    char want[200];
+    for (int i = 1; i <= 3; i++) {
+        int64_t ms;
+        bad_isolated_query(e, &ms);
+        assert_true(ms >= 200);
+        assert_true(ms < 1500);
+        assert_int_equal(traced(mode, "open", NULL, 0), i); /* a new helper every time */
+        pl_provider_status ps = status_of(e, "Bad");
+        assert_int_equal(ps.helper_pid, 0);
+        assert_int_equal(ps.errors, (uint64_t)i);
+        if (i < 3) {
+            assert_enabled("Bad");
+            snprintf(want, sizeof want,
+                     "%s timed out after 200 ms; the helper process was killed and the provider will be tried "
+                     "again on the next query", call);
+            assert_string_equal(ps.last_error, want);
+        }
+    }
+    snprintf(want, sizeof want, "%s timed out after 200 ms (3 times in a row)", call);
+    assert_disabled_exactly("Bad", want);
+    int64_t ms;
+    bad_isolated_query(e, &ms);
+    assert_true(ms < 200);
+    assert_int_equal(traced(mode, "open", NULL, 0), 3);
+    pl_engine_close(e);
+    assert_int_equal(children(NULL), 0);
+}
+
+static void iso_hang(void **state)
+{
+    (void)state;
+    hang_disables("hang", "Collect");
+}
+
+static void iso_hang_open(void **state)
+{
+    (void)state;
+    hang_disables("hang_open", "Open");
+}
+
+/* One timeout, then well: logged and counted, not disabled. */
+static void iso_slow_once(void **state)
+{
+    (void)state;
+    add_provider("Good", "good", NULL, NULL);
+    add_provider_ex("Slow", "slow_once", NULL, NULL, PL_ISOLATION_HELPER, 0, 200);
+    pl_engine *e = engine();
+    pl_block blk;
+    int64_t t0 = ms_now();
+    void *data = query(e, "Global", &blk);
+    int64_t ms = ms_now() - t0;
+    assert_true(ms >= 200);
+    assert_true(ms < 1500);
+    assert_int_equal(blk.hdr.NumObjectTypes, 1); /* Good only */
+    free(data);
+    assert_no_zombies();
+    assert_enabled("Slow");
+    data = query(e, "Global", &blk);
+    assert_int_equal(blk.hdr.NumObjectTypes, 2);
+    free(data);
+    data = query(e, "Global", &blk);
+    assert_int_equal(blk.hdr.NumObjectTypes, 2);
+    free(data);
+    assert_int_equal(traced("slow_once", "open", NULL, 0), 2); /* the second helper lived on */
+    assert_int_equal(traced("slow_once", "collect", NULL, 0), 3);
+    pl_provider_status ps = status_of(e, "Slow");
+    assert_int_equal(ps.errors, 1);
+    assert_int_equal(ps.collects, 2);
+    assert_int_equal(ps.disabled, 0);
+    assert_enabled("Slow");
+    pl_engine_close(e);
+    assert_int_equal(traced("slow_once", "close", NULL, 0), 1);
+    assert_int_equal(children(NULL), 0);
+}
+
+static void garbage_disables(const char *fake_mode, const char *reason)
+{
+    setenv("PERFLIB_PROVIDER_HOST", FAKE_HELPER, 1);
+    setenv("FAKE_HELPER_MODE", fake_mode, 1);
+    add_provider("Good", "good", NULL, NULL);
+    add_provider_ex("Liar", "good", NULL, NULL, PL_ISOLATION_HELPER, 0, 200);
+    pl_engine *e = engine();
+    int64_t ms;
+    bad_isolated_query(e, &ms);
+    assert_true(ms < 1500);
+    assert_disabled_exactly("Liar", reason);
+    assert_int_equal(status_of(e, "Liar").helper_pid, 0);
+    pl_engine_close(e);
+    assert_int_equal(children(NULL), 0);
+}
+
+static void iso_garbage_length(void **state)
+{
+    (void)state;
+    garbage_disables("huge", "helper process sent a malformed reply during Collect: a Collect reply of 4294967280 "
+                             "bytes for 16 bytes of data (flags 0x0)");
+}
+
+static void iso_garbage_type(void **state)
+{
+    (void)state;
+    garbage_disables("type", "helper process sent a malformed reply during Collect: reply type 0x99 to request 3");
+}
+
+static void iso_garbage_data(void **state)
+{
+    (void)state;
+    setenv("PERFLIB_PROVIDER_HOST", FAKE_HELPER, 1);
+    setenv("FAKE_HELPER_MODE", "baddata", 1);
+    add_provider("Good", "good", NULL, NULL);
+    add_provider_ex("Liar", "good", NULL, NULL, PL_ISOLATION_HELPER, 0, 200);
+    pl_engine *e = engine();
+    int64_t ms;
+    bad_isolated_query(e, &ms);
+    assert_disabled("Liar", "invalid data (1 objects): ");
+    pl_engine_close(e);
+    assert_int_equal(children(NULL), 0);
+}
+
+/* A helper that cannot be started: logged, retried next time, not disabled. */
+static void iso_missing_helper(void **state)
+{
+    (void)state;
+    setenv("PERFLIB_PROVIDER_HOST", "/nonexistent/perflib-provider-host", 1);
+    add_provider("Good", "good", NULL, NULL);
+    add_provider_ex("Iso", "good", NULL, NULL, PL_ISOLATION_HELPER, 0, 0);
+    pl_engine *e = engine();
+    int64_t ms;
+    bad_isolated_query(e, &ms);
+    bad_isolated_query(e, &ms);
+    pl_provider_status ps = status_of(e, "Iso");
+    assert_int_equal(ps.errors, 2);
+    assert_string_equal(ps.last_error, "cannot start the helper /nonexistent/perflib-provider-host: No such file or "
+                                       "directory; it will be tried again on the next query");
+    assert_enabled("Iso");
+    pl_engine_close(e);
+    assert_int_equal(children(NULL), 0);
+}
+
+static void iso_missing_library(void **state)
+{
+    (void)state;
+    add_provider("Good", "good", NULL, NULL);
+    add_provider_ex("Ghost", "does_not_exist", NULL, NULL, PL_ISOLATION_HELPER, 0, 0);
+    pl_engine *e = engine();
+    int64_t ms;
+    bad_isolated_query(e, &ms);
+    pl_provider_status ps = status_of(e, "Ghost");
+    assert_int_equal(ps.loaded, 0);
+    assert_int_equal(ps.helper_pid, 0);
+    assert_non_null(strstr(ps.last_error, "cannot load " TP_DIR "/libtp_does_not_exist.so: "));
+    assert_enabled("Ghost");
+    pl_engine_close(e);
+    assert_int_equal(children(NULL), 0);
+}
+
+static void many_threads_isolated(void **state)
+{
+    (void)state;
+    add_provider_ex("Good", "good", NULL, NULL, PL_ISOLATION_HELPER, 0, 0);
+    pl_engine *e = engine();
+    pthread_t th[4];
+    worker w[4];
+    for (int i = 0; i < 4; i++) {
+        w[i].e = e;
+        w[i].ok = 0;
+        pthread_create(&th[i], NULL, run_worker, &w[i]);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        assert_int_equal(w[i].ok, 50);
+    }
+    assert_int_equal(traced("good", "collect", NULL, 0), 200);
+    assert_int_equal(traced("good", "overlap", NULL, 0), 0);
+    assert_int_equal(traced("good", "open", NULL, 0), 1); /* one helper for all threads */
+    assert_int_equal(children(NULL), 1);
+    pl_engine_close(e);
+    assert_int_equal(children(NULL), 0);
+}
+
+/* Built-in providers run in-process by default; a third party installed
+ * with lodctr runs in a helper and answers through it. */
+static void builtin_inproc_lodctr_isolated(void **state)
+{
+    (void)state;
+#ifndef EXAMPLE_HELLO_SO
+    skip();
+#else
+    pl_error err;
+    assert_int_equal(pl_store_enable_provider(fx.st, "PerfOS", &err), PL_OK);
+    setenv("PERFLIB_REGISTRY", fx.store, 1); /* the hello provider reads its indices from the store */
+    pl_lodctr_set *set = NULL;
+    assert_int_equal(pl_lodctr_parse_ex(PL_SOURCE_DIR "/examples/hello/hello.ini", NULL, &set, &err), PL_OK);
+    pl_lodctr_overrides ov;
+    memset(&ov, 0, sizeof ov);
+    ov.library = EXAMPLE_HELLO_SO;
+    pl_install_result res;
+    assert_int_equal(pl_lodctr_install(fx.st, set, &ov, &res, &err), PL_OK);
+    pl_lodctr_free(set);
+    pl_provider_info p;
+    assert_int_equal(pl_store_provider(fx.st, "PerflibHello", &p, &err), PL_OK);
+    assert_int_equal(p.isolation, PL_ISOLATION_HELPER);
+    pl_provider_info_clear(&p);
+    assert_int_equal(pl_store_provider(fx.st, "PerfOS", &p, &err), PL_OK);
+    assert_int_equal(p.isolation, PL_ISOLATION_INPROC);
+    pl_provider_info_clear(&p);
+
+    pl_engine_config cfg = {.store_path = fx.store, .system_name = "TESTBOX", .log_to_syslog = 0};
+    pl_engine *e = NULL;
+    assert_int_equal(pl_engine_open(&cfg, &e, &err), PL_OK);
+    pl_block blk;
+    void *data = query(e, "Global", &blk);
+    pl_object o;
+    assert_int_equal(pl_block_find_object(&blk, 2, &o), PL_OK); /* System, from PerfOS */
+    assert_int_equal(pl_block_find_object(&blk, res.first_counter, &o), PL_OK); /* Hello */
+    free(data);
+    pl_provider_status hello = status_of(e, "PerflibHello"), os = status_of(e, "PerfOS");
+    assert_int_equal(hello.isolation, PL_ISOLATION_HELPER);
+    assert_true(hello.helper_pid > 0);
+    assert_true(hello.helper_pid != (int)getpid());
+    assert_int_equal(hello.loaded, 1);
+    assert_int_equal(hello.opened, 1);
+    assert_int_equal(hello.collects, 1);
+    assert_int_equal(os.isolation, PL_ISOLATION_INPROC);
+    assert_int_equal(os.helper_pid, 0);
+    assert_int_equal(os.loaded, 1);
+    assert_int_equal(children(NULL), 1);
+    /* the helper is really a separate process running our provider */
+    char exe[300], link[512];
+    snprintf(exe, sizeof exe, "/proc/%d/exe", hello.helper_pid);
+    ssize_t n = readlink(exe, link, sizeof link - 1);
+    assert_true(n > 0);
+    link[n] = '\0';
+    assert_string_equal(link, PROVIDER_HOST);
+    pl_engine_close(e);
+    assert_int_equal(children(NULL), 0);
+#endif
+}
+
+/* SIGPIPE: a helper gone between queries (killed from outside) does not
+ * kill the consumer; the next query finds it dead and disables. */
+static void iso_helper_killed_between_queries(void **state)
+{
+    (void)state;
+    add_provider("Good", "good", NULL, NULL);
+    add_provider_ex("Victim", "collect_error", NULL, NULL, PL_ISOLATION_HELPER, 0, 0);
+    pl_engine *e = engine();
+    int64_t ms;
+    pl_block blk;
+    free(query(e, "Global", &blk));
+    pl_provider_status ps = status_of(e, "Victim");
+    assert_true(ps.helper_pid > 0);
+    assert_int_equal(kill(ps.helper_pid, SIGTERM), 0);
+    struct timespec nap = {0, 100 * 1000 * 1000};
+    nanosleep(&nap, NULL);
+    bad_isolated_query(e, &ms);
+    assert_disabled_exactly("Victim", "helper process killed by signal 15 (SIGTERM) during Collect");
+    pl_engine_close(e);
+    assert_int_equal(children(NULL), 0);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -535,6 +1109,33 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(title_queries, setup, teardown),
         cmocka_unit_test_setup_teardown(many_threads_one_provider, setup, teardown),
         cmocka_unit_test_setup_teardown(missing_library_skipped, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_wrong_byte_count, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_pointer_not_advanced, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_misaligned_size, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_corrupt_object, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_endless_more_data, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_index_out_of_range, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_buffer_overrun, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_wrong_object_count, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_more_data_with_bytes, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_endless_more_data_is_bounded, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_open_error_retried, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_collect_error_kept, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_buffer_grows, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_query_text_and_routing, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_crash, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_exit, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_hang, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_hang_open, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_slow_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_garbage_length, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_garbage_type, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_garbage_data, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_missing_helper, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_missing_library, setup, teardown),
+        cmocka_unit_test_setup_teardown(many_threads_isolated, setup, teardown),
+        cmocka_unit_test_setup_teardown(builtin_inproc_lodctr_isolated, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_helper_killed_between_queries, setup, teardown),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     return cmocka_run_group_tests(tests, NULL, NULL);

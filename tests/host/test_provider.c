@@ -2,9 +2,17 @@
  * host tests. It answers with one object "Cache" (86) holding one counter
  * "% Processor Time" (6), both in the base set, unless its mode says
  * otherwise. The test reads tp_open_calls/tp_collect_calls/tp_close_calls
- * through dlsym to see what the host did. */
+ * through dlsym to see what the host did in-process; when $TP_TRACE names a
+ * directory, every call is also appended to $TP_TRACE/<TP_NAME>.trace
+ * ("open LINKAGE", "collect QUERY", "close", "overlap"), which is how the
+ * tests see calls made inside a helper process. */
+#include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include "perflib/block.h"
 #include "perflib/provider.h"
@@ -24,10 +32,56 @@
 #define TP_MORE_DATA_LIES 12 /* ERROR_MORE_DATA with *bytes not 0 */
 #define TP_CHILD 13          /* a child object (232) whose instances name parent 230 */
 #define TP_PARENT 14         /* the parent object 230 */
+#define TP_CRASH 15          /* Collect dereferences NULL (SIGSEGV) */
+#define TP_HANG 16           /* Collect never returns */
+#define TP_HANG_OPEN 17      /* Open never returns */
+#define TP_EXIT 18           /* Collect calls _exit(3) */
+#define TP_SLOW_ONCE 19      /* the first Collect ever (per $TP_TRACE) sleeps 2 s, then all is well */
 
 #ifndef TP_MODE
 #error "build with -DTP_MODE=..."
 #endif
+#ifndef TP_NAME
+#define TP_NAME "tp"
+#endif
+
+/* $TP_TRACE/<TP_NAME><suffix>, or 0 when $TP_TRACE is unset. */
+static int trace_path(char *out, size_t cap, const char *suffix)
+{
+    const char *dir = getenv("TP_TRACE");
+    if (!dir || !dir[0]) return 0;
+    return snprintf(out, cap, "%s/%s%s", dir, TP_NAME, suffix) < (int)cap;
+}
+
+static void trace(const char *what, const WCHAR *arg)
+{
+    char path[512], line[300];
+    if (!trace_path(path, sizeof path, ".trace")) return;
+    size_t n = (size_t)snprintf(line, sizeof line, "%s", what);
+    if (arg) {
+        line[n++] = ' ';
+        for (size_t i = 0; arg[i] && n < sizeof line - 2; i++) line[n++] = (char)arg[i];
+    }
+    line[n++] = '\n';
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) return;
+    if (write(fd, line, n) != (ssize_t)n) { /* nothing to do: the test will see the count is off */
+    }
+    close(fd);
+}
+
+#if TP_MODE == TP_CRASH
+__attribute__((no_sanitize("undefined"))) static void crash(void)
+{
+    volatile int *volatile nowhere = NULL;
+    *nowhere = 1;
+}
+#endif
+
+static void hang(void)
+{
+    for (;;) sleep(1000);
+}
 
 PL_PROVIDER_EXPORT int tp_open_calls, tp_collect_calls, tp_close_calls;
 PL_PROVIDER_EXPORT char tp_last_query[256];
@@ -42,6 +96,8 @@ static pl_builder *b;
 PL_PROVIDER_EXPORT DWORD TpOpen(LPWSTR linkage)
 {
     tp_open_calls++;
+    trace("open", linkage);
+    if (TP_MODE == TP_HANG_OPEN) hang();
     tp_last_linkage[0] = '\0';
     for (size_t i = 0; linkage && linkage[i] && i < sizeof tp_last_linkage - 1; i++) {
         tp_last_linkage[i] = (char)linkage[i];
@@ -55,6 +111,7 @@ PL_PROVIDER_EXPORT DWORD TpOpen(LPWSTR linkage)
 PL_PROVIDER_EXPORT DWORD TpClose(void)
 {
     tp_close_calls++;
+    trace("close", NULL);
     pl_builder_free(b);
     b = NULL;
     return 0;
@@ -93,7 +150,16 @@ static DWORD collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects)
 PL_PROVIDER_EXPORT DWORD TpCollect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects)
 {
     if (__atomic_add_fetch(&inflight, 1, __ATOMIC_SEQ_CST) > 1) __atomic_add_fetch(&tp_overlaps, 1, __ATOMIC_SEQ_CST);
+    /* Across processes (two helpers for one provider would be a host bug):
+     * a lock file held for the length of the call. */
+    char lock[512];
+    int lfd = -1;
+    if (trace_path(lock, sizeof lock, ".lock")) {
+        lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        if (lfd >= 0 && flock(lfd, LOCK_EX | LOCK_NB) != 0) trace("overlap", NULL);
+    }
     DWORD rc = collect(query, data, bytes, objects);
+    if (lfd >= 0) close(lfd);
     __atomic_sub_fetch(&inflight, 1, __ATOMIC_SEQ_CST);
     return rc;
 }
@@ -101,6 +167,20 @@ PL_PROVIDER_EXPORT DWORD TpCollect(LPWSTR query, LPVOID *data, LPDWORD bytes, LP
 static DWORD collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects)
 {
     tp_collect_calls++;
+    trace("collect", query);
+#if TP_MODE == TP_CRASH
+    crash();
+#endif
+    if (TP_MODE == TP_HANG) hang();
+    if (TP_MODE == TP_EXIT) _exit(3);
+    if (TP_MODE == TP_SLOW_ONCE) {
+        char mark[512];
+        int fd = trace_path(mark, sizeof mark, ".slow") ? open(mark, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600) : -1;
+        if (fd >= 0) {
+            close(fd);
+            sleep(2);
+        }
+    }
     tp_last_query[0] = '\0';
     for (size_t i = 0; query && query[i] && i < sizeof tp_last_query - 1; i++) {
         tp_last_query[i] = (char)query[i];

@@ -270,7 +270,7 @@ static void overrides_and_keep_record(void **state)
     pl_error err;
     pl_lodctr_set *set = NULL;
     assert_int_equal(pl_lodctr_parse(LC_REAL "perfgen/Perfgen.Ini", &set, &err), PL_OK);
-    pl_lodctr_overrides ov = {"/opt/perfgen/libperfgen.so", "OpenPerfGen", "CollectPerfGen", "ClosePerfGen"};
+    pl_lodctr_overrides ov = {"/opt/perfgen/libperfgen.so", "OpenPerfGen", "CollectPerfGen", "ClosePerfGen", 0};
     pl_install_result r;
     assert_int_equal(pl_lodctr_install(f->st, set, &ov, &r, &err), PL_OK);
     pl_provider_info p;

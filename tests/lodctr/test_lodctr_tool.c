@@ -168,7 +168,8 @@ static void install_query_uninstall(void **state)
              "    Last Counter ID: 0x%08X (%u)\n"
              "    First Help ID: 0x%08X (%u)\n"
              "    Last Help ID: 0x%08X (%u)\n"
-             "    Object List: %u\n",
+             "    Object List: %u\n"
+             "    Isolation: isolated\n",
              fc, fc, fc + 8, fc + 8, fh, fh, fh + 8, fh + 8, fc);
     assert_int_equal(r.code, 0);
     assert_string_equal(r.out, want);
@@ -229,6 +230,34 @@ static void install_query_uninstall(void **state)
     pl_perflib_info after = perflib(f);
     assert_int_equal(after.last_counter, pi.last_counter);
     assert_int_equal(after.last_help, pi.last_help);
+}
+
+/* --isolation: chosen at install, shown by /q; a bad value or one without
+ * FILE.ini is a usage error. */
+static void isolation_option(void **state)
+{
+    fixture *f = *state;
+    run_out r = run(f, f->store, (const char *[]){LODCTR, "--isolation", "sideways", LC_REAL "perfgen/Perfgen.Ini", NULL});
+    assert_int_equal(r.code, 1);
+    assert_string_equal(r.err, "lodctr: --isolation takes 'isolated' or 'in-process', not 'sideways'\n"
+                               "Try 'lodctr --help'.\n");
+    run_free(&r);
+    r = run(f, f->store, (const char *[]){LODCTR, "--isolation=in-process", "/q", NULL});
+    assert_int_equal(r.code, 1);
+    assert_non_null(strstr(r.err, "--isolation go with FILE.ini"));
+    run_free(&r);
+    r = run(f, f->store, (const char *[]){LODCTR, "--isolation=in-process", LC_REAL "perfgen/Perfgen.Ini", NULL});
+    assert_int_equal(r.code, 0);
+    run_free(&r);
+    r = run(f, f->store, (const char *[]){LODCTR, "/q:PERFGEN", NULL});
+    assert_int_equal(r.code, 0);
+    assert_non_null(strstr(r.out, "\n    Isolation: in-process\n"));
+    run_free(&r);
+    /* the built-in providers run in-process */
+    r = run(f, f->store, (const char *[]){LODCTR, "/q:PerfOS", NULL});
+    assert_int_equal(r.code, 0);
+    assert_non_null(strstr(r.out, "\n    Isolation: in-process\n"));
+    run_free(&r);
 }
 
 static void warnings_and_refusals(void **state)
@@ -370,6 +399,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(usage_and_bad_options, setup, teardown),
         cmocka_unit_test_setup_teardown(install_query_uninstall, setup, teardown),
         cmocka_unit_test_setup_teardown(warnings_and_refusals, setup, teardown),
+        cmocka_unit_test_setup_teardown(isolation_option, setup, teardown),
         cmocka_unit_test_setup_teardown(save_and_restore, setup, teardown),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);

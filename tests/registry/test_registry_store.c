@@ -10,7 +10,7 @@ static void seed_exact(void **state)
     pl_store *st = reg_open(path);
     assert_string_equal(pl_store_path(st), path);
     assert_int_equal(pl_store_schema_version(st), PL_STORE_SCHEMA_VERSION);
-    assert_int_equal(reg_user_version(path), 1);
+    assert_int_equal(reg_user_version(path), 2);
 
     pl_perflib_info info;
     pl_error err;
@@ -277,8 +277,8 @@ static void migrate_from_v0(void **state)
     assert_int_equal(reg_user_version(path), 0);
 
     st = reg_open(path);
-    assert_int_equal(pl_store_schema_version(st), 1);
-    assert_int_equal(reg_user_version(path), 1);
+    assert_int_equal(pl_store_schema_version(st), 2); /* 0 -> 1 -> 2 */
+    assert_int_equal(reg_user_version(path), 2);
     /* Data kept; the seed refresh adds the missing built-in titles without
      * overwriting any title already there (1, 2 and 1848 were). */
     pl_titles *t = NULL;
@@ -296,6 +296,7 @@ static void migrate_from_v0(void **state)
     assert_null(p.disable_reason);
     assert_int_equal(p.disable_time, 0);
     assert_int_equal(p.first_counter, 1848);
+    assert_int_equal(p.isolation, PL_ISOLATION_HELPER); /* not built-in: isolated by step 1 -> 2 */
     pl_provider_info_clear(&p);
     /* the new columns work */
     assert_int_equal(pl_store_disable_provider(st, "OldProv", "migrated", &err), PL_OK);
@@ -307,6 +308,155 @@ static void migrate_from_v0(void **state)
 
     /* now read-only works too */
     assert_int_equal(pl_store_open(path, PL_STORE_READONLY, &st, &err), PL_OK);
+    pl_store_close(st);
+}
+
+/* The version-1 layout: version 2 without providers.isolation. One built-in
+ * record and one installed by lodctr. */
+static const char V1_LAYOUT[] =
+    "CREATE TABLE meta(key TEXT NOT NULL PRIMARY KEY, value INTEGER NOT NULL);"
+    "CREATE TABLE languages(lang TEXT NOT NULL PRIMARY KEY);"
+    "CREATE TABLE titles(lang TEXT NOT NULL REFERENCES languages(lang) ON DELETE CASCADE,"
+    " kind INTEGER NOT NULL CHECK(kind IN (0, 1)), idx INTEGER NOT NULL CHECK(idx BETWEEN 1 AND 2147483647),"
+    " text TEXT NOT NULL, PRIMARY KEY(lang, kind, idx)) WITHOUT ROWID;"
+    "CREATE TABLE providers(name TEXT NOT NULL COLLATE NOCASE PRIMARY KEY,"
+    " library TEXT, open_fn TEXT, collect_fn TEXT, close_fn TEXT, object_list TEXT, linkage_export TEXT,"
+    " first_counter INTEGER NOT NULL DEFAULT 0, last_counter INTEGER NOT NULL DEFAULT 0,"
+    " first_help INTEGER NOT NULL DEFAULT 0, last_help INTEGER NOT NULL DEFAULT 0,"
+    " disabled INTEGER NOT NULL DEFAULT 0, disable_reason TEXT, disable_time INTEGER NOT NULL DEFAULT 0,"
+    " open_timeout_ms INTEGER NOT NULL DEFAULT 0,"
+    " collect_timeout_ms INTEGER NOT NULL DEFAULT 0, builtin INTEGER NOT NULL DEFAULT 0);"
+    "INSERT INTO meta VALUES('Base Index', 1847), ('Last Counter', 3000), ('Last Help', 3001),"
+    " ('Seed Version', 0);"
+    "INSERT INTO languages VALUES('009');"
+    "INSERT INTO titles VALUES('009', 0, 1, '1847'), ('009', 0, 2, 'System v1'), ('009', 0, 3000, 'Third');"
+    "INSERT INTO providers(name, library, open_fn, collect_fn, close_fn, builtin, collect_timeout_ms)"
+    " VALUES('PerfOS', 'libperfos.so', 'PerfOsOpen', 'PerfOsCollect', 'PerfOsClose', 1, 0),"
+    " ('ThirdParty', '/opt/tp/libtp.so', 'O', 'C', 'X', 0, 750);"
+    "UPDATE providers SET disabled = 1, disable_reason = 'by hand', disable_time = 1700000000"
+    " WHERE name = 'ThirdParty';"
+    "PRAGMA user_version = 1;";
+
+/* Step 1 -> 2 adds providers.isolation: built-in records in-process, every
+ * other record isolated; everything else is kept. */
+static void migrate_from_v1(void **state)
+{
+    (void)state;
+    char path[512];
+    reg_tmpfile(path, sizeof path, "v1.db");
+    reg_sql(path, V1_LAYOUT);
+    pl_store *st = NULL;
+    pl_error err;
+    assert_int_equal(pl_store_open(path, PL_STORE_READONLY, &st, &err), PL_E_SCHEMA);
+    assert_non_null(strstr(err.msg, "schema version 1, this library reads 2"));
+    assert_int_equal(reg_user_version(path), 1);
+
+    st = reg_open(path);
+    assert_int_equal(pl_store_schema_version(st), 2);
+    assert_int_equal(reg_user_version(path), 2);
+    pl_provider_info p;
+    assert_int_equal(pl_store_provider(st, "ThirdParty", &p, &err), PL_OK);
+    assert_int_equal(p.isolation, PL_ISOLATION_HELPER);
+    assert_int_equal(p.builtin, 0);
+    assert_int_equal(p.disabled, 1);
+    assert_string_equal(p.disable_reason, "by hand");
+    assert_int_equal(p.disable_time, 1700000000);
+    assert_int_equal(p.collect_timeout_ms, 750);
+    assert_string_equal(p.library, "/opt/tp/libtp.so");
+    pl_provider_info_clear(&p);
+    assert_int_equal(pl_store_provider(st, "PerfOS", &p, &err), PL_OK);
+    assert_int_equal(p.isolation, PL_ISOLATION_INPROC);
+    assert_int_equal(p.builtin, 1);
+    pl_provider_info_clear(&p);
+    /* built-in records the v1 store lacked come in-process from the seed */
+    assert_int_equal(pl_store_provider(st, "PerfNet", &p, &err), PL_OK);
+    assert_int_equal(p.isolation, PL_ISOLATION_INPROC);
+    pl_provider_info_clear(&p);
+    pl_titles *t = NULL;
+    assert_int_equal(pl_titles_load(st, "009", &t, &err), PL_OK);
+    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 2), "System v1");
+    assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 3000), "Third");
+    pl_titles_free(t);
+    pl_store_close(st);
+    assert_int_equal(pl_store_open(path, PL_STORE_READONLY, &st, &err), PL_OK);
+    pl_store_close(st);
+}
+
+/* pl_store_set_provider writes the mode; pl_store_install isolates a record
+ * it creates unless told otherwise and keeps an existing record's mode. */
+static void provider_isolation(void **state)
+{
+    (void)state;
+    char path[512];
+    reg_tmpfile(path, sizeof path, "iso.db");
+    pl_store *st = reg_open(path);
+    pl_error err;
+    pl_provider_info p, got;
+    memset(&p, 0, sizeof p);
+    p.name = "Mode";
+    p.library = "libmode.so";
+    p.collect = "C";
+    p.isolation = PL_ISOLATION_HELPER;
+    assert_int_equal(pl_store_set_provider(st, &p, &err), PL_OK);
+    assert_int_equal(pl_store_provider(st, "Mode", &got, &err), PL_OK);
+    assert_int_equal(got.isolation, PL_ISOLATION_HELPER);
+    pl_provider_info_clear(&got);
+    p.isolation = PL_ISOLATION_INPROC;
+    assert_int_equal(pl_store_set_provider(st, &p, &err), PL_OK);
+    assert_int_equal(pl_store_provider(st, "Mode", &got, &err), PL_OK);
+    assert_int_equal(got.isolation, PL_ISOLATION_INPROC);
+    pl_provider_info_clear(&got);
+    char *before = reg_dump(path);
+    p.isolation = 2;
+    assert_int_equal(pl_store_set_provider(st, &p, &err), PL_E_INVAL);
+    assert_string_equal(err.msg, "provider 'Mode': isolation 2 is neither in-process (0) nor isolated (1)");
+    char *after = reg_dump(path);
+    reg_assert_same(before, after);
+    free(before);
+    free(after);
+
+    pl_install_text txt[] = {{0, "009", "Obj", "Obj help"}};
+    uint32_t objs[] = {0};
+    pl_install_req req;
+    memset(&req, 0, sizeof req);
+    req.provider = "Fresh";
+    req.library = "libfresh.so";
+    req.texts = txt;
+    req.ntexts = 1;
+    req.object_offsets = objs;
+    req.nobjects = 1;
+    assert_int_equal(pl_store_install(st, &req, NULL, &err), PL_OK);
+    assert_int_equal(pl_store_provider(st, "Fresh", &got, &err), PL_OK);
+    assert_int_equal(got.isolation, PL_ISOLATION_HELPER);
+    pl_provider_info_clear(&got);
+    /* an existing in-process record keeps its mode by default... */
+    req.provider = "Mode";
+    assert_int_equal(pl_store_install(st, &req, NULL, &err), PL_OK);
+    assert_int_equal(pl_store_provider(st, "Mode", &got, &err), PL_OK);
+    assert_int_equal(got.isolation, PL_ISOLATION_INPROC);
+    pl_provider_info_clear(&got);
+    assert_int_equal(pl_store_uninstall(st, "Mode", &err), PL_OK);
+    /* ...and takes the one asked for */
+    req.isolation = PL_INSTALL_ISOLATION_HELPER;
+    assert_int_equal(pl_store_install(st, &req, NULL, &err), PL_OK);
+    assert_int_equal(pl_store_provider(st, "Mode", &got, &err), PL_OK);
+    assert_int_equal(got.isolation, PL_ISOLATION_HELPER);
+    pl_provider_info_clear(&got);
+    req.provider = "InProc";
+    req.isolation = PL_INSTALL_ISOLATION_INPROC;
+    assert_int_equal(pl_store_install(st, &req, NULL, &err), PL_OK);
+    assert_int_equal(pl_store_provider(st, "InProc", &got, &err), PL_OK);
+    assert_int_equal(got.isolation, PL_ISOLATION_INPROC);
+    pl_provider_info_clear(&got);
+    req.provider = "Bad";
+    req.isolation = 3;
+    assert_int_equal(pl_store_install(st, &req, NULL, &err), PL_E_INVAL);
+    assert_string_equal(err.msg, "install Bad: unknown isolation 3");
+    assert_int_equal(pl_store_provider(st, "Bad", &got, &err), PL_E_NOT_FOUND);
+    /* the built-in providers run in-process */
+    assert_int_equal(pl_store_provider(st, "PerfProc", &got, &err), PL_OK);
+    assert_int_equal(got.isolation, PL_ISOLATION_INPROC);
+    pl_provider_info_clear(&got);
     pl_store_close(st);
 }
 
@@ -346,7 +496,7 @@ static void foreign_database_refused(void **state)
     /* a current version number over a damaged layout */
     char path2[512];
     reg_tmpfile(path2, sizeof path2, "damaged.db");
-    reg_sql(path2, "CREATE TABLE meta(key, value); PRAGMA user_version = 1;");
+    reg_sql(path2, "CREATE TABLE meta(key, value); PRAGMA user_version = 2;");
     assert_int_equal(pl_store_open(path2, 0, &st, &err), PL_E_SCHEMA);
     assert_null(st);
 
@@ -447,6 +597,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(readonly_missing_fails),
         cmocka_unit_test(readonly_open_reads),
         cmocka_unit_test(migrate_from_v0),
+        cmocka_unit_test(migrate_from_v1),
+        cmocka_unit_test(provider_isolation),
         cmocka_unit_test(seed_refresh),
         cmocka_unit_test(future_version_refused),
         cmocka_unit_test(foreign_database_refused),

@@ -57,6 +57,8 @@ static void usage(FILE *f)
             "  --library PATH      set the provider's Library (with FILE.ini)\n"
             "  --open NAME, --collect NAME, --close NAME   set its entry points\n"
             "  --symbolfile PATH   read this symbol file instead of [info] symbolfile=\n"
+            "  --isolation MODE    run the provider 'isolated' in a helper process (the\n"
+            "                      default for a new provider) or 'in-process' (with FILE.ini)\n"
             "  --help              show this help\n"
             "\n"
             "Exit codes: 0 success, 1 bad usage, 2 input refused or file unusable,\n"
@@ -89,6 +91,7 @@ typedef struct opts {
     const char *value;        /* file or provider name; NULL: default */
     const char *registry;
     const char *symbolfile;
+    const char *isolation;
     pl_lodctr_overrides ov;
 } opts;
 
@@ -139,6 +142,7 @@ static void print_provider(const pl_provider_info *p)
     print_id("First Help ID", p->first_help);
     print_id("Last Help ID", p->last_help);
     printf("    Object List: %s\n", p->object_list ? p->object_list : "");
+    printf("    Isolation: %s\n", p->isolation == PL_ISOLATION_HELPER ? "isolated" : "in-process");
     if (p->disabled) {
         char when[64] = "";
         if (p->disable_time) {
@@ -341,9 +345,10 @@ int main(int argc, char **argv)
                 if (set_action(&o, acts[k].action, v && *v ? v : NULL, a)) return EX_USAGE;
             }
             if (done) continue;
-            static const char *const names[] = {"--registry", "--library", "--open",
-                                                "--collect",  "--close",   "--symbolfile"};
-            const char **dst[] = {&o.registry, &o.ov.library, &o.ov.open, &o.ov.collect, &o.ov.close, &o.symbolfile};
+            static const char *const names[] = {"--registry", "--library",    "--open",     "--collect",
+                                                "--close",    "--symbolfile", "--isolation"};
+            const char **dst[] = {&o.registry, &o.ov.library, &o.ov.open,   &o.ov.collect,
+                                  &o.ov.close, &o.symbolfile, &o.isolation};
             for (size_t k = 0; k < sizeof names / sizeof names[0] && !done; k++) {
                 if (!long_value(argc, argv, &i, names[k], &v)) continue;
                 done = 1;
@@ -383,8 +388,14 @@ int main(int argc, char **argv)
         usage(stderr);
         return EX_USAGE;
     }
-    if (o.action != A_INSTALL && (o.ov.library || o.ov.open || o.ov.collect || o.ov.close || o.symbolfile))
-        return bad_usage("%s", "--library, --open, --collect, --close and --symbolfile go with FILE.ini");
+    if (o.action != A_INSTALL &&
+        (o.ov.library || o.ov.open || o.ov.collect || o.ov.close || o.symbolfile || o.isolation))
+        return bad_usage("%s", "--library, --open, --collect, --close, --symbolfile and --isolation go with FILE.ini");
+    if (o.isolation) {
+        if (!strcmp(o.isolation, "isolated")) o.ov.isolation = PL_INSTALL_ISOLATION_HELPER;
+        else if (!strcmp(o.isolation, "in-process")) o.ov.isolation = PL_INSTALL_ISOLATION_INPROC;
+        else return bad_usage("--isolation takes 'isolated' or 'in-process', not '%s'", o.isolation);
+    }
     switch (o.action) {
     case A_INSTALL: return do_install(&o);
     case A_SAVE:

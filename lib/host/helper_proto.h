@@ -1,0 +1,73 @@
+/* This file is private to perflib: no API/ABI guarantee.
+ *
+ * The protocol between the provider host (lib/host/host.c) and the helper
+ * process that runs one isolated provider (tools/perflib-provider-host).
+ * See docs/provider-host.md, "The helper protocol".
+ *
+ * One stream socket (socketpair), the helper's end on descriptor
+ * PLH_FD. Every message is a frame:
+ *
+ *     u32 type, u32 length, then `length` payload bytes
+ *
+ * in host byte order (both ends run on the same machine). The host sends a
+ * request and waits for the one reply; a reply's type is the request's type
+ * with PLH_REPLY set. Nothing is pipelined.
+ *
+ *   PLH_LOAD     four strings, each u32 n + n bytes (no NUL): the library
+ *                path, then the Open, Collect and Close names (n = 0: none;
+ *                Collect is required). Each at most PLH_MAX_STRING bytes.
+ *     reply      u32 status (PLH_LOAD_OK, PLH_LOAD_DLOPEN, PLH_LOAD_DLSYM),
+ *                then at most PLH_MAX_MESSAGE bytes of text (dlerror()).
+ *   PLH_OPEN     u32 has_linkage (0/1), then the Linkage export as UTF-16
+ *                code units without the terminator (even length).
+ *     reply      u32 Open's return value (exactly 4 bytes).
+ *   PLH_COLLECT  u32 room (bytes the provider may use), then the query as
+ *                UTF-16 code units without the terminator (even length, at
+ *                most PLH_MAX_QUERY bytes).
+ *     reply      u32 Collect's return value, u32 *bytes, u32 *objects,
+ *                u32 flags (PLH_GUARD_DAMAGED), i64 how far the data pointer
+ *                moved (PLH_COLLECT_FIXED bytes in all), then the data:
+ *                exactly *bytes bytes when the return value is 0, the guard
+ *                is intact, *bytes <= room and the pointer moved by exactly
+ *                *bytes; no data otherwise.
+ *   PLH_CLOSE    empty.
+ *     reply      u32 Close's return value; the helper then exits 0.
+ *
+ * Anything else (an unknown type, a wrong length, a string too long) makes
+ * the helper exit with status PLH_EXIT_PROTOCOL; end of file on the socket
+ * makes it exit 0. The host treats every reply as hostile: the type and
+ * length must match exactly, and the data goes through the same checks as
+ * an in-process result. */
+#ifndef PL_HELPER_PROTO_H
+#define PL_HELPER_PROTO_H
+
+#include <stdint.h>
+
+#define PLH_FD 3                      /* the helper's end of the socket */
+
+#define PLH_LOAD 1u
+#define PLH_OPEN 2u
+#define PLH_COLLECT 3u
+#define PLH_CLOSE 4u
+#define PLH_REPLY 0x80u
+
+#define PLH_LOAD_OK 0u
+#define PLH_LOAD_DLOPEN 1u
+#define PLH_LOAD_DLSYM 2u
+
+#define PLH_GUARD_DAMAGED 1u
+
+#define PLH_HEADER 8u                 /* u32 type + u32 length */
+#define PLH_COLLECT_FIXED 24u         /* rc, bytes, objects, flags, i64 moved */
+#define PLH_MAX_STRING 4096u
+#define PLH_MAX_MESSAGE 512u
+#define PLH_MAX_QUERY 16384u
+#define PLH_MAX_REQUEST (4u * (4u + PLH_MAX_STRING))
+#define PLH_MAX_ROOM ((uint32_t)1 << 30) /* the helper refuses larger buffers */
+#define PLH_GUARD_BYTES 64u
+#define PLH_GUARD_BYTE 0xA5
+
+#define PLH_EXIT_PROTOCOL 2           /* the helper's exit status for a bad request */
+#define PLH_EXIT_NOMEM 3              /* it could not allocate a buffer */
+
+#endif
