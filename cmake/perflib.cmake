@@ -62,6 +62,11 @@ function(pl_cmocka_test name)
   foreach(c ${cases})
     add_test(NAME ${name}.${c} COMMAND ${name} ${c} WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
     set_tests_properties(${name}.${c} PROPERTIES TIMEOUT ${T_TIMEOUT} ENVIRONMENT "${T_ENV}")
+    # Cases that compare against the live machine (process counts, ...) run
+    # alone, so other tests forking processes cannot move what they measure.
+    if("${name}.${c}" MATCHES "live")
+      set_tests_properties(${name}.${c} PROPERTIES RUN_SERIAL TRUE)
+    endif()
   endforeach()
 endfunction()
 
