@@ -60,6 +60,8 @@ static void walk(const pl_block *blk)
                 if (r != PL_OK && r != PL_E_INVAL) die();
                 pl_counter_base(&ct, &in, &v);
                 pl_counter_text(&ct, &in, s, sizeof s);
+                int av = pl_counter_available(&ct, &in);
+                if (av != 0 && av != 1) die();
             }
             if (in.position < 0) break;
             rc = pl_instance_next(&in, &in);
