@@ -315,16 +315,18 @@ static const seed_provider SEED_PROVIDERS[] = {
 
 static int seed_providers(pl_store *st, int refresh, pl_error *err);
 
-/* Fill a new store (inside the creating transaction). */
-static int seed(pl_store *st, pl_error *err)
+_Static_assert(PL_CTR_LAST_BUILTIN <= PL_IDX_BUILTIN_RESERVED_LAST, "built-in titles must fit the reserved block");
+
+/* Write every built-in 009 title. `or_ignore` keeps a title already at that
+ * index (the refresh); otherwise a clash is an error (a new store). */
+static int write_base_titles(pl_store *st, int or_ignore, pl_error *err)
 {
-    int s = pl__sql_exec(st, "INSERT INTO languages(lang) VALUES('009')", err);
-    if (s) return s;
-    sqlite3_stmt *q;
-    s = pl__sql_prepare(st, "INSERT INTO titles(lang, kind, idx, text) VALUES('009', ?1, ?2, ?3)", &q, err);
-    if (s) return s;
-    uint32_t last_counter = 0, last_help = 0;
-    for (size_t i = 0; i < pl__base_titles_count && !s; i++) {
+    sqlite3_stmt *q = NULL;
+    int s = pl__sql_prepare(st,
+                            or_ignore ? "INSERT OR IGNORE INTO titles(lang, kind, idx, text) VALUES('009', ?1, ?2, ?3)"
+                                      : "INSERT INTO titles(lang, kind, idx, text) VALUES('009', ?1, ?2, ?3)",
+                            &q, err);
+    for (size_t i = 0; !s && i < pl__base_titles_count; i++) {
         const pl__base_title *t = &pl__base_titles[i];
         for (int kind = 0; kind < 2 && !s; kind++) {
             const char *text = kind == PL_TITLE_NAME ? t->name : t->help;
@@ -335,18 +337,23 @@ static int seed(pl_store *st, pl_error *err)
             sqlite3_bind_int64(q, 2, idx);
             sqlite3_bind_text(q, 3, text, -1, SQLITE_STATIC);
             int rc = sqlite3_step(q);
-            if (rc != SQLITE_DONE) s = pl__sql_fail(st, err, rc, "seed titles");
-            if (kind == PL_TITLE_NAME && idx > last_counter) last_counter = idx;
-            if (kind == PL_TITLE_HELP && idx > last_help) last_help = idx;
+            if (rc != SQLITE_DONE) s = pl__sql_fail(st, err, rc, "write built-in titles");
         }
     }
     sqlite3_finalize(q);
-    if (s) return s;
-    if (last_counter < PL_IDX_BUILTIN_RESERVED_LAST) last_counter = PL_IDX_BUILTIN_RESERVED_LAST;
-    if (last_help < PL_IDX_BUILTIN_RESERVED_LAST + 1) last_help = PL_IDX_BUILTIN_RESERVED_LAST + 1;
-    if ((s = pl__meta_set(st, "Base Index", PL_IDX_LAST_BASE, err)) ||
-        (s = pl__meta_set(st, "Last Counter", last_counter, err)) ||
-        (s = pl__meta_set(st, "Last Help", last_help, err)) ||
+    return s;
+}
+
+/* Fill a new store (inside the creating transaction). Last Counter/Help
+ * start at the end of the reserved block, above every built-in title. */
+static int seed(pl_store *st, pl_error *err)
+{
+    int s;
+    if ((s = pl__sql_exec(st, "INSERT INTO languages(lang) VALUES('009')", err)) ||
+        (s = write_base_titles(st, 0, err)) ||
+        (s = pl__meta_set(st, "Base Index", PL_IDX_LAST_BASE, err)) ||
+        (s = pl__meta_set(st, "Last Counter", PL_IDX_BUILTIN_RESERVED_LAST, err)) ||
+        (s = pl__meta_set(st, "Last Help", PL_IDX_BUILTIN_RESERVED_LAST + 1, err)) ||
         (s = pl__meta_set(st, "Seed Version", PL_SEED_VERSION, err)))
         return s;
     return seed_providers(st, 0, err);
@@ -408,25 +415,8 @@ static int refresh_seed(pl_store *st, pl_error *err)
         return s;
     }
     uint32_t lc = 0, lh = 0;
-    sqlite3_stmt *q = NULL;
     s = pl__sql_exec(st, "INSERT OR IGNORE INTO languages(lang) VALUES('009')", err);
-    if (!s) s = pl__sql_prepare(st, "INSERT OR IGNORE INTO titles(lang, kind, idx, text) VALUES('009', ?1, ?2, ?3)",
-                                &q, err);
-    for (size_t i = 0; !s && i < pl__base_titles_count; i++) {
-        const pl__base_title *t = &pl__base_titles[i];
-        for (int kind = 0; kind < 2 && !s; kind++) {
-            const char *text = kind == PL_TITLE_NAME ? t->name : t->help;
-            uint32_t idx = kind == PL_TITLE_NAME ? t->index : PL_HELP(t->index);
-            if (!text) continue;
-            sqlite3_reset(q);
-            sqlite3_bind_int(q, 1, kind);
-            sqlite3_bind_int64(q, 2, idx);
-            sqlite3_bind_text(q, 3, text, -1, SQLITE_STATIC);
-            int rc = sqlite3_step(q);
-            if (rc != SQLITE_DONE) s = pl__sql_fail(st, err, rc, "refresh built-in titles");
-        }
-    }
-    sqlite3_finalize(q);
+    if (!s) s = write_base_titles(st, 1, err);
     if (!s) s = seed_providers(st, 1, err);
     if (!s) s = pl__meta_get(st, "Last Counter", &lc, err);
     if (!s) s = pl__meta_get(st, "Last Help", &lh, err);
