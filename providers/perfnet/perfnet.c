@@ -1,15 +1,23 @@
 /* perflib built-in provider: Network Interface (510), IPv4 (546), IPv6 (548),
- * ICMP (582), ICMPv6 (1534), TCPv4 (638), UDPv4 (658), UDPv6 (1532).
+ * ICMP (582), ICMPv6 (1534), TCPv4 (638), TCPv6 (1530), UDPv4 (658),
+ * UDPv6 (1532).
  *
  * Sources: /proc/net/dev (per-interface counters), /sys/class/net/<if>
- * (speed, mtu), /proc/net/snmp (Ip, Icmp, Tcp, Udp: looked up by column
- * name) and /proc/net/snmp6 (Ip6*, Icmp6*, Udp6*). Every decision is
- * described in docs/providers/perfnet.md; the short form:
+ * (speed, mtu, ifindex), rtnetlink RTM_GETQDISC (root qdisc backlog, live
+ * machine only), /proc/net/snmp (Ip, Icmp, Tcp, Udp: looked up by column
+ * name), /proc/net/snmp6 (Ip6*, Icmp6*, Udp6*) and /proc/net/tcp, tcp6
+ * (sockets by state). Every decision is described in
+ * docs/providers/perfnet.md; the short form:
  * - Network Interface: one instance per /proc/net/dev line, named by the
  *   interface name, no _Total (Windows has none). An interface whose
  *   /sys/class/net directory has gone by the time it is read is left out.
- * - TCPv6 (1530) is not offered: Linux counts TCP once for both IP versions
- *   (the Tcp: line of /proc/net/snmp), so TCPv4 reports those totals.
+ *   Output Queue Length is the root qdisc's qlen; it is marked unavailable
+ *   when netlink fails and always under a PERFLIB_SYSROOT other than "/"
+ *   (netlink describes the live machine, not the canned tree).
+ * - Linux counts TCP segments and opens once for both IP versions (the Tcp:
+ *   line of /proc/net/snmp): TCPv4 reports those totals. Connections
+ *   Established is counted per IP version from /proc/net/tcp{,6}; TCPv6 has
+ *   that counter only.
  * - A counter whose source column is missing from the file is left out of
  *   the object (never a made-up zero); an object with no counter left is
  *   left out. A Network Interface value that one interface lacks (no known
@@ -43,8 +51,14 @@ static const PM_CLOSE_PROC check_close = PerfNetClose;
 
 enum nsrc {
     N_BYTES_TOTAL, N_PACKETS, N_PACKETS_RX, N_PACKETS_TX, N_BANDWIDTH, N_BYTES_RX, N_UNICAST_RX,
-    N_NONUNICAST_RX, N_DISCARD_RX, N_ERRORS_RX, N_BYTES_TX, N_DISCARD_TX, N_ERRORS_TX, N_MULTICAST_RX,
-    N_COLLISIONS, N_CARRIER, N_MTU,
+    N_NONUNICAST_RX, N_DISCARD_RX, N_ERRORS_RX, N_BYTES_TX, N_DISCARD_TX, N_ERRORS_TX, N_OUTPUT_QUEUE,
+    N_MULTICAST_RX, N_COLLISIONS, N_CARRIER, N_MTU,
+};
+
+/* Per-interface values that do not come from /proc/net/dev or sysfs. */
+struct ifextra {
+    int oql_ok;           /* the root qdisc's queue length is known */
+    uint64_t oql;
 };
 
 struct ndef {
@@ -67,6 +81,7 @@ static const struct ndef if_counters[] = {
     {PL_CTR_BYTES_SENT_PER_SEC, RATE, N_BYTES_TX},
     {PL_CTR_PACKETS_OUTBOUND_DISCARDED, RAW, N_DISCARD_TX},
     {PL_CTR_PACKETS_OUTBOUND_ERRORS, RAW, N_ERRORS_TX},
+    {PL_CTR_OUTPUT_QUEUE_LENGTH, PERF_COUNTER_RAWCOUNT, N_OUTPUT_QUEUE},
     {PL_CTR_MULTICAST_PACKETS_RECEIVED_PER_SEC, RATE, N_MULTICAST_RX},
     {PL_CTR_COLLISIONS, RAW, N_COLLISIONS},
     {PL_CTR_CARRIER_ERRORS, RAW, N_CARRIER},
@@ -74,7 +89,8 @@ static const struct ndef if_counters[] = {
 };
 #define N_IF_COUNTERS (sizeof if_counters / sizeof if_counters[0])
 
-static uint64_t if_value(enum nsrc s, const struct pl__netdev *d, const struct pl__netif_attrs *a)
+static uint64_t if_value(enum nsrc s, const struct pl__netdev *d, const struct pl__netif_attrs *a,
+                         const struct ifextra *x)
 {
     const uint64_t *f = d->f;
     switch (s) {
@@ -94,6 +110,7 @@ static uint64_t if_value(enum nsrc s, const struct pl__netdev *d, const struct p
     case N_BYTES_TX: return f[PL__ND_TX_BYTES];
     case N_DISCARD_TX: return f[PL__ND_TX_DROP];
     case N_ERRORS_TX: return f[PL__ND_TX_ERRS];
+    case N_OUTPUT_QUEUE: return x->oql_ok ? x->oql : 0;
     case N_MULTICAST_RX: return f[PL__ND_RX_MULTICAST];
     case N_COLLISIONS: return f[PL__ND_TX_COLLS];
     case N_CARRIER: return f[PL__ND_TX_CARRIER];
@@ -103,14 +120,42 @@ static uint64_t if_value(enum nsrc s, const struct pl__netdev *d, const struct p
 }
 
 /* Is the value of source s unreadable for this interface? */
-static int if_unavailable(enum nsrc s, const struct pl__netif_attrs *a)
+static int if_unavailable(enum nsrc s, const struct pl__netif_attrs *a, const struct ifextra *x)
 {
     if (s == N_BANDWIDTH) return !(a->have & PL__NETIF_HAVE_SPEED);
     if (s == N_MTU) return !(a->have & PL__NETIF_HAVE_MTU);
+    if (s == N_OUTPUT_QUEUE) return !x->oql_ok;
     return 0;
 }
 
+/* The Output Queue Length of every interface, from one netlink dump. Only
+ * on the live machine: under a canned PERFLIB_SYSROOT the kernel's qdiscs
+ * belong to another set of interfaces, so nothing is known (all marked). An
+ * interface whose root qdisc is not in the dump has the built-in noop qdisc
+ * (down, or a device without a queue), which holds nothing: 0. */
+static void output_queues(int live, int have_sys, const struct pl__netif_attrs *attrs, size_t n,
+                          struct pl__qdiscs *qd, struct ifextra *x)
+{
+    int ok = live && have_sys && pl__read_qdiscs(qd) == 0;
+    for (size_t k = 0; k < n; k++) {
+        x[k].oql_ok = 0;
+        x[k].oql = 0;
+        if (!ok || attrs[k].have == UINT32_MAX || !(attrs[k].have & PL__NETIF_HAVE_IFINDEX)) continue;
+        const struct pl__qdisc *q = pl__qdisc_find(qd, attrs[k].ifindex);
+        if (q && !q->have_qlen) continue; /* a root without statistics */
+        x[k].oql_ok = 1;
+        x[k].oql = q ? q->qlen : 0;
+    }
+}
+
 /* ------------------------------------------------------- protocol objects */
+
+/* Where a protocol counter comes from. */
+enum ssrc {
+    S_COLUMN = 0,         /* snmp/snmp6 column a (+ b) */
+    S_ESTAB_V4,           /* /proc/net/tcp{,6}: ESTABLISHED + CLOSE_WAIT over IPv4 */
+    S_ESTAB_V6,           /* the same over IPv6 */
+};
 
 struct sdef {
     uint32_t index;
@@ -118,156 +163,164 @@ struct sdef {
     const char *a;        /* column name */
     const char *b;        /* NULL, or a second column added to a */
     int b_optional;       /* b is added when present */
+    enum ssrc src;
 };
+
+enum pfile { F_SNMP, F_SNMP6, F_SOCKS };
 
 struct pobj {
     uint32_t index;
-    int v6;               /* from snmp6 (proto ""), else snmp */
+    enum pfile file;      /* snmp (proto "Ip"...), snmp6 (proto ""), sockets only */
     const char *proto;
     const struct sdef *defs;
     size_t n;
 };
 
 static const struct sdef ipv4[] = {
-    {PL_CTR_DATAGRAMS_PER_SEC, RATE, "InReceives", "OutRequests", 0},
-    {PL_CTR_DATAGRAMS_RECEIVED_PER_SEC, RATE, "InReceives", NULL, 0},
-    {PL_CTR_DATAGRAMS_RECEIVED_HEADER_ERRORS, RAW, "InHdrErrors", NULL, 0},
-    {PL_CTR_DATAGRAMS_RECEIVED_ADDRESS_ERRORS, RAW, "InAddrErrors", NULL, 0},
-    {PL_CTR_DATAGRAMS_FORWARDED_PER_SEC, RATE, "ForwDatagrams", NULL, 0},
-    {PL_CTR_DATAGRAMS_RECEIVED_UNKNOWN_PROTOCOL, RAW, "InUnknownProtos", NULL, 0},
-    {PL_CTR_DATAGRAMS_RECEIVED_DISCARDED, RAW, "InDiscards", NULL, 0},
-    {PL_CTR_DATAGRAMS_RECEIVED_DELIVERED_PER_SEC, RATE, "InDelivers", NULL, 0},
-    {PL_CTR_DATAGRAMS_SENT_PER_SEC, RATE, "OutRequests", NULL, 0},
-    {PL_CTR_DATAGRAMS_OUTBOUND_DISCARDED, RAW, "OutDiscards", NULL, 0},
-    {PL_CTR_DATAGRAMS_OUTBOUND_NO_ROUTE, RAW, "OutNoRoutes", NULL, 0},
-    {PL_CTR_FRAGMENTS_RECEIVED_PER_SEC, RATE, "ReasmReqds", NULL, 0},
-    {PL_CTR_FRAGMENTS_REASSEMBLED_PER_SEC, RATE, "ReasmOKs", NULL, 0},
-    {PL_CTR_FRAGMENT_REASSEMBLY_FAILURES, RAW, "ReasmFails", NULL, 0},
-    {PL_CTR_FRAGMENTED_DATAGRAMS_PER_SEC, RATE, "FragOKs", NULL, 0},
-    {PL_CTR_FRAGMENTATION_FAILURES, RAW, "FragFails", NULL, 0},
-    {PL_CTR_FRAGMENTS_CREATED_PER_SEC, RATE, "FragCreates", NULL, 0},
+    {PL_CTR_DATAGRAMS_PER_SEC, RATE, "InReceives", "OutRequests", 0, S_COLUMN},
+    {PL_CTR_DATAGRAMS_RECEIVED_PER_SEC, RATE, "InReceives", NULL, 0, S_COLUMN},
+    {PL_CTR_DATAGRAMS_RECEIVED_HEADER_ERRORS, RAW, "InHdrErrors", NULL, 0, S_COLUMN},
+    {PL_CTR_DATAGRAMS_RECEIVED_ADDRESS_ERRORS, RAW, "InAddrErrors", NULL, 0, S_COLUMN},
+    {PL_CTR_DATAGRAMS_FORWARDED_PER_SEC, RATE, "ForwDatagrams", NULL, 0, S_COLUMN},
+    {PL_CTR_DATAGRAMS_RECEIVED_UNKNOWN_PROTOCOL, RAW, "InUnknownProtos", NULL, 0, S_COLUMN},
+    {PL_CTR_DATAGRAMS_RECEIVED_DISCARDED, RAW, "InDiscards", NULL, 0, S_COLUMN},
+    {PL_CTR_DATAGRAMS_RECEIVED_DELIVERED_PER_SEC, RATE, "InDelivers", NULL, 0, S_COLUMN},
+    {PL_CTR_DATAGRAMS_SENT_PER_SEC, RATE, "OutRequests", NULL, 0, S_COLUMN},
+    {PL_CTR_DATAGRAMS_OUTBOUND_DISCARDED, RAW, "OutDiscards", NULL, 0, S_COLUMN},
+    {PL_CTR_DATAGRAMS_OUTBOUND_NO_ROUTE, RAW, "OutNoRoutes", NULL, 0, S_COLUMN},
+    {PL_CTR_FRAGMENTS_RECEIVED_PER_SEC, RATE, "ReasmReqds", NULL, 0, S_COLUMN},
+    {PL_CTR_FRAGMENTS_REASSEMBLED_PER_SEC, RATE, "ReasmOKs", NULL, 0, S_COLUMN},
+    {PL_CTR_FRAGMENT_REASSEMBLY_FAILURES, RAW, "ReasmFails", NULL, 0, S_COLUMN},
+    {PL_CTR_FRAGMENTED_DATAGRAMS_PER_SEC, RATE, "FragOKs", NULL, 0, S_COLUMN},
+    {PL_CTR_FRAGMENTATION_FAILURES, RAW, "FragFails", NULL, 0, S_COLUMN},
+    {PL_CTR_FRAGMENTS_CREATED_PER_SEC, RATE, "FragCreates", NULL, 0, S_COLUMN},
 };
 
 static const struct sdef ipv6[] = {
-    {PL_CTR_DATAGRAMS_PER_SEC, RATE, "Ip6InReceives", "Ip6OutRequests", 0},
-    {PL_CTR_DATAGRAMS_RECEIVED_PER_SEC, RATE, "Ip6InReceives", NULL, 0},
-    {PL_CTR_DATAGRAMS_RECEIVED_HEADER_ERRORS, RAW, "Ip6InHdrErrors", NULL, 0},
-    {PL_CTR_DATAGRAMS_RECEIVED_ADDRESS_ERRORS, RAW, "Ip6InAddrErrors", NULL, 0},
-    {PL_CTR_DATAGRAMS_FORWARDED_PER_SEC, RATE, "Ip6OutForwDatagrams", NULL, 0},
-    {PL_CTR_DATAGRAMS_RECEIVED_UNKNOWN_PROTOCOL, RAW, "Ip6InUnknownProtos", NULL, 0},
-    {PL_CTR_DATAGRAMS_RECEIVED_DISCARDED, RAW, "Ip6InDiscards", NULL, 0},
-    {PL_CTR_DATAGRAMS_RECEIVED_DELIVERED_PER_SEC, RATE, "Ip6InDelivers", NULL, 0},
-    {PL_CTR_DATAGRAMS_SENT_PER_SEC, RATE, "Ip6OutRequests", NULL, 0},
-    {PL_CTR_DATAGRAMS_OUTBOUND_DISCARDED, RAW, "Ip6OutDiscards", NULL, 0},
-    {PL_CTR_DATAGRAMS_OUTBOUND_NO_ROUTE, RAW, "Ip6OutNoRoutes", NULL, 0},
-    {PL_CTR_FRAGMENTS_RECEIVED_PER_SEC, RATE, "Ip6ReasmReqds", NULL, 0},
-    {PL_CTR_FRAGMENTS_REASSEMBLED_PER_SEC, RATE, "Ip6ReasmOKs", NULL, 0},
-    {PL_CTR_FRAGMENT_REASSEMBLY_FAILURES, RAW, "Ip6ReasmFails", NULL, 0},
-    {PL_CTR_FRAGMENTED_DATAGRAMS_PER_SEC, RATE, "Ip6FragOKs", NULL, 0},
-    {PL_CTR_FRAGMENTATION_FAILURES, RAW, "Ip6FragFails", NULL, 0},
-    {PL_CTR_FRAGMENTS_CREATED_PER_SEC, RATE, "Ip6FragCreates", NULL, 0},
+    {PL_CTR_DATAGRAMS_PER_SEC, RATE, "Ip6InReceives", "Ip6OutRequests", 0, S_COLUMN},
+    {PL_CTR_DATAGRAMS_RECEIVED_PER_SEC, RATE, "Ip6InReceives", NULL, 0, S_COLUMN},
+    {PL_CTR_DATAGRAMS_RECEIVED_HEADER_ERRORS, RAW, "Ip6InHdrErrors", NULL, 0, S_COLUMN},
+    {PL_CTR_DATAGRAMS_RECEIVED_ADDRESS_ERRORS, RAW, "Ip6InAddrErrors", NULL, 0, S_COLUMN},
+    {PL_CTR_DATAGRAMS_FORWARDED_PER_SEC, RATE, "Ip6OutForwDatagrams", NULL, 0, S_COLUMN},
+    {PL_CTR_DATAGRAMS_RECEIVED_UNKNOWN_PROTOCOL, RAW, "Ip6InUnknownProtos", NULL, 0, S_COLUMN},
+    {PL_CTR_DATAGRAMS_RECEIVED_DISCARDED, RAW, "Ip6InDiscards", NULL, 0, S_COLUMN},
+    {PL_CTR_DATAGRAMS_RECEIVED_DELIVERED_PER_SEC, RATE, "Ip6InDelivers", NULL, 0, S_COLUMN},
+    {PL_CTR_DATAGRAMS_SENT_PER_SEC, RATE, "Ip6OutRequests", NULL, 0, S_COLUMN},
+    {PL_CTR_DATAGRAMS_OUTBOUND_DISCARDED, RAW, "Ip6OutDiscards", NULL, 0, S_COLUMN},
+    {PL_CTR_DATAGRAMS_OUTBOUND_NO_ROUTE, RAW, "Ip6OutNoRoutes", NULL, 0, S_COLUMN},
+    {PL_CTR_FRAGMENTS_RECEIVED_PER_SEC, RATE, "Ip6ReasmReqds", NULL, 0, S_COLUMN},
+    {PL_CTR_FRAGMENTS_REASSEMBLED_PER_SEC, RATE, "Ip6ReasmOKs", NULL, 0, S_COLUMN},
+    {PL_CTR_FRAGMENT_REASSEMBLY_FAILURES, RAW, "Ip6ReasmFails", NULL, 0, S_COLUMN},
+    {PL_CTR_FRAGMENTED_DATAGRAMS_PER_SEC, RATE, "Ip6FragOKs", NULL, 0, S_COLUMN},
+    {PL_CTR_FRAGMENTATION_FAILURES, RAW, "Ip6FragFails", NULL, 0, S_COLUMN},
+    {PL_CTR_FRAGMENTS_CREATED_PER_SEC, RATE, "Ip6FragCreates", NULL, 0, S_COLUMN},
 };
 
 static const struct sdef icmp4[] = {
-    {PL_CTR_MESSAGES_PER_SEC, RATE, "InMsgs", "OutMsgs", 0},
-    {PL_CTR_MESSAGES_RECEIVED_PER_SEC, RATE, "InMsgs", NULL, 0},
-    {PL_CTR_MESSAGES_RECEIVED_ERRORS, RAW, "InErrors", NULL, 0},
-    {PL_CTR_RECEIVED_DEST_UNREACHABLE, RAW, "InDestUnreachs", NULL, 0},
-    {PL_CTR_RECEIVED_TIME_EXCEEDED, RAW, "InTimeExcds", NULL, 0},
-    {PL_CTR_RECEIVED_PARAMETER_PROBLEM, RAW, "InParmProbs", NULL, 0},
-    {PL_CTR_RECEIVED_SOURCE_QUENCH, RAW, "InSrcQuenchs", NULL, 0},
-    {PL_CTR_RECEIVED_REDIRECT_PER_SEC, RATE, "InRedirects", NULL, 0},
-    {PL_CTR_RECEIVED_ECHO_PER_SEC, RATE, "InEchos", NULL, 0},
-    {PL_CTR_RECEIVED_ECHO_REPLY_PER_SEC, RATE, "InEchoReps", NULL, 0},
-    {PL_CTR_RECEIVED_TIMESTAMP_PER_SEC, RATE, "InTimestamps", NULL, 0},
-    {PL_CTR_RECEIVED_TIMESTAMP_REPLY_PER_SEC, RATE, "InTimestampReps", NULL, 0},
-    {PL_CTR_RECEIVED_ADDRESS_MASK, RAW, "InAddrMasks", NULL, 0},
-    {PL_CTR_RECEIVED_ADDRESS_MASK_REPLY, RAW, "InAddrMaskReps", NULL, 0},
-    {PL_CTR_MESSAGES_SENT_PER_SEC, RATE, "OutMsgs", NULL, 0},
-    {PL_CTR_MESSAGES_OUTBOUND_ERRORS, RAW, "OutErrors", NULL, 0},
-    {PL_CTR_SENT_DESTINATION_UNREACHABLE, RAW, "OutDestUnreachs", NULL, 0},
-    {PL_CTR_SENT_TIME_EXCEEDED, RAW, "OutTimeExcds", NULL, 0},
-    {PL_CTR_SENT_PARAMETER_PROBLEM, RAW, "OutParmProbs", NULL, 0},
-    {PL_CTR_SENT_SOURCE_QUENCH, RAW, "OutSrcQuenchs", NULL, 0},
-    {PL_CTR_SENT_REDIRECT_PER_SEC, RATE, "OutRedirects", NULL, 0},
-    {PL_CTR_SENT_ECHO_PER_SEC, RATE, "OutEchos", NULL, 0},
-    {PL_CTR_SENT_ECHO_REPLY_PER_SEC, RATE, "OutEchoReps", NULL, 0},
-    {PL_CTR_SENT_TIMESTAMP_PER_SEC, RATE, "OutTimestamps", NULL, 0},
-    {PL_CTR_SENT_TIMESTAMP_REPLY_PER_SEC, RATE, "OutTimestampReps", NULL, 0},
-    {PL_CTR_SENT_ADDRESS_MASK, RAW, "OutAddrMasks", NULL, 0},
-    {PL_CTR_SENT_ADDRESS_MASK_REPLY, RAW, "OutAddrMaskReps", NULL, 0},
+    {PL_CTR_MESSAGES_PER_SEC, RATE, "InMsgs", "OutMsgs", 0, S_COLUMN},
+    {PL_CTR_MESSAGES_RECEIVED_PER_SEC, RATE, "InMsgs", NULL, 0, S_COLUMN},
+    {PL_CTR_MESSAGES_RECEIVED_ERRORS, RAW, "InErrors", NULL, 0, S_COLUMN},
+    {PL_CTR_RECEIVED_DEST_UNREACHABLE, RAW, "InDestUnreachs", NULL, 0, S_COLUMN},
+    {PL_CTR_RECEIVED_TIME_EXCEEDED, RAW, "InTimeExcds", NULL, 0, S_COLUMN},
+    {PL_CTR_RECEIVED_PARAMETER_PROBLEM, RAW, "InParmProbs", NULL, 0, S_COLUMN},
+    {PL_CTR_RECEIVED_SOURCE_QUENCH, RAW, "InSrcQuenchs", NULL, 0, S_COLUMN},
+    {PL_CTR_RECEIVED_REDIRECT_PER_SEC, RATE, "InRedirects", NULL, 0, S_COLUMN},
+    {PL_CTR_RECEIVED_ECHO_PER_SEC, RATE, "InEchos", NULL, 0, S_COLUMN},
+    {PL_CTR_RECEIVED_ECHO_REPLY_PER_SEC, RATE, "InEchoReps", NULL, 0, S_COLUMN},
+    {PL_CTR_RECEIVED_TIMESTAMP_PER_SEC, RATE, "InTimestamps", NULL, 0, S_COLUMN},
+    {PL_CTR_RECEIVED_TIMESTAMP_REPLY_PER_SEC, RATE, "InTimestampReps", NULL, 0, S_COLUMN},
+    {PL_CTR_RECEIVED_ADDRESS_MASK, RAW, "InAddrMasks", NULL, 0, S_COLUMN},
+    {PL_CTR_RECEIVED_ADDRESS_MASK_REPLY, RAW, "InAddrMaskReps", NULL, 0, S_COLUMN},
+    {PL_CTR_MESSAGES_SENT_PER_SEC, RATE, "OutMsgs", NULL, 0, S_COLUMN},
+    {PL_CTR_MESSAGES_OUTBOUND_ERRORS, RAW, "OutErrors", NULL, 0, S_COLUMN},
+    {PL_CTR_SENT_DESTINATION_UNREACHABLE, RAW, "OutDestUnreachs", NULL, 0, S_COLUMN},
+    {PL_CTR_SENT_TIME_EXCEEDED, RAW, "OutTimeExcds", NULL, 0, S_COLUMN},
+    {PL_CTR_SENT_PARAMETER_PROBLEM, RAW, "OutParmProbs", NULL, 0, S_COLUMN},
+    {PL_CTR_SENT_SOURCE_QUENCH, RAW, "OutSrcQuenchs", NULL, 0, S_COLUMN},
+    {PL_CTR_SENT_REDIRECT_PER_SEC, RATE, "OutRedirects", NULL, 0, S_COLUMN},
+    {PL_CTR_SENT_ECHO_PER_SEC, RATE, "OutEchos", NULL, 0, S_COLUMN},
+    {PL_CTR_SENT_ECHO_REPLY_PER_SEC, RATE, "OutEchoReps", NULL, 0, S_COLUMN},
+    {PL_CTR_SENT_TIMESTAMP_PER_SEC, RATE, "OutTimestamps", NULL, 0, S_COLUMN},
+    {PL_CTR_SENT_TIMESTAMP_REPLY_PER_SEC, RATE, "OutTimestampReps", NULL, 0, S_COLUMN},
+    {PL_CTR_SENT_ADDRESS_MASK, RAW, "OutAddrMasks", NULL, 0, S_COLUMN},
+    {PL_CTR_SENT_ADDRESS_MASK_REPLY, RAW, "OutAddrMaskReps", NULL, 0, S_COLUMN},
 };
 
 static const struct sdef icmp6[] = {
-    {PL_CTR_MESSAGES_PER_SEC, RATE, "Icmp6InMsgs", "Icmp6OutMsgs", 0},
-    {PL_CTR_MESSAGES_RECEIVED_PER_SEC, RATE, "Icmp6InMsgs", NULL, 0},
-    {PL_CTR_MESSAGES_RECEIVED_ERRORS, RAW, "Icmp6InErrors", NULL, 0},
-    {PL_CTR_RECEIVED_DEST_UNREACHABLE, RAW, "Icmp6InDestUnreachs", NULL, 0},
-    {PL_CTR_RECEIVED_PACKET_TOO_BIG, RAW, "Icmp6InPktTooBigs", NULL, 0},
-    {PL_CTR_RECEIVED_TIME_EXCEEDED, RAW, "Icmp6InTimeExcds", NULL, 0},
-    {PL_CTR_RECEIVED_PARAMETER_PROBLEM, RAW, "Icmp6InParmProblems", NULL, 0},
-    {PL_CTR_RECEIVED_ECHO_PER_SEC, RATE, "Icmp6InEchos", NULL, 0},
-    {PL_CTR_RECEIVED_ECHO_REPLY_PER_SEC, RATE, "Icmp6InEchoReplies", NULL, 0},
-    {PL_CTR_RECEIVED_MEMBERSHIP_QUERY, RAW, "Icmp6InGroupMembQueries", NULL, 0},
-    {PL_CTR_RECEIVED_MEMBERSHIP_REPORT, RAW, "Icmp6InGroupMembResponses", "Icmp6InMLDv2Reports", 1},
-    {PL_CTR_RECEIVED_MEMBERSHIP_REDUCTION, RAW, "Icmp6InGroupMembReductions", NULL, 0},
-    {PL_CTR_RECEIVED_ROUTER_SOLICIT, RAW, "Icmp6InRouterSolicits", NULL, 0},
-    {PL_CTR_RECEIVED_ROUTER_ADVERT, RAW, "Icmp6InRouterAdvertisements", NULL, 0},
-    {PL_CTR_RECEIVED_NEIGHBOR_SOLICIT, RAW, "Icmp6InNeighborSolicits", NULL, 0},
-    {PL_CTR_RECEIVED_NEIGHBOR_ADVERT, RAW, "Icmp6InNeighborAdvertisements", NULL, 0},
-    {PL_CTR_RECEIVED_REDIRECT_PER_SEC, RATE, "Icmp6InRedirects", NULL, 0},
-    {PL_CTR_MESSAGES_SENT_PER_SEC, RATE, "Icmp6OutMsgs", NULL, 0},
-    {PL_CTR_MESSAGES_OUTBOUND_ERRORS, RAW, "Icmp6OutErrors", NULL, 0},
-    {PL_CTR_SENT_DESTINATION_UNREACHABLE, RAW, "Icmp6OutDestUnreachs", NULL, 0},
-    {PL_CTR_SENT_PACKET_TOO_BIG, RAW, "Icmp6OutPktTooBigs", NULL, 0},
-    {PL_CTR_SENT_TIME_EXCEEDED, RAW, "Icmp6OutTimeExcds", NULL, 0},
-    {PL_CTR_SENT_PARAMETER_PROBLEM, RAW, "Icmp6OutParmProblems", NULL, 0},
-    {PL_CTR_SENT_ECHO_PER_SEC, RATE, "Icmp6OutEchos", NULL, 0},
-    {PL_CTR_SENT_ECHO_REPLY_PER_SEC, RATE, "Icmp6OutEchoReplies", NULL, 0},
-    {PL_CTR_SENT_MEMBERSHIP_QUERY, RAW, "Icmp6OutGroupMembQueries", NULL, 0},
-    {PL_CTR_SENT_MEMBERSHIP_REPORT, RAW, "Icmp6OutGroupMembResponses", "Icmp6OutMLDv2Reports", 1},
-    {PL_CTR_SENT_MEMBERSHIP_REDUCTION, RAW, "Icmp6OutGroupMembReductions", NULL, 0},
-    {PL_CTR_SENT_ROUTER_SOLICIT, RAW, "Icmp6OutRouterSolicits", NULL, 0},
-    {PL_CTR_SENT_ROUTER_ADVERT, RAW, "Icmp6OutRouterAdvertisements", NULL, 0},
-    {PL_CTR_SENT_NEIGHBOR_SOLICIT, RAW, "Icmp6OutNeighborSolicits", NULL, 0},
-    {PL_CTR_SENT_NEIGHBOR_ADVERT, RAW, "Icmp6OutNeighborAdvertisements", NULL, 0},
-    {PL_CTR_SENT_REDIRECT_PER_SEC, RATE, "Icmp6OutRedirects", NULL, 0},
+    {PL_CTR_MESSAGES_PER_SEC, RATE, "Icmp6InMsgs", "Icmp6OutMsgs", 0, S_COLUMN},
+    {PL_CTR_MESSAGES_RECEIVED_PER_SEC, RATE, "Icmp6InMsgs", NULL, 0, S_COLUMN},
+    {PL_CTR_MESSAGES_RECEIVED_ERRORS, RAW, "Icmp6InErrors", NULL, 0, S_COLUMN},
+    {PL_CTR_RECEIVED_DEST_UNREACHABLE, RAW, "Icmp6InDestUnreachs", NULL, 0, S_COLUMN},
+    {PL_CTR_RECEIVED_PACKET_TOO_BIG, RAW, "Icmp6InPktTooBigs", NULL, 0, S_COLUMN},
+    {PL_CTR_RECEIVED_TIME_EXCEEDED, RAW, "Icmp6InTimeExcds", NULL, 0, S_COLUMN},
+    {PL_CTR_RECEIVED_PARAMETER_PROBLEM, RAW, "Icmp6InParmProblems", NULL, 0, S_COLUMN},
+    {PL_CTR_RECEIVED_ECHO_PER_SEC, RATE, "Icmp6InEchos", NULL, 0, S_COLUMN},
+    {PL_CTR_RECEIVED_ECHO_REPLY_PER_SEC, RATE, "Icmp6InEchoReplies", NULL, 0, S_COLUMN},
+    {PL_CTR_RECEIVED_MEMBERSHIP_QUERY, RAW, "Icmp6InGroupMembQueries", NULL, 0, S_COLUMN},
+    {PL_CTR_RECEIVED_MEMBERSHIP_REPORT, RAW, "Icmp6InGroupMembResponses", "Icmp6InMLDv2Reports", 1, S_COLUMN},
+    {PL_CTR_RECEIVED_MEMBERSHIP_REDUCTION, RAW, "Icmp6InGroupMembReductions", NULL, 0, S_COLUMN},
+    {PL_CTR_RECEIVED_ROUTER_SOLICIT, RAW, "Icmp6InRouterSolicits", NULL, 0, S_COLUMN},
+    {PL_CTR_RECEIVED_ROUTER_ADVERT, RAW, "Icmp6InRouterAdvertisements", NULL, 0, S_COLUMN},
+    {PL_CTR_RECEIVED_NEIGHBOR_SOLICIT, RAW, "Icmp6InNeighborSolicits", NULL, 0, S_COLUMN},
+    {PL_CTR_RECEIVED_NEIGHBOR_ADVERT, RAW, "Icmp6InNeighborAdvertisements", NULL, 0, S_COLUMN},
+    {PL_CTR_RECEIVED_REDIRECT_PER_SEC, RATE, "Icmp6InRedirects", NULL, 0, S_COLUMN},
+    {PL_CTR_MESSAGES_SENT_PER_SEC, RATE, "Icmp6OutMsgs", NULL, 0, S_COLUMN},
+    {PL_CTR_MESSAGES_OUTBOUND_ERRORS, RAW, "Icmp6OutErrors", NULL, 0, S_COLUMN},
+    {PL_CTR_SENT_DESTINATION_UNREACHABLE, RAW, "Icmp6OutDestUnreachs", NULL, 0, S_COLUMN},
+    {PL_CTR_SENT_PACKET_TOO_BIG, RAW, "Icmp6OutPktTooBigs", NULL, 0, S_COLUMN},
+    {PL_CTR_SENT_TIME_EXCEEDED, RAW, "Icmp6OutTimeExcds", NULL, 0, S_COLUMN},
+    {PL_CTR_SENT_PARAMETER_PROBLEM, RAW, "Icmp6OutParmProblems", NULL, 0, S_COLUMN},
+    {PL_CTR_SENT_ECHO_PER_SEC, RATE, "Icmp6OutEchos", NULL, 0, S_COLUMN},
+    {PL_CTR_SENT_ECHO_REPLY_PER_SEC, RATE, "Icmp6OutEchoReplies", NULL, 0, S_COLUMN},
+    {PL_CTR_SENT_MEMBERSHIP_QUERY, RAW, "Icmp6OutGroupMembQueries", NULL, 0, S_COLUMN},
+    {PL_CTR_SENT_MEMBERSHIP_REPORT, RAW, "Icmp6OutGroupMembResponses", "Icmp6OutMLDv2Reports", 1, S_COLUMN},
+    {PL_CTR_SENT_MEMBERSHIP_REDUCTION, RAW, "Icmp6OutGroupMembReductions", NULL, 0, S_COLUMN},
+    {PL_CTR_SENT_ROUTER_SOLICIT, RAW, "Icmp6OutRouterSolicits", NULL, 0, S_COLUMN},
+    {PL_CTR_SENT_ROUTER_ADVERT, RAW, "Icmp6OutRouterAdvertisements", NULL, 0, S_COLUMN},
+    {PL_CTR_SENT_NEIGHBOR_SOLICIT, RAW, "Icmp6OutNeighborSolicits", NULL, 0, S_COLUMN},
+    {PL_CTR_SENT_NEIGHBOR_ADVERT, RAW, "Icmp6OutNeighborAdvertisements", NULL, 0, S_COLUMN},
+    {PL_CTR_SENT_REDIRECT_PER_SEC, RATE, "Icmp6OutRedirects", NULL, 0, S_COLUMN},
 };
 
 static const struct sdef tcp4[] = {
-    {PL_CTR_SEGMENTS_PER_SEC, RATE, "InSegs", "OutSegs", 0},
-    {PL_CTR_CONNECTIONS_ESTABLISHED, RAW, "CurrEstab", NULL, 0},
-    {PL_CTR_CONNECTIONS_ACTIVE, RAW, "ActiveOpens", NULL, 0},
-    {PL_CTR_CONNECTIONS_PASSIVE, RAW, "PassiveOpens", NULL, 0},
-    {PL_CTR_CONNECTION_FAILURES, RAW, "AttemptFails", NULL, 0},
-    {PL_CTR_CONNECTIONS_RESET, RAW, "EstabResets", NULL, 0},
-    {PL_CTR_SEGMENTS_RECEIVED_PER_SEC, RATE, "InSegs", NULL, 0},
-    {PL_CTR_SEGMENTS_SENT_PER_SEC, RATE, "OutSegs", NULL, 0},
-    {PL_CTR_SEGMENTS_RETRANSMITTED_PER_SEC, RATE, "RetransSegs", NULL, 0},
+    {PL_CTR_SEGMENTS_PER_SEC, RATE, "InSegs", "OutSegs", 0, S_COLUMN},
+    {PL_CTR_CONNECTIONS_ESTABLISHED, RAW, NULL, NULL, 0, S_ESTAB_V4},
+    {PL_CTR_CONNECTIONS_ACTIVE, RAW, "ActiveOpens", NULL, 0, S_COLUMN},
+    {PL_CTR_CONNECTIONS_PASSIVE, RAW, "PassiveOpens", NULL, 0, S_COLUMN},
+    {PL_CTR_CONNECTION_FAILURES, RAW, "AttemptFails", NULL, 0, S_COLUMN},
+    {PL_CTR_CONNECTIONS_RESET, RAW, "EstabResets", NULL, 0, S_COLUMN},
+    {PL_CTR_SEGMENTS_RECEIVED_PER_SEC, RATE, "InSegs", NULL, 0, S_COLUMN},
+    {PL_CTR_SEGMENTS_SENT_PER_SEC, RATE, "OutSegs", NULL, 0, S_COLUMN},
+    {PL_CTR_SEGMENTS_RETRANSMITTED_PER_SEC, RATE, "RetransSegs", NULL, 0, S_COLUMN},
+};
+
+/* Linux has no per-version TCP MIB: only the connection count is IPv6's own. */
+static const struct sdef tcp6[] = {
+    {PL_CTR_CONNECTIONS_ESTABLISHED, RAW, NULL, NULL, 0, S_ESTAB_V6},
 };
 
 static const struct sdef udp4[] = {
-    {PL_CTR_DATAGRAMS_PER_SEC, RATE, "InDatagrams", "OutDatagrams", 0},
-    {PL_CTR_DATAGRAMS_RECEIVED_PER_SEC, RATE, "InDatagrams", NULL, 0},
-    {PL_CTR_DATAGRAMS_NO_PORT_PER_SEC, RATE, "NoPorts", NULL, 0},
-    {PL_CTR_DATAGRAMS_RECEIVED_ERRORS, RAW, "InErrors", NULL, 0},
-    {PL_CTR_DATAGRAMS_SENT_PER_SEC, RATE, "OutDatagrams", NULL, 0},
+    {PL_CTR_DATAGRAMS_PER_SEC, RATE, "InDatagrams", "OutDatagrams", 0, S_COLUMN},
+    {PL_CTR_DATAGRAMS_RECEIVED_PER_SEC, RATE, "InDatagrams", NULL, 0, S_COLUMN},
+    {PL_CTR_DATAGRAMS_NO_PORT_PER_SEC, RATE, "NoPorts", NULL, 0, S_COLUMN},
+    {PL_CTR_DATAGRAMS_RECEIVED_ERRORS, RAW, "InErrors", NULL, 0, S_COLUMN},
+    {PL_CTR_DATAGRAMS_SENT_PER_SEC, RATE, "OutDatagrams", NULL, 0, S_COLUMN},
 };
 
 static const struct sdef udp6[] = {
-    {PL_CTR_DATAGRAMS_PER_SEC, RATE, "Udp6InDatagrams", "Udp6OutDatagrams", 0},
-    {PL_CTR_DATAGRAMS_RECEIVED_PER_SEC, RATE, "Udp6InDatagrams", NULL, 0},
-    {PL_CTR_DATAGRAMS_NO_PORT_PER_SEC, RATE, "Udp6NoPorts", NULL, 0},
-    {PL_CTR_DATAGRAMS_RECEIVED_ERRORS, RAW, "Udp6InErrors", NULL, 0},
-    {PL_CTR_DATAGRAMS_SENT_PER_SEC, RATE, "Udp6OutDatagrams", NULL, 0},
+    {PL_CTR_DATAGRAMS_PER_SEC, RATE, "Udp6InDatagrams", "Udp6OutDatagrams", 0, S_COLUMN},
+    {PL_CTR_DATAGRAMS_RECEIVED_PER_SEC, RATE, "Udp6InDatagrams", NULL, 0, S_COLUMN},
+    {PL_CTR_DATAGRAMS_NO_PORT_PER_SEC, RATE, "Udp6NoPorts", NULL, 0, S_COLUMN},
+    {PL_CTR_DATAGRAMS_RECEIVED_ERRORS, RAW, "Udp6InErrors", NULL, 0, S_COLUMN},
+    {PL_CTR_DATAGRAMS_SENT_PER_SEC, RATE, "Udp6OutDatagrams", NULL, 0, S_COLUMN},
 };
 
 #define ARR(a) a, sizeof a / sizeof a[0]
 static const struct pobj proto_objects[] = {
-    {PL_OBJ_IPV4, 0, "Ip", ARR(ipv4)},      {PL_OBJ_IPV6, 1, "", ARR(ipv6)},
-    {PL_OBJ_ICMP, 0, "Icmp", ARR(icmp4)},   {PL_OBJ_ICMPV6, 1, "", ARR(icmp6)},
-    {PL_OBJ_TCPV4, 0, "Tcp", ARR(tcp4)},    {PL_OBJ_UDPV4, 0, "Udp", ARR(udp4)},
-    {PL_OBJ_UDPV6, 1, "", ARR(udp6)},
+    {PL_OBJ_IPV4, F_SNMP, "Ip", ARR(ipv4)},     {PL_OBJ_IPV6, F_SNMP6, "", ARR(ipv6)},
+    {PL_OBJ_ICMP, F_SNMP, "Icmp", ARR(icmp4)},  {PL_OBJ_ICMPV6, F_SNMP6, "", ARR(icmp6)},
+    {PL_OBJ_TCPV4, F_SNMP, "Tcp", ARR(tcp4)},   {PL_OBJ_TCPV6, F_SOCKS, "", ARR(tcp6)},
+    {PL_OBJ_UDPV4, F_SNMP, "Udp", ARR(udp4)},   {PL_OBJ_UDPV6, F_SNMP6, "", ARR(udp6)},
 };
 #define N_PROTO_OBJECTS (sizeof proto_objects / sizeof proto_objects[0])
 
@@ -281,10 +334,22 @@ static int col(const struct pl__snmp *s, const char *proto, const char *name, ui
     return 1;
 }
 
-static int sdef_value(const struct sdef *d, const struct pl__snmp *s, const char *proto, uint64_t *v)
+/* Established connections by IP version, when the socket files allow. */
+struct estab {
+    int ok4, ok6;
+    uint64_t v4, v6;
+};
+
+static int sdef_value(const struct sdef *d, const struct pl__snmp *s, const char *proto, const struct estab *e,
+                      uint64_t *v)
 {
     uint64_t a, b;
-    if (!col(s, proto, d->a, &a)) return 0;
+    if (d->src == S_ESTAB_V4 || d->src == S_ESTAB_V6) {
+        int ok = d->src == S_ESTAB_V4 ? e->ok4 : e->ok6;
+        if (ok) *v = d->src == S_ESTAB_V4 ? e->v4 : e->v6;
+        return ok;
+    }
+    if (!s || !col(s, proto, d->a, &a)) return 0;
     if (d->b) {
         if (col(s, proto, d->b, &b)) a += b;
         else if (!d->b_optional) return 0;
@@ -304,16 +369,18 @@ static struct {
     struct pl__netdevs nd;
     struct pl__snmp snmp, snmp6;
     struct pl__netif_attrs *attrs;
+    struct ifextra *extra;
     size_t attrs_cap;
+    struct pl__qdiscs qd;
 } g;
 
-static int build_proto(const struct pobj *po, const struct pl__snmp *s)
+static int build_proto(const struct pobj *po, const struct pl__snmp *s, const struct estab *e)
 {
     uint64_t vals[64];
     int present[64];
     size_t have = 0;
     for (size_t i = 0; i < po->n && i < 64; i++) {
-        present[i] = sdef_value(&po->defs[i], s, po->proto, &vals[i]);
+        present[i] = sdef_value(&po->defs[i], s, po->proto, e, &vals[i]);
         have += (size_t)present[i];
     }
     if (have == 0) return PL_OK; /* nothing known: leave the object out */
@@ -377,17 +444,18 @@ static int build_interfaces(int have_sys, int have_speed, int have_mtu)
     }
     for (size_t k = 0; rc == PL_OK && k < g.nd.n; k++) {
         const struct pl__netif_attrs *a = &g.attrs[k];
+        const struct ifextra *x = &g.extra[k];
         if (have_sys && a->have == UINT32_MAX) continue; /* vanished */
         int inst;
         uint64_t unav = 0;
         rc = pl_builder_add_instance(g.b, obj, g.nd.d[k].name, 0, 0, PERF_NO_UNIQUE_ID, &inst);
         for (size_t i = 0; rc == PL_OK && i < N_IF_COUNTERS; i++) {
             if (!use[i]) continue;
-            if (if_unavailable(if_counters[i].src, a)) {
+            if (if_unavailable(if_counters[i].src, a, x)) {
                 unav |= PL_UNAVAILABLE_BIT(handles[i]);
                 continue; /* the value stays 0 */
             }
-            rc = pl_builder_set_u64(g.b, obj, inst, handles[i], if_value(if_counters[i].src, &g.nd.d[k], a));
+            rc = pl_builder_set_u64(g.b, obj, inst, handles[i], if_value(if_counters[i].src, &g.nd.d[k], a, x));
         }
         if (rc == PL_OK) rc = pl_builder_set_u64(g.b, obj, inst, marker, unav);
     }
@@ -423,10 +491,11 @@ static DWORD do_collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objec
     int want_v4 = 0, want_v6 = 0;
     for (size_t i = 0; i < N_PROTO_OBJECTS; i++) {
         if (!pl_query_wants(&q, proto_objects[i].index, 0)) continue;
-        if (proto_objects[i].v6) want_v6 = 1;
-        else want_v4 = 1;
+        if (proto_objects[i].file == F_SNMP6) want_v6 = 1;
+        else if (proto_objects[i].file == F_SNMP) want_v4 = 1;
     }
-    if (!want_if && !want_v4 && !want_v6) {
+    int want_socks = pl_query_wants(&q, PL_OBJ_TCPV4, 0) || pl_query_wants(&q, PL_OBJ_TCPV6, 0);
+    if (!want_if && !want_v4 && !want_v6 && !want_socks) {
         *bytes = 0;
         return ERROR_SUCCESS;
     }
@@ -446,10 +515,12 @@ static DWORD do_collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objec
         size_t need = g.nd.n ? g.nd.n : 1;
         if (need > g.attrs_cap) {
             struct pl__netif_attrs *na = realloc(g.attrs, need * sizeof *na);
-            if (!na) {
+            if (na) g.attrs = na;
+            struct ifextra *nx = na ? realloc(g.extra, need * sizeof *nx) : NULL;
+            if (nx) g.extra = nx;
+            if (!na || !nx) {
                 brc = PL_E_NOMEM;
             } else {
-                g.attrs = na;
                 g.attrs_cap = need;
             }
         }
@@ -464,15 +535,34 @@ static DWORD do_collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objec
             if (g.attrs[k].have & PL__NETIF_HAVE_MTU) have_mtu = 1;
         }
         if (cnfd >= 0) close(cnfd);
-        if (brc == PL_OK) brc = build_interfaces(have_sys, have_speed, have_mtu);
+        if (brc == PL_OK) {
+            output_queues(strcmp(root, "/") == 0, have_sys, g.attrs, g.nd.n, &g.qd, g.extra);
+            brc = build_interfaces(have_sys, have_speed, have_mtu);
+        }
     }
     int have4 = want_v4 && pl__read_net_snmp(rootfd, &g.snmp) == 0;
     int have6 = want_v6 && pl__read_net_snmp6(rootfd, &g.snmp6) == 0;
+    struct estab est = {0};
+    if (want_socks) {
+        /* IPv4 connections are those of tcp plus the v4-mapped ones of tcp6;
+         * without tcp6 (IPv6 not built in) tcp alone is all of them. */
+        struct pl__tcp_socks t4, t6;
+        int r4 = pl__read_net_tcp(rootfd, 0, &t4);
+        int r6 = pl__read_net_tcp(rootfd, 1, &t6);
+        est.ok6 = r6 == 0;
+        est.ok4 = r4 == 0 && (r6 == 0 || r6 == -ENOENT);
+        est.v4 = t4.estab_v4 + (r6 == 0 ? t6.estab_v4 : 0);
+        est.v6 = t6.estab_v6;
+    }
     for (size_t i = 0; brc == PL_OK && i < N_PROTO_OBJECTS; i++) {
         const struct pobj *po = &proto_objects[i];
         if (!pl_query_wants(&q, po->index, 0)) continue;
-        if (po->v6 ? !have6 : !have4) continue;
-        brc = build_proto(po, po->v6 ? &g.snmp6 : &g.snmp);
+        /* Without its file an object keeps only the counters of other
+         * sources (TCPv4's Connections Established), or is left out. */
+        const struct pl__snmp *s = NULL;
+        if (po->file == F_SNMP && have4) s = &g.snmp;
+        if (po->file == F_SNMP6 && have6) s = &g.snmp6;
+        brc = build_proto(po, s, &est);
     }
     close(rootfd);
     if (brc != PL_OK) ret = brc == PL_E_NOMEM ? ERROR_OUTOFMEMORY : ERROR_INVALID_PARAMETER;
@@ -491,6 +581,8 @@ static DWORD do_close(void)
     pl__snmp_free(&g.snmp);
     pl__snmp_free(&g.snmp6);
     free(g.attrs);
+    free(g.extra);
+    pl__qdiscs_free(&g.qd);
     memset(&g, 0, sizeof g);
     return ERROR_SUCCESS;
 }

@@ -80,13 +80,15 @@ static void netif_attrs(void **state)
     assert_true(cn >= 0);
     struct pl__netif_attrs a;
     assert_int_equal(pl__read_netif_attrs(cn, "eth0", &a), 0);
-    assert_int_equal(a.have, PL__NETIF_HAVE_SPEED | PL__NETIF_HAVE_MTU | PL__NETIF_HAVE_TXQLEN);
+    assert_int_equal(a.have, PL__NETIF_HAVE_SPEED | PL__NETIF_HAVE_MTU | PL__NETIF_HAVE_TXQLEN | PL__NETIF_HAVE_IFINDEX);
+    assert_int_equal(a.ifindex, 2);
     assert_int_equal(a.speed_mbps, 1000);
     assert_int_equal(a.mtu, 1500);
     assert_int_equal(a.tx_queue_len, 1000);
     /* speed -1 (SPEED_UNKNOWN) and no speed file are both "not known". */
     assert_int_equal(pl__read_netif_attrs(cn, "lo", &a), 0);
-    assert_int_equal(a.have, PL__NETIF_HAVE_MTU | PL__NETIF_HAVE_TXQLEN);
+    assert_int_equal(a.have, PL__NETIF_HAVE_MTU | PL__NETIF_HAVE_TXQLEN | PL__NETIF_HAVE_IFINDEX);
+    assert_int_equal(a.ifindex, 1);
     assert_int_equal(a.mtu, 65536);
     assert_int_equal(pl__read_netif_attrs(cn, "wlan0", &a), 0);
     assert_int_equal(a.have, PL__NETIF_HAVE_MTU | PL__NETIF_HAVE_TXQLEN);
@@ -212,6 +214,186 @@ static void snmp6_canned_and_malformed(void **state)
     pl__snmp_free(&s);
 }
 
+/* An ifindex that is not a positive 32-bit number is not known. */
+static void netif_bad_ifindex(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/perfnet_ifiXXXXXX";
+    assert_non_null(mkdtemp(dir));
+    static const char *const vals[] = {"0\n", "-3\n", "2147483648\n", "7x\n", "", "12\n"};
+    char path[512];
+    snprintf(path, sizeof path, "%s/x", dir);
+    assert_int_equal(mkdir(path, 0700), 0);
+    snprintf(path, sizeof path, "%s/x/ifindex", dir);
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(vals[i], f);
+        fclose(f);
+        int cn = pl__root_open(dir, "");
+        struct pl__netif_attrs a;
+        assert_int_equal(pl__read_netif_attrs(cn, "x", &a), 0);
+        close(cn);
+        if (i == 5) {
+            assert_int_equal(a.have, PL__NETIF_HAVE_IFINDEX);
+            assert_int_equal(a.ifindex, 12);
+        } else {
+            assert_int_equal(a.have, 0);
+        }
+    }
+    unlink(path);
+    snprintf(path, sizeof path, "%s/x", dir);
+    rmdir(path);
+    rmdir(dir);
+}
+
+/* ------------------------------------------------- /proc/net/tcp, tcp6 */
+
+static void tcp_canned(void **state)
+{
+    (void)state;
+    int fd = pl__root_open(M1, "");
+    struct pl__tcp_socks t;
+    assert_int_equal(pl__read_net_tcp(fd, 0, &t), 0);
+    assert_int_equal(t.lines, 23);
+    assert_int_equal(t.bad, 0);
+    assert_int_equal(t.state[0x01], 14);
+    assert_int_equal(t.state[0x08], 3);
+    assert_int_equal(t.state[0x0A], 2);
+    assert_int_equal(t.state[0x06], 2);
+    assert_int_equal(t.state[0x02], 1);
+    assert_int_equal(t.state[0x05], 1);
+    assert_int_equal(t.estab_v4, 17);
+    assert_int_equal(t.estab_v6, 0);
+    assert_int_equal(pl__read_net_tcp(fd, 1, &t), 0);
+    assert_int_equal(t.lines, 12);
+    assert_int_equal(t.bad, 0);
+    assert_int_equal(t.state[0x01], 7);
+    assert_int_equal(t.state[0x08], 1);
+    assert_int_equal(t.state[0x09], 1);
+    /* 5 ESTABLISHED + 1 CLOSE_WAIT native; 2 ESTABLISHED v4-mapped. */
+    assert_int_equal(t.estab_v6, 6);
+    assert_int_equal(t.estab_v4, 2);
+    close(fd);
+    fd = pl__root_open(OLD, "");
+    assert_int_equal(pl__read_net_tcp(fd, 0, &t), -ENOENT);
+    assert_int_equal(t.lines, 0);
+    close(fd);
+}
+
+#define TCP4_HDR "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+#define TCP4_TAIL " 00000000:00000000 00:00000000 00000000     0        0 1 1 0 20 4 30 10 -1\n"
+
+static void tcp_malformed_lines(void **state)
+{
+    (void)state;
+    struct pl__tcp_socks t;
+    const char *txt = TCP4_HDR
+        "   0: 0100007F:0277 00000000:0000 0A" TCP4_TAIL        /* ok: LISTEN */
+        "   1: 0100007F:0277 0100007F:9000 01" TCP4_TAIL        /* ok: ESTABLISHED */
+        "   2: 0100007F:0277 0100007F:9000 08\n"                /* ok: state is the last column read */
+        "   3: 0100007F:0277 0100007F:9000 00" TCP4_TAIL        /* state 0 */
+        "   4: 0100007F:0277 0100007F:9000 10" TCP4_TAIL        /* state 16 */
+        "   5: 0100007F:0277 0100007F:9000 0G" TCP4_TAIL        /* not hex */
+        "   6: 0100007F:277 0100007F:9000 01" TCP4_TAIL         /* short port */
+        "   7: 0100007F0:0277 0100007F:9000 01" TCP4_TAIL       /* long address */
+        "   8 0100007F:0277 0100007F:9000 01" TCP4_TAIL         /* no colon after sl */
+        "   9: 0100007F:0277 0100007F:9000 011" TCP4_TAIL       /* three-digit state */
+        "  10: 0100007F:0277 0100007F:9000\n"                   /* no state */
+        "    \n"                                                /* blank: ignored */
+        "  11: 0000000000000000FFFF00000100007F:0277 0100007F:9000 01\n" /* v6 address in tcp */
+        "  12: 0100007F:0277 0100007F:9001 01";                 /* no newline: cut short */
+    assert_int_equal(pl__parse_net_tcp(txt, strlen(txt), 0, &t), 0);
+    assert_int_equal(t.lines, 3);
+    assert_int_equal(t.bad, 10);
+    assert_int_equal(t.estab_v4, 2);
+    assert_int_equal(t.state[0x0A], 1);
+    /* No header: not the file we expect. */
+    const char *nohdr = "   0: 0100007F:0277 00000000:0000 0A\n";
+    assert_int_equal(pl__parse_net_tcp(nohdr, strlen(nohdr), 0, &t), -EINVAL);
+    assert_int_equal(pl__parse_net_tcp("", 0, 0, &t), -EINVAL);
+    /* The parser stops at len: the bytes after are never read. */
+    char cut[] = TCP4_HDR "   0: 0100007F:0277 0100007F:9000 01\nXXXX";
+    assert_int_equal(pl__parse_net_tcp(cut, strlen(cut) - 4, 0, &t), 0);
+    assert_int_equal(t.lines, 1);
+    assert_int_equal(t.bad, 0);
+    /* v6: mapped remote counts as IPv4, native as IPv6, v4 address is bad. */
+    const char *six = "  sl  local_address remote_address st\n"
+        "   0: 0000000000000000FFFF00000100007F:0016 0000000000000000FFFF00000200007F:C000 01 x\n"
+        "   1: 00000000000000000000000001000000:0016 00000000000000000000000001000000:C001 08 x\n"
+        "   2: 00000000000000000000000001000000:0016 00000000000000000000000001000000:C001 0A x\n"
+        "   3: 0100007F:0016 0100007F:C000 01 x\n";
+    assert_int_equal(pl__parse_net_tcp(six, strlen(six), 1, &t), 0);
+    assert_int_equal(t.lines, 3);
+    assert_int_equal(t.bad, 1);
+    assert_int_equal(t.estab_v4, 1);
+    assert_int_equal(t.estab_v6, 1);
+}
+
+/* The chunked reader gives the same counts as the whole-text parser, for a
+ * file far larger than its 16 KiB buffer, with lines across every boundary
+ * and a line longer than the buffer. */
+static void tcp_chunked_reader_large_file(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/perfnet_tcpXXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[512];
+    snprintf(path, sizeof path, "%s/proc", dir);
+    assert_int_equal(mkdir(path, 0700), 0);
+    snprintf(path, sizeof path, "%s/proc/net", dir);
+    assert_int_equal(mkdir(path, 0700), 0);
+    snprintf(path, sizeof path, "%s/proc/net/tcp6", dir);
+    size_t cap = 8u << 20, len = 0;
+    char *txt = malloc(cap);
+    assert_non_null(txt);
+    len += (size_t)snprintf(txt + len, cap - len, "  sl  local_address remote_address st tx_queue\n");
+    uint64_t want_v4 = 0, want_v6 = 0, want_lines = 0;
+    for (unsigned i = 0; i < 20000; i++) {
+        unsigned st = 1 + i % 11;
+        int mapped = i % 7 == 0;
+        len += (size_t)snprintf(txt + len, cap - len,
+                                "%5u: 00000000000000000000000001000000:%04X %s:%04X %02X 00000000:00000000 "
+                                "00:00000000 00000000 %*u\n",
+                                i, i & 0xFFFF,
+                                mapped ? "0000000000000000FFFF00000100007F" : "B80D0120000000000000000099000000",
+                                (i * 7) & 0xFFFF, st, (int)(i % 50), i);
+        want_lines++;
+        if (st == 1 || st == 8) {
+            if (mapped) want_v4++;
+            else want_v6++;
+        }
+        if (i == 10000) {
+            /* One line of 40000 bytes: bad, and the reader resynchronises. */
+            len += (size_t)snprintf(txt + len, cap - len, "%5u: ", i);
+            memset(txt + len, 'A', 40000);
+            len += 40000;
+            txt[len++] = '\n';
+        }
+    }
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_int_equal(fwrite(txt, 1, len, f), len);
+    fclose(f);
+    struct pl__tcp_socks whole, chunked;
+    assert_int_equal(pl__parse_net_tcp(txt, len, 1, &whole), 0);
+    int fd = pl__root_open(dir, "");
+    assert_int_equal(pl__read_net_tcp(fd, 1, &chunked), 0);
+    close(fd);
+    assert_int_equal(whole.lines, want_lines);
+    assert_int_equal(whole.estab_v4, want_v4);
+    assert_int_equal(whole.estab_v6, want_v6);
+    assert_int_equal(whole.bad, 1);
+    assert_memory_equal(&whole, &chunked, sizeof whole);
+    free(txt);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/proc/net", dir);
+    rmdir(path);
+    snprintf(path, sizeof path, "%s/proc", dir);
+    rmdir(path);
+    rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -222,6 +404,10 @@ int main(int argc, char **argv)
         cmocka_unit_test(snmp_by_name_not_position),
         cmocka_unit_test(snmp_malformed),
         cmocka_unit_test(snmp6_canned_and_malformed),
+        cmocka_unit_test(netif_bad_ifindex),
+        cmocka_unit_test(tcp_canned),
+        cmocka_unit_test(tcp_malformed_lines),
+        cmocka_unit_test(tcp_chunked_reader_large_file),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,10 +1,17 @@
 /* Tests of libperfnet.so through dlopen(), as the host loads it: canned
  * trees under data/ (PERFLIB_SYSROOT) and cross-checks against this machine. */
+#include <arpa/inet.h>
 #include <dlfcn.h>
+#include <errno.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "pl_test.h"
@@ -64,17 +71,20 @@ static void interfaces_m1(void **state)
     assert_int_equal(ph_value_of(&o, "eth0", PL_CTR_MTU), 1500);
     assert_int_equal(ph_value_of(&o, "lo", PL_CTR_MTU), 65536);
     /* Speed 1000 Mb/s in bits/s; an unknown speed (-1 for lo, no file for
-     * wlan0) is marked unavailable (position 4 of 18 definitions), value 0. */
+     * wlan0) is marked unavailable (position 4 of 19 definitions), value 0.
+     * Output Queue Length (position 13) comes from the live kernel's
+     * qdiscs, which do not describe a canned tree: marked for everyone. */
     assert_int_equal(ph_value_of(&o, "eth0", PL_CTR_CURRENT_BANDWIDTH), 1000000000ull);
     assert_int_equal(ph_type(&o, PL_CTR_CURRENT_BANDWIDTH), PERF_COUNTER_LARGE_RAWCOUNT);
-    assert_int_equal(o.hdr.NumCounters, 18);
+    assert_int_equal(o.hdr.NumCounters, 19);
     assert_int_equal(ph_position(&o, PL_CTR_CURRENT_BANDWIDTH), 4);
-    assert_int_equal(ph_position(&o, PL_CTR_MTU), 16);
-    assert_int_equal(ph_position(&o, PL_CTR_UNAVAILABLE_COUNTERS), 17);
+    assert_int_equal(ph_position(&o, PL_CTR_OUTPUT_QUEUE_LENGTH), 13);
+    assert_int_equal(ph_position(&o, PL_CTR_MTU), 17);
+    assert_int_equal(ph_position(&o, PL_CTR_UNAVAILABLE_COUNTERS), 18);
     assert_int_equal(ph_type(&o, PL_CTR_UNAVAILABLE_COUNTERS), PERF_COUNTER_LARGE_RAWCOUNT_HEX);
-    assert_int_equal(ph_value_of(&o, "eth0", PL_CTR_UNAVAILABLE_COUNTERS), 0);
-    assert_int_equal(ph_value_of(&o, "lo", PL_CTR_UNAVAILABLE_COUNTERS), 0x10);
-    assert_int_equal(ph_value_of(&o, "wlan0", PL_CTR_UNAVAILABLE_COUNTERS), 0x10);
+    assert_int_equal(ph_value_of(&o, "eth0", PL_CTR_UNAVAILABLE_COUNTERS), 0x2000);
+    assert_int_equal(ph_value_of(&o, "lo", PL_CTR_UNAVAILABLE_COUNTERS), 0x2010);
+    assert_int_equal(ph_value_of(&o, "wlan0", PL_CTR_UNAVAILABLE_COUNTERS), 0x2010);
     assert_int_equal(ph_value_of(&o, "lo", PL_CTR_CURRENT_BANDWIDTH), 0);
     assert_int_equal(ph_value_of(&o, "wlan0", PL_CTR_CURRENT_BANDWIDTH), 0);
     assert_int_equal(ph_available_of(&o, "eth0", PL_CTR_CURRENT_BANDWIDTH), 1);
@@ -83,9 +93,13 @@ static void interfaces_m1(void **state)
     assert_int_equal(ph_available_of(&o, "wlan0", PL_CTR_MTU), 1);
     assert_int_equal(ph_available_of(&o, "wlan0", PL_CTR_BYTES_TOTAL_PER_SEC), 1);
     assert_int_equal(ph_value_of(&o, "wlan0", PL_CTR_PACKETS_RECEIVED_UNICAST_PER_SEC), 2400);
-    /* No packet count of the output queue in /proc or /sys: not offered. */
+    assert_int_equal(ph_type(&o, PL_CTR_OUTPUT_QUEUE_LENGTH), PERF_COUNTER_RAWCOUNT);
+    static const char *const all[] = {"lo", "eth0", "wlan0"};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(ph_available_of(&o, all[i], PL_CTR_OUTPUT_QUEUE_LENGTH), 0);
+        assert_int_equal(ph_value_of(&o, all[i], PL_CTR_OUTPUT_QUEUE_LENGTH), 0);
+    }
     pl_counter c;
-    assert_int_equal(pl_object_find_counter(&o, PL_CTR_OUTPUT_QUEUE_LENGTH, &c), PL_E_NOT_FOUND);
     assert_int_equal(pl_object_find_counter(&o, PL_CTR_PACKETS_SENT_UNICAST_PER_SEC, &c), PL_E_NOT_FOUND);
     ph_result_free(&r);
     ph_unload(&prov);
@@ -98,10 +112,9 @@ static void protocols_m1(void **state)
     assert_int_equal(prov.open(NULL), 0);
     ph_result r;
     ph_collect_ok(&prov, "Global", 8, &r);
-    /* Network Interface, IPv4, IPv6, ICMP, ICMPv6, TCPv4, UDPv4, UDPv6; no TCPv6. */
-    assert_int_equal(r.objects, 8);
+    /* Network Interface, IPv4, IPv6, ICMP, ICMPv6, TCPv4, TCPv6, UDPv4, UDPv6. */
+    assert_int_equal(r.objects, 9);
     pl_object o;
-    assert_int_equal(pl_block_find_object(&r.blk, PL_OBJ_TCPV6, &o), PL_E_NOT_FOUND);
 
     ph_object(&r, PL_OBJ_IPV4, &o);
     assert_int_equal(pl_object_num_instances(&o), 0);
@@ -159,8 +172,12 @@ static void protocols_m1(void **state)
     assert_int_equal(ph_value(&o, -1, PL_CTR_RECEIVED_REDIRECT_PER_SEC), 44);
 
     ph_object(&r, PL_OBJ_TCPV4, &o);
+    assert_int_equal(o.hdr.NumCounters, 9);
     assert_int_equal(ph_value(&o, -1, PL_CTR_SEGMENTS_PER_SEC), 1700000);
-    assert_int_equal(ph_value(&o, -1, PL_CTR_CONNECTIONS_ESTABLISHED), 25);
+    /* From /proc/net/tcp (14 ESTABLISHED + 3 CLOSE_WAIT) and the 2
+     * v4-mapped ESTABLISHED sockets of tcp6; not snmp's CurrEstab (25). */
+    assert_int_equal(ph_value(&o, -1, PL_CTR_CONNECTIONS_ESTABLISHED), 19);
+    assert_int_equal(ph_type(&o, PL_CTR_CONNECTIONS_ESTABLISHED), PERF_COUNTER_LARGE_RAWCOUNT);
     assert_int_equal(ph_value(&o, -1, PL_CTR_CONNECTIONS_ACTIVE), 7000);
     assert_int_equal(ph_value(&o, -1, PL_CTR_CONNECTIONS_PASSIVE), 3000);
     assert_int_equal(ph_value(&o, -1, PL_CTR_CONNECTION_FAILURES), 40);
@@ -168,6 +185,18 @@ static void protocols_m1(void **state)
     assert_int_equal(ph_value(&o, -1, PL_CTR_SEGMENTS_RECEIVED_PER_SEC), 900000);
     assert_int_equal(ph_value(&o, -1, PL_CTR_SEGMENTS_SENT_PER_SEC), 800000);
     assert_int_equal(ph_value(&o, -1, PL_CTR_SEGMENTS_RETRANSMITTED_PER_SEC), 1200);
+
+    /* TCPv6: the 5 ESTABLISHED + 1 CLOSE_WAIT native IPv6 sockets, and
+     * nothing else (Linux has no per-version segment or open counts).
+     * TCPv4 + TCPv6 = the kernel's CurrEstab for the canned machine. */
+    ph_object(&r, PL_OBJ_TCPV6, &o);
+    assert_int_equal(o.hdr.NumCounters, 1);
+    assert_int_equal(o.hdr.NumInstances, PERF_NO_INSTANCES);
+    assert_int_equal(ph_value(&o, -1, PL_CTR_CONNECTIONS_ESTABLISHED), 6);
+    assert_int_equal(ph_type(&o, PL_CTR_CONNECTIONS_ESTABLISHED), PERF_COUNTER_LARGE_RAWCOUNT);
+    pl_counter c;
+    assert_int_equal(pl_object_find_counter(&o, PL_CTR_SEGMENTS_PER_SEC, &c), PL_E_NOT_FOUND);
+    assert_int_equal(pl_object_find_counter(&o, PL_CTR_CONNECTIONS_ACTIVE, &c), PL_E_NOT_FOUND);
 
     ph_object(&r, PL_OBJ_UDPV4, &o);
     assert_int_equal(ph_value(&o, -1, PL_CTR_DATAGRAMS_PER_SEC), 81000);
@@ -191,7 +220,8 @@ static void old_kernel(void **state)
     assert_int_equal(prov.open(NULL), 0);
     ph_result r;
     ph_collect_ok(&prov, "", 8, &r);
-    /* Network Interface, IPv4, TCPv4, UDPv4: no Icmp line, no snmp6. */
+    /* Network Interface, IPv4, TCPv4, UDPv4: no Icmp line, no snmp6, no
+     * tcp6 (so no TCPv6). */
     assert_int_equal(r.objects, 4);
     pl_object o;
     ph_object(&r, PL_OBJ_NETWORK_INTERFACE, &o);
@@ -202,9 +232,12 @@ static void old_kernel(void **state)
     pl_counter c;
     assert_int_equal(pl_object_find_counter(&o, PL_CTR_CURRENT_BANDWIDTH, &c), PL_E_NOT_FOUND);
     assert_int_equal(pl_object_find_counter(&o, PL_CTR_MTU, &c), PL_E_NOT_FOUND);
-    assert_int_equal(o.hdr.NumCounters, 16);
-    assert_int_equal(ph_value_of(&o, "lo", PL_CTR_UNAVAILABLE_COUNTERS), 0);
-    assert_int_equal(ph_value_of(&o, "eth0", PL_CTR_UNAVAILABLE_COUNTERS), 0);
+    /* Output Queue Length is there (position 12 without Current Bandwidth)
+     * and marked: a canned tree has no qdiscs to ask. */
+    assert_int_equal(o.hdr.NumCounters, 17);
+    assert_int_equal(ph_position(&o, PL_CTR_OUTPUT_QUEUE_LENGTH), 12);
+    assert_int_equal(ph_value_of(&o, "lo", PL_CTR_UNAVAILABLE_COUNTERS), 0x1000);
+    assert_int_equal(ph_value_of(&o, "eth0", PL_CTR_UNAVAILABLE_COUNTERS), 0x1000);
     assert_int_equal(ph_value_of(&o, "eth0", PL_CTR_BYTES_TOTAL_PER_SEC), 6000);
     assert_int_equal(pl_block_find_object(&r.blk, PL_OBJ_ICMP, &o), PL_E_NOT_FOUND);
     assert_int_equal(pl_block_find_object(&r.blk, PL_OBJ_IPV6, &o), PL_E_NOT_FOUND);
@@ -212,6 +245,12 @@ static void old_kernel(void **state)
     assert_int_equal(ph_value(&o, -1, PL_CTR_DATAGRAMS_PER_SEC), 190);
     ph_object(&r, PL_OBJ_IPV4, &o);
     assert_int_equal(o.hdr.NumCounters, 17);
+    /* No /proc/net/tcp: Connections Established is left out of TCPv4 (snmp's
+     * CurrEstab counts both IP versions, so it is not used instead). */
+    ph_object(&r, PL_OBJ_TCPV4, &o);
+    assert_int_equal(o.hdr.NumCounters, 8);
+    assert_int_equal(pl_object_find_counter(&o, PL_CTR_CONNECTIONS_ESTABLISHED, &c), PL_E_NOT_FOUND);
+    assert_int_equal(ph_value(&o, -1, PL_CTR_CONNECTIONS_ACTIVE), 5);
     ph_result_free(&r);
     ph_unload(&prov);
 }
@@ -266,19 +305,20 @@ static void unknown_speed_and_mtu_marked(void **state)
     ph_object(&r, PL_OBJ_NETWORK_INTERFACE, &o);
     static const char *const want[] = {"a", "b", "c"};
     ph_names_are(&o, want, 3, 0);
-    assert_int_equal(o.hdr.NumCounters, 18);
+    assert_int_equal(o.hdr.NumCounters, 19);
     assert_int_equal(ph_value_of(&o, "a", PL_CTR_CURRENT_BANDWIDTH), 100000000);
     assert_int_equal(ph_value_of(&o, "a", PL_CTR_MTU), 9000);
-    assert_int_equal(ph_value_of(&o, "a", PL_CTR_UNAVAILABLE_COUNTERS), 0);
-    /* bandwidth is position 4, MTU 16 */
-    assert_int_equal(ph_value_of(&o, "b", PL_CTR_UNAVAILABLE_COUNTERS), 0x10010);
+    /* bandwidth is position 4, Output Queue Length 13 (always marked in a
+     * canned tree), MTU 17 */
+    assert_int_equal(ph_value_of(&o, "a", PL_CTR_UNAVAILABLE_COUNTERS), 0x2000);
+    assert_int_equal(ph_value_of(&o, "b", PL_CTR_UNAVAILABLE_COUNTERS), 0x22010);
     assert_int_equal(ph_value_of(&o, "b", PL_CTR_CURRENT_BANDWIDTH), 0);
     assert_int_equal(ph_value_of(&o, "b", PL_CTR_MTU), 0);
     assert_int_equal(ph_available_of(&o, "b", PL_CTR_CURRENT_BANDWIDTH), 0);
     assert_int_equal(ph_available_of(&o, "b", PL_CTR_MTU), 0);
     assert_int_equal(ph_available_of(&o, "b", PL_CTR_BYTES_SENT_PER_SEC), 1);
     assert_int_equal(ph_value_of(&o, "b", PL_CTR_BYTES_SENT_PER_SEC), 400);
-    assert_int_equal(ph_value_of(&o, "c", PL_CTR_UNAVAILABLE_COUNTERS), 0x10);
+    assert_int_equal(ph_value_of(&o, "c", PL_CTR_UNAVAILABLE_COUNTERS), 0x2010);
     assert_int_equal(ph_value_of(&o, "c", PL_CTR_MTU), 1280);
     assert_int_equal(ph_available_of(&o, "c", PL_CTR_MTU), 1);
     assert_int_equal(ph_available_of(&o, "c", PL_CTR_CURRENT_BANDWIDTH), 0);
@@ -292,7 +332,7 @@ static void queries(void **state)
     (void)state;
     load(M1);
     assert_int_equal(prov.open(NULL), 0);
-    static const char *const none[] = {"234", "Costly", "Foreign host", "ABCD", "1530"};
+    static const char *const none[] = {"234", "Costly", "Foreign host", "ABCD", "1531"};
     for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) ph_expect_nothing(&prov, none[i], ERROR_SUCCESS);
     ph_result r;
     ph_collect_ok(&prov, "638 1532", 8, &r);
@@ -303,6 +343,17 @@ static void queries(void **state)
     assert_int_equal(pl_block_object(&r.blk, 1, &o), PL_OK);
     assert_int_equal(o.hdr.ObjectNameTitleIndex, PL_OBJ_UDPV6);
     ph_result_free(&r);
+    /* TCPv6 alone: reads the socket files, not snmp. */
+    ph_collect_ok(&prov, "1530", 8, &r);
+    assert_int_equal(r.objects, 1);
+    ph_object(&r, PL_OBJ_TCPV6, &o);
+    assert_int_equal(ph_value(&o, -1, PL_CTR_CONNECTIONS_ESTABLISHED), 6);
+    ph_result_free(&r);
+    ph_unload(&prov);
+    /* Without /proc/net/tcp6 (IPv6 not built in) there is no TCPv6. */
+    load(OLD);
+    assert_int_equal(prov.open(NULL), 0);
+    ph_expect_nothing(&prov, "1530", ERROR_SUCCESS);
     ph_unload(&prov);
 }
 
@@ -384,6 +435,344 @@ static void live_tcp(void **state)
     ph_unload(&prov);
 }
 
+/* ----------------------------------------------- live Output Queue Length */
+
+/* tc's "backlog Nb Mp" packets of dev's root qdisc: 1 found, 0 none, -1 no tc. */
+static int tc_root_backlog(const char *dev, unsigned long *pkts)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "PATH=\"$PATH:/usr/sbin:/sbin\" tc -s qdisc show dev %s 2>/dev/null", dev);
+    FILE *p = popen(cmd, "r");
+    if (!p) return -1;
+    char line[1024];
+    int in_root = 0, found = 0, any = 0;
+    while (fgets(line, sizeof line, p)) {
+        any = 1;
+        if (strncmp(line, "qdisc ", 6) == 0) in_root = strstr(line, " root ") != NULL;
+        char *b = strstr(line, "backlog ");
+        unsigned long bytes, packets;
+        if (in_root && b && !found && sscanf(b, "backlog %lub %lup", &bytes, &packets) == 2) {
+            *pkts = packets;
+            found = 1;
+        }
+    }
+    if (pclose(p) != 0 || !any) return -1;
+    return found;
+}
+
+/* On the live machine every interface with an ifindex has a known Output
+ * Queue Length (netlink works here); lo's equals tc's (0 for noqueue). */
+static void live_output_queue(void **state)
+{
+    (void)state;
+    struct live_if ifs[256];
+    size_t n = read_proc_net_dev(ifs, 256);
+    if (n == 0) skip();
+    load(NULL);
+    assert_int_equal(prov.open(NULL), 0);
+    ph_result r;
+    ph_collect_ok(&prov, "510", 8, &r);
+    pl_object o;
+    ph_object(&r, PL_OBJ_NETWORK_INTERFACE, &o);
+    assert_int_equal(ph_type(&o, PL_CTR_OUTPUT_QUEUE_LENGTH), PERF_COUNTER_RAWCOUNT);
+    size_t checked = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (if_nametoindex(ifs[i].name) == 0) continue; /* gone meanwhile */
+        assert_int_equal(ph_available_of(&o, ifs[i].name, PL_CTR_OUTPUT_QUEUE_LENGTH), 1);
+        checked++;
+    }
+    assert_true(checked > 0);
+    if (ph_instance(&o, "lo") >= 0) {
+        unsigned long pk = 0;
+        int t = tc_root_backlog("lo", &pk);
+        uint64_t v = ph_value_of(&o, "lo", PL_CTR_OUTPUT_QUEUE_LENGTH);
+        if (t < 0) {
+            print_message("tc (iproute2) not usable: lo's queue compared with 0 only\n");
+            assert_int_equal(v, 0);
+        } else {
+            assert_int_equal(v, t ? pk : 0);
+        }
+    }
+    ph_result_free(&r);
+    ph_unload(&prov);
+}
+
+/* One Output Queue Length read of lo through the provider; UINT64_MAX when
+ * unavailable. */
+static uint64_t lo_queue(void)
+{
+    ph_result r;
+    ph_collect_ok(&prov, "510", 8, &r);
+    pl_object o;
+    ph_object(&r, PL_OBJ_NETWORK_INTERFACE, &o);
+    uint64_t v = ph_available_of(&o, "lo", PL_CTR_OUTPUT_QUEUE_LENGTH) ? ph_value_of(&o, "lo", PL_CTR_OUTPUT_QUEUE_LENGTH)
+                                                                       : UINT64_MAX;
+    ph_result_free(&r);
+    return v;
+}
+
+/* A real, non-zero queue: in a private network namespace (root only) lo
+ * gets a slow tbf root qdisc with ~40 datagrams waiting behind it. The queue
+ * only shrinks once sending stops, so two equal provider reads around tc's
+ * pin tc's value. Child exit: 0 ok, 77 skip, else the failing step. */
+static int netns_child(void)
+{
+    if (unshare(CLONE_NEWNET) != 0) return 77;
+    if (system("PATH=\"$PATH:/usr/sbin:/sbin\"; ip link set lo up && "
+               "tc qdisc replace dev lo root tbf rate 8kbit burst 1600 limit 300000 >/dev/null 2>&1") != 0)
+        return 77;
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    if (fd < 0) return 2;
+    struct sockaddr_in to = {0};
+    to.sin_family = AF_INET;
+    to.sin_port = htons(9);
+    to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    char payload[1000];
+    memset(payload, 'q', sizeof payload);
+    for (int i = 0; i < 40; i++)
+        if (sendto(fd, payload, sizeof payload, 0, (struct sockaddr *)&to, sizeof to) < 0) return 3;
+    close(fd);
+    load(NULL);
+    if (prov.open(NULL) != 0) return 4;
+    for (int tries = 0; tries < 10; tries++) {
+        unsigned long tcq = 0;
+        uint64_t a = lo_queue();
+        int t = tc_root_backlog("lo", &tcq);
+        uint64_t b = lo_queue();
+        fprintf(stderr, "netns lo: provider %llu/%llu, tc %lu\n", (unsigned long long)a, (unsigned long long)b, tcq);
+        if (t != 1 || a == UINT64_MAX) return 5;
+        if (a == b) return a == tcq && a >= 30 ? 0 : 6;
+    }
+    return 7;
+}
+
+static void live_output_queue_nonzero_netns(void **state)
+{
+    (void)state;
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) _exit(netns_child());
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    if (WEXITSTATUS(st) == 77) {
+        print_message("no private network namespace or no tc (needs root, iproute2): skipped\n");
+        skip();
+    }
+    assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+/* ------------------------------------------- live Connections Established */
+
+struct tcp_count {
+    uint64_t v4, v6;
+    uint64_t close_wait; /* of both files */
+};
+
+/* CurrEstab of /proc/net/snmp, or -1. */
+static long long snmp_curr_estab(void)
+{
+    FILE *f = fopen("/proc/net/snmp", "r");
+    if (!f) return -1;
+    char hdr[1024], val[1024];
+    long long v = -1;
+    while (v < 0 && fgets(hdr, sizeof hdr, f)) {
+        if (strncmp(hdr, "Tcp:", 4) != 0 || !fgets(val, sizeof val, f)) continue;
+        /* the column position of CurrEstab in the header line */
+        int col = -1, i = 0;
+        char *sv;
+        for (char *t = strtok_r(hdr + 4, " \n", &sv); t; t = strtok_r(NULL, " \n", &sv), i++)
+            if (strcmp(t, "CurrEstab") == 0) col = i;
+        i = 0;
+        for (char *t = strtok_r(val + 4, " \n", &sv); t; t = strtok_r(NULL, " \n", &sv), i++)
+            if (i == col) v = atoll(t);
+    }
+    fclose(f);
+    return v;
+}
+
+/* An independent count (stdio, sscanf) of ESTABLISHED/CLOSE_WAIT sockets:
+ * /proc/net/tcp, and tcp6 split by a v4-mapped remote address. */
+static int count_tcp(struct tcp_count *c)
+{
+    c->v4 = c->v6 = c->close_wait = 0;
+    for (int v6 = 0; v6 < 2; v6++) {
+        FILE *f = fopen(v6 ? "/proc/net/tcp6" : "/proc/net/tcp", "r");
+        if (!f) {
+            if (v6) continue;
+            return 0;
+        }
+        char line[512], rem[64];
+        unsigned st;
+        while (fgets(line, sizeof line, f)) {
+            if (sscanf(line, " %*u: %*[0-9A-Fa-f]:%*x %63[0-9A-Fa-f]:%*x %x", rem, &st) != 2) continue;
+            if (st != 1 && st != 8) continue;
+            if (st == 8) c->close_wait++;
+            /* ::ffff:a.b.c.d as the kernel prints it on this host */
+            char mapped[17];
+            uint32_t w = htonl(0xffffu);
+            snprintf(mapped, sizeof mapped, "0000000000000000");
+            int is_mapped = v6 && strncmp(rem, mapped, 16) == 0 && strlen(rem) == 32;
+            if (is_mapped) {
+                char w2[9];
+                snprintf(w2, sizeof w2, "%08X", w);
+                is_mapped = strncmp(rem + 16, w2, 8) == 0;
+            }
+            if (!v6 || is_mapped) c->v4++;
+            else c->v6++;
+        }
+        fclose(f);
+    }
+    return 1;
+}
+
+static int tcp_listener(int family, const char *addr, int v6only, uint16_t *port)
+{
+    int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    memset(&ss, 0, sizeof ss);
+    if (family == AF_INET) {
+        struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+        a->sin_family = AF_INET;
+        inet_pton(AF_INET, addr, &a->sin_addr);
+        sl = sizeof *a;
+    } else {
+        struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+        a->sin6_family = AF_INET6;
+        inet_pton(AF_INET6, addr, &a->sin6_addr);
+        sl = sizeof *a;
+        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof v6only);
+    }
+    if (bind(fd, (struct sockaddr *)&ss, sl) != 0 || listen(fd, 8) != 0 ||
+        getsockname(fd, (struct sockaddr *)&ss, &sl) != 0) {
+        close(fd);
+        return -1;
+    }
+    *port = ntohs(family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port : ((struct sockaddr_in6 *)&ss)->sin6_port);
+    return fd;
+}
+
+static int tcp_connect(int family, const char *addr, uint16_t port)
+{
+    int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    memset(&ss, 0, sizeof ss);
+    if (family == AF_INET) {
+        struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+        a->sin_family = AF_INET;
+        a->sin_port = htons(port);
+        inet_pton(AF_INET, addr, &a->sin_addr);
+        sl = sizeof *a;
+    } else {
+        struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+        a->sin6_family = AF_INET6;
+        a->sin6_port = htons(port);
+        inet_pton(AF_INET6, addr, &a->sin6_addr);
+        sl = sizeof *a;
+    }
+    if (connect(fd, (struct sockaddr *)&ss, sl) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Our own connections are counted where they belong, and the provider's
+ * counts equal an independent count taken around it (retried until the
+ * machine's sockets hold still). */
+static void live_tcp_connections(void **state)
+{
+    (void)state;
+    struct tcp_count base;
+    if (!count_tcp(&base)) skip();
+    int fds[16], nfd = 0;
+    uint16_t port;
+    /* IPv4: two ESTABLISHED sockets (client and accepted). */
+    int l4 = tcp_listener(AF_INET, "127.0.0.1", 0, &port);
+    assert_true(l4 >= 0);
+    fds[nfd++] = l4;
+    fds[nfd++] = tcp_connect(AF_INET, "127.0.0.1", port);
+    assert_true(fds[nfd - 1] >= 0);
+    fds[nfd++] = accept(l4, NULL, NULL);
+    assert_true(fds[nfd - 1] >= 0);
+    int want4 = 2, want6 = 0;
+    /* IPv6 (when the machine has it): the client closes, the accepted
+     * socket stays in CLOSE_WAIT (counted), the client in FIN_WAIT2 (not). */
+    int l6 = tcp_listener(AF_INET6, "::1", 1, &port);
+    if (l6 >= 0) {
+        fds[nfd++] = l6;
+        int c6 = tcp_connect(AF_INET6, "::1", port);
+        assert_true(c6 >= 0);
+        fds[nfd++] = accept(l6, NULL, NULL);
+        assert_true(fds[nfd - 1] >= 0);
+        close(c6);
+        want6 = 1;
+        /* A dual-stack listener reached over IPv4: its accepted socket is an
+         * IPv6 socket with v4-mapped addresses, counted as IPv4. */
+        int ld = tcp_listener(AF_INET6, "::", 0, &port);
+        if (ld >= 0) {
+            fds[nfd++] = ld;
+            fds[nfd++] = tcp_connect(AF_INET, "127.0.0.1", port);
+            assert_true(fds[nfd - 1] >= 0);
+            fds[nfd++] = accept(ld, NULL, NULL);
+            assert_true(fds[nfd - 1] >= 0);
+            want4 += 2;
+        }
+        usleep(50000); /* let the FIN arrive */
+    } else {
+        print_message("no IPv6 loopback: IPv6 part skipped\n");
+    }
+    load(NULL);
+    assert_int_equal(prov.open(NULL), 0);
+    int stable = 0;
+    for (int tries = 0; tries < 20 && !stable; tries++) {
+        struct tcp_count a, b;
+        assert_true(count_tcp(&a));
+        ph_result r;
+        ph_collect_ok(&prov, "638 1530", 8, &r);
+        long long curr = snmp_curr_estab();
+        assert_true(count_tcp(&b));
+        if (a.v4 != b.v4 || a.v6 != b.v6 || a.close_wait != b.close_wait) {
+            ph_result_free(&r);
+            usleep(20000);
+            continue;
+        }
+        stable = 1;
+        pl_object o;
+        ph_object(&r, PL_OBJ_TCPV4, &o);
+        uint64_t p4 = ph_value(&o, -1, PL_CTR_CONNECTIONS_ESTABLISHED);
+        assert_int_equal(p4, a.v4);
+        assert_true(p4 >= (uint64_t)want4);
+        if (ph_has_object(&r, PL_OBJ_TCPV6)) {
+            ph_object(&r, PL_OBJ_TCPV6, &o);
+            assert_int_equal(o.hdr.NumCounters, 1);
+            uint64_t p6 = ph_value(&o, -1, PL_CTR_CONNECTIONS_ESTABLISHED);
+            assert_int_equal(p6, a.v6);
+            assert_true(p6 >= (uint64_t)want6);
+        } else {
+            assert_int_equal(want6, 0);
+        }
+        /* TCPv4 + TCPv6 is the kernel's CurrEstab: since 2024 kernels count
+         * CLOSE_WAIT there too (RFC 1213); older ones count ESTABLISHED only. */
+        if (curr >= 0) {
+            uint64_t sum = a.v4 + a.v6;
+            if ((uint64_t)curr != sum) assert_int_equal((uint64_t)curr, sum - a.close_wait);
+            print_message("TCPv4 %llu + TCPv6 %llu, CurrEstab %lld (CLOSE_WAIT %llu)\n", (unsigned long long)a.v4,
+                          (unsigned long long)a.v6, curr, (unsigned long long)a.close_wait);
+        }
+        ph_result_free(&r);
+    }
+    if (!stable) print_message("sockets kept changing: no stable comparison\n");
+    for (int i = 0; i < nfd; i++) close(fds[i]);
+    ph_unload(&prov);
+    if (!stable) skip();
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -396,6 +785,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(collect_before_open),
         cmocka_unit_test(live_interfaces),
         cmocka_unit_test(live_tcp),
+        cmocka_unit_test(live_output_queue),
+        cmocka_unit_test(live_tcp_connections),
+        cmocka_unit_test(live_output_queue_nonzero_netns),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     return cmocka_run_group_tests(tests, NULL, NULL);

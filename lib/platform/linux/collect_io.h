@@ -170,15 +170,17 @@ void pl__netdevs_free(struct pl__netdevs *s);
 #define PL__NETIF_HAVE_SPEED 0x01u
 #define PL__NETIF_HAVE_MTU 0x02u
 #define PL__NETIF_HAVE_TXQLEN 0x04u
+#define PL__NETIF_HAVE_IFINDEX 0x08u
 
 struct pl__netif_attrs {
     unsigned have;                 /* PL__NETIF_HAVE_* */
     uint64_t speed_mbps;           /* link speed in Mb/s (absent when -1/unknown) */
     uint64_t mtu;
     uint64_t tx_queue_len;         /* the queue's LIMIT in packets, not its fill */
+    int32_t ifindex;               /* the kernel's interface index (rtnetlink's key) */
 };
 
-/* Read speed, mtu and tx_queue_len of one interface. `classnetfd` is an
+/* Read speed, mtu, tx_queue_len and ifindex of one interface. `classnetfd` is an
  * O_DIRECTORY descriptor of <root>/sys/class/net. Returns 0 (with `have`
  * telling which were readable), -ENOENT when the interface directory is gone. */
 int pl__read_netif_attrs(int classnetfd, const char *ifname, struct pl__netif_attrs *out);
@@ -210,5 +212,79 @@ void pl__snmp_free(struct pl__snmp *s);
 /* Look a value up by protocol ("" for snmp6) and column name. Returns 1 and
  * sets *v when present, 0 otherwise. */
 int pl__snmp_get(const struct pl__snmp *s, const char *proto, const char *name, int64_t *v);
+
+/* ------------------------------------------------- rtnetlink: root qdiscs */
+
+/* The root queueing discipline of one interface, from an RTM_GETQDISC dump
+ * (what `tc -s qdisc` shows as "backlog 0b 0p"). */
+struct pl__qdisc {
+    int32_t ifindex;               /* tcm_ifindex */
+    uint32_t handle;               /* tcm_handle ("0:" for default qdiscs) */
+    char kind[16];                 /* TCA_KIND ("pfifo_fast", "noqueue", "mq"); "" when absent */
+    int have_qlen;                 /* 0 when the reply carried no queue statistics */
+    uint32_t qlen;                 /* packets queued now (for mq: summed over its queues) */
+    uint32_t backlog;              /* bytes queued now */
+};
+
+#define PL__QDISC_MAX_ENTRIES 65536
+
+struct pl__qdiscs {
+    size_t n, cap;
+    struct pl__qdisc *q;           /* owned, reused; root qdiscs only, one per ifindex */
+    size_t bad;                    /* root qdiscs without statistics, duplicate roots */
+    int intr;                      /* private: NLM_F_DUMP_INTR seen */
+};
+
+/* Parse one received datagram of an RTM_GETQDISC dump reply and APPEND the
+ * root qdiscs in it (tcm_parent == TC_H_ROOT; children, ingress and clsact
+ * are skipped) to *out. Messages whose nlmsg_seq is not `seq` are ignored.
+ * Statistics come from TCA_STATS2/TCA_STATS_QUEUE, else the older TCA_STATS.
+ * Returns 1 when NLMSG_DONE ends the dump, 0 when more datagrams are to
+ * come, -EINVAL when a message or attribute length overruns the buffer (or
+ * the buffer ends in a fragment), the negative errno of an NLMSG_ERROR
+ * reply or of a failed dump, -EAGAIN at NLMSG_DONE when a message said the
+ * dump was interrupted by a change (NLM_F_DUMP_INTR), -ENOMEM. Never reads
+ * outside [buf, buf+len); buf may have any alignment. On error *out holds
+ * whatever was appended before (use nothing of it). Zero *out (or use
+ * pl__read_qdiscs) before the first datagram of a dump. */
+int pl__parse_qdisc_dump(const void *buf, size_t len, uint32_t seq, struct pl__qdiscs *out);
+/* Dump the root qdiscs of the caller's network namespace over a fresh
+ * NETLINK_ROUTE socket (1 s receive timeout, bounded number of reads; one
+ * retry when the dump was interrupted). Always the LIVE kernel: it knows
+ * nothing of PERFLIB_SYSROOT. Returns 0, or -errno (socket errors,
+ * -ETIMEDOUT, -EMSGSIZE, the parser's errors); out->n is 0 on error. */
+int pl__read_qdiscs(struct pl__qdiscs *out);
+/* The root qdisc of `ifindex`, or NULL when the dump had none (a device
+ * with the built-in noop qdisc: down, or never given a queue). */
+const struct pl__qdisc *pl__qdisc_find(const struct pl__qdiscs *s, int32_t ifindex);
+void pl__qdiscs_free(struct pl__qdiscs *s);
+
+/* ---------------------------------------------- /proc/net/tcp, /proc/net/tcp6 */
+
+#define PL__TCP_STATES 16
+
+/* Socket counts of one file. A line is counted once, in state[st]; the
+ * ESTABLISHED (01) and CLOSE_WAIT (08) ones also in estab_v4 or estab_v6 by
+ * the IP version on the wire: every /proc/net/tcp socket is IPv4, a
+ * /proc/net/tcp6 socket is IPv4 when its remote address is v4-mapped
+ * (::ffff:a.b.c.d, a dual-stack socket talking to an IPv4 peer). */
+struct pl__tcp_socks {
+    uint64_t state[PL__TCP_STATES]; /* by kernel state code 0x01..0x0F; [0] unused */
+    uint64_t estab_v4, estab_v6;
+    size_t lines;                  /* socket lines counted */
+    size_t bad;                    /* malformed lines skipped */
+};
+
+/* Count one socket line ("sl: local rem st ..."; 8 hex digit addresses, or
+ * 32 for v6) into *acc. Returns 1, or 0 when malformed (acc->bad++). */
+int pl__parse_net_tcp_line(const char *line, size_t len, int v6, struct pl__tcp_socks *acc);
+/* Count a whole file's text (`len` bytes, need not be NUL-terminated). The
+ * first line must be the "sl ..." header (else -EINVAL); a last line without
+ * its newline is counted bad. Resets *out first. */
+int pl__parse_net_tcp(const char *text, size_t len, int v6, struct pl__tcp_socks *out);
+/* Read <root>/proc/net/tcp (v6 = 0) or tcp6 in 16 KiB pieces (bounded
+ * memory, whatever the socket count); same result as pl__parse_net_tcp on
+ * the whole file. */
+int pl__read_net_tcp(int rootfd, int v6, struct pl__tcp_socks *out);
 
 #endif
