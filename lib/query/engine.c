@@ -211,9 +211,11 @@ static void missing_parents(const uint8_t *objs, size_t len, uint32_t nobj, cons
         if (pl_block_object(&blk, i, &o) != PL_OK) continue;
         uint32_t ni = pl_object_num_instances(&o);
         uint32_t last = 0;
-        for (uint32_t k = 0; k < ni; k++) {
-            pl_instance in;
-            if (pl_object_instance(&o, (int32_t)k, &in) != PL_OK) break;
+        pl_instance in;
+        /* Walk with pl_instance_next: finding instance k by position is a
+         * walk from the first, so a position loop would be quadratic. */
+        int more = ni > 0 && pl_object_instance(&o, 0, &in) == PL_OK;
+        for (; more; more = pl_instance_next(&in, &in) == PL_OK) {
             uint32_t pidx = in.def.ParentObjectTitleIndex;
             if (pidx == 0 || pidx == last) continue;
             last = pidx;

@@ -235,9 +235,9 @@ static void text_dump(FILE *f, const pl_block *blk, const header_view *hv, const
         fprintf(f, "  Instances: %u\n", (unsigned)n);
         char **names = NULL;
         if (n > 0 && pl_object_instance_names(&obj, &names) != PL_OK) names = NULL;
+        pl_instance inst; /* walked with pl_instance_next: linear, not quadratic */
         for (uint32_t k = 0; k < n; k++) {
-            pl_instance inst;
-            if (pl_object_instance(&obj, (int32_t)k, &inst) != PL_OK) break;
+            if ((k ? pl_instance_next(&inst, &inst) : pl_object_instance(&obj, 0, &inst)) != PL_OK) break;
             fprintf(f, "  Instance %u ", (unsigned)k);
             pq_json_string(f, names ? names[k] : NULL);
             fputc('\n', f);
@@ -357,9 +357,9 @@ static void json_dump(FILE *f, const pl_block *blk, const header_view *hv, const
         char **names = NULL;
         if (n > 0 && pl_object_instance_names(&obj, &names) != PL_OK) names = NULL;
         fputs("      \"instances\": [", f);
+        pl_instance inst; /* walked with pl_instance_next: linear, not quadratic */
         for (uint32_t k = 0; k < n; k++) {
-            pl_instance inst;
-            if (pl_object_instance(&obj, (int32_t)k, &inst) != PL_OK) break;
+            if ((k ? pl_instance_next(&inst, &inst) : pl_object_instance(&obj, 0, &inst)) != PL_OK) break;
             char *own = NULL;
             char buf[512];
             if (pl_instance_name(&inst, buf, sizeof buf) == PL_OK) own = buf;
@@ -615,10 +615,10 @@ static int find_instance(const pl_object *obj, const char *want, pl_instance *ou
         /* Own names, numbered among themselves: "bash#1" is the second bash. */
         char **own = calloc(n, sizeof *own);
         if (!own) return PL_E_NOMEM;
+        pl_instance inst; /* walked with pl_instance_next: linear, not quadratic */
         for (uint32_t k = 0; k < n; k++) {
-            pl_instance inst;
             char buf[1024];
-            if (pl_object_instance(obj, (int32_t)k, &inst) == PL_OK && pl_instance_name(&inst, buf, sizeof buf) == PL_OK)
+            if ((k ? pl_instance_next(&inst, &inst) : pl_object_instance(obj, 0, &inst)) == PL_OK && pl_instance_name(&inst, buf, sizeof buf) == PL_OK)
                 own[k] = strdup(buf);
         }
         for (uint32_t k = 0; k < n && found < 0; k++) {
@@ -778,10 +778,10 @@ static long long count_instances(const pl_block *blk, uint32_t oidx)
     if (pl_block_find_object(blk, oidx, &obj) != PL_OK) return -1;
     uint32_t n = pl_object_num_instances(&obj);
     long long count = 0;
+    pl_instance inst; /* walked with pl_instance_next: linear, not quadratic */
     for (uint32_t k = 0; k < n; k++) {
-        pl_instance inst;
         char name[64];
-        if (pl_object_instance(&obj, (int32_t)k, &inst) != PL_OK) break;
+        if ((k ? pl_instance_next(&inst, &inst) : pl_object_instance(&obj, 0, &inst)) != PL_OK) break;
         if (pl_instance_name(&inst, name, sizeof name) == PL_OK && strcmp(name, "_Total") == 0) continue;
         count++;
     }
