@@ -67,6 +67,12 @@ int pl__utf8_casecmp(const char *a, const char *b);
  * string valid while buf is. */
 const char *pl__strerror(int e, char *buf, size_t cap);
 
+/* 1 when this code runs from the installed prefix (the shared library or
+ * the executable it is linked into lies under PL_INSTALL_PREFIX), 0 when it
+ * runs from a build tree. Decides which provider directory and helper
+ * binary are the defaults. */
+int pl__running_installed(void);
+
 /* strdup that returns NULL for NULL. */
 char *pl__strdup(const char *s);
 

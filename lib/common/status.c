@@ -1,4 +1,6 @@
 /* perflib: status code descriptions and the error-record helpers. */
+#include <dlfcn.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +49,27 @@ int pl__fail(pl_error *err, int status, const char *fmt, ...)
         va_end(ap);
     }
     return status;
+}
+
+#ifndef PL_INSTALL_PREFIX
+#define PL_INSTALL_PREFIX "/usr/local"
+#endif
+
+int pl__running_installed(void)
+{
+    static int cached = -1; /* computed once; a benign race computes it twice */
+    int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (v >= 0) return v;
+    v = 0;
+    Dl_info info;
+    char self[PATH_MAX], prefix[PATH_MAX];
+    if (dladdr((void *)&pl__running_installed, &info) && info.dli_fname && realpath(info.dli_fname, self) &&
+        realpath(PL_INSTALL_PREFIX, prefix)) {
+        size_t n = strlen(prefix);
+        v = strncmp(self, prefix, n) == 0 && (self[n] == '/' || prefix[n - 1] == '/');
+    }
+    __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+    return v;
 }
 
 const char *pl__strerror(int e, char *buf, size_t cap)

@@ -547,7 +547,8 @@ static const char *helper_path(void)
 {
     const char *env = getenv("PERFLIB_PROVIDER_HOST");
     if (env && env[0]) return env;
-    if (PL_PROVIDER_HOST_BUILD[0] && access(PL_PROVIDER_HOST_BUILD, X_OK) == 0) return PL_PROVIDER_HOST_BUILD;
+    if (!pl__running_installed() && PL_PROVIDER_HOST_BUILD[0] && access(PL_PROVIDER_HOST_BUILD, X_OK) == 0)
+        return PL_PROVIDER_HOST_BUILD;
     return PL_PROVIDER_HOST_INSTALLED;
 }
 

@@ -63,8 +63,10 @@ static const char *provider_dir(const pl_engine_config *cfg)
     if (cfg && cfg->provider_dir) return cfg->provider_dir;
     const char *env = getenv("PERFLIB_PROVIDER_DIR");
     if (env && *env) return env;
+    /* The build tree's providers for a build-tree library, the installed
+     * ones for an installed library (even while its build tree exists). */
     struct stat sb;
-    if (stat(PL_PROVIDER_DIR, &sb) == 0 && S_ISDIR(sb.st_mode)) return PL_PROVIDER_DIR;
+    if (!pl__running_installed() && stat(PL_PROVIDER_DIR, &sb) == 0 && S_ISDIR(sb.st_mode)) return PL_PROVIDER_DIR;
     return PL_INSTALLED_PROVIDER_DIR;
 }
 
@@ -74,7 +76,18 @@ PL_EXTERN int pl_engine_open(const pl_engine_config *cfg, pl_engine **out, pl_er
     if (!out) return pl__fail(err, PL_E_INVAL, "pl_engine_open: out is NULL");
     pl_engine *e = calloc(1, sizeof *e);
     if (!e) return pl__fail(err, PL_E_NOMEM, "out of memory");
-    int rc = pl_store_open(cfg ? cfg->store_path : NULL, 0, &e->st, err);
+    const char *store_path = cfg ? cfg->store_path : NULL;
+    int rc = pl_store_open(store_path, 0, &e->st, err);
+    if (rc != PL_OK && rc != PL_E_NOMEM && rc != PL_E_SCHEMA) {
+        /* A user who may not write the store (the installed one belongs to
+         * root) still reads it; disabling a provider then lasts only for
+         * this engine. */
+        pl_error ro;
+        if (pl_store_open(store_path, PL_STORE_READONLY, &e->st, &ro) == PL_OK) {
+            rc = PL_OK;
+            pl__clear(err);
+        }
+    }
     if (rc != PL_OK) {
         free(e);
         return rc;

@@ -163,7 +163,7 @@ static const char *default_path(void)
     const char *env = getenv("PERFLIB_REGISTRY");
     if (env && env[0]) return env;
     struct stat sb;
-    if (stat(PL_INSTALLED_STORE, &sb) == 0) return PL_INSTALLED_STORE;
+    if (pl__running_installed() || stat(PL_INSTALLED_STORE, &sb) == 0) return PL_INSTALLED_STORE;
     return PL_SOURCE_STORE;
 }
 
@@ -526,18 +526,23 @@ static int check_readonly_version(pl_store *st, pl_error *err)
     return check_layout(st, err);
 }
 
-/* Switch to WAL. Changing the journal mode needs an exclusive lock, and
- * SQLite may report it busy without calling the busy handler (several
- * processes creating one new store at once), so retry for up to the busy
+/* Use the rollback journal (journal_mode DELETE), and switch a store that an
+ * earlier version left in WAL mode back to it. WAL would let readers and the
+ * writer overlap, but a WAL database cannot be read at all by a user who
+ * may not create its -shm file, and the installed store in /var/lib/perflib
+ * is written by root and read by everyone. Registry writes are rare and
+ * short, so readers waiting out a commit (busy timeout) cost nothing. The
+ * switch needs an exclusive lock and SQLite may report it busy without
+ * waiting (several processes opening at once), so retry for up to the busy
  * timeout. */
-static int set_wal(pl_store *st, pl_error *err)
+static int set_journal(pl_store *st, pl_error *err)
 {
     struct timespec nap = {0, 5 * 1000 * 1000};
     for (int waited_ms = 0;; waited_ms += 5) {
-        int rc = sqlite3_exec(st->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+        int rc = sqlite3_exec(st->db, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL);
         if (rc == SQLITE_OK) return PL_OK;
         if ((rc & 0xff) != SQLITE_BUSY || waited_ms >= BUSY_TIMEOUT_MS)
-            return pl__sql_fail(st, err, rc, "PRAGMA journal_mode = WAL");
+            return pl__sql_fail(st, err, rc, "PRAGMA journal_mode = DELETE");
         nanosleep(&nap, NULL);
     }
 }
@@ -587,8 +592,14 @@ PL_EXTERN int pl_store_open(const char *path, int flags, pl_store **out, pl_erro
     sqlite3_extended_result_codes(st->db, 1);
     sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
     if ((s = pl__sql_exec(st, "PRAGMA foreign_keys = ON", err))) goto fail;
+    if (!ro && sqlite3_db_readonly(st->db, "main") == 1) {
+        /* SQLite quietly opens a file it may not write read-only; say so
+         * instead, so the caller can choose PL_STORE_READONLY. */
+        s = pl__fail(err, PL_E_IO, "%s: no permission to write the store (open it read-only)", path);
+        goto fail;
+    }
     if (!ro) {
-        if ((s = set_wal(st, err))) goto fail;
+        if ((s = set_journal(st, err))) goto fail;
         s = init_or_migrate(st, err);
     } else {
         s = check_readonly_version(st, err);
