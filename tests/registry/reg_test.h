@@ -5,6 +5,7 @@
 #define REG_TEST_H
 
 #include <errno.h>
+#include <ftw.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,11 +17,33 @@
 #include "perflib/indices.h"
 #include "perflib/registry.h"
 
-/* A fresh temporary directory (removed only by the OS; tests run in /tmp). */
+/* Temporary directories of this process, removed when it exits (every test
+ * case runs in its own process). */
+static char reg_dirs[32][256];
+static int reg_ndirs;
+
+static int reg_rm(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static void reg_cleanup(void)
+{
+    for (int i = 0; i < reg_ndirs; i++)
+        if (nftw(reg_dirs[i], reg_rm, 16, FTW_DEPTH | FTW_PHYS) != 0) fprintf(stderr, "could not remove %s\n", reg_dirs[i]);
+    reg_ndirs = 0;
+}
+
+/* A fresh temporary directory, removed at exit. */
 static inline void reg_tmpdir(char *out, size_t cap)
 {
     snprintf(out, cap, "/tmp/pl_registry_test_XXXXXX");
     assert_non_null(mkdtemp(out));
+    if (reg_ndirs == 0) atexit(reg_cleanup);
+    if (reg_ndirs < 32 && strlen(out) < sizeof reg_dirs[0]) memcpy(reg_dirs[reg_ndirs++], out, strlen(out) + 1);
 }
 
 /* "<tmpdir>/<leaf>" */
