@@ -23,7 +23,9 @@
  *   PL_PDH_CALC_NEGATIVE_DENOMINATOR; a time delta <= 0 or a frequency <= 0
  *   is PL_PDH_CALC_NEGATIVE_TIMEBASE; a value that went backwards (older N
  *   greater than newer N, also for bases) is PL_PDH_CALC_NEGATIVE_VALUE. The
- *   value is 0 with each of them (what .NET displays).
+ *   value is 0 with each of them (what .NET displays). N is compared as a
+ *   signed LONGLONG; the deltas are exact (sdiff), never a signed overflow.
+ *   A 32-bit counter that wraps is not unwrapped: it went backwards.
  * - Inverse percent types never go below 0 (idle > elapsed from rounding in
  *   the provider gives 0, not -0.3).
  * - Order of the final steps: cap at 100 (percent types, unless NOCAP100),
@@ -101,14 +103,23 @@ static int cstatus_ok(uint32_t cs)
     return cs == PL_PDH_CSTATUS_VALID_DATA || cs == PL_PDH_CSTATUS_NEW_DATA;
 }
 
+/* a - b as a double, exact before the final rounding: the samples are
+ * LONGLONG and may lie up to 2^64 - 1 apart, which a signed subtraction
+ * cannot hold (and (double)a - (double)b loses small differences of huge
+ * values). */
+static double sdiff(int64_t a, int64_t b)
+{
+    return a >= b ? (double)((uint64_t)a - (uint64_t)b) : -(double)((uint64_t)b - (uint64_t)a);
+}
+
 /* The raw number (before cap/scale). Returns 0 or a PDH_CALC_* code. */
 static uint32_t compute(uint32_t type, int64_t freq, const pl_pdh_raw *r1, const pl_pdh_raw *r0, double *out)
 {
     double dn = 0, dd = 0;
     if (pl__pdh_two_sample(type)) {
         if (r1->first < r0->first) return PL_PDH_CALC_NEGATIVE_VALUE;
-        dn = (double)(r1->first - r0->first);
-        dd = (double)r1->second - (double)r0->second;
+        dn = sdiff(r1->first, r0->first);
+        dd = sdiff(r1->second, r0->second);
     }
     switch (type) {
     case PERF_COUNTER_COUNTER: case PERF_COUNTER_BULK_COUNT: case PERF_SAMPLE_COUNTER:

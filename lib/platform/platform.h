@@ -49,12 +49,16 @@ int64_t pl__filetime_now(void);
 int64_t pl__perf_time_now(void);
 /* USER_HZ (clock ticks per second in /proc), normally 100. */
 long pl__clock_ticks(void);
-/* Convert clock ticks to 100 ns units. */
+/* Convert clock ticks to 100 ns units (saturating at UINT64_MAX). */
 static inline uint64_t pl__ticks_to_100ns(uint64_t ticks, long hz)
 {
-    return hz > 0 ? ticks * (uint64_t)(PL_TICKS_PER_SEC / hz) : 0;
+    if (hz <= 0) return 0;
+    uint64_t m = (uint64_t)(PL_TICKS_PER_SEC / hz);
+    return m && ticks > UINT64_MAX / m ? UINT64_MAX : ticks * m;
 }
-/* Boot time as FILETIME, from "btime" in <root>/proc/stat. -errno on failure. */
+/* Boot time as FILETIME, from "btime" in <root>/proc/stat. -errno on failure:
+ * -ENODATA without a btime line, -EINVAL for a btime whose FILETIME would
+ * not fit in an int64_t. */
 int pl__boot_filetime(int rootfd, int64_t *ft);
 
 #endif

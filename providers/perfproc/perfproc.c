@@ -311,19 +311,30 @@ static uint32_t wait_reason(char s)
     }
 }
 
-/* comm as UTF-8 for an instance name: invalid bytes become '?'. */
+/* comm as UTF-8 for an instance name: invalid UTF-8 and control characters
+ * (a newline, a tab, DEL: prctl(PR_SET_NAME) takes any byte) become '?', so
+ * a name never breaks a CSV/TSV row or a line of text output. */
 static const char *clean_name(const char *in, char *out, size_t cap)
 {
     const unsigned char *u = (const unsigned char *)in;
     size_t len = 0;
-    int ascii = 1;
-    for (; u[len]; len++)
+    int ascii = 1, ctl = 0;
+    for (; u[len]; len++) {
         if (u[len] >= 0x80) ascii = 0;
-    if (ascii) return in;
+        else if (u[len] < 0x20 || u[len] == 0x7f) ctl = 1;
+    }
+    if (!ctl) {
+        if (ascii) return in;
+        size_t units;
+        if (pl__utf8_to_utf16(in, len, NULL, 0, &units) != PL_E_ENCODING) return in;
+    }
     size_t units;
-    if (pl__utf8_to_utf16(in, len, NULL, 0, &units) != PL_E_ENCODING) return in;
+    int bad_utf8 = !ascii && pl__utf8_to_utf16(in, len, NULL, 0, &units) == PL_E_ENCODING;
     size_t i = 0;
-    for (; i < len && i + 1 < cap; i++) out[i] = u[i] >= 0x80 ? '?' : (char)u[i];
+    for (; i < len && i + 1 < cap; i++) {
+        unsigned char c = u[i];
+        out[i] = (c < 0x20 || c == 0x7f || (bad_utf8 && c >= 0x80)) ? '?' : (char)c;
+    }
     out[i] = '\0';
     return out;
 }
@@ -379,7 +390,18 @@ static int add_inst(int obj, const char *name, uint32_t parent_idx, uint32_t par
 /* Idle ticks (idle + iowait) of all CPUs and the number of cpuN lines. */
 static int read_cpu_idle(uint64_t *idle_ticks, uint32_t *ncpu)
 {
-    ssize_t n = pl__proc_read1(S.procfd, "stat", S.statbuf, S.statbuf_cap);
+    ssize_t n;
+    /* One read of the whole file: /proc/stat grows with the CPUs (about
+     * 80 bytes each, 330 KiB for 4096), so a full buffer is grown and the
+     * file read again rather than counted short. */
+    while ((n = pl__proc_read1(S.procfd, "stat", S.statbuf, S.statbuf_cap)) >= 0 &&
+           (size_t)n == S.statbuf_cap - 1) {
+        if (S.statbuf_cap >= ((size_t)64 << 20)) return -EFBIG;
+        char *nb = realloc(S.statbuf, S.statbuf_cap * 2);
+        if (!nb) return -ENOMEM;
+        S.statbuf = nb;
+        S.statbuf_cap *= 2;
+    }
     if (n < 0) return (int)n;
     const char *s = S.statbuf;
     if (strncmp(s, "cpu ", 4) != 0) return -EINVAL;

@@ -540,6 +540,58 @@ static void repeated_collects_stable(void **state)
 
 static int pipefd[2];
 
+/* ------------------------------------------------- review: hostile trees */
+
+/* Review: a /proc/stat larger than the 64 KiB read buffer (4096 CPUs, with
+ * offline gaps) used to be cut at 64 KiB, so Idle's Thread Count (the number
+ * of cpuN lines) came out near 1000 instead of 4096. Process names with
+ * control characters (a newline, a tab, DEL: prctl(PR_SET_NAME) allows any
+ * byte) used to pass into instance names and break CSV/TSV rows and text
+ * dumps; they become '?' like invalid UTF-8. A quote stays (typeperf quotes
+ * it). A process whose directory is empty (it exited between the listing and
+ * the reads) and one with a negative utime are left out. */
+static void hostile_tree(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/perfproc_hostile_XXXXXX";
+    ph_tempdir(root);
+    size_t cap = 4096 * 64 + 256, w = 0;
+    char *st = malloc(cap);
+    assert_non_null(st);
+    w += (size_t)snprintf(st + w, cap - w, "cpu  1000 0 1000 409600 4096 0 0 0 0 0\n");
+    for (int i = 0; i < 4096; i++)
+        w += (size_t)snprintf(st + w, cap - w, "cpu%d 10 0 10 100 1 0 0 0 0 0\n", i * 2);
+    w += (size_t)snprintf(st + w, cap - w, "intr 1\nctxt 2\nbtime 1700000000\n");
+    assert_true(w > 65536 && w < cap);
+    ph_put(root, "proc/stat", st);
+    free(st);
+    static const char status[] = "Name:\tx\nState:\tS (sleeping)\nThreads:\t1\n";
+    ph_put(root, "proc/10/stat", "10 (a\nb) S 1 10 10 0 -1 0 1 0 2 0 3 4 0 0 20 0 1 0 5 6 7\n");
+    ph_put(root, "proc/10/status", status);
+    ph_put(root, "proc/11/stat", "11 (tab\there\x7f) S 1 11 11 0 -1 0 1 0 2 0 3 4 0 0 20 0 1 0 5 6 7\n");
+    ph_put(root, "proc/11/status", status);
+    ph_put(root, "proc/12/stat", "12 (q\"uote) S 1 12 12 0 -1 0 1 0 2 0 3 4 0 0 20 0 1 0 5 6 7\n");
+    ph_put(root, "proc/12/status", status);
+    ph_mkdir(root, "proc/13");
+    ph_put(root, "proc/14/stat", "14 (neg) S 1 14 14 0 -1 0 1 0 2 0 -5 4 0 0 20 0 1 0 5 6 7\n");
+    ph_put(root, "proc/14/status", status);
+    load(root);
+    assert_int_equal(prov.open(NULL), 0);
+    ph_result r;
+    ph_collect_ok(&prov, "230", 1u << 20, &r);
+    pl_object o;
+    ph_object(&r, PL_OBJ_PROCESS, &o);
+    const char *want[] = {"Idle", "a?b", "tab?here?", "q\"uote", "_Total"};
+    ph_names_are(&o, want, 5, 0);
+    assert_int_equal(ph_value(&o, 0, PL_CTR_THREAD_COUNT), 4096);
+    assert_int_equal(ph_available(&o, 0, PL_CTR_THREAD_COUNT), 1);
+    assert_int_equal(ph_value(&o, 0, PL_CTR_PCT_PROCESSOR_TIME), (409600ull + 4096) * TICK);
+    assert_int_equal(ph_value(&o, 1, PL_CTR_PCT_PROCESSOR_TIME), 7 * TICK);
+    ph_result_free(&r);
+    ph_unload(&prov);
+    ph_rmtree(root);
+}
+
 static void *sleeper(void *arg)
 {
     (void)arg;
@@ -721,6 +773,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(open_close_errors),
         cmocka_unit_test(malformed_files_skipped),
         cmocka_unit_test(repeated_collects_stable),
+        cmocka_unit_test(hostile_tree),
         cmocka_unit_test(live_child_matches),
         cmocka_unit_test(live_counts_match),
         cmocka_unit_test(live_unavailable_matches_direct_read),

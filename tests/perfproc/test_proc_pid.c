@@ -2,7 +2,10 @@
  * hand-written strings and the canned tree tests/perfproc/data/basic. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pl_test.h"
@@ -328,6 +331,122 @@ static void maps_lines(void **state)
     }
 }
 
+/* Review: hostile numbers in a stat line. A negative number in an unsigned
+ * field used to become 2^64 - n (utime -5: a CPU time of 58 million years),
+ * a number beyond 64 bits saturated silently, and vsize above INT64_MAX was
+ * cut to INT64_MAX. Now: exact up to UINT64_MAX, and malformed otherwise. */
+static void stat_hostile_numbers(void **state)
+{
+    (void)state;
+    pl_proc_stat st;
+#define HEAD "300 (x) S 1 300 300 0 -1 4194304 10 0 0 0 "
+#define TAIL " 0 0 20 0 1 0 2000 4096000 100 18446744073709551615\n"
+    /* utime -5, stime -1: negative where the kernel prints %lu */
+    assert_int_equal(pl__proc_parse_stat(HEAD "-5 3" TAIL, &st), -EINVAL);
+    assert_int_equal(pl__proc_parse_stat(HEAD "7 -1" TAIL, &st), -EINVAL);
+    /* beyond 2^64 in a kept field */
+    assert_int_equal(pl__proc_parse_stat(HEAD "99999999999999999999999 3" TAIL, &st), -EINVAL);
+    /* a time whose 100 ns value would wrap */
+    assert_int_equal(pl__proc_parse_stat(HEAD "18446744073709551615 3" TAIL, &st), -EINVAL);
+    /* the largest accepted time */
+    char line[512];
+    snprintf(line, sizeof line, HEAD "%llu 3" TAIL, (unsigned long long)PL_PROC_STAT_MAX_TICKS);
+    assert_int_equal(pl__proc_parse_stat(line, &st), 0);
+    assert_true(st.utime == PL_PROC_STAT_MAX_TICKS);
+    /* minflt and vsize at UINT64_MAX are exact, not INT64_MAX */
+    const char *big = "300 (x) S 1 300 300 0 -1 4194304 18446744073709551615 0 0 0 7 3 0 0 20 0 1 0 2000 "
+                      "18446744073709551615 100 18446744073709551615\n";
+    assert_int_equal(pl__proc_parse_stat(big, &st), 0);
+    assert_true(st.minflt == UINT64_MAX);
+    assert_true(st.vsize == UINT64_MAX);
+    /* an unused field beyond 64 bits is fine (rsslim, field 25) */
+    const char *unused = "300 (x) S 1 300 300 0 -1 4194304 10 0 0 0 7 3 0 0 20 0 1 0 2000 4096000 100 "
+                         "999999999999999999999999\n";
+    assert_int_equal(pl__proc_parse_stat(unused, &st), 0);
+    assert_int_equal(st.rss, 100);
+    /* nice below INT64_MIN; INT64_MIN itself */
+    assert_int_equal(pl__proc_parse_stat("300 (x) S 1 300 300 0 -1 4194304 10 0 0 0 7 3 0 0 20 "
+                                         "-9223372036854775809 1 0 2000 4096000 100\n", &st), -EINVAL);
+    assert_int_equal(pl__proc_parse_stat("300 (x) S 1 300 300 0 -1 4194304 10 0 0 0 7 3 0 0 20 "
+                                         "-9223372036854775808 1 0 2000 4096000 100\n", &st), 0);
+    assert_true(st.nice == INT64_MIN);
+    /* a lone '-' */
+    assert_int_equal(pl__proc_parse_stat(HEAD "- 3" TAIL, &st), -EINVAL);
+#undef HEAD
+#undef TAIL
+}
+
+/* Review: comm with a newline, 15 bytes of 0xFF, ')' and spaces; a line
+ * without its trailing newline; an embedded NUL (the text ends there). */
+static void stat_hostile_comm(void **state)
+{
+    (void)state;
+    pl_proc_stat st;
+    assert_int_equal(pl__proc_parse_stat("42 (a\nb) S 1 42 42 0 -1 0 1 0 2 0 3 4 0 0 20 0 1 0 5 6 7\n", &st), 0);
+    assert_string_equal(st.comm, "a\nb");
+    assert_int_equal(st.utime, 3);
+    assert_int_equal(st.pid, 42);
+    assert_int_equal(pl__proc_parse_stat("42 (\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff) R 1 42 42 "
+                                         "0 -1 0 1 0 2 0 3 4 0 0 20 0 1 0 5 6 7", &st), 0);
+    assert_int_equal(strlen(st.comm), 15);
+    assert_int_equal((unsigned char)st.comm[0], 0xff);
+    assert_int_equal(st.rss, 7);
+    assert_int_equal(pl__proc_parse_stat("42 () ) ) S 1 42 42 0 -1 0 1 0 2 0 3 4 0 0 20 0 1 0 5 6 7\n", &st), 0);
+    assert_string_equal(st.comm, ") ) ");
+    /* "42 (a" NUL ") S ...": the parser sees "42 (a" only */
+    const char nul[] = "42 (a\0) S 1 42 42 0 -1 0 1 0 2 0 3 4 0 0 20 0 1 0 5 6 7\n";
+    assert_int_equal(pl__proc_parse_stat(nul, &st), -EINVAL);
+}
+
+/* Review: a btime so large that its FILETIME overflows int64 (undefined
+ * behaviour in the signed multiply before) is malformed. */
+static void boot_filetime_bounds(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/pl_btime_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/proc", dir);
+    assert_int_equal(mkdir(path, 0755), 0);
+    snprintf(path, sizeof path, "%s/proc/stat", dir);
+    static const struct {
+        const char *text;
+        int rc;
+        int64_t ft;
+    } cases[] = {
+        {"cpu  1 2 3 4\nbtime 1700000000\n", 0, 116444736000000000LL + 17000000000000000LL},
+        {"cpu  1 2 3 4\nbtime 0\n", 0, 116444736000000000LL},
+        {"cpu  1 2 3 4\nbtime 910692730085\n", 0, 116444736000000000LL + 9106927300850000000LL},
+        {"cpu  1 2 3 4\nbtime 910692730086\n", -EINVAL, 0},
+        {"cpu  1 2 3 4\nbtime 99999999999999999\n", -EINVAL, 0},
+        {"cpu  1 2 3 4\nbtime 18446744073709551615\n", -EINVAL, 0},
+        {"cpu  1 2 3 4\nbtime 999999999999999999999999\n", -EINVAL, 0},
+        {"cpu  1 2 3 4\n", -ENODATA, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, cases[i].text, strlen(cases[i].text)), (ssize_t)strlen(cases[i].text));
+        close(fd);
+        int rfd = pl__root_open(dir, "");
+        assert_true(rfd >= 0);
+        int64_t ft = -1;
+        assert_int_equal(pl__boot_filetime(rfd, &ft), cases[i].rc);
+        if (cases[i].rc == 0) assert_true(ft == cases[i].ft);
+        else assert_true(ft == -1); /* unchanged */
+        close(rfd);
+    }
+    unlink(path);
+    snprintf(path, sizeof path, "%s/proc", dir);
+    rmdir(path);
+    rmdir(dir);
+    /* the tick conversion saturates instead of wrapping */
+    assert_true(pl__ticks_to_100ns(3, 100) == 300000);
+    assert_true(pl__ticks_to_100ns(UINT64_MAX / 100000, 100) == (UINT64_MAX / 100000) * 100000);
+    assert_true(pl__ticks_to_100ns(UINT64_MAX / 100000 + 1, 100) == UINT64_MAX);
+    assert_true(pl__ticks_to_100ns(5, 0) == 0);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -335,6 +454,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(stat_comm_with_parens_and_spaces),
         cmocka_unit_test(stat_long_comm_truncated),
         cmocka_unit_test(stat_malformed),
+        cmocka_unit_test(stat_hostile_numbers),
+        cmocka_unit_test(stat_hostile_comm),
+        cmocka_unit_test(boot_filetime_bounds),
         cmocka_unit_test(status_full),
         cmocka_unit_test(status_kernel_thread_has_no_vm),
         cmocka_unit_test(status_malformed),

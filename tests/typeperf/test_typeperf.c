@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "pdh_canned.h"
+#include "perflib/block.h"
+#include "perflib/winperf.h"
 #include "pl_test.h"
 #include "tzname.h"
 
@@ -200,6 +202,91 @@ static void wildcard_columns(void **state)
                   "\"01/15/2024 10:00:01.000\",\"1.000000\",\"100.000000\",\"200.000000\",\" \"\r\n"
                   "Exiting, please wait...\r\n"
                   "The command completed successfully.\r\n");
+}
+
+/* Review: a sample block whose Process instances have a quote and a comma
+ * in their names (a Linux process may call itself anything). */
+static int quoted_block(int k, void **out, size_t *outlen)
+{
+    pl_builder *b = pl_builder_new();
+    if (!b) return -1;
+    int o, c, in, rc = 0;
+    pl_object_desc od = {0};
+    od.name_index = 230;
+    od.help_index = 231;
+    od.has_instances = 1;
+    pl_counter_desc cd = {0};
+    cd.name_index = 784;
+    cd.help_index = 785;
+    cd.type = PERF_COUNTER_RAWCOUNT;
+    const char *names[] = {"a\"b", "c,d\"\""};
+    rc |= pl_builder_add_object(b, &od, &o);
+    rc |= pl_builder_add_counter(b, o, &cd, &c);
+    for (int i = 0; i < 2 && rc == 0; i++) {
+        rc |= pl_builder_add_instance(b, o, names[i], 0, 0, PERF_NO_UNIQUE_ID, &in);
+        rc |= pl_builder_set_u32(b, o, in, c, (uint32_t)(10 * (i + 1)));
+    }
+    size_t olen = pl_builder_size(b), hlen = 0, used = 0;
+    uint32_t nobj = 0;
+    pl_block_header h;
+    memset(&h, 0, sizeof h);
+    h.system_time.wYear = 2024;
+    h.system_time.wMonth = 1;
+    h.system_time.wDay = 15;
+    h.perf_time = CANNED_PERFTIME(k);
+    h.perf_freq = CANNED_FREQ;
+    h.perf_time_100ns = CANNED_FT(k);
+    h.system_name = CANNED_SYSTEM;
+    void *buf = NULL;
+    if (rc == 0 && pl_block_write_header(&h, pl_builder_num_objects(b), olen, NULL, 0, &hlen) == PL_E_MORE_DATA &&
+        (buf = calloc(1, hlen + olen)) != NULL &&
+        pl_block_write_header(&h, pl_builder_num_objects(b), olen, buf, hlen + olen, &used) == PL_OK &&
+        pl_builder_emit(b, (char *)buf + hlen, olen, &used, &nobj) == PL_OK) {
+        pl_builder_free(b);
+        *out = buf;
+        *outlen = hlen + olen;
+        return 0;
+    }
+    free(buf);
+    pl_builder_free(b);
+    return -1;
+}
+
+/* Review: a '"' inside a field (an instance name in a column header) used to
+ * be written as is, ending the field early: a process named `x","y` could
+ * add columns to every CSV row a tool reads. Quotes inside a field are now
+ * doubled (RFC 4180, what Excel and relog read back); commas stay inside the
+ * quotes. Console and -o log files alike. */
+static void quotes_in_names_doubled(void **state)
+{
+    fx *f = *state;
+    for (int k = 0; k < CANNED_SAMPLES; k++) {
+        void *b = NULL;
+        size_t len = 0;
+        char p[160];
+        assert_int_equal(quoted_block(k, &b, &len), 0);
+        snprintf(p, sizeof p, "%s/sample%d.blk", f->dir, k);
+        assert_int_equal(write_file(p, b, len), 0);
+        free(b);
+    }
+    const char *a[] = {"\\Process(*)\\ID Process", "-sc", "1", NULL};
+    run(f, NULL, a);
+    assert_int_equal(f->code, 0);
+    expect_out(f, "\r\n"
+                  "\"(PDH-CSV 4.0)\",\"\\\\TESTBOX\\Process(a\"\"b)\\ID Process\","
+                  "\"\\\\TESTBOX\\Process(c,d\"\"\"\")\\ID Process\"\r\n"
+                  "\"01/15/2024 10:00:00.000\",\"10.000000\",\"20.000000\"\r\n"
+                  "Exiting, please wait...\r\n"
+                  "The command completed successfully.\r\n");
+    char outp[160];
+    snprintf(outp, sizeof outp, "%s/q.tsv", f->dir);
+    const char *b2[] = {"\\Process(a\"b)\\ID Process", "-sc", "1", "-f", "TSV", "-o", outp, "-y", NULL};
+    run(f, NULL, b2);
+    assert_int_equal(f->code, 0);
+    char got[1024];
+    read_file(outp, got, sizeof got);
+    assert_string_equal(got, "\"(PDH-TSV 4.0) (UTC)(0)\"\t\"\\\\TESTBOX\\Process(a\"\"b)\\ID Process\"\r\n"
+                             "\"01/15/2024 10:00:00.000\"\t\"10\"\r\n");
 }
 
 static void runs_until_data_ends(void **state)
@@ -664,6 +751,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(unavailable_values_blank, setup, teardown),
         cmocka_unit_test_setup_teardown(fixed_clock_and_tsv, setup, teardown),
         cmocka_unit_test_setup_teardown(wildcard_columns, setup, teardown),
+        cmocka_unit_test_setup_teardown(quotes_in_names_doubled, setup, teardown),
         cmocka_unit_test_setup_teardown(runs_until_data_ends, setup, teardown),
         cmocka_unit_test_setup_teardown(query_list, setup, teardown),
         cmocka_unit_test_setup_teardown(query_expanded, setup, teardown),

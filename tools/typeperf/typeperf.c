@@ -365,13 +365,18 @@ static const char *status_text(uint32_t st)
     }
 }
 
-/* Write a line: fields quoted, separated, CRLF. */
+/* Write a line: fields quoted, separated, CRLF. A '"' inside a field (an
+ * instance name can hold one) is doubled as RFC 4180 says, so the field
+ * cannot end early and a name cannot add columns. */
 static void put_row(FILE *out, char sep, char **fields, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         if (i) fputc(sep, out);
         fputc('"', out);
-        fputs(fields[i], out);
+        for (const char *p = fields[i]; *p; p++) {
+            if (*p == '"') fputc('"', out);
+            fputc(*p, out);
+        }
         fputc('"', out);
     }
     fputs("\r\n", out);

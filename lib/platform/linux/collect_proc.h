@@ -44,9 +44,15 @@ typedef struct pl_proc_stat {
 
 #define PL_PF_KTHREAD 0x00200000u
 
+/* The largest utime/stime/starttime accepted, in clock ticks: times 10^7
+ * (100 ns per tick at USER_HZ 1) it still fits in 64 bits. */
+#define PL_PROC_STAT_MAX_TICKS (UINT64_MAX / 10000000u)
+
 /* Parse a stat line. The comm may contain spaces and ')': it runs from the
  * first '(' to the LAST ')'. Fields up to 24 (rss) are required; 39..41 are
- * optional (old kernels). Returns 0 or -EINVAL. */
+ * optional (old kernels). A kept unsigned field that is negative, a kept
+ * field beyond 64 bits and a time above PL_PROC_STAT_MAX_TICKS are
+ * malformed. Returns 0 or -EINVAL. */
 int pl__proc_parse_stat(const char *text, pl_proc_stat *st);
 
 /* Values of /proc/<pid>/status this provider needs, in kB (as the file). A

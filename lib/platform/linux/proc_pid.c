@@ -56,16 +56,42 @@ int pl__proc_parse_stat(const char *text, pl_proc_stat *st)
     st->state = *s++;
     if (*s != ' ') return -EINVAL;
 
-    /* Fields 4..24 are required. */
-    int64_t iv;
-    uint64_t uv;
+    /* Fields 4..24 are required; 25..41 optional (old kernels). Fields this
+     * parser keeps are checked: an unsigned one may not be negative, no kept
+     * field may overflow 64 bits, and a time (14, 15, 22) may not exceed
+     * PL_PROC_STAT_MAX_TICKS, so its 100 ns value fits. A line that breaks
+     * these rules is malformed (-EINVAL: the task is left out), never a
+     * silently wrapped or saturated number. Fields nobody keeps (rsslim is
+     * 18446744073709551615 on every real system) are only syntax-checked. */
     for (int f = 4; f <= 41; f++) {
-        if (f <= 24) {
-            if (!pl__parse_i64(&s, &iv)) return -EINVAL;
-        } else if (!pl__parse_i64(&s, &iv)) {
+        while (*s == ' ') s++;
+        int neg = 0, ovf = 0;
+        if (*s == '-') {
+            neg = 1;
+            s++;
+        }
+        if (*s < '0' || *s > '9') {
+            if (f <= 24 || neg) return -EINVAL;
             break; /* optional tail */
         }
-        uv = (uint64_t)iv;
+        uint64_t uv = 0;
+        while (*s >= '0' && *s <= '9') {
+            unsigned d = (unsigned)(*s++ - '0');
+            if (uv > (UINT64_MAX - d) / 10) ovf = 1;
+            else uv = uv * 10 + d;
+        }
+        if (*s && *s != ' ' && *s != '\n') return -EINVAL;
+        int signed_field = f == 4 || f == 18 || f == 19 || f == 24 || f == 39;
+        int kept = signed_field || f == 9 || f == 10 || f == 12 || f == 14 || f == 15 || f == 20 || f == 22 ||
+                   f == 23 || f == 40 || f == 41;
+        if (!kept) continue;
+        if (ovf) return -EINVAL;
+        if (!signed_field && neg) return -EINVAL;
+        int64_t iv = 0;
+        if (signed_field) {
+            if (uv > (uint64_t)INT64_MAX + (uint64_t)neg) return -EINVAL;
+            iv = neg ? (int64_t)(0 - uv) : (int64_t)uv;
+        }
         switch (f) {
         case 4:
             if (iv < 0 || iv > INT32_MAX) return -EINVAL;
@@ -74,20 +100,22 @@ int pl__proc_parse_stat(const char *text, pl_proc_stat *st)
         case 9: st->flags = uv; break;
         case 10: st->minflt = uv; break;
         case 12: st->majflt = uv; break;
-        case 14: st->utime = uv; break;
-        case 15: st->stime = uv; break;
+        case 14: case 15: case 22:
+            if (uv > PL_PROC_STAT_MAX_TICKS) return -EINVAL;
+            if (f == 14) st->utime = uv;
+            else if (f == 15) st->stime = uv;
+            else st->starttime = uv;
+            break;
         case 18: st->priority = iv; break;
         case 19: st->nice = iv; break;
         case 20: st->num_threads = uv; break;
-        case 22: st->starttime = uv; break;
         case 23: st->vsize = uv; break;
-        case 24: st->rss = iv < 0 ? 0 : uv; break;
+        case 24: st->rss = iv < 0 ? 0 : (uint64_t)iv; break;
         case 39: st->processor = (iv < 0 || iv > INT32_MAX) ? -1 : (int32_t)iv; break;
-        case 40: st->rt_priority = (uint32_t)uv; break;
-        case 41: st->policy = (uint32_t)uv; break;
+        case 40: st->rt_priority = uv > UINT32_MAX ? UINT32_MAX : (uint32_t)uv; break;
+        case 41: st->policy = uv > UINT32_MAX ? UINT32_MAX : (uint32_t)uv; break;
         default: break;
         }
-        if (*s && *s != ' ' && *s != '\n') return -EINVAL;
     }
     return 0;
 }

@@ -179,6 +179,9 @@ int pl__boot_filetime(int rootfd, int64_t *ft)
     }
     free(buf);
     if (!ok) return -ENODATA;
+    /* A boot time whose FILETIME does not fit in 63 bits (after 30828) is
+     * malformed, not a wrapped (or, in signed arithmetic, undefined) value. */
+    if (bt > (uint64_t)(INT64_MAX - PL_FILETIME_UNIX_EPOCH) / PL_TICKS_PER_SEC) return -EINVAL;
     *ft = PL_FILETIME_UNIX_EPOCH + (int64_t)bt * PL_TICKS_PER_SEC;
     return 0;
 }
