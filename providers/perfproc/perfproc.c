@@ -57,6 +57,12 @@ enum {
     P_IO_OTHER_OPS, P_IO_RD_BYTES, P_IO_WR_BYTES, P_IO_DATA_BYTES, P_IO_OTHER_BYTES, P_WS_PRIV, P_WS_SHARED,
     P_MAJ, P_MIN, P_VCS, P_IVCS, P_NICE, P_SWAP, P_RSS_SHARED, P_LASTCPU, P_STATE, P_UNAV, P_COUNT
 };
+/* kB from /proc to bytes, saturating: a hostile value must not wrap. */
+static inline uint64_t kib(uint64_t k)
+{
+    return k > UINT64_MAX / 1024 ? UINT64_MAX : k * 1024;
+}
+
 static const struct ctr_row proc_ctrs[P_COUNT] = {
     [P_PCT_PROC] = {PL_CTR_PCT_PROCESSOR_TIME, T100, NOV, 0},
     [P_PCT_USER] = {PL_CTR_PCT_USER_TIME, T100, ADV, 0},
@@ -593,8 +599,8 @@ static int collect_costly(int pidfd, int32_t pid, const char *pname, uint32_t po
     uint64_t rss = 0, pc = 0, pd = 0;
     if (rn >= 0 && pl__find_key_u64(buf, "Rss", &rss) && pl__find_key_u64(buf, "Private_Clean", &pc) &&
         pl__find_key_u64(buf, "Private_Dirty", &pd)) {
-        a[A_RESIDENT] = rss * 1024;
-        a[A_PRIV_RESIDENT] = (pc + pd) * 1024;
+        a[A_RESIDENT] = kib(rss);
+        a[A_PRIV_RESIDENT] = kib(pc + pd);
     } else {
         a[A_UNAV] |= UNAV_ROLLUP;
     }
@@ -645,16 +651,16 @@ static void fill_process(const struct pinfo *pi, uint64_t swap_peak, uint64_t *v
     v[P_STATE] = (uint8_t)st->state;
     uint32_t unav = pi->unav | UNAV_IO_OTHER;
     if (!(unav & UNAV_STATUS)) {
-        v[P_VIRT_PEAK] = ss->vm_peak * 1024;
-        v[P_WS_PEAK] = ss->vm_hwm * 1024;
+        v[P_VIRT_PEAK] = kib(ss->vm_peak);
+        v[P_WS_PEAK] = kib(ss->vm_hwm);
         /* status and stat can disagree by the per-CPU counter slack: take
          * VmRSS so that Working Set = Private + Shared. */
-        if (ss->have & PL_PST_VMRSS) v[P_WS] = ss->vm_rss * 1024;
-        v[P_WS_PRIV] = ss->rss_anon * 1024;
-        v[P_WS_SHARED] = (ss->rss_file + ss->rss_shmem) * 1024;
+        if (ss->have & PL_PST_VMRSS) v[P_WS] = kib(ss->vm_rss);
+        v[P_WS_PRIV] = kib(ss->rss_anon);
+        v[P_WS_SHARED] = kib(ss->rss_file + ss->rss_shmem);
         v[P_RSS_SHARED] = v[P_WS_SHARED];
-        v[P_PRIVATE] = (ss->vm_data + ss->vm_stk) * 1024;
-        v[P_PFB] = ss->vm_swap * 1024;
+        v[P_PRIVATE] = kib(ss->vm_data + ss->vm_stk);
+        v[P_PFB] = kib(ss->vm_swap);
         v[P_SWAP] = v[P_PFB];
         v[P_PFB_PEAK] = swap_peak;
         v[P_VCS] = ss->vol_ctxt;
@@ -815,7 +821,7 @@ static int collect(const pl_query_items *q)
             if (r != 0) pi.unav |= UNAV_IO;
             pi.fds = pl__proc_count_fds(pidfd, S.fd_by_stat);
             if (pi.fds < 0) pi.unav |= UNAV_HANDLES;
-            uint64_t swap = (pi.unav & UNAV_STATUS) ? 0 : pi.ss.vm_swap * 1024;
+            uint64_t swap = (pi.unav & UNAV_STATUS) ? 0 : kib(pi.ss.vm_swap);
             uint64_t peak = peak_update(&cursor, pi.st.pid, pi.st.starttime, swap);
             fill_process(&pi, peak, v);
             rc = add_inst(o.proc, pi.st.comm, 0, 0, &inst);
