@@ -60,8 +60,10 @@ PL_EXTERN int pl_store_perflib(pl_store *st, pl_perflib_info *out, pl_error *err
  * freed with pl_free(). */
 PL_EXTERN int pl_store_languages(pl_store *st, char ***langs, size_t *n, pl_error *err);
 /* Add an empty language (its names fall back to English when read). Language
- * ids are 1 to 7 hex digits, stored upper-case ("00c" -> "00C"); PL_E_INVAL
- * for a bad id, PL_E_EXISTS when present. */
+ * ids are 1 to 7 hex digits; every function taking one reads it as a number
+ * and stores it in upper-case hex with at least three digits ("9", "09",
+ * "0009" -> "009", "00c" -> "00C", "abc" -> "ABC"), as lodctr and the backup
+ * reader do; PL_E_INVAL for a bad id, PL_E_EXISTS when present. */
 PL_EXTERN int pl_store_add_language(pl_store *st, const char *lang, pl_error *err);
 /* The default language: "009" unless PERFLIB_LANG names one the store has.
  * Valid until the next call on st or pl_store_close(). */
@@ -190,7 +192,10 @@ typedef struct pl_install_result {
 } pl_install_result;
 
 /* Install a provider's names in one transaction: First Counter = Last
- * Counter + 2, First Help = Last Help + 2; name index = First Counter +
+ * Counter + 2, First Help = Last Help + 2 (when Last Counter is odd or Last
+ * Help even, as a restored store may have them, the next even respectively
+ * odd index instead: names always sit at even indices, help at odd ones);
+ * name index = First Counter +
  * offset, help index = First Help + offset; every language the store has gets
  * the request's text in that language, else its "009" text; Perflib Last
  * Counter/Help and the provider's First/Last Counter/Help and Object List are
@@ -204,8 +209,9 @@ typedef struct pl_install_result {
  * pass 0x7FFFFFFF, an unknown isolation value; PL_E_ENCODING for text that is not UTF-8; PL_E_EXISTS when
  * titles already occupy the new range (a damaged store). res may be NULL. */
 PL_EXTERN int pl_store_install(pl_store *st, const pl_install_req *req, pl_install_result *res, pl_error *err);
-/* Remove exactly that provider's indices (names and help in every language)
- * and clear its ranges and Object List, in one transaction. Last Counter/Help
+/* Remove exactly that provider's indices (names and help in every language;
+ * an index that another provider's range also covers is kept) and clear its
+ * ranges and Object List, in one transaction. Last Counter/Help
  * go back down when the provider held the top of the range (to the highest
  * index still used by a title or another provider), so install followed by
  * uninstall leaves the store as it was. The provider record itself stays.
@@ -250,8 +256,11 @@ PL_EXTERN void pl_backup_free(pl_backup *bk);
  * from it, in one transaction (lodctr /r). Providers named in the backup that
  * the store lacks are created with ranges only (no library: the host skips
  * them); providers the backup does not name get their ranges cleared. Object
- * Lists are not part of a backup and are left as they are. Indices must
- * ascend strictly within each table. On any error nothing is changed. */
+ * Lists are not part of a backup and are left as they are. Last Counter/Help
+ * become the backup's values raised, when needed, to the highest restored
+ * title and provider range, so the next install never gets an index in
+ * use. Indices must ascend strictly
+ * within each table. On any error nothing is changed. */
 PL_EXTERN int pl_store_restore(pl_store *st, const pl_backup *bk, pl_error *err);
 /* Read the whole title database and the ranges of every provider that has
  * any (lodctr /s), languages and providers sorted by name. Free with

@@ -33,12 +33,13 @@ typedef struct sym {
     char *value;               /* the define's replacement text, trimmed */
     unsigned line;
     unsigned conflict_line;    /* a later define with a different value */
-    int state;                 /* 0 not yet, 1 resolved, 2 failed */
+    int state;                 /* 0 not yet, 1 resolved, 2 failed, 3 being resolved */
     int fail;                  /* why it failed (R_*) */
+    struct sym *fail_at;       /* the symbol at which it failed (messages) */
     int64_t off;
 } sym;
 
-enum { R_OK = 0, R_UNDEFINED, R_NOTNUM, R_CYCLE, R_CONFLICT };
+enum { R_OK = 0, R_UNDEFINED, R_NOTNUM, R_CYCLE, R_CONFLICT, R_EXPR };
 
 typedef struct ctx {
     const char *ini_name;
@@ -54,6 +55,9 @@ typedef struct ctx {
     size_t nobjs, cobjs;
     sym *syms;
     size_t nsyms, csyms;
+    unsigned include_line;     /* first #include of the symbol file (not followed) */
+    sym **chain;               /* resolve(): the alias chain being followed */
+    size_t cchain;
     char **warnings;
     size_t nwarnings, cwarnings;
     int nomem;
@@ -159,6 +163,19 @@ static void set_info(ctx *c, char **field, unsigned *line_out, const char *v, si
 
 enum { S_NONE, S_INFO, S_LANGUAGES, S_OBJECTS, S_TEXT, S_OTHER };
 
+/* A byte-order mark (U+FEFF) at the start of a line inside the file: what
+ * concatenating two files with BOMs (`cat a.ini b.ini`) leaves. It is not
+ * text; skip it and the blanks after it. */
+static void skip_bom(const char **s, size_t *n)
+{
+    while (*n >= 3 && (unsigned char)(*s)[0] == 0xEF && (unsigned char)(*s)[1] == 0xBB &&
+           (unsigned char)(*s)[2] == 0xBF) {
+        *s += 3;
+        *n -= 3;
+        pl__lc_trim(s, n);
+    }
+}
+
 static int parse_ini(ctx *c, const char *txt, size_t len)
 {
     pl__lc_lines it;
@@ -170,6 +187,7 @@ static int parse_ini(ctx *c, const char *txt, size_t len)
         unsigned line = it.line;
         c->last_line = line;
         pl__lc_trim(&s, &n);
+        skip_bom(&s, &n);
         if (n == 0) continue;
         if (s[0] == ';' || s[0] == '#' || (n >= 2 && s[0] == '/' && s[1] == '/')) continue;
         if (s[0] == '[') {
@@ -306,10 +324,15 @@ static int parse_symbols(ctx *c, char *txt, size_t len)
     size_t n;
     while (pl__lc_next_line(&it, &s, &n)) {
         pl__lc_trim(&s, &n);
+        skip_bom(&s, &n);
         if (n < 1 || s[0] != '#') continue;
         s++;
         n--;
         pl__lc_trim(&s, &n);
+        if (n >= 7 && memcmp(s, "include", 7) == 0) {
+            if (!c->include_line) c->include_line = it.line;
+            continue;
+        }
         if (n < 6 || memcmp(s, "define", 6) != 0 || (n > 6 && s[6] != ' ' && s[6] != '\t')) continue;
         s += 6;
         n -= 6;
@@ -412,8 +435,19 @@ static int parse_number(const char *s, size_t n, int64_t *out)
     return 1;
 }
 
+/* 1 when a #define's replacement text is arithmetic (`(OTHER + 2)`, `A|B`,
+ * `-A`) rather than a number or the name of another symbol. */
+static int is_expression(const char *v)
+{
+    for (; *v; v++)
+        if (strchr("+-*/%<>|&^~!?", *v)) return 1;
+    return 0;
+}
+
 /* Resolve a symbol through alias chains. Returns R_*; *where is the symbol
- * at which it failed (for messages). */
+ * at which it failed (for messages). Every symbol on the chain remembers the
+ * result, so resolving n symbols costs O(n) even when they form one long
+ * chain of aliases. */
 static int resolve(ctx *c, const char *name, int64_t *off, sym **where)
 {
     sym *y = find_sym(c, name);
@@ -423,15 +457,43 @@ static int resolve(ctx *c, const char *name, int64_t *off, sym **where)
         *off = y->off;
         return R_OK;
     }
-    if (y->state == 2) return y->fail;
+    if (y->state == 2) {
+        *where = y->fail_at;
+        return y->fail;
+    }
     sym *cur = y;
     int rc = R_OK;
     int64_t v = 0;
-    for (size_t steps = 0;; steps++) {
-        if (steps > c->nsyms) {
-            rc = R_CYCLE;
+    size_t nchain = 0;
+    for (;;) {
+        if (cur->state == 1) {
+            v = cur->off;
             break;
         }
+        if (cur->state == 2) {
+            rc = cur->fail;
+            *where = cur->fail_at;
+            break;
+        }
+        if (cur->state == 3) { /* back on the chain: a cycle */
+            rc = R_CYCLE;
+            *where = y;
+            break;
+        }
+        if (nchain == c->cchain) {
+            size_t nc = c->cchain ? c->cchain * 2 : 16;
+            sym **np = realloc(c->chain, nc * sizeof *np);
+            if (!np) {
+                c->nomem = 1;
+                rc = R_NOTNUM;
+                *where = cur;
+                break;
+            }
+            c->chain = np;
+            c->cchain = nc;
+        }
+        c->chain[nchain++] = cur;
+        cur->state = 3;
         if (cur->conflict_line) {
             rc = R_CONFLICT;
             *where = cur;
@@ -446,7 +508,7 @@ static int resolve(ctx *c, const char *name, int64_t *off, sym **where)
             pl__lc_trim(&a, &an);
         }
         if (!is_ident(a, an)) {
-            rc = R_NOTNUM;
+            rc = is_expression(cur->value) ? R_EXPR : R_NOTNUM;
             *where = cur;
             break;
         }
@@ -466,14 +528,18 @@ static int resolve(ctx *c, const char *name, int64_t *off, sym **where)
         }
         cur = nx;
     }
-    if (rc == R_OK) {
-        y->state = 1;
-        y->off = v;
-        *off = v;
-    } else {
-        y->state = 2;
-        y->fail = rc;
+    for (size_t i = 0; i < nchain; i++) {
+        sym *z = c->chain[i];
+        if (rc == R_OK) {
+            z->state = 1;
+            z->off = v;
+        } else {
+            z->state = 2;
+            z->fail = rc;
+            z->fail_at = *where;
+        }
     }
+    if (rc == R_OK) *off = v;
     return rc;
 }
 
@@ -491,15 +557,24 @@ static int check_use(ctx *c, const char *symname, unsigned line, int is_object, 
         if (is_object)
             return pl__fail(c->err, PL_E_PARSE, "%s:%u: [objects] entry %s has no offset in %s", c->ini_name, line,
                             symname, c->sym_name);
+        char inc[300] = "";
+        if (r == R_UNDEFINED && c->include_line)
+            snprintf(inc, sizeof inc, " (%s:%u #includes another file; lodctr reads only the symbol file itself)",
+                     c->sym_name, c->include_line);
         if (r == R_UNDEFINED && where && strcmp(where->name, symname) != 0)
-            warn(c, "%s:%u: symbol %s is an alias of an undefined symbol in %s:%u; skipped", c->ini_name, line,
-                 symname, c->sym_name, where->line);
+            warn(c, "%s:%u: symbol %s is an alias of an undefined symbol in %s:%u; skipped%s", c->ini_name, line,
+                 symname, c->sym_name, where->line, inc);
         else if (r == R_UNDEFINED)
-            warn(c, "%s:%u: symbol %s is not defined in %s; skipped", c->ini_name, line, symname, c->sym_name);
+            warn(c, "%s:%u: symbol %s is not defined in %s; skipped%s", c->ini_name, line, symname, c->sym_name, inc);
         else
             warn(c, "%s:%u: symbol %s is not a number in %s:%u; skipped", c->ini_name, line, symname, c->sym_name,
                  where ? where->line : 0);
         return 1;
+    case R_EXPR:
+        return pl__fail(c->err, PL_E_PARSE,
+                        "%s:%u: symbol %s is defined as the expression '%s' (%s:%u); lodctr reads only numbers and"
+                        " names of other symbols, write the offset as a number",
+                        c->ini_name, line, symname, where ? where->value : "?", c->sym_name, where ? where->line : 0);
     case R_CYCLE:
         return pl__fail(c->err, PL_E_PARSE, "%s:%u: symbol %s is defined in a cycle of aliases (%s:%u)",
                         c->ini_name, line, symname, c->sym_name, where ? where->line : 0);
@@ -581,6 +656,7 @@ static void ctx_free(ctx *c)
         free(c->syms[i].value);
     }
     free(c->syms);
+    free(c->chain);
     for (size_t i = 0; i < c->nwarnings; i++) free(c->warnings[i]);
     free(c->warnings);
 }
@@ -710,34 +786,51 @@ static int build(ctx *c, pl_lodctr_set **out)
     free(order);
     order = NULL;
 
-    /* Languages used. */
-    for (size_t i = 0; i < set->ntexts; i++) {
-        int seen = 0;
-        for (size_t j = 0; j < set->nlanguages; j++)
-            if (strcmp(set->languages[j], set->texts[i].lang) == 0) seen = 1;
-        if (seen) continue;
-        set->languages[set->nlanguages] = pl__strdup(set->texts[i].lang);
-        if (!set->languages[set->nlanguages]) goto nomem;
-        set->nlanguages++;
+    /* Languages used: sorted, each once (sort the pointers, then copy the
+     * distinct ones; linear-time lookups would be quadratic in big files). */
+    {
+        const char **all = malloc((set->ntexts + 1) * sizeof *all);
+        if (!all) goto nomem;
+        for (size_t i = 0; i < set->ntexts; i++) all[i] = set->texts[i].lang;
+        if (set->ntexts) qsort(all, set->ntexts, sizeof *all, str_cmp);
+        for (size_t i = 0; i < set->ntexts; i++) {
+            if (i > 0 && strcmp(all[i], all[i - 1]) == 0) continue;
+            set->languages[set->nlanguages] = pl__strdup(all[i]);
+            if (!set->languages[set->nlanguages]) {
+                free(all);
+                goto nomem;
+            }
+            set->nlanguages++;
+        }
+        free(all);
     }
-    if (set->nlanguages) qsort(set->languages, set->nlanguages, sizeof *set->languages, str_cmp);
 
-    /* Objects: must have text at their offset. */
+    /* Objects: must have text at their offset (texts are sorted by offset:
+     * binary search); an object listed twice is listed once. */
     for (size_t i = 0; i < c->nobjs; i++) {
         uint32_t off = (uint32_t)c->objs[i].off;
-        int has = 0;
-        for (size_t j = 0; j < set->ntexts && !has; j++) has = set->texts[j].offset == off;
-        if (!has) {
+        size_t lo = 0, hi = set->ntexts;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (set->texts[mid].offset < off) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo == set->ntexts || set->texts[lo].offset != off) {
             warn(c, "%s:%u: [objects] entry %s has no [text]; left out of the Object List", c->ini_name,
                  c->objs[i].line, c->objs[i].sym);
             continue;
         }
-        int dup = 0;
-        for (size_t j = 0; j < set->nobjects; j++) dup |= set->object_offsets[j] == off;
-        if (!dup) set->object_offsets[set->nobjects++] = off;
+        set->object_offsets[set->nobjects++] = off;
         if (off > maxoff) maxoff = off;
     }
-    if (set->nobjects) qsort(set->object_offsets, set->nobjects, sizeof *set->object_offsets, u32_cmp);
+    if (set->nobjects) {
+        qsort(set->object_offsets, set->nobjects, sizeof *set->object_offsets, u32_cmp);
+        size_t w = 0;
+        for (size_t i = 0; i < set->nobjects; i++)
+            if (w == 0 || set->object_offsets[w - 1] != set->object_offsets[i])
+                set->object_offsets[w++] = set->object_offsets[i];
+        set->nobjects = w;
+    }
     set->max_offset = maxoff;
 
     if (set->ntexts == 0) {
@@ -777,6 +870,15 @@ static int check_info(ctx *c, int need_symfile)
     if (!c->provider || !c->provider[0])
         return pl__fail(c->err, PL_E_PARSE, "%s:%u: [info] has no drivername=", c->ini_name,
                         c->provider ? c->provider_line : c->info_line ? c->info_line : c->last_line ? c->last_line : 1);
+    /* The rules of the registry store for a provider (service) name, checked
+     * here so the refusal names the line. */
+    if (strlen(c->provider) > 256)
+        return pl__fail(c->err, PL_E_INVAL, "%s:%u: drivername= is longer than 256 bytes", c->ini_name,
+                        c->provider_line);
+    for (const char *p = c->provider; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == '\\')
+            return pl__fail(c->err, PL_E_INVAL, "%s:%u: drivername=%s contains a control character or '\\'",
+                            c->ini_name, c->provider_line, c->provider);
     if (need_symfile && (!c->symfile || !c->symfile[0]))
         return pl__fail(c->err, PL_E_PARSE, "%s:%u: [info] has no symbolfile=", c->ini_name,
                         c->symfile ? c->symfile_line : c->info_line ? c->info_line : 1);
@@ -968,29 +1070,46 @@ PL_EXTERN int pl_lodctr_install(pl_store *st, pl_lodctr_set *set, const pl_lodct
     if (rc != PL_OK) return rc;
     pl_install_text *keep = malloc((set->ntexts + 1) * sizeof *keep);
     uint32_t *objs = malloc((set->nobjects + 1) * sizeof *objs);
-    char (*warned)[5] = calloc(set->nlanguages + 1, sizeof *warned);
-    size_t nkeep = 0, nobj = 0, nwarned = 0;
-    if (!keep || !objs || !warned) {
+    /* Per language of the set (sorted): in the store?, how many texts, the
+     * first text's line. One pass over the texts, so big files stay fast. */
+    int *in_store = calloc(set->nlanguages + 1, sizeof *in_store);
+    size_t *count = calloc(set->nlanguages + 1, sizeof *count);
+    size_t *first = calloc(set->nlanguages + 1, sizeof *first);
+    size_t nkeep = 0, nobj = 0;
+    if (!keep || !objs || !in_store || !count || !first) {
         rc = pl__fail(err, PL_E_NOMEM, "out of memory");
         goto out;
     }
+    for (size_t j = 0; j < set->nlanguages; j++)
+        for (size_t k = 0; k < nl && !in_store[j]; k++)
+            in_store[j] = pl__lc_eq_ci(set->languages[j], strlen(set->languages[j]), langs[k]);
     for (size_t i = 0; i < set->ntexts; i++) {
         const char *lang = set->texts[i].lang;
-        int have = 0;
-        for (size_t j = 0; j < nl && !have; j++) have = pl__lc_eq_ci(lang, strlen(lang), langs[j]);
-        if (have) {
+        size_t lo = 0, hi = set->nlanguages;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (strcmp(set->languages[mid], lang) < 0) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo == set->nlanguages || strcmp(set->languages[lo], lang) != 0) {
+            /* A set edited by the caller: a language languages[] lacks. */
+            int have = 0;
+            for (size_t k = 0; k < nl && !have; k++) have = pl__lc_eq_ci(lang, strlen(lang), langs[k]);
+            if (have) keep[nkeep++] = set->texts[i];
+            continue;
+        }
+        if (in_store[lo]) {
             keep[nkeep++] = set->texts[i];
             continue;
         }
-        int seen = 0;
-        for (size_t j = 0; j < nwarned && !seen; j++) seen = strcmp(warned[j], lang) == 0;
-        if (seen || nwarned >= set->nlanguages) continue;
-        snprintf(warned[nwarned++], sizeof warned[0], "%s", lang);
-        size_t count = 0;
-        for (size_t j = 0; j < set->ntexts; j++) count += strcmp(set->texts[j].lang, lang) == 0;
+        if (count[lo]++ == 0) first[lo] = i;
+    }
+    for (size_t j = 0; j < set->nlanguages; j++) {
+        if (!count[j]) continue;
         char msg[600];
         snprintf(msg, sizeof msg, "%s:%u: language %s is not in the registry store; its %zu entr%s skipped",
-                 set->ini_path, set->text_lines[i], lang, count, count == 1 ? "y is" : "ies are");
+                 set->ini_path, set->text_lines[first[j]], set->languages[j], count[j],
+                 count[j] == 1 ? "y is" : "ies are");
         if (add_warning(set, msg) != PL_OK) {
             rc = pl__fail(err, PL_E_NOMEM, "out of memory");
             goto out;
@@ -1000,10 +1119,16 @@ PL_EXTERN int pl_lodctr_install(pl_store *st, pl_lodctr_set *set, const pl_lodct
         rc = pl__fail(err, PL_E_PARSE, "%s: no [text] entry is in a language of the registry store", set->ini_path);
         goto out;
     }
+    /* keep[] is sorted by offset (as set->texts is): binary search. */
     for (size_t i = 0; i < set->nobjects; i++) {
-        int has = 0;
-        for (size_t j = 0; j < nkeep && !has; j++) has = keep[j].offset == set->object_offsets[i];
-        if (has) objs[nobj++] = set->object_offsets[i];
+        uint32_t off = set->object_offsets[i];
+        size_t lo = 0, hi = nkeep;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (keep[mid].offset < off) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo < nkeep && keep[lo].offset == off) objs[nobj++] = off;
     }
     pl_install_req req;
     memset(&req, 0, sizeof req);
@@ -1025,7 +1150,9 @@ PL_EXTERN int pl_lodctr_install(pl_store *st, pl_lodctr_set *set, const pl_lodct
 out:
     free(keep);
     free(objs);
-    free(warned);
+    free(in_store);
+    free(count);
+    free(first);
     pl_free(langs);
     return rc;
 }

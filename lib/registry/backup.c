@@ -4,6 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "perflib/indices.h"
 #include "registry_internal.h"
 
 PL_EXTERN void pl_backup_free(pl_backup *bk)
@@ -247,8 +248,12 @@ static int restore_locked(pl_store *st, const pl_backup *bk, pl_error *err)
         (s = pl__meta_set(st, "Last Counter", bk->last_counter, err)) ||
         (s = pl__meta_set(st, "Last Help", bk->last_help, err)))
         goto out;
-    /* Providers the backup does not name lose their ranges: their names are gone. */
-    if ((s = pl__sql_exec(st, "UPDATE providers SET first_counter = 0, last_counter = 0, first_help = 0, last_help = 0",
+    /* Providers the backup does not name lose their ranges: their names are
+     * gone. Built-in providers keep theirs: the indices they use are facts of
+     * this perflib, whatever title database was restored. */
+    if ((s = pl__sql_exec(st,
+                          "UPDATE providers SET first_counter = 0, last_counter = 0, first_help = 0, last_help = 0"
+                          " WHERE builtin = 0",
                           err)))
         goto out;
     if ((s = pl__sql_prepare(st,
@@ -267,6 +272,39 @@ static int restore_locked(pl_store *st, const pl_backup *bk, pl_error *err)
         sqlite3_bind_int64(qp, 5, p->last_help);
         s = step_done(st, qp, "restore provider", err);
     }
+    if (s) goto out;
+    /* Last Counter/Help must stay above every index in use, or the next
+     * lodctr would hand out indices that restored titles or provider ranges
+     * already hold (a backup may say less: hand-edited, or written while a
+     * provider was half installed), and never inside the block reserved for
+     * perflib's own titles (the built-in providers use it whatever was
+     * restored). Every real backup is above the block, so they round-trip. */
+    sqlite3_stmt *qm = NULL;
+    if ((s = pl__sql_prepare(st,
+                             "UPDATE meta SET value = max(value, ?1,"
+                             " coalesce((SELECT max(idx) FROM titles WHERE kind = 0), 0),"
+                             " coalesce((SELECT max(last_counter) FROM providers), 0))"
+                             " WHERE key = 'Last Counter'",
+                             &qm, err)))
+        goto out;
+    sqlite3_bind_int64(qm, 1, PL_IDX_BUILTIN_RESERVED_LAST);
+    s = step_done(st, qm, "raise Last Counter", err);
+    sqlite3_finalize(qm);
+    qm = NULL;
+    if (!s)
+        s = pl__sql_prepare(st,
+                            "UPDATE meta SET value = max(value, ?1,"
+                            " coalesce((SELECT max(idx) FROM titles WHERE kind = 1), 0),"
+                            " coalesce((SELECT max(last_help) FROM providers), 0))"
+                            " WHERE key = 'Last Help'",
+                            &qm, err);
+    if (!s) {
+        sqlite3_bind_int64(qm, 1, PL_IDX_BUILTIN_RESERVED_LAST + 1);
+        s = step_done(st, qm, "raise Last Help", err);
+    }
+    sqlite3_finalize(qm);
+    if (s) goto out;
+    if (pl__registry_test_hook) pl__registry_test_hook("restore");
 out:
     sqlite3_finalize(ql);
     sqlite3_finalize(qt);

@@ -7,6 +7,8 @@
 #include "perflib/indices.h"
 #include "registry_internal.h"
 
+void (*pl__registry_test_hook)(const char *where) = NULL;
+
 typedef struct itext {
     uint32_t offset;
     char lang[PL__LANG_MAX + 1];
@@ -278,9 +280,14 @@ static int install_locked(pl_store *st, const pl_install_req *req, const itext *
         return pl__fail(err, PL_E_INVAL,
                         "install %s: indices would reach %llu, above the highest index %u (Last Counter %u)",
                         req->provider, (unsigned long long)top, PL__INDEX_MAX, lc);
-    r->first_counter = lc + 2;
+    /* Names go to even indices and help texts to odd ones (that is how a
+     * backup file tells them apart), whatever parity Last Counter/Help have
+     * (a restored or hand-edited store may have an odd Last Counter):
+     * First Counter is the next even index above Last Counter (Last Counter
+     * + 2 when it is even), First Help the next odd index above Last Help. */
+    r->first_counter = (lc | 1u) + 1u;
     r->last_counter = r->first_counter + req->max_offset;
-    r->first_help = lh + 2;
+    r->first_help = (lh + 1u) | 1u;
     r->last_help = r->first_help + req->max_offset;
     int used = 0;
     if ((s = count_in_ranges(st, r->first_counter, r->last_counter, r->first_help, r->last_help, &used, err)))
@@ -297,7 +304,9 @@ static int install_locked(pl_store *st, const pl_install_req *req, const itext *
     free(objects);
     if (s) return s;
     if ((s = pl__meta_set(st, "Last Counter", r->last_counter, err))) return s;
-    return pl__meta_set(st, "Last Help", r->last_help, err);
+    if ((s = pl__meta_set(st, "Last Help", r->last_help, err))) return s;
+    if (pl__registry_test_hook) pl__registry_test_hook("install");
+    return PL_OK;
 }
 
 PL_EXTERN int pl_store_install(pl_store *st, const pl_install_req *req, pl_install_result *res, pl_error *err)
@@ -363,15 +372,23 @@ static int uninstall_locked(pl_store *st, const char *name, pl_error *err)
         return s;
     }
     sqlite3_stmt *q;
+    /* An index that another provider's range also covers (ranges restored
+     * from a backup may overlap, and the built-in ranges overlap each other)
+     * still names that provider's counter: it stays. */
     s = pl__sql_prepare(st,
-                        "DELETE FROM titles WHERE (kind = 0 AND idx BETWEEN ?1 AND ?2)"
-                        " OR (kind = 1 AND idx BETWEEN ?3 AND ?4)",
+                        "DELETE FROM titles WHERE ((kind = 0 AND idx BETWEEN ?1 AND ?2)"
+                        " OR (kind = 1 AND idx BETWEEN ?3 AND ?4))"
+                        " AND NOT EXISTS (SELECT 1 FROM providers p WHERE p.name <> ?5 AND"
+                        " ((titles.kind = 0 AND p.first_counter > 0 AND titles.idx BETWEEN p.first_counter"
+                        " AND p.last_counter) OR (titles.kind = 1 AND p.first_help > 0 AND titles.idx"
+                        " BETWEEN p.first_help AND p.last_help)))",
                         &q, err);
     if (!s) {
         sqlite3_bind_int64(q, 1, p.first_counter ? p.first_counter : 1);
         sqlite3_bind_int64(q, 2, p.first_counter ? p.last_counter : 0);
         sqlite3_bind_int64(q, 3, p.first_help ? p.first_help : 1);
         sqlite3_bind_int64(q, 4, p.first_help ? p.last_help : 0);
+        sqlite3_bind_text(q, 5, name, -1, SQLITE_STATIC);
         int rc = sqlite3_step(q);
         if (rc != SQLITE_DONE) s = pl__sql_fail(st, err, rc, "delete titles");
         sqlite3_finalize(q);

@@ -46,8 +46,10 @@ void pl__tx_rollback(pl_store *st);
 void pl__store_lock(pl_store *st);
 void pl__store_unlock(pl_store *st);
 
-/* Normalise a language id ("9" is not accepted; "00c" -> "00C"): 1 to 7
- * hex digits. Returns 0 on success, -1 when invalid. */
+/* Normalise a language id: 1 to 7 hex digits, written back as the value in
+ * upper-case hex with at least three digits ("9", "09", "0009" -> "009";
+ * "00c" -> "00C"; "abc" -> "ABC"), so one language has one spelling.
+ * Returns 0 on success, -1 when invalid. */
 int pl__lang_norm(const char *lang, char out[PL__LANG_MAX + 1]);
 /* 1 when s is valid UTF-8. */
 int pl__utf8_valid(const char *s);
@@ -63,5 +65,11 @@ int pl__provider_get(pl_store *st, const char *name, pl_provider_info *out, pl_e
 /* Check a provider (service) name: non-empty, at most 256 bytes, UTF-8, no
  * control characters or backslashes. */
 int pl__provider_check_name(const char *name, pl_error *err);
+
+/* Tests only (tests/registry): when set, called inside the write transaction
+ * of pl_store_install ("install") and pl_store_restore ("restore") after
+ * every change is written and before the commit, so a test can kill the
+ * process there. NULL in normal use. */
+extern void (*pl__registry_test_hook)(const char *where);
 
 #endif

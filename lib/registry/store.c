@@ -80,13 +80,26 @@ int pl__lang_norm(const char *lang, char out[PL__LANG_MAX + 1])
     if (!lang) return -1;
     size_t n = strlen(lang);
     if (n == 0 || n > PL__LANG_MAX) return -1;
+    uint32_t v = 0;
     for (size_t i = 0; i < n; i++) {
         char c = lang[i];
-        if (c >= 'a' && c <= 'f') c = (char)(c - 'a' + 'A');
-        if (!((c >= '0' && c <= '9') || (c >= 'A' && c <= 'F'))) return -1;
-        out[i] = c;
+        int h = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (h < 0) return -1;
+        v = v * 16 + (uint32_t)h; /* at most 7 digits: no overflow */
     }
-    out[n] = '\0';
+    /* One spelling per language, the one lodctr and the backup reader use:
+     * the value in upper-case hex, at least three digits ("9", "09", "0009"
+     * are all "009"; "00c" is "00C"). */
+    static const char hex[] = "0123456789ABCDEF";
+    char tmp[PL__LANG_MAX + 1];
+    size_t k = 0;
+    do {
+        tmp[k++] = hex[v & 15];
+        v >>= 4;
+    } while (v);
+    while (k < 3) tmp[k++] = '0';
+    for (size_t i = 0; i < k; i++) out[i] = tmp[k - 1 - i];
+    out[k] = '\0';
     return 0;
 }
 
@@ -665,7 +678,7 @@ PL_EXTERN int pl_store_languages(pl_store *st, char ***langs, size_t *n, pl_erro
     while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
         const char *l = (const char *)sqlite3_column_text(q, 0);
         char norm[PL__LANG_MAX + 1];
-        if (pl__lang_norm(l, norm) != 0) continue; /* hostile row: not a language id */
+        if (pl__lang_norm(l, norm) != 0 || strcmp(norm, l) != 0) continue; /* hostile row: not a language id */
         if (count == cap) {
             char(*bigger)[PL__LANG_MAX + 1] = malloc(cap * 2 * sizeof *bigger);
             if (!bigger) {

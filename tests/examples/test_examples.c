@@ -94,16 +94,16 @@ static void hello_installed_by_lodctr(void **state)
     (void)state;
     pl_provider_info p = provider("PerflibHello");
     /* Fixture: Last Counter 1846, Last Help 1847; offsets 0, 2, 4. */
-    assert_int_equal(p.first_counter, 1848);
-    assert_int_equal(p.last_counter, 1852);
-    assert_int_equal(p.first_help, 1849);
-    assert_int_equal(p.last_help, 1853);
+    assert_int_equal(p.first_counter, 3000);
+    assert_int_equal(p.last_counter, 3004);
+    assert_int_equal(p.first_help, 3001);
+    assert_int_equal(p.last_help, 3005);
     assert_string_equal(p.library, EXAMPLE_HELLO_SO);
     assert_string_equal(p.open, "HelloOpen");
     assert_string_equal(p.collect, "HelloCollect");
     assert_string_equal(p.close, "HelloClose");
     assert_non_null(p.object_list);
-    assert_string_equal(p.object_list, "1848");
+    assert_string_equal(p.object_list, "3000");
     pl_provider_info_clear(&p);
 }
 
@@ -116,21 +116,21 @@ static void hello_text_and_count(void **state)
         pl_block blk;
         query("Global", &buf, &blk);
         pl_object obj;
-        assert_int_equal(pl_block_find_object(&blk, 1848, &obj), PL_OK);
-        assert_int_equal(obj.hdr.ObjectHelpTitleIndex, 1849);
+        assert_int_equal(pl_block_find_object(&blk, 3000, &obj), PL_OK);
+        assert_int_equal(obj.hdr.ObjectHelpTitleIndex, 3001);
         assert_int_equal(obj.hdr.NumInstances, PERF_NO_INSTANCES);
         assert_int_equal(obj.hdr.NumCounters, 2);
         assert_int_equal(obj.hdr.TotalByteLength % 8, 0);
         pl_instance inst;
         assert_int_equal(pl_object_instance(&obj, -1, &inst), PL_OK);
         pl_counter c;
-        assert_int_equal(pl_object_find_counter(&obj, 1850, &c), PL_OK);
+        assert_int_equal(pl_object_find_counter(&obj, 3002, &c), PL_OK);
         assert_int_equal(c.def.CounterType, PERF_COUNTER_TEXT);
-        assert_int_equal(c.def.CounterHelpTitleIndex, 1851);
+        assert_int_equal(c.def.CounterHelpTitleIndex, 3003);
         char text[64];
         assert_int_equal(pl_counter_text(&c, &inst, text, sizeof text), PL_OK);
         assert_string_equal(text, "Hello, World!");
-        assert_int_equal(pl_object_find_counter(&obj, 1852, &c), PL_OK);
+        assert_int_equal(pl_object_find_counter(&obj, 3004, &c), PL_OK);
         assert_int_equal(c.def.CounterType, PERF_COUNTER_RAWCOUNT);
         assert_int_equal(c.def.CounterSize, 4);
         uint64_t v = 0;
@@ -148,20 +148,20 @@ static void hello_answers_only_its_own_index(void **state)
     pl_block blk;
     pl_object obj;
     query("2", &buf, &blk); /* System: not ours */
-    assert_int_equal(pl_block_find_object(&blk, 1848, &obj), PL_E_NOT_FOUND);
+    assert_int_equal(pl_block_find_object(&blk, 3000, &obj), PL_E_NOT_FOUND);
     pl_free(buf);
-    query("1848", &buf, &blk);
-    assert_int_equal(pl_block_find_object(&blk, 1848, &obj), PL_OK);
+    query("3000", &buf, &blk);
+    assert_int_equal(pl_block_find_object(&blk, 3000, &obj), PL_OK);
     pl_instance inst;
     pl_counter c;
     uint64_t v = 0;
     assert_int_equal(pl_object_instance(&obj, -1, &inst), PL_OK);
-    assert_int_equal(pl_object_find_counter(&obj, 1852, &c), PL_OK);
+    assert_int_equal(pl_object_find_counter(&obj, 3004, &c), PL_OK);
     assert_int_equal(pl_counter_value(&c, &inst, &v), PL_OK);
     assert_int_equal(v, 1); /* the "2" query did not count */
     pl_free(buf);
     query("Costly", &buf, &blk);
-    assert_int_equal(pl_block_find_object(&blk, 1848, &obj), PL_E_NOT_FOUND);
+    assert_int_equal(pl_block_find_object(&blk, 3000, &obj), PL_E_NOT_FOUND);
     pl_free(buf);
 }
 
@@ -240,12 +240,12 @@ static const expect_inst rounds[6][3] = {
 static void check_round(const pl_block *blk, int k)
 {
     pl_object obj;
-    assert_int_equal(pl_block_find_object(blk, 1848, &obj), PL_OK);
+    assert_int_equal(pl_block_find_object(blk, 3000, &obj), PL_OK);
     assert_int_equal(obj.hdr.NumCounters, 2);
     assert_int_equal(pl_object_num_instances(&obj), 3);
     pl_counter slot, seen;
-    assert_int_equal(pl_object_find_counter(&obj, 1850, &slot), PL_OK);
-    assert_int_equal(pl_object_find_counter(&obj, 1852, &seen), PL_OK);
+    assert_int_equal(pl_object_find_counter(&obj, 3002, &slot), PL_OK);
+    assert_int_equal(pl_object_find_counter(&obj, 3004, &seen), PL_OK);
     for (int32_t i = 0; i < 3; i++) {
         pl_instance inst;
         char name[32];
@@ -284,9 +284,9 @@ static void rotation_other_queries_do_not_advance(void **state)
     pl_free(buf);
     query("238", &buf, &blk); /* not ours: the rotation stays */
     pl_object obj;
-    assert_int_equal(pl_block_find_object(&blk, 1848, &obj), PL_E_NOT_FOUND);
+    assert_int_equal(pl_block_find_object(&blk, 3000, &obj), PL_E_NOT_FOUND);
     pl_free(buf);
-    query("1848", &buf, &blk);
+    query("3000", &buf, &blk);
     check_round(&blk, 1);
     pl_free(buf);
 }
@@ -314,9 +314,9 @@ static void both_examples_together(void **state)
 {
     (void)state;
     pl_provider_info h = provider("PerflibHello"), ro = provider("PerflibRotation");
-    assert_int_equal(h.first_counter, 1848);
-    assert_int_equal(ro.first_counter, 1854);
-    assert_int_equal(ro.first_help, 1855);
+    assert_int_equal(h.first_counter, 3000);
+    assert_int_equal(ro.first_counter, 3006);
+    assert_int_equal(ro.first_help, 3007);
     pl_provider_info_clear(&h);
     pl_provider_info_clear(&ro);
     open_engine();
@@ -325,9 +325,9 @@ static void both_examples_together(void **state)
     query("Global", &buf, &blk);
     assert_int_equal(blk.num_objects, 2);
     pl_object obj;
-    assert_int_equal(pl_block_find_object(&blk, 1848, &obj), PL_OK);
+    assert_int_equal(pl_block_find_object(&blk, 3000, &obj), PL_OK);
     assert_int_equal(obj.hdr.NumInstances, PERF_NO_INSTANCES);
-    assert_int_equal(pl_block_find_object(&blk, 1854, &obj), PL_OK);
+    assert_int_equal(pl_block_find_object(&blk, 3006, &obj), PL_OK);
     assert_int_equal(pl_object_num_instances(&obj), 3);
     pl_free(buf);
 }

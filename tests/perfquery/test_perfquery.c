@@ -73,7 +73,7 @@ GOLDEN_CASE(dump_json, "--json")
 GOLDEN_CASE(dump_unknown_query, "ABCD")
 GOLDEN_CASE(summary, "--summary")
 GOLDEN_CASE(usage_help, "--help")
-GOLDEN_CASE(dump_items_query, "1860", "238")
+GOLDEN_CASE(dump_items_query, "3012", "238")
 GOLDEN_CASE(get_headline, "--get", "Processor", "_Total", "% Processor Time")
 GOLDEN_CASE(providers, "--providers")
 /* The title database. */

@@ -1,0 +1,37 @@
+/* perflib: the Win32 error codes (winerror.h) that the registry and
+ * loadperf functions return, with Windows' values. perflib/wintypes.h has
+ * the most common ones; this adds the rest. Values never change. */
+#ifndef PERFLIB_WIN32_WINERROR_H
+#define PERFLIB_WIN32_WINERROR_H
+
+#include "perflib/wintypes.h"
+
+#ifndef NO_ERROR
+#define NO_ERROR 0u
+#endif
+#ifndef ERROR_ACCESS_DENIED
+#define ERROR_ACCESS_DENIED 5u
+#endif
+#ifndef ERROR_NOT_ENOUGH_MEMORY
+#define ERROR_NOT_ENOUGH_MEMORY 8u
+#endif
+#ifndef ERROR_GEN_FAILURE
+#define ERROR_GEN_FAILURE 31u
+#endif
+#ifndef ERROR_NOT_SUPPORTED
+#define ERROR_NOT_SUPPORTED 50u
+#endif
+#ifndef ERROR_BAD_NETPATH
+#define ERROR_BAD_NETPATH 53u
+#endif
+#ifndef ERROR_BUSY
+#define ERROR_BUSY 170u
+#endif
+#ifndef ERROR_BADDB
+#define ERROR_BADDB 1009u
+#endif
+#ifndef ERROR_REGISTRY_IO_FAILED
+#define ERROR_REGISTRY_IO_FAILED 1016u
+#endif
+
+#endif
