@@ -140,6 +140,7 @@ typedef struct pl_counter {
     PERF_COUNTER_DEFINITION def;
     int has_base;             /* the next definition is this counter's base */
     PERF_COUNTER_DEFINITION base; /* valid when has_base */
+    size_t off;               /* the definition's offset in the buffer (for pl_counter_next) */
 } pl_counter;
 
 typedef struct pl_instance {
@@ -165,8 +166,21 @@ PL_EXTERN int pl_block_open(pl_block *blk, const void *buf, size_t len, int flag
 /* Objects, counters and instances by position (0-based). They return PL_OK or
  * PL_E_NOT_FOUND past the end. Outputs are valid while *blk is. */
 PL_EXTERN int pl_block_object(const pl_block *blk, uint32_t pos, pl_object *out);
+/* The object after *cur (O(1); pl_block_object walks from the first, O(pos)):
+ * PL_E_NOT_FOUND after the last, PL_E_BAD_BLOCK for a view that no longer
+ * matches the buffer. `out` may be `cur`. */
+PL_EXTERN int pl_object_next(const pl_object *cur, pl_object *out);
 PL_EXTERN int pl_block_find_object(const pl_block *blk, uint32_t name_index, pl_object *out);
+/* pl_object_counter finds a definition by position: O(1) when every
+ * definition is 40 bytes long, else a walk from the first (O(pos)). To visit
+ * them all, take position 0 and then pl_counter_next (O(1) each). */
 PL_EXTERN int pl_object_counter(const pl_object *obj, uint32_t pos, pl_counter *out);
+/* The definition after *cur (by cur's ByteLength, re-checked against the
+ * buffer), with its base as pl_object_counter gives it; PL_E_NOT_FOUND after
+ * the last one, PL_E_BAD_BLOCK for a view that no longer matches the buffer.
+ * `out` may be `cur`. */
+PL_EXTERN int pl_counter_next(const pl_counter *cur, pl_counter *out);
+/* The first non-base definition with that name index: one linear walk. */
 PL_EXTERN int pl_object_find_counter(const pl_object *obj, uint32_t name_index, pl_counter *out);
 /* Number of instances: 0 for an object without instances (use pos -1). */
 PL_EXTERN uint32_t pl_object_num_instances(const pl_object *obj);
@@ -190,7 +204,13 @@ PL_EXTERN int pl_instance_parent(const pl_instance *inst, pl_object *pobj, pl_in
  * instance of the same object with the same full name (byte-exact match).
  * The parent part is the parent instance's own name. Computes every name of
  * the object at once (linear time); *names is an array of NumInstances
- * strings followed by a NULL, all in one allocation, freed with pl_free(). */
+ * strings followed by a NULL, all in one allocation, freed with pl_free().
+ * As many children may name one parent, the names together can be far
+ * larger than the block: past PL_NAMES_MAX_BYTES(block length) bytes this
+ * returns PL_E_RANGE (only a hostile block gets there: a 1.7 MB block with
+ * a 32,000-character parent and 40,000 children would need 1.3 GB). *names
+ * is written only on PL_OK. */
+#define PL_NAMES_MAX_BYTES(block_len) ((size_t)64 * 1024 * 1024 + (size_t)16 * (size_t)(block_len))
 PL_EXTERN int pl_object_instance_names(const pl_object *obj, char ***names);
 
 /* Raw values. `v` receives the counter's value: 32-bit counters zero-extended.

@@ -39,8 +39,11 @@ typedef struct pl_query_items {
 } pl_query_items;
 
 /* Classify a query given as UTF-16LE (as Collect receives it; NULL is
- * Global) or as UTF-8. Words are case-insensitive. An ITEMS query with more
- * than PL_QUERY_MAX_ITEMS distinct indices keeps the first ones. */
+ * Global) or as UTF-8. Words are case-insensitive and separated by ASCII
+ * whitespace (space, tab, CR, LF, VT, FF). An ITEMS query with more than
+ * PL_QUERY_MAX_ITEMS distinct indices keeps the first ones (however long
+ * the string: repeated indices do not push later ones out). A UTF-16 query
+ * with a character above U+007F is unknown. */
 PL_EXTERN void pl_query_parse_w(const WCHAR *query, pl_query_items *q);
 PL_EXTERN void pl_query_parse(const char *query, pl_query_items *q);
 

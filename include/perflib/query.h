@@ -31,22 +31,41 @@ typedef struct pl_engine pl_engine;
 typedef struct pl_engine_config {
     const char *store_path;    /* NULL: the default store (see registry.h) */
     const char *provider_dir;  /* NULL: $PERFLIB_PROVIDER_DIR, else the built-in directory */
-    const char *system_name;   /* NULL: the host name, upper-cased like NetBIOS */
+    const char *system_name;   /* NULL: the host name, upper-cased and cut to 15 characters like NetBIOS */
     int log_to_syslog;         /* report provider misbehaviour to syslog (default on: 1) */
 } pl_engine_config;
 
 /* Open an engine: opens the store and prepares (does not yet load) the
  * providers it lists. cfg may be NULL for all defaults. *out valid on PL_OK;
  * close with pl_engine_close(), which calls every opened provider's Close. An
- * engine may be used from many threads at once. */
+ * engine may be used from many threads at once, but pl_engine_close() must
+ * not run while any other call on the same engine is in progress (as with
+ * free(): the caller joins its threads first); what the engine handed out
+ * (pl_engine_titles, pl_engine_store) is invalid after it.
+ * cfg->system_name must be valid UTF-8 (else PL_E_INVAL); it is used as
+ * given, cut at a character boundary to 255 bytes. Without it the block
+ * carries the host name up to the first dot, upper-cased and cut to 15
+ * characters, as a NetBIOS computer name is. */
 PL_EXTERN int pl_engine_open(const pl_engine_config *cfg, pl_engine **out, pl_error *err);
 PL_EXTERN void pl_engine_close(pl_engine *e);   /* accepts NULL */
 
 /* Run a query into the caller's buffer. *needed is always set to the exact
  * size of the answer; when cap is smaller the call returns PL_E_MORE_DATA and
- * writes nothing (the answer is kept so an immediate retry with a buffer of
- * *needed bytes returns that same answer). *type receives PL_REG_BINARY or
- * PL_REG_MULTI_SZ (may be NULL). */
+ * writes nothing, and the answer is kept for the calling thread: its very
+ * next call on the engine, if it is pl_engine_query with the same query
+ * string within
+ * PL_ENGINE_RETRY_MS of the collection, returns that same answer (no second
+ * collection, no guessing loop). Any other next call from that thread drops
+ * it, so a kept answer is never served stale. Each thread has its own kept
+ * answer; at most PL_ENGINE_RETRY_SLOTS are kept per engine (the oldest is
+ * dropped first), which bounds the memory held for threads that never
+ * retry. *type receives PL_REG_BINARY or PL_REG_MULTI_SZ (may be NULL).
+ *
+ * Title queries: a word starting with "counter" / "help" / "explain"
+ * (case-insensitive), then optionally a hex language id in any width ("9",
+ * "009", "0009" all mean "009"; 4 digits for full LANGIDs such as "0416"). */
+#define PL_ENGINE_RETRY_SLOTS 16
+#define PL_ENGINE_RETRY_MS 1000
 PL_EXTERN int pl_engine_query(pl_engine *e, const char *query, void *buf, size_t cap, size_t *needed,
                               uint32_t *type, pl_error *err);
 /* The same, allocating: *out (freed with pl_free) holds *len bytes. */

@@ -295,6 +295,21 @@ PL_EXTERN int pl_block_object(const pl_block *blk, uint32_t pos, pl_object *out)
     return PL_OK;
 }
 
+PL_EXTERN int pl_object_next(const pl_object *cur, pl_object *out)
+{
+    if (!cur || !out || !cur->blk) return PL_E_INVAL;
+    const pl_block *blk = cur->blk;
+    if (cur->position + 1 >= blk->num_objects || cur->position + 1 == 0) return PL_E_NOT_FOUND;
+    /* Re-read the current object's length from the buffer. */
+    pl_object o;
+    int rc = read_object(blk, cur->off, cur->position, &o);
+    if (rc != PL_OK) return rc == PL_E_NOT_FOUND ? PL_E_BAD_BLOCK : rc;
+    rc = read_object(blk, cur->off + o.hdr.TotalByteLength, cur->position + 1, &o);
+    if (rc != PL_OK) return rc == PL_E_NOT_FOUND ? PL_E_BAD_BLOCK : rc;
+    *out = o;
+    return PL_OK;
+}
+
 PL_EXTERN int pl_block_find_object(const pl_block *blk, uint32_t name_index, pl_object *out)
 {
     if (!blk || !out) return PL_E_INVAL;
@@ -332,20 +347,25 @@ static size_t def_offset(const pl_object *obj, uint32_t pos)
     }
 }
 
-PL_EXTERN int pl_object_counter(const pl_object *obj, uint32_t pos, pl_counter *out)
+/* The counter whose definition is at `p` (position `pos`), with its base when
+ * the definition after it is one. `p` must be a definition inside the
+ * object's definition area (def_offset or a checked step). */
+static int counter_at(const pl_object *obj, uint32_t pos, size_t p, pl_counter *out)
 {
-    if (!obj || !out || !obj->blk) return PL_E_INVAL;
-    if (pos >= obj->hdr.NumCounters) return PL_E_NOT_FOUND;
-    size_t p = def_offset(obj, pos);
-    if (!p) return PL_E_BAD_BLOCK;
+    const PERF_OBJECT_TYPE *h = &obj->hdr;
+    size_t defend = obj->off + h->DefinitionLength;
     pl_counter c;
     memset(&c, 0, sizeof c);
     c.obj = obj;
     c.position = pos;
+    c.off = p;
     memcpy(&c.def, obj->blk->buf + p, sizeof c.def);
-    if (pos + 1 < obj->hdr.NumCounters) {
-        size_t q = def_offset(obj, pos + 1);
-        if (!q) return PL_E_BAD_BLOCK;
+    if (pos + 1 < h->NumCounters) {
+        /* The next definition, by this one's ByteLength (the walk
+         * pl_block_open validated). */
+        if (c.def.ByteLength < PL__DEF_LEN || c.def.ByteLength > defend - p) return PL_E_BAD_BLOCK;
+        size_t q = p + c.def.ByteLength;
+        if (defend - q < PL__DEF_LEN) return PL_E_BAD_BLOCK;
         PERF_COUNTER_DEFINITION n;
         memcpy(&n, obj->blk->buf + q, sizeof n);
         if (pl_type_is_base(n.CounterType)) {
@@ -357,19 +377,57 @@ PL_EXTERN int pl_object_counter(const pl_object *obj, uint32_t pos, pl_counter *
     return PL_OK;
 }
 
+/* Is `p` a plausible definition offset of obj: inside the validated
+ * definition area with 40 bytes present? */
+static int def_inside(const pl_object *obj, size_t p)
+{
+    const PERF_OBJECT_TYPE *h = &obj->hdr;
+    if (h->DefinitionLength < h->HeaderLength || h->HeaderLength < PL__OBJ_LEN) return 0;
+    if (obj->off > obj->blk->len || h->DefinitionLength > obj->blk->len - obj->off) return 0;
+    size_t start = obj->off + h->HeaderLength, defend = obj->off + h->DefinitionLength;
+    return p >= start && p <= defend && defend - p >= PL__DEF_LEN;
+}
+
+PL_EXTERN int pl_object_counter(const pl_object *obj, uint32_t pos, pl_counter *out)
+{
+    if (!obj || !out || !obj->blk) return PL_E_INVAL;
+    if (pos >= obj->hdr.NumCounters) return PL_E_NOT_FOUND;
+    size_t p = def_offset(obj, pos);
+    if (!p) return PL_E_BAD_BLOCK;
+    return counter_at(obj, pos, p, out);
+}
+
+PL_EXTERN int pl_counter_next(const pl_counter *cur, pl_counter *out)
+{
+    if (!cur || !out || !cur->obj || !cur->obj->blk) return PL_E_INVAL;
+    const pl_object *obj = cur->obj;
+    if (cur->position + 1 >= obj->hdr.NumCounters || cur->position + 1 == 0) return PL_E_NOT_FOUND;
+    /* Re-read the current definition's length: the view may be stale or
+     * edited, the buffer is what was validated. */
+    if (!def_inside(obj, cur->off)) return PL_E_BAD_BLOCK;
+    size_t defend = obj->off + obj->hdr.DefinitionLength;
+    uint32_t bl = pl__rd32(obj->blk->buf + cur->off);
+    if (bl < PL__DEF_LEN || bl > defend - cur->off) return PL_E_BAD_BLOCK;
+    size_t q = cur->off + bl;
+    if (!def_inside(obj, q)) return PL_E_BAD_BLOCK;
+    return counter_at(obj, cur->position + 1, q, out);
+}
+
 PL_EXTERN int pl_object_find_counter(const pl_object *obj, uint32_t name_index, pl_counter *out)
 {
     if (!obj || !out || !obj->blk) return PL_E_INVAL;
-    for (uint32_t i = 0; i < obj->hdr.NumCounters; i++) {
-        pl_counter c;
-        int rc = pl_object_counter(obj, i, &c);
-        if (rc != PL_OK) return rc;
+    if (obj->hdr.NumCounters == 0) return PL_E_NOT_FOUND;
+    /* One walk over the definitions (a lookup by position each time would
+     * be quadratic when they are not all 40 bytes long). */
+    pl_counter c;
+    int rc = pl_object_counter(obj, 0, &c);
+    for (; rc == PL_OK; rc = pl_counter_next(&c, &c)) {
         if (c.def.CounterNameTitleIndex == name_index && !pl_type_is_base(c.def.CounterType)) {
             *out = c;
             return PL_OK;
         }
     }
-    return PL_E_NOT_FOUND;
+    return rc;
 }
 
 PL_EXTERN uint32_t pl_object_num_instances(const pl_object *obj)
@@ -649,6 +707,9 @@ PL_EXTERN int pl_object_instance_names(const pl_object *obj, char ***names)
         }
     }
 
+    /* PL_NAMES_MAX_BYTES(blk->len), saturating. */
+    size_t names_max = blk->len > (SIZE_MAX - ((size_t)64 << 20)) / 16 ? SIZE_MAX : PL_NAMES_MAX_BYTES(blk->len);
+    size_t names_total = (size_t)n * sizeof(char *);
     pl_instance in;
     for (uint32_t i = 0; i < n; i++) {
         rc = i == 0 ? pl_object_instance(obj, 0, &in) : pl_instance_next(&in, &in);
@@ -705,7 +766,14 @@ PL_EXTERN int pl_object_instance_names(const pl_object *obj, char ***names)
                 }
             }
         }
-        /* Full name: "parent/name" or a copy of the own name. */
+        /* Full name: "parent/name" or a copy of the own name. Many children
+         * of one long-named parent would make this quadratic in the input:
+         * the total is bounded before anything is copied. */
+        names_total += plen + 1 + rec[i].own_len + 1;
+        if (names_total > names_max) {
+            rc = PL_E_RANGE;
+            goto out;
+        }
         rc = arena_reserve(&a, plen + 1 + rec[i].own_len);
         if (rc != PL_OK) goto out;
         rec[i].full_off = a.len;
@@ -832,15 +900,14 @@ PL_EXTERN int pl_counter_base(const pl_counter *c, const pl_instance *inst, uint
  * with type PERF_COUNTER_LARGE_RAWCOUNT_HEX and size 8. 0 when there is none. */
 static int find_marker(const pl_object *obj, uint32_t *pos, PERF_COUNTER_DEFINITION *def)
 {
-    for (uint32_t i = 0; i < obj->hdr.NumCounters; i++) {
-        size_t p = def_offset(obj, i);
-        if (!p) return 0;
-        PERF_COUNTER_DEFINITION d;
-        memcpy(&d, obj->blk->buf + p, sizeof d);
-        if (d.CounterNameTitleIndex == PL_CTR_UNAVAILABLE_COUNTERS &&
-            d.CounterType == PERF_COUNTER_LARGE_RAWCOUNT_HEX && d.CounterSize == 8) {
-            *pos = i;
-            *def = d;
+    pl_counter c;
+    int rc = obj->hdr.NumCounters ? pl_object_counter(obj, 0, &c) : PL_E_NOT_FOUND;
+    for (; rc == PL_OK; rc = pl_counter_next(&c, &c)) {
+        const PERF_COUNTER_DEFINITION *d = &c.def;
+        if (d->CounterNameTitleIndex == PL_CTR_UNAVAILABLE_COUNTERS &&
+            d->CounterType == PERF_COUNTER_LARGE_RAWCOUNT_HEX && d->CounterSize == 8) {
+            *pos = c.position;
+            *def = *d;
             return 1;
         }
     }

@@ -70,4 +70,19 @@
 #define PLH_EXIT_PROTOCOL 2           /* the helper's exit status for a bad request */
 #define PLH_EXIT_NOMEM 3              /* it could not allocate a buffer */
 
+/* How far a provider moved the data pointer from `start` to `now`, for the
+ * contract check, in both modes. The provider may have set it to anything:
+ * the difference is taken on uintptr_t (subtracting wild pointers as
+ * intptr_t overflows, which is undefined) and clamped to the int64_t range. */
+static inline int64_t plh_pointer_moved(const void *now, const void *start)
+{
+    uintptr_t a = (uintptr_t)now, b = (uintptr_t)start;
+    if (a >= b) {
+        uintptr_t d = a - b;
+        return d > (uintptr_t)INT64_MAX ? INT64_MAX : (int64_t)d;
+    }
+    uintptr_t d = b - a;
+    return d > (uintptr_t)INT64_MAX ? INT64_MIN : -(int64_t)d;
+}
+
 #endif

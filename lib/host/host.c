@@ -349,18 +349,30 @@ static int help_ok(const pl__host *h, const prov *p, uint32_t idx)
  * are inside the base set or the provider's ranges. */
 static int indices_ok(pl__host *h, prov *p, const pl_block *blk, char *why, size_t whylen)
 {
-    for (uint32_t i = 0; i < blk->num_objects; i++) {
-        pl_object o;
-        if (pl_block_object(blk, i, &o) != PL_OK) return 0;
+    /* Walk objects and definitions with the O(1) steps: a lookup by position
+     * would make a provider's answer with many objects or many definitions
+     * that are not all 40 bytes long cost quadratic time here, in the host,
+     * even for an isolated provider. */
+    pl_object o;
+    int orc = blk->num_objects ? pl_block_object(blk, 0, &o) : PL_E_NOT_FOUND;
+    for (uint32_t i = 0; i < blk->num_objects; i++, orc = pl_object_next(&o, &o)) {
+        if (orc != PL_OK) {
+            snprintf(why, whylen, "object %u cannot be read", i);
+            return 0;
+        }
         if (!name_ok(h, p, o.hdr.ObjectNameTitleIndex) || !help_ok(h, p, o.hdr.ObjectHelpTitleIndex)) {
             snprintf(why, whylen, "object %u uses title index %u/%u outside its range %u-%u", i,
                      o.hdr.ObjectNameTitleIndex, o.hdr.ObjectHelpTitleIndex, p->info.first_counter,
                      p->info.last_help);
             return 0;
         }
-        for (uint32_t c = 0; c < o.hdr.NumCounters; c++) {
-            pl_counter k;
-            if (pl_object_counter(&o, c, &k) != PL_OK) break;
+        pl_counter k;
+        int crc = o.hdr.NumCounters ? pl_object_counter(&o, 0, &k) : PL_E_NOT_FOUND;
+        for (uint32_t c = 0; c < o.hdr.NumCounters; c++, crc = pl_counter_next(&k, &k)) {
+            if (crc != PL_OK) {
+                snprintf(why, whylen, "object %u counter %u cannot be read", i, c);
+                return 0;
+            }
             if (!name_ok(h, p, k.def.CounterNameTitleIndex) || !help_ok(h, p, k.def.CounterHelpTitleIndex)) {
                 snprintf(why, whylen, "object %u counter %u uses title index %u/%u outside its range %u-%u", i, c,
                          k.def.CounterNameTitleIndex, k.def.CounterHelpTitleIndex, p->info.first_counter,
@@ -516,7 +528,7 @@ static int collect_inproc(pl__host *h, prov *p, const WCHAR *wq, pl__buf *out, u
         DWORD bytes = room_of(cap);
         DWORD nobj = 0;
         DWORD rc = p->collect((LPWSTR)wq, &data, &bytes, &nobj);
-        call_result r = {rc, bytes, nobj, (int64_t)((intptr_t)data - (intptr_t)p->buf), 0, p->buf};
+        call_result r = {rc, bytes, nobj, plh_pointer_moved(data, p->buf), 0, p->buf};
         for (size_t g = 0; g < GUARD_BYTES; g++)
             if (p->buf[cap + g] != GUARD_BYTE) r.guard_damaged = 1;
         int arc;
@@ -547,8 +559,8 @@ static const char *helper_path(void)
 {
     const char *env = getenv("PERFLIB_PROVIDER_HOST");
     if (env && env[0]) return env;
-    if (!pl__running_installed() && PL_PROVIDER_HOST_BUILD[0] && access(PL_PROVIDER_HOST_BUILD, X_OK) == 0)
-        return PL_PROVIDER_HOST_BUILD;
+    static const char build[] = PL_PROVIDER_HOST_BUILD;
+    if (!pl__running_installed() && sizeof build > 1 && access(build, X_OK) == 0) return build;
     return PL_PROVIDER_HOST_INSTALLED;
 }
 

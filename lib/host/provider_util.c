@@ -1,9 +1,17 @@
 /* perflib: helpers for providers: query classification and the Collect tail. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "perflib/block.h"
 #include "perflib/provider.h"
 #include "pl_internal.h"
+
+/* Separators between words: ASCII whitespace (a query read from a line of
+ * text may end in "\r\n"). */
+static int sep(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
 
 static int word_eq(const char *s, size_t n, const char *w)
 {
@@ -23,10 +31,10 @@ PL_EXTERN void pl_query_parse(const char *query, pl_query_items *q)
     q->kind = PL_QUERY_KIND_GLOBAL;
     if (!query) return;
     const char *s = query;
-    while (*s == ' ' || *s == '\t') s++;
+    while (sep(*s)) s++;
     if (!*s) return;
     const char *e = s;
-    while (*e && *e != ' ' && *e != '\t') e++;
+    while (*e && !sep(*e)) e++;
     if (word_eq(s, (size_t)(e - s), "global")) return;
     if (word_eq(s, (size_t)(e - s), "costly")) {
         q->kind = PL_QUERY_KIND_COSTLY;
@@ -39,7 +47,7 @@ PL_EXTERN void pl_query_parse(const char *query, pl_query_items *q)
     /* A list of decimal indices; any other word makes the query unknown. */
     q->kind = PL_QUERY_KIND_ITEMS;
     while (*s) {
-        while (*s == ' ' || *s == '\t') s++;
+        while (sep(*s)) s++;
         if (!*s) break;
         uint64_t v = 0;
         int digits = 0;
@@ -48,7 +56,7 @@ PL_EXTERN void pl_query_parse(const char *query, pl_query_items *q)
             s++;
             digits++;
         }
-        if (!digits || (*s && *s != ' ' && *s != '\t') || v == 0 || v > 0xFFFFFFFFull) {
+        if (!digits || (*s && !sep(*s)) || v == 0 || v > 0xFFFFFFFFull) {
             q->kind = PL_QUERY_KIND_UNKNOWN;
             q->n = 0;
             return;
@@ -67,19 +75,30 @@ PL_EXTERN void pl_query_parse_w(const WCHAR *query, pl_query_items *q)
         pl_query_parse(NULL, q);
         return;
     }
-    /* Queries are short ASCII; anything else makes the query unknown. */
-    char buf[4096];
-    size_t i = 0;
-    for (; query[i] && i < sizeof buf - 1; i++) {
+    /* Queries are ASCII; anything else makes the query unknown. A long one
+     * (thousands of repeated indices) is copied whole: cutting it would cut
+     * a number in two or drop a later index. */
+    size_t n = 0;
+    while (query[n]) n++;
+    char small[4096];
+    char *buf = n < sizeof small ? small : malloc(n + 1);
+    if (!buf) {
+        memset(q, 0, sizeof *q);
+        q->kind = PL_QUERY_KIND_UNKNOWN;
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
         if (query[i] > 0x7F) {
+            if (buf != small) free(buf);
             memset(q, 0, sizeof *q);
             q->kind = PL_QUERY_KIND_UNKNOWN;
             return;
         }
         buf[i] = (char)query[i];
     }
-    buf[i] = '\0';
+    buf[n] = '\0';
     pl_query_parse(buf, q);
+    if (buf != small) free(buf);
 }
 
 PL_EXTERN int pl_query_wants(const pl_query_items *q, uint32_t object_index, int costly)

@@ -30,31 +30,87 @@
 #endif
 
 #define PARENT_ROUNDS 2
+#define NETBIOS_MAX 15             /* MAX_COMPUTERNAME_LENGTH */
+#define SYSTEM_NAME_MAX 256        /* bytes of an explicit system name, with the NUL */
+
+/* A kept answer that did not fit its caller's buffer (pl_engine_query). */
+typedef struct retry_slot {
+    char *query;               /* NULL: the slot is free */
+    void *data;
+    size_t len;
+    uint32_t type;
+    pthread_t thread;
+    int64_t born_ms;           /* CLOCK_MONOTONIC */
+} retry_slot;
 
 struct pl_engine {
     pl_store *st;
     pl__host *host;
-    pthread_mutex_t mu;        /* guards titles and the retry slot */
+    pthread_mutex_t mu;        /* guards titles and the retry slots */
     pl_titles *titles;         /* default language, loaded on first use */
-    char system_name[64];
-    /* The last answer that did not fit the caller's buffer, for its retry. */
-    char *slot_query;
-    void *slot_data;
-    size_t slot_len;
-    uint32_t slot_type;
-    pthread_t slot_thread;
+    char system_name[SYSTEM_NAME_MAX];
+    retry_slot slots[PL_ENGINE_RETRY_SLOTS];
 };
 
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The length of the longest prefix of s (at most cap - 1 bytes and at most
+ * max_chars characters) that ends on a UTF-8 character boundary; s must be
+ * valid UTF-8. */
+static size_t utf8_prefix(const char *s, size_t cap, size_t max_chars)
+{
+    size_t i = 0, chars = 0;
+    while (s[i] && chars < max_chars) {
+        size_t k = 1;
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0xF0) k = 4;
+        else if (c >= 0xE0) k = 3;
+        else if (c >= 0xC0) k = 2;
+        if (i + k > cap - 1) break;
+        i += k;
+        chars++;
+    }
+    return i;
+}
+
+/* The NetBIOS-style name Windows puts in the block: the host name up to the
+ * first dot, upper case, at most 15 characters (a longer DNS name is cut, as
+ * Windows derives the NetBIOS name). Bytes that are not valid UTF-8 or are
+ * control characters become '_' so the header can always be written. */
 static void default_system_name(char *out, size_t cap)
 {
     char host[256];
-    if (gethostname(host, sizeof host) != 0) snprintf(host, sizeof host, "LOCALHOST");
+    if (gethostname(host, sizeof host) != 0) host[0] = '\0';
     host[sizeof host - 1] = '\0';
     char *dot = strchr(host, '.');
     if (dot) *dot = '\0';
-    size_t i = 0;
-    for (; host[i] && i + 1 < cap; i++) out[i] = (char)toupper((unsigned char)host[i]);
-    out[i] = '\0';
+    char clean[sizeof host * 3];
+    size_t w = 0;
+    for (size_t i = 0; host[i];) {
+        size_t n = 0;
+        size_t rest = strlen(host + i), k = 1;
+        unsigned char c = (unsigned char)host[i];
+        if (c >= 0xF0) k = 4;
+        else if (c >= 0xE0) k = 3;
+        else if (c >= 0xC0) k = 2;
+        if (c >= 0x80 && (k > rest || pl__utf8_to_utf16(host + i, k, NULL, 0, &n) == PL_E_ENCODING)) k = 0;
+        if (k == 0 || c < 0x20 || c == 0x7F) {
+            clean[w++] = '_';
+            i++;
+            continue;
+        }
+        for (size_t j = 0; j < k; j++) clean[w++] = (char)toupper((unsigned char)host[i + j]);
+        i += k;
+    }
+    clean[w] = '\0';
+    size_t n = utf8_prefix(clean, cap, NETBIOS_MAX);
+    memcpy(out, clean, n);
+    out[n] = '\0';
     if (!out[0]) snprintf(out, cap, "LOCALHOST");
 }
 
@@ -101,8 +157,23 @@ PL_EXTERN int pl_engine_open(const pl_engine_config *cfg, pl_engine **out, pl_er
         free(e);
         return rc;
     }
-    if (cfg && cfg->system_name) snprintf(e->system_name, sizeof e->system_name, "%s", cfg->system_name);
-    else default_system_name(e->system_name, sizeof e->system_name);
+    if (cfg && cfg->system_name) {
+        /* Used as given (not cut to 15), but it must be UTF-8 and is cut at a
+         * character boundary: a split character would make every data
+         * query fail when the header is written. */
+        size_t units = 0;
+        if (pl__utf8_to_utf16(cfg->system_name, strlen(cfg->system_name), NULL, 0, &units) == PL_E_ENCODING) {
+            pl__host_free(e->host);
+            pl_store_close(e->st);
+            free(e);
+            return pl__fail(err, PL_E_INVAL, "pl_engine_open: system_name is not valid UTF-8");
+        }
+        size_t n = utf8_prefix(cfg->system_name, sizeof e->system_name, SIZE_MAX);
+        memcpy(e->system_name, cfg->system_name, n);
+        e->system_name[n] = '\0';
+    } else {
+        default_system_name(e->system_name, sizeof e->system_name);
+    }
     pthread_mutex_init(&e->mu, NULL);
     *out = e;
     return PL_OK;
@@ -114,8 +185,10 @@ PL_EXTERN void pl_engine_close(pl_engine *e)
     pl__host_free(e->host);
     pl_titles_free(e->titles);
     pl_store_close(e->st);
-    free(e->slot_query);
-    free(e->slot_data);
+    for (size_t i = 0; i < PL_ENGINE_RETRY_SLOTS; i++) {
+        free(e->slots[i].query);
+        free(e->slots[i].data);
+    }
     pthread_mutex_destroy(&e->mu);
     free(e);
 }
@@ -147,7 +220,7 @@ PL_EXTERN int pl_engine_provider_status(pl_engine *e, pl_provider_status **list,
  * optional language code as the last word. Returns 1 for a title query. */
 static int title_query(const char *q, int *kind, char lang[8])
 {
-    while (*q == ' ' || *q == '\t') q++;
+    while (isspace((unsigned char)*q)) q++;
     static const struct { const char *w; int kind; } words[] = {
         {"counter", PL_TITLE_NAME}, {"explain", PL_TITLE_HELP}, {"help", PL_TITLE_HELP}};
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
@@ -156,13 +229,24 @@ static int title_query(const char *q, int *kind, char lang[8])
         *kind = words[i].kind;
         lang[0] = '\0';
         const char *r = q + n;
-        while (*r == ' ' || *r == '\t') r++;
+        int spaced = isspace((unsigned char)*r);
+        while (isspace((unsigned char)*r)) r++;
+        /* A hex language id, written any way ("9", "09", "009", "0009"):
+         * the canonical store id is 3 digits for a primary language
+         * (<= 0x3FF) and 4 for a full LANGID ("0416"). Glued to the word
+         * ("counter009") it must be 3 or 4 digits, so that "Countera" stays
+         * a plain prefix match. A word that is not a hex number
+         * ("cOuNtErwine") means the default language. */
         size_t k = 0;
-        while (isxdigit((unsigned char)r[k]) && k < 4) k++;
-        if (k >= 3 && k <= 4 && (r[k] == '\0' || r[k] == ' ')) {
-            memcpy(lang, r, k);
-            lang[k] = '\0';
-            for (size_t j = 0; j < k; j++) lang[j] = (char)toupper((unsigned char)lang[j]);
+        uint32_t v = 0;
+        while (isxdigit((unsigned char)r[k]) && k < 9) {
+            int c = toupper((unsigned char)r[k]);
+            v = v * 16 + (uint32_t)(c <= '9' ? c - '0' : c - 'A' + 10);
+            k++;
+        }
+        if (k >= (spaced ? 1u : 3u) && (spaced || k <= 4) && (r[k] == '\0' || isspace((unsigned char)r[k]))) {
+            if (k > 8 || v > 0xFFFF) snprintf(lang, 8, "-");
+            else snprintf(lang, 8, v <= 0x3FF ? "%03X" : "%04X", (unsigned)v);
         }
         return 1;
     }
@@ -173,6 +257,7 @@ static int run_title_query(pl_engine *e, int kind, const char *lang, void **out,
 {
     pl_titles *own = NULL;
     const pl_titles *t;
+    if (strcmp(lang, "-") == 0) return pl__fail(err, PL_E_NOT_FOUND, "the language id is not a LANGID");
     if (lang[0]) {
         int rc = pl_titles_load(e->st, lang, &own, err);
         if (rc != PL_OK) return rc;
@@ -205,40 +290,49 @@ static int run_title_query(pl_engine *e, int kind, const char *lang, void **out,
 
 /* --------------------------------------------------------------- data */
 
-static int has_object(const pl_block *blk, uint32_t idx)
+static int cmp_u32(const void *a, const void *b)
 {
-    pl_object o;
-    return pl_block_find_object(blk, idx, &o) == PL_OK;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
 }
 
-/* Indices of parent objects that instances refer to but the answer lacks. */
-static void missing_parents(const uint8_t *objs, size_t len, uint32_t nobj, const pl_query_items *asked,
-                            pl_query_items *need)
+/* Indices of parent objects that instances refer to but the answer lacks.
+ * Linear walks (pl_object_next, pl_instance_next) and a sorted index of the
+ * objects present: the answer comes from providers, so it may hold many
+ * objects and instances whose parents change at every step. */
+static int missing_parents(const uint8_t *objs, size_t len, uint32_t nobj, const pl_query_items *asked,
+                           pl_query_items *need)
 {
     memset(need, 0, sizeof *need);
     need->kind = PL_QUERY_KIND_ITEMS;
     pl_block blk;
-    if (nobj == 0 || pl_block_open(&blk, objs, len, PL_BLOCK_BARE, nobj, NULL) != PL_OK) return;
-    for (uint32_t i = 0; i < blk.num_objects; i++) {
-        pl_object o;
-        if (pl_block_object(&blk, i, &o) != PL_OK) continue;
+    if (nobj == 0 || pl_block_open(&blk, objs, len, PL_BLOCK_BARE, nobj, NULL) != PL_OK) return PL_OK;
+    uint32_t *present = malloc((size_t)blk.num_objects * sizeof *present);
+    if (!present) return PL_E_NOMEM;
+    pl_object o;
+    uint32_t np = 0;
+    for (int rc = pl_block_object(&blk, 0, &o); rc == PL_OK && np < blk.num_objects; rc = pl_object_next(&o, &o))
+        present[np++] = o.hdr.ObjectNameTitleIndex;
+    qsort(present, np, sizeof *present, cmp_u32);
+    int orc = pl_block_object(&blk, 0, &o);
+    for (uint32_t i = 0; i < blk.num_objects && orc == PL_OK; i++, orc = pl_object_next(&o, &o)) {
         uint32_t ni = pl_object_num_instances(&o);
         uint32_t last = 0;
         pl_instance in;
-        /* Walk with pl_instance_next: finding instance k by position is a
-         * walk from the first, so a position loop would be quadratic. */
         int more = ni > 0 && pl_object_instance(&o, 0, &in) == PL_OK;
         for (; more; more = pl_instance_next(&in, &in) == PL_OK) {
             uint32_t pidx = in.def.ParentObjectTitleIndex;
             if (pidx == 0 || pidx == last) continue;
             last = pidx;
-            if (has_object(&blk, pidx)) continue;
+            if (bsearch(&pidx, present, np, sizeof *present, cmp_u32)) continue;
             int dup = 0;
-            for (size_t j = 0; j < need->n; j++) dup |= need->items[j] == pidx;
-            for (size_t j = 0; j < asked->n; j++) dup |= asked->items[j] == pidx;
+            for (size_t j = 0; j < need->n && !dup; j++) dup = need->items[j] == pidx;
+            for (size_t j = 0; j < asked->n && !dup; j++) dup = asked->items[j] == pidx;
             if (!dup && need->n < PL_QUERY_MAX_ITEMS) need->items[need->n++] = pidx;
         }
     }
+    free(present);
+    return PL_OK;
 }
 
 static int run_data_query(pl_engine *e, const char *query, void **out, size_t *len, pl_error *err)
@@ -255,8 +349,8 @@ static int run_data_query(pl_engine *e, const char *query, void **out, size_t *l
         pl_query_items asked = q;
         for (int round = 0; round < PARENT_ROUNDS && rc == PL_OK; round++) {
             pl_query_items need;
-            missing_parents(objs.p, objs.len, nobj, &asked, &need);
-            if (need.n == 0) break;
+            rc = missing_parents(objs.p, objs.len, nobj, &asked, &need);
+            if (rc != PL_OK || need.n == 0) break;
             rc = pl__host_collect(e->host, &need, &objs, &nobj);
             for (size_t j = 0; j < need.n && asked.n < PL_QUERY_MAX_ITEMS; j++) asked.items[asked.n++] = need.items[j];
         }
@@ -326,12 +420,73 @@ static int run_query(pl_engine *e, const char *query, void **out, size_t *len, u
     return run_data_query(e, query, out, len, err);
 }
 
+/* Take this thread's kept answer out of the slots: it serves only the
+ * thread's very next call, and only when that call asks the same query within
+ * PL_ENGINE_RETRY_MS. Returns 1 with *out filled when it serves this call;
+ * qs NULL only drops it. */
+static int take_slot(pl_engine *e, const char *qs, retry_slot *out)
+{
+    int hit = 0;
+    retry_slot mine;
+    memset(&mine, 0, sizeof mine);
+    pthread_mutex_lock(&e->mu);
+    for (size_t i = 0; i < PL_ENGINE_RETRY_SLOTS; i++) {
+        retry_slot *s = &e->slots[i];
+        if (s->query && pthread_equal(s->thread, pthread_self())) {
+            mine = *s;
+            memset(s, 0, sizeof *s);
+            hit = 1;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&e->mu);
+    if (!hit) return 0;
+    if (qs && strcmp(mine.query, qs) == 0 && mono_ms() - mine.born_ms <= PL_ENGINE_RETRY_MS) {
+        free(mine.query);
+        *out = mine;
+        return 1;
+    }
+    free(mine.query);
+    free(mine.data);
+    return 0;
+}
+
+/* Keep an answer for this thread's retry: in a free slot, else in place of
+ * the oldest one. Takes ownership of `data`. */
+static void keep_slot(pl_engine *e, const char *qs, void *data, size_t len, uint32_t type, int64_t born_ms)
+{
+    char *qdup = pl__strdup(qs);
+    if (!qdup) {
+        free(data);
+        return;
+    }
+    retry_slot old;
+    memset(&old, 0, sizeof old);
+    pthread_mutex_lock(&e->mu);
+    size_t pick = 0;
+    for (size_t i = 0; i < PL_ENGINE_RETRY_SLOTS; i++) {
+        if (!e->slots[i].query) {
+            pick = i;
+            break;
+        }
+        if (e->slots[i].born_ms < e->slots[pick].born_ms) pick = i;
+    }
+    old = e->slots[pick];
+    e->slots[pick] = (retry_slot){.query = qdup, .data = data, .len = len, .type = type,
+                                  .thread = pthread_self(), .born_ms = born_ms};
+    pthread_mutex_unlock(&e->mu);
+    free(old.query);
+    free(old.data);
+}
+
 PL_EXTERN int pl_engine_query_alloc(pl_engine *e, const char *query, void **out, size_t *len, uint32_t *type,
                                     pl_error *err)
 {
     pl__clear(err);
     if (!e || !out || !len) return pl__fail(err, PL_E_INVAL, "pl_engine_query_alloc: NULL argument");
     uint32_t t = 0;
+    retry_slot kept;
+    (void)take_slot(e, NULL, &kept); /* this thread's next call: its kept answer is dropped */
     int rc = run_query(e, query, out, len, &t, err);
     if (rc == PL_OK && type) *type = t;
     return rc;
@@ -346,39 +501,22 @@ PL_EXTERN int pl_engine_query(pl_engine *e, const char *query, void *buf, size_t
     void *data = NULL;
     size_t len = 0;
     uint32_t t = 0;
-    int from_slot = 0;
-
-    pthread_mutex_lock(&e->mu);
-    if (e->slot_query && pthread_equal(e->slot_thread, pthread_self()) && strcmp(e->slot_query, qs) == 0) {
-        data = e->slot_data;
-        len = e->slot_len;
-        t = e->slot_type;
-        free(e->slot_query);
-        e->slot_query = NULL;
-        e->slot_data = NULL;
-        from_slot = 1;
-    }
-    pthread_mutex_unlock(&e->mu);
-
-    if (!from_slot) {
+    retry_slot kept;
+    int64_t born = 0;
+    if (take_slot(e, qs, &kept)) {
+        born = kept.born_ms; /* a second retry that is still short does not make it younger */
+        data = kept.data;
+        len = kept.len;
+        t = kept.type;
+    } else {
+        born = mono_ms();
         int rc = run_query(e, query, &data, &len, &t, err);
         if (rc != PL_OK) return rc;
     }
     *needed = len;
     if (type) *type = t;
     if (cap < len) {
-        /* Keep the answer for this thread's retry with a bigger buffer. */
-        char *qdup = pl__strdup(qs);
-        pthread_mutex_lock(&e->mu);
-        free(e->slot_query);
-        free(e->slot_data);
-        e->slot_query = qdup;
-        e->slot_data = qdup ? data : NULL;
-        e->slot_len = len;
-        e->slot_type = t;
-        e->slot_thread = pthread_self();
-        pthread_mutex_unlock(&e->mu);
-        if (!qdup) free(data);
+        keep_slot(e, qs, data, len, t, born);
         return pl__fail(err, PL_E_MORE_DATA, "the answer needs %zu bytes; the buffer has %zu", len, cap);
     }
     memcpy(buf, data, len);

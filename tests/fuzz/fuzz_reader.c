@@ -4,7 +4,8 @@
  * and, after its first byte (the object count), as a bare object sequence.
  * A header-mode success is also re-opened in bare mode on its object area.
  * Whatever opens is walked completely: every object, counter, instance,
- * value, base, text, name, parent and the full-name list. */
+ * value, base, text, name, parent and the full-name list; the O(1) steps
+ * (pl_object_next, pl_counter_next) must agree with lookups by position. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,21 +22,35 @@ static void die(void)
 
 static void walk(const pl_block *blk)
 {
+    pl_object step;
+    int src = blk->num_objects ? pl_block_object(blk, 0, &step) : PL_E_NOT_FOUND;
     for (uint32_t i = 0; i < blk->num_objects; i++) {
         pl_object ob;
         if (pl_block_object(blk, i, &ob) != PL_OK) die();
+        if (src != PL_OK || step.off != ob.off || step.position != i) die();
+        src = pl_object_next(&step, &step);
+        if (src != (i + 1 < blk->num_objects ? PL_OK : PL_E_NOT_FOUND)) die();
         pl_object found;
         if (pl_block_find_object(blk, ob.hdr.ObjectNameTitleIndex, &found) != PL_OK) die();
         char **names = NULL;
-        if (pl_object_instance_names(&ob, &names) != PL_OK) die();
         uint32_t ni = pl_object_num_instances(&ob);
-        for (uint32_t k = 0; k < ni; k++)
-            if (!names[k]) die();
-        if (names[ni]) die();
-        pl_free(names);
+        int nrc = pl_object_instance_names(&ob, &names);
+        if (nrc == PL_OK) {
+            for (uint32_t k = 0; k < ni; k++)
+                if (!names[k]) die();
+            if (names[ni]) die();
+            pl_free(names);
+        } else if (nrc != PL_E_RANGE && nrc != PL_E_NOMEM) {
+            die();
+        }
+        pl_counter cstep;
+        int crc = ob.hdr.NumCounters ? pl_object_counter(&ob, 0, &cstep) : PL_E_NOT_FOUND;
         for (uint32_t c = 0; c < ob.hdr.NumCounters; c++) {
             pl_counter ct;
             if (pl_object_counter(&ob, c, &ct) != PL_OK) die();
+            if (crc != PL_OK || cstep.off != ct.off || cstep.has_base != ct.has_base) die();
+            crc = pl_counter_next(&cstep, &cstep);
+            if (crc != (c + 1 < ob.hdr.NumCounters ? PL_OK : PL_E_NOT_FOUND)) die();
             pl_counter byidx;
             int rc = pl_object_find_counter(&ob, ct.def.CounterNameTitleIndex, &byidx);
             if (rc != PL_OK && rc != PL_E_NOT_FOUND) die();

@@ -2,6 +2,7 @@
  * misbehave on purpose (tests/host/test_provider.c) and a real SQLite store in
  * a temporary directory. */
 #include <dirent.h>
+#include <sched.h>
 #include <signal.h>
 #include <dlfcn.h>
 #include <pthread.h>
@@ -1086,6 +1087,444 @@ static void iso_helper_killed_between_queries(void **state)
     assert_int_equal(children(NULL), 0);
 }
 
+
+/* ------------------------------------------------------------------------
+ * Adversarial review: providers that break the contract in new ways, the
+ * retry slot, the system name, query strings, the block header. */
+
+/* *data set to an address far from the buffer: the host computed the move
+ * as a signed pointer difference, which overflows (undefined behaviour;
+ * UBSan aborts the host, or the helper, which then looked like a crash). */
+static void wild_pointer(void **s) { (void)s; contract_breaks_disable("wild_pointer", "pointer returned did not match"); }
+static void iso_wild_pointer(void **s) { (void)s; contract_breaks_disable_isolated("wild_pointer", "pointer returned did not match"); }
+static void huge_object_count(void **s) { (void)s; contract_breaks_disable("huge_objects", "invalid data (4294967295 objects)"); }
+static void iso_huge_object_count(void **s) { (void)s; contract_breaks_disable_isolated("huge_objects", "invalid data (4294967295 objects)"); }
+static void straddling_block(void **s) { (void)s; contract_breaks_disable("straddle", "runs past the end of the data"); }
+static void iso_straddling_block(void **s) { (void)s; contract_breaks_disable_isolated("straddle", "runs past the end of the data"); }
+
+/* Half an object written, then ERROR_MORE_DATA (bytes 0, pointer kept): that
+ * is within the contract; the buffer grows and the answer is whole. */
+static void partial_then_more_data_in(int isolation)
+{
+    add_provider_ex("Partial", "partial_more", NULL, NULL, isolation, 0, 0);
+    pl_engine *e = engine();
+    pl_block blk;
+    void *data = query(e, "Global", &blk);
+    assert_int_equal(blk.hdr.NumObjectTypes, 1);
+    /* 64K and 128K are refused, 256K answers: the third call, value 42 + 3. */
+    assert_int_equal(value_of(&blk, 86, -1), 45);
+    free(data);
+    assert_int_equal(traced("partial_more", "collect", NULL, 0), 3);
+    assert_enabled("Partial");
+    pl_engine_close(e);
+}
+static void partial_then_more_data(void **s) { (void)s; partial_then_more_data_in(PL_ISOLATION_INPROC); }
+static void iso_partial_then_more_data(void **s) { (void)s; partial_then_more_data_in(PL_ISOLATION_HELPER); }
+
+/* 150,000 valid objects, the first with 30,000 definitions that are not all
+ * 40 bytes: the host's index check and the engine's parent search looked
+ * objects and definitions up by position, O(n^2): minutes of CPU in the
+ * consumer, even with the provider isolated. */
+static void many_objects_in(int isolation)
+{
+    add_provider_ex("Many", "many_objects", NULL, NULL, isolation, 0, 20000);
+    pl_engine *e = engine();
+    int64_t t0 = ms_now();
+    pl_block blk;
+    void *data = query(e, "Global", &blk);
+    assert_int_equal(blk.hdr.NumObjectTypes, 150000);
+    free(data);
+    data = query(e, "86", &blk); /* an index query also looks for missing parents */
+    assert_int_equal(blk.hdr.NumObjectTypes, 150000);
+    pl_object o;
+    assert_int_equal(pl_block_object(&blk, 0, &o), PL_OK);
+    assert_int_equal(o.hdr.NumCounters, 30000);
+    free(data);
+    int64_t dt = ms_now() - t0;
+    if (dt > 8000) fprintf(stderr, "took %lld ms\n", (long long)dt);
+    assert_true(dt < 8000);
+    assert_enabled("Many");
+    pl_engine_close(e);
+}
+static void many_objects_linear(void **s) { (void)s; many_objects_in(PL_ISOLATION_INPROC); }
+static void iso_many_objects_linear(void **s) { (void)s; many_objects_in(PL_ISOLATION_HELPER); }
+
+/* The retry slot: a thread's kept answer survives another thread's
+ * MORE_DATA on the same query, and serves only the thread's next call. */
+typedef struct prober {
+    pl_engine *e;
+    const char *q;
+    size_t cap;
+    int rc;
+    size_t need;
+    uint8_t *buf;
+} prober;
+
+static void *probe(void *arg)
+{
+    prober *p = arg;
+    pl_error err;
+    p->rc = pl_engine_query(p->e, p->q, p->buf, p->cap, &p->need, NULL, &err);
+    return NULL;
+}
+
+static void run_probe(prober *p)
+{
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, probe, p), 0);
+    assert_int_equal(pthread_join(th, NULL), 0);
+}
+
+static void retry_slot_per_thread(void **state)
+{
+    (void)state;
+    add_provider("Good", "good", NULL, NULL);
+    tp t = tp_get("good");
+    pl_engine *e = engine();
+    size_t need = 0;
+    pl_error err;
+    /* This thread learns the size (collect 1, value 43) ... */
+    assert_int_equal(pl_engine_query(e, "Global", NULL, 0, &need, NULL, &err), PL_E_MORE_DATA);
+    /* ... another thread does the same meanwhile (collect 2, value 44) ... */
+    prober other = {.e = e, .q = "Global"};
+    run_probe(&other);
+    assert_int_equal(other.rc, PL_E_MORE_DATA);
+    assert_int_equal(*t.collect_calls, 2);
+    /* ... and this thread's retry still gets its own answer, no third collect. */
+    uint8_t *buf = malloc(need);
+    size_t need2 = 0;
+    assert_int_equal(pl_engine_query(e, "Global", buf, need, &need2, NULL, &err), PL_OK);
+    assert_int_equal(need2, need);
+    assert_int_equal(*t.collect_calls, 2);
+    pl_block blk;
+    assert_int_equal(pl_block_open(&blk, buf, need, 0, 0, &err), PL_OK);
+    assert_int_equal(value_of(&blk, 86, -1), 43);
+    free(buf);
+    /* The other thread has exited without retrying: its answer is bounded
+     * (one slot) and freed at close (ASan's leak check). */
+    pl_engine_close(e);
+    dlclose(t.dl);
+}
+
+static void retry_slot_never_stale(void **state)
+{
+    (void)state;
+    add_provider("Good", "good", NULL, NULL);
+    tp t = tp_get("good");
+    pl_engine *e = engine();
+    size_t need = 0;
+    pl_error err;
+    pl_block blk;
+    /* Size probe (collect 1), then another query (collect 2), then the first
+     * query again with room: a fresh answer (collect 3), not the probe's. */
+    assert_int_equal(pl_engine_query(e, "Global", NULL, 0, &need, NULL, &err), PL_E_MORE_DATA);
+    free(query(e, "86", &blk));
+    uint8_t *buf = malloc(need + 64);
+    size_t need2 = 0;
+    assert_int_equal(pl_engine_query(e, "Global", buf, need + 64, &need2, NULL, &err), PL_OK);
+    assert_int_equal(*t.collect_calls, 3);
+    assert_int_equal(pl_block_open(&blk, buf, need2, 0, 0, &err), PL_OK);
+    assert_int_equal(value_of(&blk, 86, -1), 45);
+    /* A retry that comes too late is a new collection too. */
+    assert_int_equal(pl_engine_query(e, "Global", NULL, 0, &need, NULL, &err), PL_E_MORE_DATA);
+    assert_int_equal(*t.collect_calls, 4);
+    struct timespec nap = {1, 200 * 1000 * 1000}; /* > PL_ENGINE_RETRY_MS */
+    nanosleep(&nap, NULL);
+    assert_int_equal(pl_engine_query(e, "Global", buf, need + 64, &need2, NULL, &err), PL_OK);
+    assert_int_equal(*t.collect_calls, 5);
+    /* A second short retry does not make the kept answer younger or
+     * different: the same bytes each time, one collection. */
+    assert_int_equal(pl_engine_query(e, "Global", NULL, 0, &need, NULL, &err), PL_E_MORE_DATA);
+    assert_int_equal(pl_engine_query(e, "Global", buf, 8, &need2, NULL, &err), PL_E_MORE_DATA);
+    assert_int_equal(need2, need);
+    assert_int_equal(pl_engine_query(e, "Global", buf, need, &need2, NULL, &err), PL_OK);
+    assert_int_equal(*t.collect_calls, 6);
+    free(buf);
+    /* Many threads that never retry: at most PL_ENGINE_RETRY_SLOTS kept. */
+    for (int i = 0; i < PL_ENGINE_RETRY_SLOTS + 4; i++) {
+        prober p = {.e = e, .q = "Global"};
+        run_probe(&p);
+        assert_int_equal(p.rc, PL_E_MORE_DATA);
+    }
+    pl_engine_close(e);
+    dlclose(t.dl);
+}
+
+/* An explicit system name is cut at a character boundary (cutting a
+ * character in two made every data query fail writing the header), and one
+ * that is not UTF-8 is refused at open. */
+static void system_name_utf8_boundary(void **state)
+{
+    (void)state;
+    char name[300];
+    pl_engine_config cfg = {.store_path = fx.store, .provider_dir = TP_DIR, .system_name = name,
+                            .log_to_syslog = 0};
+    pl_engine *e = NULL;
+    pl_error err;
+    pl_block blk;
+    void *data;
+    /* 62 bytes + a 2-byte character: the old 64-byte buffer kept half of it,
+     * and every data query then failed with PL_E_ENCODING. */
+    memset(name, 'B', 62);
+    memcpy(name + 62, "\xC3\xA9", 3);
+    assert_int_equal(pl_engine_open(&cfg, &e, &err), PL_OK);
+    data = query(e, "Global", &blk);
+    assert_string_equal(blk.system_name + 62, "\xC3\xA9");
+    free(data);
+    pl_engine_close(e);
+    /* 254 + a 2-byte character does not fit 255 bytes: cut before it. */
+    memset(name, 'A', 254);
+    memcpy(name + 254, "\xC3\xA9", 3);
+    assert_int_equal(pl_engine_open(&cfg, &e, &err), PL_OK);
+    data = query(e, "Global", &blk);
+    assert_int_equal(strlen(blk.system_name), 254);
+    assert_int_equal(blk.hdr.SystemNameLength, 255 * 2);
+    free(data);
+    pl_engine_close(e);
+    cfg.system_name = "BAD\xFFNAME";
+    e = NULL;
+    assert_int_equal(pl_engine_open(&cfg, &e, &err), PL_E_INVAL);
+    assert_null(e);
+    assert_non_null(strstr(err.msg, "system_name"));
+}
+
+/* Without a configured name, the block has the NetBIOS form of the host
+ * name: up to the first dot, upper case, at most 15 characters. Runs in a
+ * UTS namespace of its own (root only; skipped otherwise). */
+static void default_system_name_netbios(void **state)
+{
+    (void)state;
+    if (unshare(CLONE_NEWUTS) != 0) skip();
+    static const struct {
+        const char *host, *want;
+    } cases[] = {
+        {"averyveryverylonghostname.example.org", "AVERYVERYVERYLO"},
+        {"web-01.example.org", "WEB-01"},
+        {"exactly15chars0", "EXACTLY15CHARS0"},
+        {"caf\xC3\xA9-server-with-long-name", "CAF\xC3\xA9-SERVER-WIT"},
+        {"bad\xFFhost", "BAD_HOST"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_int_equal(sethostname(cases[i].host, strlen(cases[i].host)), 0);
+        pl_engine_config cfg = {.store_path = fx.store, .provider_dir = TP_DIR, .log_to_syslog = 0};
+        pl_engine *e = NULL;
+        pl_error err;
+        assert_int_equal(pl_engine_open(&cfg, &e, &err), PL_OK);
+        pl_block blk;
+        void *data = query(e, "Global", &blk);
+        assert_string_equal(blk.system_name, cases[i].want);
+        free(data);
+        pl_engine_close(e);
+    }
+}
+
+/* Title queries with the language written in other widths mean the same
+ * language; a language the store lacks is PL_E_NOT_FOUND however written
+ * (before, "Counter 7" silently gave the default language while "Counter
+ * 007" was PL_E_NOT_FOUND, and "Counter 0009" was not found). */
+static void title_language_forms(void **state)
+{
+    (void)state;
+    pl_engine *e = engine();
+    void *ref;
+    size_t reflen;
+    uint32_t type;
+    pl_error err;
+    assert_int_equal(pl_engine_query_alloc(e, "Counter 009", &ref, &reflen, &type, &err), PL_OK);
+    const char *same[] = {"Counter 9", "Counter 09", "Counter 0009", "counter009", "COUNTER\t009", "Counter 009\r\n",
+                          " counter 9 ", "Counter", "cOuNtErwine", "Countera"};
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
+        void *data;
+        size_t len;
+        int rc = pl_engine_query_alloc(e, same[i], &data, &len, &type, &err);
+        if (rc != PL_OK) fprintf(stderr, "\"%s\": %s\n", same[i], err.msg);
+        assert_int_equal(rc, PL_OK);
+        assert_int_equal(type, PL_REG_MULTI_SZ);
+        assert_int_equal(len, reflen);
+        assert_memory_equal(data, ref, len);
+        free(data);
+    }
+    const char *missing[] = {"Counter 7", "Counter 007", "Counter 0007", "Explain 7", "Counter 123456789",
+                             "Counter 10000"};
+    for (size_t i = 0; i < sizeof missing / sizeof missing[0]; i++) {
+        void *data = NULL;
+        size_t len;
+        int rc = pl_engine_query_alloc(e, missing[i], &data, &len, &type, &err);
+        if (rc != PL_E_NOT_FOUND) fprintf(stderr, "\"%s\": rc %d\n", missing[i], rc);
+        assert_int_equal(rc, PL_E_NOT_FOUND);
+    }
+    free(ref);
+    pl_engine_close(e);
+}
+
+/* Data query strings a demanding user sends: whitespace of any kind between
+ * indices, 10,000 indices, non-ASCII, Foreign. */
+static void odd_query_strings(void **state)
+{
+    (void)state;
+    add_provider("Good", "good", "86", NULL);
+    tp t = tp_get("good");
+    pl_engine *e = engine();
+    pl_block blk;
+    void *data;
+    const char *one[] = {"86", "86\n", "86\r\n", "\t86\t", "238\n86", "86 86 86"};
+    for (size_t i = 0; i < sizeof one / sizeof one[0]; i++) {
+        data = query(e, one[i], &blk);
+        assert_int_equal(blk.hdr.NumObjectTypes, 1);
+        free(data);
+    }
+    assert_string_equal(t.last_query, "86");
+    const char *none[] = {"\xE2\x80\x8A\x38\x36", "８６", "86x", "0", "-86", "4294967296", "ABCD"};
+    int calls = *t.collect_calls;
+    for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
+        data = query(e, none[i], &blk);
+        assert_int_equal(blk.hdr.NumObjectTypes, 0);
+        assert_int_equal(blk.hdr.TotalByteLength, blk.hdr.HeaderLength);
+        free(data);
+    }
+    assert_int_equal(*t.collect_calls, calls); /* no provider asked */
+    /* 10,000 distinct indices: the first PL_QUERY_MAX_ITEMS (256) count. */
+    char *big = malloc(10000 * 7);
+    size_t w = 0;
+    for (int i = 0; i < 10000; i++) w += (size_t)snprintf(big + w, 8, "%d ", 1000 + i);
+    big[w] = '\0';
+    data = query(e, big, &blk);
+    assert_int_equal(blk.hdr.NumObjectTypes, 0); /* 86 is not among them */
+    free(data);
+    memcpy(big, "86  ", 4); /* first: asked */
+    data = query(e, big, &blk);
+    assert_int_equal(blk.hdr.NumObjectTypes, 1);
+    free(data);
+    free(big);
+    /* Foreign needs the remote client: an error, not a wrong block. */
+    void *d2 = NULL;
+    size_t len;
+    uint32_t type;
+    pl_error err;
+    assert_int_equal(pl_engine_query_alloc(e, "Foreign otherhost 238", &d2, &len, &type, &err), PL_E_UNSUPPORTED);
+    assert_null(d2);
+    pl_engine_close(e);
+    dlclose(t.dl);
+}
+
+/* SYSTEMTIME and PerfTime100nSec describe the same instant (to the
+ * millisecond), the day of week matches the date, PerfTime is
+ * CLOCK_MONOTONIC in 100 ns and never goes back, the header is 8-aligned. */
+static int64_t systemtime_to_filetime(const SYSTEMTIME *st, int *dow)
+{
+    /* days from civil (proleptic Gregorian) */
+    int y = st->wYear, m = st->wMonth, d = st->wDay;
+    y -= m <= 2;
+    int era = (y >= 0 ? y : y - 399) / 400;
+    int yoe = y - era * 400;
+    int doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    int64_t days = (int64_t)era * 146097 + doe - 719468;
+    *dow = (int)((days % 7 + 11) % 7); /* 1970-01-01 was a Thursday (4) */
+    int64_t secs = days * 86400 + st->wHour * 3600 + st->wMinute * 60 + st->wSecond;
+    return 116444736000000000LL + secs * 10000000LL + (int64_t)st->wMilliseconds * 10000;
+}
+
+static void header_times_consistent(void **state)
+{
+    (void)state;
+    add_provider("Good", "good", NULL, NULL);
+    pl_engine *e = engine();
+    int64_t last_perf = 0;
+    for (int i = 0; i < 20; i++) {
+        struct timespec m0, m1;
+        clock_gettime(CLOCK_MONOTONIC, &m0);
+        pl_block blk;
+        void *data = query(e, i % 2 ? "86" : "Global", &blk);
+        clock_gettime(CLOCK_MONOTONIC, &m1);
+        const PERF_DATA_BLOCK *h = &blk.hdr;
+        int dow = -1;
+        int64_t ft = systemtime_to_filetime(&h->SystemTime, &dow);
+        assert_int_equal(ft, h->PerfTime100nSec.QuadPart / 10000 * 10000);
+        assert_int_equal(dow, h->SystemTime.wDayOfWeek);
+        assert_true(h->SystemTime.wMilliseconds < 1000);
+        assert_true(h->SystemTime.wMonth >= 1 && h->SystemTime.wMonth <= 12);
+        int64_t lo = (int64_t)m0.tv_sec * 10000000 + m0.tv_nsec / 100;
+        int64_t hi = (int64_t)m1.tv_sec * 10000000 + m1.tv_nsec / 100;
+        assert_true(h->PerfTime.QuadPart >= lo && h->PerfTime.QuadPart <= hi);
+        assert_true(h->PerfTime.QuadPart >= last_perf);
+        last_perf = h->PerfTime.QuadPart;
+        assert_int_equal(h->HeaderLength % 8, 0);
+        assert_int_equal(h->TotalByteLength % 8, 0);
+        free(data);
+    }
+    pl_engine_close(e);
+}
+
+
+/* Many threads x several providers (in-process and isolated), with status,
+ * title and retry-slot calls mixed in: every answer whole, no provider ever
+ * entered twice at once. Run under -fsanitize=thread too (docs). */
+typedef struct mixer {
+    pl_engine *e;
+    int id, ok;
+} mixer;
+
+static void *run_mixer(void *arg)
+{
+    mixer *m = arg;
+    static const char *qs[] = {"Global", "232", "86", "Counter 009", "230 232"};
+    for (int i = 0; i < 40; i++) {
+        const char *q = qs[(i + m->id) % 5];
+        size_t need = 0;
+        pl_error err;
+        uint32_t type = 0;
+        int rc = pl_engine_query(m->e, q, NULL, 0, &need, &type, &err);
+        if (rc != PL_E_MORE_DATA) continue;
+        uint8_t *buf = malloc(need);
+        size_t got = 0;
+        rc = pl_engine_query(m->e, q, buf, need, &got, &type, &err);
+        pl_block blk;
+        if (rc == PL_OK && got == need &&
+            (type == PL_REG_MULTI_SZ || pl_block_open(&blk, buf, got, 0, 0, NULL) == PL_OK))
+            m->ok++;
+        free(buf);
+        pl_provider_status *st;
+        size_t n;
+        if (pl_engine_provider_status(m->e, &st, &n) == PL_OK) pl_free(st);
+        (void)pl_engine_titles(m->e, NULL);
+    }
+    return NULL;
+}
+
+static void many_threads_many_providers(void **state)
+{
+    (void)state;
+    add_provider("Good", "good", NULL, NULL);
+    add_provider("Parent", "parent", "230", NULL);
+    add_provider_ex("Child", "child", "232", NULL, PL_ISOLATION_HELPER, 0, 0);
+    tp g = tp_get("good"), pa = tp_get("parent");
+    pl_engine *e = engine();
+    enum { T = 6 };
+    pthread_t th[T];
+    mixer m[T];
+    for (int i = 0; i < T; i++) {
+        m[i] = (mixer){.e = e, .id = i};
+        assert_int_equal(pthread_create(&th[i], NULL, run_mixer, &m[i]), 0);
+    }
+    for (int i = 0; i < T; i++) {
+        assert_int_equal(pthread_join(th[i], NULL), 0);
+        assert_int_equal(m[i].ok, 40);
+    }
+    assert_int_equal(*g.overlaps, 0);
+    assert_int_equal(*pa.overlaps, 0);
+    assert_int_equal(traced("child", "overlap", NULL, 0), 0);
+    assert_int_equal(*g.open_calls, 1);
+    assert_int_equal(traced("child", "open", NULL, 0), 1);
+    assert_enabled("Good");
+    assert_enabled("Parent");
+    assert_enabled("Child");
+    pl_engine_close(e);
+    assert_int_equal(children(NULL), 0);
+    dlclose(g.dl);
+    dlclose(pa.dl);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -1136,6 +1575,24 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(many_threads_isolated, setup, teardown),
         cmocka_unit_test_setup_teardown(builtin_inproc_lodctr_isolated, setup, teardown),
         cmocka_unit_test_setup_teardown(iso_helper_killed_between_queries, setup, teardown),
+        cmocka_unit_test_setup_teardown(wild_pointer, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_wild_pointer, setup, teardown),
+        cmocka_unit_test_setup_teardown(huge_object_count, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_huge_object_count, setup, teardown),
+        cmocka_unit_test_setup_teardown(straddling_block, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_straddling_block, setup, teardown),
+        cmocka_unit_test_setup_teardown(partial_then_more_data, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_partial_then_more_data, setup, teardown),
+        cmocka_unit_test_setup_teardown(many_objects_linear, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_many_objects_linear, setup, teardown),
+        cmocka_unit_test_setup_teardown(retry_slot_per_thread, setup, teardown),
+        cmocka_unit_test_setup_teardown(retry_slot_never_stale, setup, teardown),
+        cmocka_unit_test_setup_teardown(system_name_utf8_boundary, setup, teardown),
+        cmocka_unit_test_setup_teardown(default_system_name_netbios, setup, teardown),
+        cmocka_unit_test_setup_teardown(title_language_forms, setup, teardown),
+        cmocka_unit_test_setup_teardown(odd_query_strings, setup, teardown),
+        cmocka_unit_test_setup_teardown(header_times_consistent, setup, teardown),
+        cmocka_unit_test_setup_teardown(many_threads_many_providers, setup, teardown),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -37,6 +37,11 @@
 #define TP_HANG_OPEN 17      /* Open never returns */
 #define TP_EXIT 18           /* Collect calls _exit(3) */
 #define TP_SLOW_ONCE 19      /* the first Collect ever (per $TP_TRACE) sleeps 2 s, then all is well */
+#define TP_WILD_POINTER 20   /* moves *data to an address far below the buffer (INT64_MIN-ish) */
+#define TP_HUGE_OBJECTS 21   /* *objects = 0xFFFFFFFF for one real object */
+#define TP_STRADDLE 22       /* valid indices, but the counter block runs past *bytes */
+#define TP_PARTIAL_MORE 23   /* below 200,000 bytes: writes half an object, then ERROR_MORE_DATA */
+#define TP_MANY_OBJECTS 24   /* 150,000 objects, the first with 30,000 definitions not all 40 bytes */
 
 #ifndef TP_MODE
 #error "build with -DTP_MODE=..."
@@ -164,6 +169,61 @@ PL_PROVIDER_EXPORT DWORD TpCollect(LPWSTR query, LPVOID *data, LPDWORD bytes, LP
     return rc;
 }
 
+/* TP_MANY_OBJECTS: object 0 has NDEF definitions (the first 48 bytes long),
+ * then NOBJ - 1 objects of 72 bytes with no counters; all valid, all indices
+ * in the base set. A host that looks definitions or objects up by position
+ * needs O(n^2) steps to check it. */
+static DWORD many_objects(LPVOID *data, LPDWORD bytes, LPDWORD objects)
+{
+    enum { NOBJ = 150000, NDEF = 30000 };
+    size_t first = 64 + 8 + (size_t)NDEF * 40 + 8, rest = (size_t)(NOBJ - 1) * 72, need = first + rest;
+    if (*bytes < need) {
+        *bytes = 0;
+        *objects = 0;
+        return ERROR_MORE_DATA;
+    }
+    uint8_t *p = *data;
+    memset(p, 0, need);
+    uint32_t v;
+#define W32(off, val) (v = (uint32_t)(val), memcpy(p + (off), &v, 4))
+    W32(0, first);
+    W32(4, first - 8);
+    W32(8, 64);
+    W32(12, 86);
+    W32(20, 87);
+    W32(32, NDEF);
+    W32(36, -1);
+    W32(40, -1);
+    size_t q = 64;
+    for (int i = 0; i < NDEF; i++) {
+        uint32_t bl = i == 0 ? 48 : 40;
+        W32(q, bl);
+        W32(q + 4, 6);
+        W32(q + 12, 7);
+        W32(q + 28, PERF_COUNTER_RAWCOUNT);
+        W32(q + 32, 4);
+        W32(q + 36, 4);
+        q += bl;
+    }
+    W32(q, 8);
+    q += 8;
+    for (int i = 1; i < NOBJ; i++, q += 72) {
+        W32(q, 72);
+        W32(q + 4, 64);
+        W32(q + 8, 64);
+        W32(q + 12, 86);
+        W32(q + 20, 87);
+        W32(q + 36, -1);
+        W32(q + 40, -1);
+        W32(q + 64, 8);
+    }
+#undef W32
+    *data = p + need;
+    *bytes = (DWORD)need;
+    *objects = NOBJ;
+    return 0;
+}
+
 static DWORD collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects)
 {
     tp_collect_calls++;
@@ -209,6 +269,13 @@ static DWORD collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects)
         *objects = 0;
         return ERROR_MORE_DATA;
     }
+    if (TP_MODE == TP_MANY_OBJECTS) return many_objects(data, bytes, objects);
+    if (TP_MODE == TP_PARTIAL_MORE && *bytes < 200000) {
+        memset(*data, 0xCD, 40); /* scribbles inside the room, then asks for more */
+        *bytes = 0;
+        *objects = 0;
+        return ERROR_MORE_DATA;
+    }
     if (build(index) != 0) return ERROR_OUTOFMEMORY;
     DWORD room = *bytes;
     uint8_t *start = *data;
@@ -228,6 +295,12 @@ static DWORD collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects)
     }
     case TP_OVERRUN: memset(start, 0xEE, room + 16); break; /* 16 bytes past: into the host's guard */
     case TP_WRONG_COUNT: *objects = 2; break;
+    case TP_WILD_POINTER: *data = (void *)(uintptr_t)0x8000000000000010ull; break;
+    case TP_HUGE_OBJECTS: *objects = 0xFFFFFFFFu; break;
+    case TP_STRADDLE: /* the object says 16 bytes more than the answer holds */
+        *bytes -= 16;
+        *data = start + *bytes;
+        break;
     default: break;
     }
     return 0;

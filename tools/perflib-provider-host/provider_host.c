@@ -33,6 +33,13 @@ __attribute__((visibility("default"))) const char *__asan_default_options(void)
     return "handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_abort=0:handle_sigill=0:detect_leaks=0";
 }
 
+/* The same for a -fsanitize=thread build (used to check the host for races). */
+__attribute__((visibility("default"))) const char *__tsan_default_options(void);
+__attribute__((visibility("default"))) const char *__tsan_default_options(void)
+{
+    return "handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_abort=0:handle_sigill=0:report_signal_unsafe=0";
+}
+
 typedef DWORD (*open_fn)(LPWSTR);
 typedef DWORD (*collect_fn)(LPWSTR, LPVOID *, LPDWORD, LPDWORD);
 typedef DWORD (*close_fn)(void);
@@ -212,7 +219,7 @@ static void do_collect(const uint8_t *pl, uint32_t len)
     uint32_t flags = 0;
     for (size_t g = 0; g < PLH_GUARD_BYTES; g++)
         if (buf[room + g] != PLH_GUARD_BYTE) flags |= PLH_GUARD_DAMAGED;
-    int64_t moved = (int64_t)((intptr_t)data - (intptr_t)buf);
+    int64_t moved = plh_pointer_moved(data, buf);
     uint8_t fixed[PLH_COLLECT_FIXED];
     put32(fixed, rc);
     put32(fixed + 4, bytes);
