@@ -147,9 +147,9 @@ static uint32_t find_object(const snap *s, const uint32_t *oc, size_t no, pl_obj
 static uint32_t find_counter(const pl_object *obj, const uint32_t *cc, size_t nc, pl_counter *out)
 {
     for (size_t k = 0; k < nc; k++) {
+        pl_counter c; /* walked with pl_counter_next: linear */
         for (uint32_t i = 0; i < obj->hdr.NumCounters; i++) {
-            pl_counter c;
-            if (pl_object_counter(obj, i, &c) != PL_OK) break;
+            if ((i ? pl_counter_next(&c, &c) : pl_object_counter(obj, 0, &c)) != PL_OK) break;
             if (pl_type_is_base(c.def.CounterType)) continue;
             if (c.def.CounterNameTitleIndex == cc[k]) {
                 *out = c;
@@ -665,9 +665,9 @@ static uint32_t update_cwild(pl_pdh_counter *c, const pl_block *b, const pl_obje
     if (!nv) { st = PL_PDH_MEMORY_ALLOCATION_FAILURE; goto out; }
     if (c->nitems > 1) qsort(c->items, c->nitems, sizeof *c->items, cmp_item);
     size_t k = 0;
+    pl_counter ctr; /* walked with pl_counter_next: linear */
     for (uint32_t ci = 0; ci < nctr; ci++) {
-        pl_counter ctr;
-        if (pl_object_counter(o, ci, &ctr) != PL_OK) break;
+        if ((ci ? pl_counter_next(&ctr, &ctr) : pl_object_counter(o, 0, &ctr)) != PL_OK) break;
         if (pl_type_is_base(ctr.def.CounterType)) continue;
         char num[16];
         const char *nm = counter_label(&c->q->src, ctr.def.CounterNameTitleIndex, num, sizeof num);
@@ -987,9 +987,9 @@ PL_EXTERN uint32_t pl_pdh_expand_path(const pl_pdh_source *src, const char *path
     }
     strlist ctrs = {0}, insts = {0}, out = {0};
     if (p.counter_wild) {
+        pl_counter c; /* walked with pl_counter_next: linear */
         for (uint32_t i = 0; i < obj.hdr.NumCounters; i++) {
-            pl_counter c;
-            if (pl_object_counter(&obj, i, &c) != PL_OK) break;
+            if ((i ? pl_counter_next(&c, &c) : pl_object_counter(&obj, 0, &c)) != PL_OK) break;
             if (pl_type_is_base(c.def.CounterType)) continue;
             char num[16];
             sl_adds(&ctrs, counter_label(src, c.def.CounterNameTitleIndex, num, sizeof num));
@@ -1117,9 +1117,9 @@ PL_EXTERN uint32_t pl_pdh_enum_object_items(const pl_pdh_source *src, const char
     st = find_object(&s, oc, no, &obj, object, err);
     if (st) { snap_free(&s); return st; }
     strlist cl = {0}, il = {0};
+    pl_counter c; /* walked with pl_counter_next: linear */
     for (uint32_t i = 0; i < obj.hdr.NumCounters; i++) {
-        pl_counter c;
-        if (pl_object_counter(&obj, i, &c) != PL_OK) break;
+        if ((i ? pl_counter_next(&c, &c) : pl_object_counter(&obj, 0, &c)) != PL_OK) break;
         if (pl_type_is_base(c.def.CounterType)) continue;
         const char *nm = title_of(src, PL_TITLE_NAME, c.def.CounterNameTitleIndex);
         if (nm) sl_adds(&cl, nm);

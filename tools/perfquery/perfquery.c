@@ -168,9 +168,9 @@ static void fill_header_view(const opts *o, const pl_block *blk, header_view *hv
 static void text_values(FILE *f, const pl_object *obj, const pl_instance *inst, const pl_titles *t,
                         const char *indent)
 {
+    pl_counter c; /* walked with pl_counter_next: linear */
     for (uint32_t pos = 0; pos < obj->hdr.NumCounters; pos++) {
-        pl_counter c;
-        if (pl_object_counter(obj, pos, &c) != PL_OK) break;
+        if ((pos ? pl_counter_next(&c, &c) : pl_object_counter(obj, 0, &c)) != PL_OK) break;
         const char *name = title(t, c.def.CounterNameTitleIndex);
         fprintf(f, "%sCounter %u ", indent, (unsigned)c.def.CounterNameTitleIndex);
         if (name)
@@ -202,7 +202,8 @@ static void text_values(FILE *f, const pl_object *obj, const pl_instance *inst, 
             }
         }
         fputc('\n', f);
-        if (c.has_base) pos++; /* the base was shown with its counter */
+        /* The base was shown with its counter: step the walk past it. */
+        if (c.has_base && (++pos, pl_counter_next(&c, &c) != PL_OK)) break;
     }
 }
 
@@ -253,9 +254,9 @@ static void json_values(FILE *f, const pl_object *obj, const pl_instance *inst, 
 {
     fputs("[", f);
     int first = 1;
+    pl_counter c; /* walked with pl_counter_next: linear */
     for (uint32_t pos = 0; pos < obj->hdr.NumCounters; pos++) {
-        pl_counter c;
-        if (pl_object_counter(obj, pos, &c) != PL_OK) break;
+        if ((pos ? pl_counter_next(&c, &c) : pl_object_counter(obj, 0, &c)) != PL_OK) break;
         fprintf(f, "%s\n%s  ", first ? "" : ",", indent);
         first = 0;
         if (!pl_counter_available(&c, inst)) {
@@ -283,7 +284,7 @@ static void json_values(FILE *f, const pl_object *obj, const pl_instance *inst, 
             }
             fputs("}", f);
         }
-        if (c.has_base) pos++;
+        if (c.has_base && (++pos, pl_counter_next(&c, &c) != PL_OK)) break; /* past the base */
     }
     if (first)
         fputs("]", f);
@@ -326,9 +327,9 @@ static void json_dump(FILE *f, const pl_block *blk, const header_view *hv, const
                 (int)obj.hdr.DefaultCounter, (int)obj.hdr.NumInstances, (long long)obj.hdr.PerfTime.QuadPart,
                 (long long)obj.hdr.PerfFreq.QuadPart);
         int first = 1;
+        pl_counter c; /* walked with pl_counter_next: linear */
         for (uint32_t pos = 0; pos < obj.hdr.NumCounters; pos++) {
-            pl_counter c;
-            if (pl_object_counter(&obj, pos, &c) != PL_OK) break;
+            if ((pos ? pl_counter_next(&c, &c) : pl_object_counter(&obj, 0, &c)) != PL_OK) break;
             fprintf(f, "%s\n        {", first ? "" : ",");
             first = 0;
             json_counter_def(f, &c.def, t);
@@ -338,9 +339,9 @@ static void json_dump(FILE *f, const pl_block *blk, const header_view *hv, const
                 pq_json_string(f, pl_type_name(c.base.CounterType));
                 fprintf(f, ", \"size\": %u, \"offset\": %u}", (unsigned)c.base.CounterSize,
                         (unsigned)c.base.CounterOffset);
-                pos++;
             }
             fputs("}", f);
+            if (c.has_base && (++pos, pl_counter_next(&c, &c) != PL_OK)) break; /* past the base */
         }
         fprintf(f, "%s],\n", first ? "" : "\n      ");
         if (obj.hdr.NumInstances == PERF_NO_INSTANCES) {
