@@ -4,6 +4,12 @@
  *                                   the files PerfProc reads for "230 232"
  *   bench_snapshot perfproc K SO    dlopen SO (libperfproc.so), Open once,
  *                                   Collect "230 232" K times
+ *   bench_snapshot floor-proc K     the floor of the Process object alone
+ *                                   (no task/ files), to compare with
+ *                                   engine-proc and with PCP, which read
+ *                                   no per-thread files either
+ *   bench_snapshot engine-proc K STORE DIR
+ *                                   like engine, for "230" (Process only)
  *   bench_snapshot engine K STORE DIR
  *                                   the whole library path: pl_engine_open on
  *                                   STORE (created if missing) with providers
@@ -61,6 +67,7 @@ struct d64 {
 
 static long nprocs, nthreads;
 static int fd_by_stat;
+static int with_threads = 1; /* 0: the floor of the Process object alone */
 
 static void read_one(int dirfd, const char *rel)
 {
@@ -114,7 +121,7 @@ static void floor_once(int procfd)
         read_one(pidfd, "status");
         read_one(pidfd, "io");
         count_fds(pidfd);
-        int taskfd = openat(pidfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int taskfd = with_threads ? openat(pidfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
         if (taskfd >= 0) {
             while ((n = syscall(SYS_getdents64, taskfd, tdents, sizeof tdents)) > 0) {
                 for (long off = 0; off < n;) {
@@ -145,6 +152,14 @@ int main(int argc, char **argv)
     if (k < 1 || k > 100000) k = 10;
     double *t = calloc((size_t)k, sizeof *t);
     if (!t) return 1;
+    const char *query = "230 232";
+    if (strcmp(argv[1], "floor-proc") == 0) {
+        with_threads = 0;
+        argv[1] = "floor";
+    } else if (strcmp(argv[1], "engine-proc") == 0) {
+        query = "230";
+        argv[1] = "engine";
+    }
     if (strcmp(argv[1], "floor") == 0) {
         int procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (procfd < 0) {
@@ -212,7 +227,7 @@ int main(int argc, char **argv)
             size_t len = 0;
             uint32_t type = 0;
             double a = now_ms();
-            int rc = pl_engine_query_alloc(e, "230 232", &data, &len, &type, &err);
+            int rc = pl_engine_query_alloc(e, query, &data, &len, &type, &err);
             double b = now_ms();
             if (rc != PL_OK) {
                 fprintf(stderr, "engine: %s\n", err.msg);

@@ -12,7 +12,10 @@
 # process and thread with each tool, kills the processes, and prints a table:
 # config, tool, median ms, ratio to the floor, us per process, us per thread.
 # Environment: N_LIST (default "100 1000 5000"), T_LIST ("1 10"), K (11),
-# TOOLS ("floor perfproc ps ps-threads top pcp").
+# TOOLS ("floor perfproc engine ps ps-threads top floor-proc engine-proc pcp").
+# Ratios are to the floor row above: floor (every process and thread file)
+# for the whole-snapshot rows, floor-proc (the Process object's files only)
+# for engine-proc and pcp, which read no per-thread files.
 # Build BUILD_DIR without sanitizers for meaningful numbers (docs/benchmarks.md).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -27,7 +30,7 @@ fi
 N_LIST=${N_LIST:-"100 1000 5000"}
 T_LIST=${T_LIST:-"1 10"}
 K=${K:-11}
-TOOLS=${TOOLS:-"floor perfproc engine ps ps-threads top pcp"}
+TOOLS=${TOOLS:-"floor perfproc engine ps ps-threads top floor-proc engine-proc pcp"}
 SPAWN=$BUILD/bench/spawn_idle
 SNAP=$BUILD/bench/bench_snapshot
 SO=$BUILD/providers/libperfproc.so
@@ -98,11 +101,20 @@ for N in $N_LIST; do
     for tool in $TOOLS; do
       procs=-; threads=-
       case $tool in
-        floor|perfproc|engine)
+        floor|perfproc|engine|floor-proc|engine-proc|pcp)
           case $tool in
-            floor) line=$("$SNAP" floor "$K") ;;
+            floor|floor-proc) line=$("$SNAP" "$tool" "$K") ;;
             perfproc) line=$("$SNAP" perfproc "$K" "$SO") ;;
-            engine) line=$("$SNAP" engine "$K" "$STORE" "$BUILD/providers") ;;
+            engine|engine-proc) line=$("$SNAP" "$tool" "$K" "$STORE" "$BUILD/providers") ;;
+            pcp)
+              if [ ! -x "$BUILD/bench/pcp_fetch" ]; then
+                printf '%-12s %-11s skipped: built without libpcp (install libpcp3-dev and rebuild)\n' "${N}x${T}" pcp
+                continue
+              fi
+              if ! line=$("$BUILD/bench/pcp_fetch" "$K" 2>/dev/null); then
+                printf '%-12s %-11s skipped: no Performance Co-Pilot pmcd answers on this machine\n' "${N}x${T}" pcp
+                continue
+              fi ;;
           esac
           ms=$(echo "$line" | sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p')
           procs=$(echo "$line" | sed -n 's/.*processes=\([0-9]*\).*/\1/p')
@@ -113,21 +125,19 @@ for N in $N_LIST; do
         top)
           if command -v top >/dev/null 2>&1; then ms=$(time_cmd "$K" top -b -n1 -w 512)
           else printf '%-12s %-11s not installed\n' "${N}x${T}" top; continue; fi ;;
-        pcp)
-          if command -v pminfo >/dev/null 2>&1; then
-            ms=$(time_cmd "$K" pminfo -f proc.psinfo proc.memory)
-          else
-            printf '%-12s %-11s skipped: Performance Co-Pilot (pminfo) is not installed\n' "${N}x${T}" pcp
-            continue
-          fi ;;
         *) continue ;;
       esac
-      [ "$tool" = floor ] && { floor_ms=$ms; fl_procs=$procs; fl_threads=$threads; }
+      # Ratios are to the floor above the row: floor for the whole snapshot,
+      # floor-proc for the Process-only rows (engine-proc, pcp).
+      case $tool in floor|floor-proc) floor_ms=$ms; fl_procs=$procs; fl_threads=$threads ;; esac
       [ "$procs" = - ] && procs=${fl_procs:-$N}
       [ "$threads" = - ] && threads=${fl_threads:-$((N * T))}
+      case $tool in floor-proc|engine-proc|pcp) threads=- ;; esac
       awk -v c="${N}x${T}" -v t="$tool" -v ms="$ms" -v f="${floor_ms:-0}" -v p="$procs" -v th="$threads" 'BEGIN {
         r = (f > 0) ? sprintf("%.2f", ms / f) : "-";
-        printf "%-12s %-11s %10.3f %8s %10.2f %10.2f %8d %8d\n", c, t, ms, r, ms * 1000 / p, ms * 1000 / th, p, th }'
+        up = (p + 0 > 0) ? sprintf("%.2f", ms * 1000 / p) : "-";
+        ut = (th + 0 > 0) ? sprintf("%.2f", ms * 1000 / th) : "-";
+        printf "%-12s %-11s %10.3f %8s %10s %10s %8s %8s\n", c, t, ms, r, up, ut, p, th }'
     done
     cleanup
     sleep 1
