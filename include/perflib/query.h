@@ -32,7 +32,8 @@ typedef struct pl_engine_config {
     const char *store_path;    /* NULL: the default store (see registry.h) */
     const char *provider_dir;  /* NULL: $PERFLIB_PROVIDER_DIR, else the built-in directory */
     const char *system_name;   /* NULL: the host name, upper-cased and cut to 15 characters like NetBIOS */
-    int log_to_syslog;         /* report provider misbehaviour to syslog (default on: 1) */
+    int log_to_syslog;         /* 1: report provider misbehaviour to syslog; 0: do not.
+                                  A NULL cfg logs; a zeroed cfg does not. */
 } pl_engine_config;
 
 /* Open an engine: opens the store and prepares (does not yet load) the

@@ -87,7 +87,6 @@ typedef struct prov {
 
 struct pl__host {
     pl_store *st;
-    pthread_mutex_t store_mu;   /* guards every use of st */
     pl__host_config cfg;
     char *provider_dir;
     uint32_t base_index;
@@ -180,7 +179,6 @@ int pl__host_new(pl_store *st, const pl__host_config *cfg, pl__host **out, pl_er
     pl__host *h = calloc(1, sizeof *h);
     if (!h) return pl__fail(err, PL_E_NOMEM, "out of memory");
     h->st = st;
-    pthread_mutex_init(&h->store_mu, NULL);
     if (cfg) h->cfg = *cfg;
     if (!h->cfg.max_more_data_rounds) h->cfg.max_more_data_rounds = DEFAULT_MORE_DATA_ROUNDS;
     if (!h->cfg.max_provider_bytes) h->cfg.max_provider_bytes = DEFAULT_MAX_PROVIDER_BYTES;
@@ -220,6 +218,13 @@ int pl__host_new(pl_store *st, const pl__host_config *cfg, pl__host **out, pl_er
                 p->path = malloc(len);
                 if (p->path) snprintf(p->path, len, "%s/%s", h->provider_dir, p->info.library);
             }
+            if (!p->path) { /* out of memory: not "no Library" */
+                h->n++;
+                for (size_t j = i + 1; j < n; j++) pl_provider_info_clear(&list[j]);
+                pl__host_free(h);
+                free(list);
+                return pl__fail(err, PL_E_NOMEM, "out of memory");
+            }
         }
         h->n++;
     }
@@ -227,7 +232,6 @@ int pl__host_new(pl_store *st, const pl__host_config *cfg, pl__host **out, pl_er
     *out = h;
     return PL_OK;
 fail:
-    pthread_mutex_destroy(&h->store_mu);
     free(h->provider_dir);
     free(h);
     return rc;
@@ -250,7 +254,6 @@ void pl__host_free(pl__host *h)
     }
     free(h->p);
     free(h->provider_dir);
-    pthread_mutex_destroy(&h->store_mu);
     free(h);
 }
 
@@ -309,10 +312,8 @@ static void disable(pl__host *h, prov *p, const char *fmt, ...)
     p->disabled = 1;
     p->errors++;
     note(h, p, LOG_ERR, "disabled: %s", reason);
-    pthread_mutex_lock(&h->store_mu);
     pl_error e;
     (void)pl_store_disable_provider(h->st, p->info.name, reason, &e);
-    pthread_mutex_unlock(&h->store_mu);
     if (p->isolated) helper_close(h, p);
     else if (p->opened && p->close) p->close();
     p->opened = 0;

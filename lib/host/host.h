@@ -34,8 +34,8 @@ typedef struct pl__host_config {
     size_t max_provider_bytes;     /* 0: default (256 MiB) */
 } pl__host_config;
 
-/* `st` and `lock` are shared with the engine: every store access by the host
- * happens with `lock` held. */
+/* `st` is the engine's store, shared with it; the store serialises its own
+ * calls (registry.h), so the host needs no lock of its own for it. */
 int pl__host_new(pl_store *st, const pl__host_config *cfg, pl__host **out, pl_error *err);
 /* Calls Close on every provider that was opened, then dlcloses them; an
  * isolated provider's helper is sent Close, then stopped and reaped. */

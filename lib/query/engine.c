@@ -496,6 +496,7 @@ PL_EXTERN int pl_engine_query(pl_engine *e, const char *query, void *buf, size_t
                               uint32_t *type, pl_error *err)
 {
     pl__clear(err);
+    if (needed) *needed = 0; /* set on every return, as the contract says */
     if (!e || !needed || (cap && !buf)) return pl__fail(err, PL_E_INVAL, "pl_engine_query: bad argument");
     const char *qs = query ? query : "";
     void *data = NULL;

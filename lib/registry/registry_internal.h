@@ -72,4 +72,8 @@ int pl__provider_check_name(const char *name, pl_error *err);
  * process there. NULL in normal use. */
 extern void (*pl__registry_test_hook)(const char *where);
 
+/* The default language ("009" unless PERFLIB_LANG names one the store has),
+ * copied into out: safe to call from any thread. */
+void pl__store_default_language(pl_store *st, char out[PL__LANG_MAX + 1]);
+
 #endif

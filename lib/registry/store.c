@@ -748,15 +748,26 @@ PL_EXTERN int pl_store_add_language(pl_store *st, const char *lang, pl_error *er
     return s;
 }
 
+void pl__store_default_language(pl_store *st, char out[PL__LANG_MAX + 1])
+{
+    memcpy(out, "009", 4);
+    const char *env = getenv("PERFLIB_LANG");
+    char norm[PL__LANG_MAX + 1];
+    pl__store_lock(st);
+    if (env && pl__lang_norm(env, norm) == 0 && pl__lang_exists(st, norm, NULL) == 1)
+        memcpy(out, norm, sizeof norm);
+    pl__store_unlock(st);
+}
+
 PL_EXTERN const char *pl_store_default_language(pl_store *st)
 {
     if (!st) return "009";
+    /* Computed into a local first: the shared buffer only ever holds a
+     * whole answer, and callers inside the library use the copying form. */
+    char now[PL__LANG_MAX + 1];
+    pl__store_default_language(st, now);
     pl__store_lock(st);
-    memcpy(st->deflang, "009", 4);
-    const char *env = getenv("PERFLIB_LANG");
-    char norm[PL__LANG_MAX + 1];
-    if (env && pl__lang_norm(env, norm) == 0 && pl__lang_exists(st, norm, NULL) == 1)
-        memcpy(st->deflang, norm, sizeof norm);
+    memcpy(st->deflang, now, sizeof now);
     pl__store_unlock(st);
     return st->deflang;
 }

@@ -145,7 +145,11 @@ PL_EXTERN int pl_titles_load(pl_store *st, const char *lang, pl_titles **out, pl
     pl__clear(err);
     if (!st || !out) return pl__fail(err, PL_E_INVAL, "pl_titles_load: NULL argument");
     *out = NULL;
-    if (!lang) lang = pl_store_default_language(st);
+    char deflang[PL__LANG_MAX + 1];
+    if (!lang) {
+        pl__store_default_language(st, deflang);
+        lang = deflang;
+    }
     pl_titles *t = calloc(1, sizeof *t);
     if (!t) return pl__fail(err, PL_E_NOMEM, "out of memory");
     if (pl__lang_norm(lang, t->lang) != 0) {

@@ -36,10 +36,6 @@ PL_PROVIDER_EXPORT DWORD PerfDiskOpen(LPWSTR device_names);
 PL_PROVIDER_EXPORT DWORD PerfDiskCollect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects);
 PL_PROVIDER_EXPORT DWORD PerfDiskClose(void);
 
-/* The signatures must match the ABI's function-pointer types. */
-static const PM_OPEN_PROC check_open = PerfDiskOpen;
-static const PM_COLLECT_PROC check_collect = PerfDiskCollect;
-static const PM_CLOSE_PROC check_close = PerfDiskClose;
 
 #define MS_TO_100NS 10000ull
 #define SECTOR 512ull
@@ -442,10 +438,12 @@ static int build_logical(size_t nld, unsigned nf, uint64_t stamp)
 static DWORD do_open(LPWSTR device_names)
 {
     (void)device_names;
-    (void)check_open;
-    (void)check_collect;
-    (void)check_close;
-    if (g.open) return ERROR_SUCCESS;
+    /* Every host (engine) that loads this library calls Open and Close;
+     * several engines in one process share this state, so count them. */
+    if (g.open) {
+        g.open++;
+        return ERROR_SUCCESS;
+    }
     g.b = pl_builder_new();
     if (!g.b) return ERROR_OUTOFMEMORY;
     g.open = 1;
@@ -569,6 +567,10 @@ out:
 
 static DWORD do_close(void)
 {
+    if (g.open > 1) {
+        g.open--;
+        return ERROR_SUCCESS;
+    }
     pl_builder_free(g.b);
     pl__diskstats_free(&g.ds);
     pl__mounts_free(&g.mnts);

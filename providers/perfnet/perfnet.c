@@ -40,9 +40,6 @@ PL_PROVIDER_EXPORT DWORD PerfNetOpen(LPWSTR device_names);
 PL_PROVIDER_EXPORT DWORD PerfNetCollect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects);
 PL_PROVIDER_EXPORT DWORD PerfNetClose(void);
 
-static const PM_OPEN_PROC check_open = PerfNetOpen;
-static const PM_COLLECT_PROC check_collect = PerfNetCollect;
-static const PM_CLOSE_PROC check_close = PerfNetClose;
 
 #define RATE PERF_COUNTER_BULK_COUNT
 #define RAW PERF_COUNTER_LARGE_RAWCOUNT
@@ -467,10 +464,12 @@ static int build_interfaces(int have_sys, int have_speed, int have_mtu)
 static DWORD do_open(LPWSTR device_names)
 {
     (void)device_names;
-    (void)check_open;
-    (void)check_collect;
-    (void)check_close;
-    if (g.open) return ERROR_SUCCESS;
+    /* Every host (engine) that loads this library calls Open and Close;
+     * several engines in one process share this state, so count them. */
+    if (g.open) {
+        g.open++;
+        return ERROR_SUCCESS;
+    }
     g.b = pl_builder_new();
     if (!g.b) return ERROR_OUTOFMEMORY;
     g.open = 1;
@@ -576,6 +575,10 @@ static DWORD do_collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objec
 
 static DWORD do_close(void)
 {
+    if (g.open > 1) {
+        g.open--;
+        return ERROR_SUCCESS;
+    }
     pl_builder_free(g.b);
     pl__netdevs_free(&g.nd);
     pl__snmp_free(&g.snmp);

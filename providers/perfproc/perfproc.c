@@ -934,7 +934,9 @@ PL_PROVIDER_EXPORT DWORD PerfProcCollect(LPWSTR query, LPVOID *data, LPDWORD byt
             S.pending = 0;
             *bytes = 0;
             *objects = 0;
-            ret = rc == PL_E_NOMEM ? ERROR_OUTOFMEMORY : ERROR_INVALID_PARAMETER;
+            /* /proc unreadable, or data the builder refused: not the
+             * caller's parameters. */
+            ret = rc == PL_E_NOMEM ? ERROR_OUTOFMEMORY : rc == PL_E_OS ? ERROR_FILE_NOT_FOUND : ERROR_INVALID_DATA;
             goto out;
         }
     }

@@ -773,9 +773,30 @@ static void live_tcp_connections(void **state)
     if (!stable) skip();
 }
 
+/* Two hosts in one process (an engine for RegQueryValueEx and another for
+ * PDH) share this library: each calls Open and Close, and the first Close
+ * must not take the provider away from the other. */
+static void open_close_are_counted(void **state)
+{
+    (void)state;
+    load(M1);
+    assert_int_equal(prov.open(NULL), 0);
+    assert_int_equal(prov.open(NULL), 0);
+    assert_int_equal(prov.close(), 0);
+    ph_result r;
+    ph_collect_ok(&prov, "510", 8, &r);
+    assert_true(ph_has_object(&r, PL_OBJ_NETWORK_INTERFACE));
+    ph_result_free(&r);
+    assert_int_equal(prov.close(), 0);
+    /* Closed by both: Collect now refuses, as before any Open. */
+    ph_expect_nothing(&prov, "510", ERROR_INVALID_HANDLE);
+    ph_dlclose(&prov);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(open_close_are_counted),
         cmocka_unit_test(interfaces_m1),
         cmocka_unit_test(protocols_m1),
         cmocka_unit_test(old_kernel),

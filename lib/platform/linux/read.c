@@ -63,7 +63,11 @@ ssize_t pl__slurp_at(int dirfd, const char *rel, char **out)
     }
     for (;;) {
         if (got + 1 >= cap) {
-            if (cap > ((size_t)1 << 30)) break; /* 1 GiB: refuse to grow further */
+            if (cap > ((size_t)1 << 30)) { /* 1 GiB: refuse, never a silently cut file */
+                free(buf);
+                close(fd);
+                return -EFBIG;
+            }
             char *nb = realloc(buf, cap * 2);
             if (!nb) {
                 free(buf);
