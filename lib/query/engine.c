@@ -339,17 +339,32 @@ static int run_data_query(pl_engine *e, const char *query, void **out, size_t *l
 {
     pl_query_items q;
     pl_query_parse(query, &q);
-    pl__buf objs = {0};
-    uint32_t nobj = 0;
-    int rc = PL_OK;
     if (q.kind == PL_QUERY_KIND_FOREIGN)
         return pl__fail(err, PL_E_UNSUPPORTED, "Foreign queries need the remote client, which this build lacks");
+
+    /* The header's length depends only on the system name: leave room for it
+     * at the front and let the providers' objects follow, so the answer is
+     * built in one buffer and handed over without another copy. */
+    pl_block_header hdr;
+    memset(&hdr, 0, sizeof hdr);
+    hdr.system_name = e->system_name;
+    hdr.default_object = 238;
+    hdr.perf_freq = PL_TICKS_PER_SEC;
+    size_t hlen = 0;
+    int rc = pl_block_write_header(&hdr, 0, 0, NULL, 0, &hlen);
+    if (rc != PL_E_MORE_DATA && rc != PL_OK) return pl__fail(err, rc, "cannot write the block header: %s", pl_strerror(rc));
+    pl__buf objs = {0};
+    if (pl__buf_reserve(&objs, hlen) != PL_OK) return pl__fail(err, PL_E_NOMEM, "out of memory");
+    memset(objs.p, 0, hlen);
+    objs.len = hlen;
+
+    uint32_t nobj = 0;
     rc = pl__host_collect(e->host, &q, &objs, &nobj);
     if (rc == PL_OK && q.kind == PL_QUERY_KIND_ITEMS) {
         pl_query_items asked = q;
         for (int round = 0; round < PARENT_ROUNDS && rc == PL_OK; round++) {
             pl_query_items need;
-            rc = missing_parents(objs.p, objs.len, nobj, &asked, &need);
+            rc = missing_parents(objs.p + hlen, objs.len - hlen, nobj, &asked, &need);
             if (rc != PL_OK || need.n == 0) break;
             rc = pl__host_collect(e->host, &need, &objs, &nobj);
             for (size_t j = 0; j < need.n && asked.n < PL_QUERY_MAX_ITEMS; j++) asked.items[asked.n++] = need.items[j];
@@ -359,9 +374,11 @@ static int run_data_query(pl_engine *e, const char *query, void **out, size_t *l
         pl__buf_free(&objs);
         return pl__fail(err, rc, "query \"%s\": %s", query ? query : "", pl_strerror(rc));
     }
+    if (objs.len > 0xFFFFFFFFu) {
+        pl__buf_free(&objs);
+        return pl__fail(err, PL_E_RANGE, "the answer is larger than 4 GiB");
+    }
 
-    pl_block_header hdr;
-    memset(&hdr, 0, sizeof hdr);
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     struct tm tm;
@@ -375,36 +392,15 @@ static int run_data_query(pl_engine *e, const char *query, void **out, size_t *l
     hdr.system_time.wSecond = (WORD)tm.tm_sec;
     hdr.system_time.wMilliseconds = (WORD)(ts.tv_nsec / 1000000);
     hdr.perf_time = pl__perf_time_now();
-    hdr.perf_freq = PL_TICKS_PER_SEC;
     hdr.perf_time_100ns = PL_FILETIME_UNIX_EPOCH + (int64_t)ts.tv_sec * PL_TICKS_PER_SEC + ts.tv_nsec / 100;
-    hdr.default_object = 238;
-    hdr.system_name = e->system_name;
-
-    size_t hlen = 0;
-    rc = pl_block_write_header(&hdr, nobj, objs.len, NULL, 0, &hlen);
-    if (rc != PL_E_MORE_DATA && rc != PL_OK) {
+    size_t used = 0;
+    rc = pl_block_write_header(&hdr, nobj, objs.len - hlen, objs.p, hlen, &used);
+    if (rc != PL_OK || used != hlen) {
         pl__buf_free(&objs);
-        return pl__fail(err, rc, "cannot write the block header: %s", pl_strerror(rc));
+        return pl__fail(err, rc ? rc : PL_E_RANGE, "cannot write the block header: %s", pl_strerror(rc));
     }
-    if (objs.len > 0xFFFFFFFFu - hlen) {
-        pl__buf_free(&objs);
-        return pl__fail(err, PL_E_RANGE, "the answer is larger than 4 GiB");
-    }
-    uint8_t *blk = malloc(hlen + objs.len);
-    if (!blk) {
-        pl__buf_free(&objs);
-        return pl__fail(err, PL_E_NOMEM, "out of memory");
-    }
-    rc = pl_block_write_header(&hdr, nobj, objs.len, blk, hlen, &hlen);
-    if (rc != PL_OK) {
-        free(blk);
-        pl__buf_free(&objs);
-        return pl__fail(err, rc, "cannot write the block header: %s", pl_strerror(rc));
-    }
-    if (objs.len) memcpy(blk + hlen, objs.p, objs.len);
-    *out = blk;
-    *len = hlen + objs.len;
-    pl__buf_free(&objs);
+    *out = objs.p; /* ownership passes to the caller */
+    *len = objs.len;
     return PL_OK;
 }
 
