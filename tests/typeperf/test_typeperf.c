@@ -122,6 +122,69 @@ static void expect_out(const fx *f, const char *want)
     }
 }
 
+/* Two samples, one second apart, of one Process instance "busy" that ran on
+ * 2.5 processors: its % Processor Time (PERF_100NSEC_TIMER) is 250. */
+static int busy_block(int k, const char *dir)
+{
+    pl_builder *b = pl_builder_new();
+    if (!b) return -1;
+    int o, c, in, rc;
+    pl_object_desc od = {.name_index = 230, .help_index = 231, .default_counter = 0, .has_instances = 1};
+    pl_counter_desc cd = {.name_index = 6, .help_index = 7, .type = PERF_100NSEC_TIMER};
+    rc = pl_builder_add_object(b, &od, &o);
+    if (!rc) rc = pl_builder_add_counter(b, o, &cd, &c);
+    if (!rc) rc = pl_builder_add_instance(b, o, "busy", 0, 0, -1, &in);
+    if (!rc) rc = pl_builder_set_u64(b, o, in, c, (uint64_t)k * 25000000u);
+    size_t olen = pl_builder_size(b), hlen = 0, used = 0;
+    uint32_t n = 0;
+    pl_block_header h;
+    memset(&h, 0, sizeof h);
+    h.system_time.wYear = 2024;
+    h.system_time.wMonth = 1;
+    h.system_time.wDay = 15;
+    h.system_time.wHour = 10;
+    h.system_time.wSecond = (WORD)k;
+    h.perf_time = CANNED_PERFTIME(k);
+    h.perf_freq = CANNED_FREQ;
+    h.perf_time_100ns = CANNED_FT(k); /* 01/15/2024 10:00:0k UTC, one second apart */
+    h.default_object = 238;
+    h.system_name = "TESTBOX";
+    if (!rc && pl_block_write_header(&h, 1, olen, NULL, 0, &hlen) != PL_E_MORE_DATA) rc = -1;
+    uint8_t *buf = rc ? NULL : calloc(1, hlen + olen);
+    if (!buf) rc = -1;
+    if (!rc) rc = pl_block_write_header(&h, 1, olen, buf, hlen + olen, &used);
+    if (!rc) rc = pl_builder_emit(b, buf + hlen, olen, &used, &n);
+    char path[160];
+    snprintf(path, sizeof path, "%s/sample%d.blk", dir, k);
+    if (!rc) rc = write_file(path, buf, hlen + olen);
+    free(buf);
+    pl_builder_free(b);
+    return rc;
+}
+
+/* Percentages are not capped at 100: a process busy on 2.5 processors shows
+ * 250, as System Monitor and typeperf show it. */
+static void percentages_not_capped(void **state)
+{
+    fx *f = *state;
+    for (int k = 0; k < CANNED_SAMPLES; k++) {
+        char p[160];
+        snprintf(p, sizeof p, "%s/sample%d.blk", f->dir, k);
+        unlink(p);
+    }
+    assert_int_equal(busy_block(0, f->dir), 0);
+    assert_int_equal(busy_block(1, f->dir), 0);
+    const char *a[] = {"\\Process(busy)\\% Processor Time", "-sc", "2", NULL};
+    run(f, NULL, a);
+    assert_int_equal(f->code, 0);
+    expect_out(f, "\r\n"
+                  "\"(PDH-CSV 4.0)\",\"\\\\TESTBOX\\Process(busy)\\% Processor Time\"\r\n"
+                  "\"01/15/2024 10:00:00.000\",\" \"\r\n"
+                  "\"01/15/2024 10:00:01.000\",\"250.000000\"\r\n"
+                  "Exiting, please wait...\r\n"
+                  "The command completed successfully.\r\n");
+}
+
 static void two_counters_three_samples(void **state)
 {
     fx *f = *state;
@@ -748,6 +811,7 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(two_counters_three_samples, setup, teardown),
+        cmocka_unit_test_setup_teardown(percentages_not_capped, setup, teardown),
         cmocka_unit_test_setup_teardown(unavailable_values_blank, setup, teardown),
         cmocka_unit_test_setup_teardown(fixed_clock_and_tsv, setup, teardown),
         cmocka_unit_test_setup_teardown(wildcard_columns, setup, teardown),

@@ -688,7 +688,12 @@ int main(int argc, char **argv)
         fields[0] = stamp;
         for (size_t i = 0; i < ncols; i++) {
             pl_pdh_value v;
-            uint32_t fs = st ? PL_PDH_INVALID_DATA : pl_pdh_get_formatted(cols[i].c, PL_PDH_FMT_DOUBLE, NULL, &v);
+            /* Uncapped, as System Monitor and typeperf show it since NT 4.0
+             * SP2 (KB 167050): \Process(x)\% Processor Time reaches N x 100
+             * on N processors; Processor(_Total) stays within 100 by its
+             * formula. */
+            uint32_t fs = st ? PL_PDH_INVALID_DATA
+                             : pl_pdh_get_formatted(cols[i].c, PL_PDH_FMT_DOUBLE | PL_PDH_FMT_NOCAP100, NULL, &v);
             if (fs == PL_PDH_CALC_NEGATIVE_DENOMINATOR) { fs = 0; v.v.double_value = 0; }
             if (fs) snprintf(vals[i], 64, " ");
             else if (console) snprintf(vals[i], 64, "%.6f", v.v.double_value);
