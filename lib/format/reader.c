@@ -41,21 +41,27 @@ static const char *tname(uint32_t type, char *tmp, size_t cap)
 
 /* A PERF_COUNTER_BLOCK at q, inside [.., objend). max_end is the largest
  * CounterOffset + CounterSize of the object's definitions (from counter
- * max_ctr). */
+ * max_ctr). inst is the instance's position, or -1 for the object's single
+ * block; the label for a message is only made when something is wrong (this
+ * runs for every instance of every block a provider returns). */
 static int check_block(vctx *v, const uint8_t *buf, size_t q, size_t objend, uint64_t max_end, uint32_t max_ctr,
-                       const char *what, uint32_t *blen_out)
+                       int64_t inst, uint32_t *blen_out)
 {
+    uint32_t blen = objend - q < 4 ? 0 : pl__rd32(buf + q);
+    if (objend - q >= 4 && blen >= 4 && blen <= objend - q && max_end <= blen) {
+        *blen_out = blen;
+        return PL_OK;
+    }
+    char what[48];
+    if (inst < 0) snprintf(what, sizeof what, "the");
+    else snprintf(what, sizeof what, "instance %u:", (unsigned)inst);
     if (objend - q < 4) return bad(v, "%s counter block at offset %zu runs past the object end (%zu)", what, q, objend);
-    uint32_t blen = pl__rd32(buf + q);
     if (blen < 4) return bad(v, "%s counter block at offset %zu: ByteLength %u < 4", what, q, (unsigned)blen);
     if (blen > objend - q)
         return bad(v, "%s counter block at offset %zu: ByteLength %u runs past the object end (%zu)", what, q,
                    (unsigned)blen, objend);
-    if (max_end > blen)
-        return bad(v, "%s counter block at offset %zu: ByteLength %u < CounterOffset + CounterSize of counter %u (%llu)",
-                   what, q, (unsigned)blen, (unsigned)max_ctr, (unsigned long long)max_end);
-    *blen_out = blen;
-    return PL_OK;
+    return bad(v, "%s counter block at offset %zu: ByteLength %u < CounterOffset + CounterSize of counter %u (%llu)",
+               what, q, (unsigned)blen, (unsigned)max_ctr, (unsigned long long)max_end);
 }
 
 static int check_object(vctx *v, const uint8_t *buf, size_t off, size_t end, uint32_t pos, size_t *next)
@@ -132,13 +138,13 @@ static int check_object(vctx *v, const uint8_t *buf, size_t off, size_t end, uin
     uint32_t blen;
     LONG ni = h.NumInstances;
     if (ni == PERF_NO_INSTANCES) {
-        int rc = check_block(v, buf, q, objend, max_end, max_ctr, "the", &blen);
+        int rc = check_block(v, buf, q, objend, max_end, max_ctr, -1, &blen);
         if (rc != PL_OK) return rc;
     } else if (ni == 0) {
         /* The block is optional: present in what perflib writes, absent in
          * some Windows providers' output. */
         if (objend - q >= 4) {
-            int rc = check_block(v, buf, q, objend, max_end, max_ctr, "the", &blen);
+            int rc = check_block(v, buf, q, objend, max_end, max_ctr, -1, &blen);
             if (rc != PL_OK) return rc;
         }
     } else if (ni < 0) {
@@ -166,9 +172,7 @@ static int check_object(vctx *v, const uint8_t *buf, size_t off, size_t end, uin
                 return bad(v, "instance %u at offset %zu: name (NameOffset %u, NameLength %u) is outside the instance "
                               "(24..ByteLength %u)",
                            (unsigned)k, q, (unsigned)id.NameOffset, (unsigned)id.NameLength, (unsigned)id.ByteLength);
-            char what[48];
-            snprintf(what, sizeof what, "instance %u:", (unsigned)k);
-            int rc = check_block(v, buf, q + id.ByteLength, objend, max_end, max_ctr, what, &blen);
+            int rc = check_block(v, buf, q + id.ByteLength, objend, max_end, max_ctr, k, &blen);
             if (rc != PL_OK) return rc;
             q += (size_t)id.ByteLength + blen;
         }
