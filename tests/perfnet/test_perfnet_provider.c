@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "pl_test.h"
+#include "net_live.h"
 #include "provider_harness.h"
 #include "perflib/block.h"
 #include "perflib/indices.h"
@@ -437,29 +438,6 @@ static void live_tcp(void **state)
 
 /* ----------------------------------------------- live Output Queue Length */
 
-/* tc's "backlog Nb Mp" packets of dev's root qdisc: 1 found, 0 none, -1 no tc. */
-static int tc_root_backlog(const char *dev, unsigned long *pkts)
-{
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "PATH=\"$PATH:/usr/sbin:/sbin\" tc -s qdisc show dev %s 2>/dev/null", dev);
-    FILE *p = popen(cmd, "r");
-    if (!p) return -1;
-    char line[1024];
-    int in_root = 0, found = 0, any = 0;
-    while (fgets(line, sizeof line, p)) {
-        any = 1;
-        if (strncmp(line, "qdisc ", 6) == 0) in_root = strstr(line, " root ") != NULL;
-        char *b = strstr(line, "backlog ");
-        unsigned long bytes, packets;
-        if (in_root && b && !found && sscanf(b, "backlog %lub %lup", &bytes, &packets) == 2) {
-            *pkts = packets;
-            found = 1;
-        }
-    }
-    if (pclose(p) != 0 || !any) return -1;
-    return found;
-}
-
 /* On the live machine every interface with an ifindex has a known Output
  * Queue Length (netlink works here); lo's equals tc's (0 for noqueue). */
 static void live_output_queue(void **state)
@@ -484,7 +462,7 @@ static void live_output_queue(void **state)
     assert_true(checked > 0);
     if (ph_instance(&o, "lo") >= 0) {
         unsigned long pk = 0;
-        int t = tc_root_backlog("lo", &pk);
+        int t = nl_tc_root_backlog("lo", &pk);
         uint64_t v = ph_value_of(&o, "lo", PL_CTR_OUTPUT_QUEUE_LENGTH);
         if (t < 0) {
             print_message("tc (iproute2) not usable: lo's queue compared with 0 only\n");
@@ -517,27 +495,14 @@ static uint64_t lo_queue(void)
  * pin tc's value. Child exit: 0 ok, 77 skip, else the failing step. */
 static int netns_child(void)
 {
-    if (unshare(CLONE_NEWNET) != 0) return 77;
-    if (system("PATH=\"$PATH:/usr/sbin:/sbin\"; ip link set lo up && "
-               "tc qdisc replace dev lo root tbf rate 8kbit burst 1600 limit 300000 >/dev/null 2>&1") != 0)
-        return 77;
-    int fd = socket(AF_INET, SOCK_DGRAM, 0);
-    if (fd < 0) return 2;
-    struct sockaddr_in to = {0};
-    to.sin_family = AF_INET;
-    to.sin_port = htons(9);
-    to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    char payload[1000];
-    memset(payload, 'q', sizeof payload);
-    for (int i = 0; i < 40; i++)
-        if (sendto(fd, payload, sizeof payload, 0, (struct sockaddr *)&to, sizeof to) < 0) return 3;
-    close(fd);
+    int rc = nl_netns_queue_lo();
+    if (rc != 0) return rc;
     load(NULL);
     if (prov.open(NULL) != 0) return 4;
     for (int tries = 0; tries < 10; tries++) {
         unsigned long tcq = 0;
         uint64_t a = lo_queue();
-        int t = tc_root_backlog("lo", &tcq);
+        int t = nl_tc_root_backlog("lo", &tcq);
         uint64_t b = lo_queue();
         fprintf(stderr, "netns lo: provider %llu/%llu, tc %lu\n", (unsigned long long)a, (unsigned long long)b, tcq);
         if (t != 1 || a == UINT64_MAX) return 5;
@@ -549,18 +514,7 @@ static int netns_child(void)
 static void live_output_queue_nonzero_netns(void **state)
 {
     (void)state;
-    fflush(NULL);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) _exit(netns_child());
-    int st = 0;
-    assert_int_equal(waitpid(pid, &st, 0), pid);
-    assert_true(WIFEXITED(st));
-    if (WEXITSTATUS(st) == 77) {
-        print_message("no private network namespace or no tc (needs root, iproute2): skipped\n");
-        skip();
-    }
-    assert_int_equal(WEXITSTATUS(st), 0);
+    nl_run_in_child(netns_child);
 }
 
 /* ------------------------------------------- live Connections Established */

@@ -17,6 +17,7 @@
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 
+#include "net_live.h"
 #include "pl_test.h"
 #include "linux/collect_io.h"
 
@@ -451,32 +452,6 @@ static int32_t sys_ifindex(const char *ifname)
     return v;
 }
 
-/* The root qdisc of `dev` as tc shows it: returns 1 with the "backlog Nb Mp"
- * packet count, 0 when tc shows no root qdisc, -1 when tc is unusable. */
-static int tc_root_backlog(const char *dev, unsigned long *pkts)
-{
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "PATH=\"$PATH:/usr/sbin:/sbin\" tc -s qdisc show dev %s 2>/dev/null", dev);
-    FILE *p = popen(cmd, "r");
-    if (!p) return -1;
-    char line[1024];
-    int in_root = 0, found = 0, any = 0;
-    while (fgets(line, sizeof line, p)) {
-        any = 1;
-        if (strncmp(line, "qdisc ", 6) == 0) in_root = strstr(line, " root ") != NULL;
-        char *b = strstr(line, "backlog ");
-        if (in_root && b && !found) {
-            unsigned long bytes, packets;
-            if (sscanf(b, "backlog %lub %lup", &bytes, &packets) == 2) {
-                *pkts = packets;
-                found = 1;
-            }
-        }
-    }
-    int st = pclose(p);
-    if (st != 0 || !any) return -1;
-    return found;
-}
 
 static void live_dump_matches_tc(void **state)
 {
@@ -501,7 +476,7 @@ static void live_dump_matches_tc(void **state)
         assert_int_equal(q->qlen, 0);
     }
     unsigned long pk = 0;
-    int t = tc_root_backlog("lo", &pk);
+    int t = nl_tc_root_backlog("lo", &pk);
     if (t < 0) {
         print_message("tc (iproute2) not usable: lo compared with 0 only\n");
     } else {
@@ -521,7 +496,7 @@ static void live_dump_matches_tc(void **state)
         const struct pl__qdisc *r = pl__qdisc_find(&s, ix);
         if (r) matched++;
         if (t >= 0) {
-            int tt = tc_root_backlog(name, &pk);
+            int tt = nl_tc_root_backlog(name, &pk);
             if (tt >= 0) assert_int_equal(tt, r != NULL);
         }
     }
@@ -536,27 +511,14 @@ static void live_dump_matches_tc(void **state)
  * reads of ours around tc's pin tc's value. Child exit: 0 ok, 77 skip. */
 static int netns_child(void)
 {
-    if (unshare(CLONE_NEWNET) != 0) return 77;
-    if (system("PATH=\"$PATH:/usr/sbin:/sbin\"; ip link set lo up && "
-               "tc qdisc replace dev lo root tbf rate 8kbit burst 1600 limit 300000 >/dev/null 2>&1") != 0)
-        return 77;
-    int fd = socket(AF_INET, SOCK_DGRAM, 0);
-    if (fd < 0) return 2;
-    struct sockaddr_in to = {0};
-    to.sin_family = AF_INET;
-    to.sin_port = htons(9);
-    to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    char payload[1000];
-    memset(payload, 'q', sizeof payload);
-    for (int i = 0; i < 40; i++)
-        if (sendto(fd, payload, sizeof payload, 0, (struct sockaddr *)&to, sizeof to) < 0) return 3;
-    close(fd);
+    int rc = nl_netns_queue_lo();
+    if (rc != 0) return rc;
     int32_t lo = (int32_t)if_nametoindex("lo");
     for (int tries = 0; tries < 10; tries++) {
         struct pl__qdiscs a = {0}, b = {0};
         unsigned long tcq = 0;
         if (pl__read_qdiscs(&a) != 0) return 4;
-        int t = tc_root_backlog("lo", &tcq);
+        int t = nl_tc_root_backlog("lo", &tcq);
         if (pl__read_qdiscs(&b) != 0) return 4;
         const struct pl__qdisc *qa = pl__qdisc_find(&a, lo), *qb = pl__qdisc_find(&b, lo);
         if (t != 1 || !qa || !qb || strcmp(qa->kind, "tbf") != 0) return 5;
@@ -572,18 +534,7 @@ static int netns_child(void)
 static void live_netns_nonzero_backlog(void **state)
 {
     (void)state;
-    fflush(NULL);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) _exit(netns_child());
-    int st = 0;
-    assert_int_equal(waitpid(pid, &st, 0), pid);
-    assert_true(WIFEXITED(st));
-    if (WEXITSTATUS(st) == 77) {
-        print_message("no private network namespace or no tc (needs root, iproute2): skipped\n");
-        skip();
-    }
-    assert_int_equal(WEXITSTATUS(st), 0);
+    nl_run_in_child(netns_child);
 }
 
 int main(int argc, char **argv)
