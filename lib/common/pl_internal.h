@@ -73,6 +73,11 @@ const char *pl__strerror(int e, char *buf, size_t cap);
  * binary are the defaults. */
 int pl__running_installed(void);
 
+/* Make room for `need` elements of `elem` bytes in *arr (capacity *cap,
+ * doubled as needed, new room zeroed). Returns PL_OK, or PL_E_NOMEM when the
+ * allocation fails or the size would overflow (*arr is then unchanged). */
+int pl__grow(void **arr, size_t *cap, size_t need, size_t elem);
+
 /* strdup that returns NULL for NULL. */
 char *pl__strdup(const char *s);
 

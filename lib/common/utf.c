@@ -188,6 +188,24 @@ int pl__utf8_casecmp(const char *a, const char *b)
     }
 }
 
+int pl__grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap) return PL_OK;
+    if (elem == 0) return PL_E_NOMEM;
+    size_t nc = *cap ? *cap : 16;
+    while (nc < need) {
+        if (nc > SIZE_MAX / 2) return PL_E_NOMEM;
+        nc *= 2;
+    }
+    if (nc > SIZE_MAX / elem) return PL_E_NOMEM;
+    void *p = realloc(*arr, nc * elem);
+    if (!p) return PL_E_NOMEM;
+    memset((char *)p + *cap * elem, 0, (nc - *cap) * elem);
+    *arr = p;
+    *cap = nc;
+    return PL_OK;
+}
+
 char *pl__strdup(const char *s)
 {
     if (!s) return NULL;

@@ -23,18 +23,6 @@ PL_EXTERN void pl_backup_free(pl_backup *bk)
     free(bk);
 }
 
-static int grow(void **arr, size_t *cap, size_t n, size_t elem)
-{
-    if (n < *cap) return PL_OK;
-    size_t nc = *cap ? *cap * 2 : 64;
-    void *p = realloc(*arr, nc * elem);
-    if (!p) return PL_E_NOMEM;
-    memset((char *)p + *cap * elem, 0, (nc - *cap) * elem);
-    *arr = p;
-    *cap = nc;
-    return PL_OK;
-}
-
 static int snap_titles(pl_store *st, pl_backup_lang *l, pl_error *err)
 {
     sqlite3_stmt *q;
@@ -53,7 +41,7 @@ static int snap_titles(pl_store *st, pl_backup_lang *l, pl_error *err)
         }
         pl_backup_string **arr = kind ? &l->helps : &l->names;
         size_t *n = kind ? &l->nhelps : &l->nnames;
-        if (grow((void **)arr, &cap[kind], *n, sizeof **arr)) {
+        if (pl__grow((void **)arr, &cap[kind], *n + 1, sizeof **arr)) {
             s = pl__fail(err, PL_E_NOMEM, "out of memory");
             break;
         }
@@ -89,7 +77,7 @@ static int snapshot_locked(pl_store *st, pl_backup *bk, pl_error *err)
             s = pl__fail(err, PL_E_STORE, "%s: language row '%s' is malformed", st->path, lang ? lang : "(null)");
             break;
         }
-        if (grow((void **)&bk->langs, &cap, bk->nlangs, sizeof *bk->langs)) {
+        if (pl__grow((void **)&bk->langs, &cap, bk->nlangs + 1, sizeof *bk->langs)) {
             s = pl__fail(err, PL_E_NOMEM, "out of memory");
             break;
         }
@@ -107,7 +95,7 @@ static int snapshot_locked(pl_store *st, pl_backup *bk, pl_error *err)
         return s;
     cap = 0;
     while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-        if (grow((void **)&bk->providers, &cap, bk->nproviders, sizeof *bk->providers)) {
+        if (pl__grow((void **)&bk->providers, &cap, bk->nproviders + 1, sizeof *bk->providers)) {
             s = pl__fail(err, PL_E_NOMEM, "out of memory");
             break;
         }

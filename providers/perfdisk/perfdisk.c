@@ -30,6 +30,7 @@
 #include "perflib/block.h"
 #include "perflib/indices.h"
 #include "perflib/provider.h"
+#include "pl_internal.h"
 #include "platform.h"
 
 PL_PROVIDER_EXPORT DWORD PerfDiskOpen(LPWSTR device_names);
@@ -203,18 +204,6 @@ static struct {
     const char **names;
     size_t names_cap;
 } g;
-
-static int ensure(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap) return 0;
-    size_t nc = *cap ? *cap : 16;
-    while (nc < need) nc *= 2;
-    void *np = realloc(*p, nc * elem);
-    if (!np) return -ENOMEM;
-    *p = np;
-    *cap = nc;
-    return 0;
-}
 
 static int prefix(const char *s, const char *p)
 {
@@ -493,8 +482,8 @@ static DWORD do_collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objec
      * disk has a size; a disk without one has it marked unavailable. */
     size_t npd = 0;
     int have_size = 0;
-    if (ensure((void **)&g.pd, &g.pd_cap, g.ds.n + 1, sizeof *g.pd) ||
-        ensure((void **)&g.names, &g.names_cap, g.ds.n + 1, sizeof *g.names)) {
+    if (pl__grow((void **)&g.pd, &g.pd_cap, g.ds.n + 1, sizeof *g.pd) ||
+        pl__grow((void **)&g.names, &g.names_cap, g.ds.n + 1, sizeof *g.names)) {
         ret = ERROR_OUTOFMEMORY;
         goto out;
     }
@@ -516,7 +505,7 @@ static DWORD do_collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objec
     /* Mounted filesystems on those devices, one per device. */
     size_t nld = 0;
     if (want_logical && pl__read_mounts(rootfd, &g.mnts) == 0) {
-        if (ensure((void **)&g.ld, &g.ld_cap, g.mnts.n + 1, sizeof *g.ld)) {
+        if (pl__grow((void **)&g.ld, &g.ld_cap, g.mnts.n + 1, sizeof *g.ld)) {
             ret = ERROR_OUTOFMEMORY;
             goto out;
         }

@@ -86,6 +86,28 @@ static void casecmp_folds(void **state)
     assert_true(pl__utf8_casecmp("abcd", "abc") > 0);
 }
 
+static void grow_doubles_zeroes_and_refuses_overflow(void **state)
+{
+    (void)state;
+    int *a = NULL;
+    size_t cap = 0;
+    assert_int_equal(pl__grow((void **)&a, &cap, 1, sizeof *a), PL_OK);
+    assert_int_equal(cap, 16);
+    assert_int_equal(a[15], 0);
+    a[0] = 7;
+    assert_int_equal(pl__grow((void **)&a, &cap, 16, sizeof *a), PL_OK); /* fits: unchanged */
+    assert_int_equal(cap, 16);
+    assert_int_equal(pl__grow((void **)&a, &cap, 40, sizeof *a), PL_OK);
+    assert_int_equal(cap, 64);
+    assert_int_equal(a[0], 7);
+    assert_int_equal(a[63], 0);
+    int *before = a;
+    assert_int_equal(pl__grow((void **)&a, &cap, SIZE_MAX / 2, sizeof *a), PL_E_NOMEM);
+    assert_ptr_equal(a, before);
+    assert_int_equal(cap, 64);
+    free(a);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -96,6 +118,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(utf16_lone_surrogate),
         cmocka_unit_test(utf16_truncates_at_whole_char),
         cmocka_unit_test(casecmp_folds),
+        cmocka_unit_test(grow_doubles_zeroes_and_refuses_overflow),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     return cmocka_run_group_tests(tests, NULL, NULL);
