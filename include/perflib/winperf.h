@@ -77,8 +77,8 @@ typedef struct _PERF_COUNTER_BLOCK {
     DWORD ByteLength;
 } PERF_COUNTER_BLOCK, *PPERF_COUNTER_BLOCK;
 
-#define PERF_NO_INSTANCES (-1)
-#define PERF_NO_UNIQUE_ID (-1)
+#define PERF_NO_INSTANCES -1 /* spelled as the SDK spells it, so a redefinition agrees */
+#define PERF_NO_UNIQUE_ID -1
 #define PERF_METADATA_MULTIPLE_INSTANCES (-2)
 #define PERF_METADATA_NO_INSTANCES (-3)
 
@@ -189,16 +189,23 @@ typedef struct _PERF_COUNTER_BLOCK {
 #define WINPERF_LOG_DEBUG 2
 #define WINPERF_LOG_VERBOSE 3
 
-/* Provider entry points (the Windows signatures with fixed-width types). */
-typedef DWORD (*PM_OPEN_PROC)(LPWSTR device_names);
-typedef DWORD (*PM_COLLECT_PROC)(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects);
-typedef DWORD (*PM_CLOSE_PROC)(void);
+/* Provider entry points: function types, as in the SDK (a provider declares
+ * `PM_OPEN_PROC OpenPerfData;`; a pointer to one is `PM_OPEN_PROC *`). */
+typedef DWORD(PM_OPEN_PROC)(LPWSTR device_names);
+typedef DWORD(PM_COLLECT_PROC)(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects);
+typedef DWORD(PM_CLOSE_PROC)(void);
+typedef DWORD(PM_QUERY_PROC)(LPDWORD indices, LPVOID *data, LPDWORD bytes, LPDWORD objects);
 
 /* The layout is the contract: check every size and offset at compile time. */
-#define PL__CHECK_OFF(T, f, o) _Static_assert(offsetof(T, f) == (o), #T "." #f " at " #o)
-_Static_assert(sizeof(SYSTEMTIME) == 16, "SYSTEMTIME is 16 bytes");
-_Static_assert(sizeof(LARGE_INTEGER) == 8, "LARGE_INTEGER is 8 bytes");
-_Static_assert(sizeof(PERF_DATA_BLOCK) == 88, "PERF_DATA_BLOCK is 88 bytes");
+#ifdef __cplusplus
+#define PL__STATIC_ASSERT(c, m) static_assert(c, m)
+#else
+#define PL__STATIC_ASSERT(c, m) _Static_assert(c, m)
+#endif
+#define PL__CHECK_OFF(T, f, o) PL__STATIC_ASSERT(offsetof(T, f) == (o), #T "." #f " at " #o)
+PL__STATIC_ASSERT(sizeof(SYSTEMTIME) == 16, "SYSTEMTIME is 16 bytes");
+PL__STATIC_ASSERT(sizeof(LARGE_INTEGER) == 8, "LARGE_INTEGER is 8 bytes");
+PL__STATIC_ASSERT(sizeof(PERF_DATA_BLOCK) == 88, "PERF_DATA_BLOCK is 88 bytes");
 PL__CHECK_OFF(PERF_DATA_BLOCK, Signature, 0);
 PL__CHECK_OFF(PERF_DATA_BLOCK, LittleEndian, 8);
 PL__CHECK_OFF(PERF_DATA_BLOCK, Version, 12);
@@ -213,7 +220,7 @@ PL__CHECK_OFF(PERF_DATA_BLOCK, PerfFreq, 64);
 PL__CHECK_OFF(PERF_DATA_BLOCK, PerfTime100nSec, 72);
 PL__CHECK_OFF(PERF_DATA_BLOCK, SystemNameLength, 80);
 PL__CHECK_OFF(PERF_DATA_BLOCK, SystemNameOffset, 84);
-_Static_assert(sizeof(PERF_OBJECT_TYPE) == 64, "PERF_OBJECT_TYPE is 64 bytes");
+PL__STATIC_ASSERT(sizeof(PERF_OBJECT_TYPE) == 64, "PERF_OBJECT_TYPE is 64 bytes");
 PL__CHECK_OFF(PERF_OBJECT_TYPE, TotalByteLength, 0);
 PL__CHECK_OFF(PERF_OBJECT_TYPE, DefinitionLength, 4);
 PL__CHECK_OFF(PERF_OBJECT_TYPE, HeaderLength, 8);
@@ -228,7 +235,7 @@ PL__CHECK_OFF(PERF_OBJECT_TYPE, NumInstances, 40);
 PL__CHECK_OFF(PERF_OBJECT_TYPE, CodePage, 44);
 PL__CHECK_OFF(PERF_OBJECT_TYPE, PerfTime, 48);
 PL__CHECK_OFF(PERF_OBJECT_TYPE, PerfFreq, 56);
-_Static_assert(sizeof(PERF_COUNTER_DEFINITION) == 40, "PERF_COUNTER_DEFINITION is 40 bytes");
+PL__STATIC_ASSERT(sizeof(PERF_COUNTER_DEFINITION) == 40, "PERF_COUNTER_DEFINITION is 40 bytes");
 PL__CHECK_OFF(PERF_COUNTER_DEFINITION, ByteLength, 0);
 PL__CHECK_OFF(PERF_COUNTER_DEFINITION, CounterNameTitleIndex, 4);
 PL__CHECK_OFF(PERF_COUNTER_DEFINITION, CounterNameTitle, 8);
@@ -239,13 +246,13 @@ PL__CHECK_OFF(PERF_COUNTER_DEFINITION, DetailLevel, 24);
 PL__CHECK_OFF(PERF_COUNTER_DEFINITION, CounterType, 28);
 PL__CHECK_OFF(PERF_COUNTER_DEFINITION, CounterSize, 32);
 PL__CHECK_OFF(PERF_COUNTER_DEFINITION, CounterOffset, 36);
-_Static_assert(sizeof(PERF_INSTANCE_DEFINITION) == 24, "PERF_INSTANCE_DEFINITION is 24 bytes");
+PL__STATIC_ASSERT(sizeof(PERF_INSTANCE_DEFINITION) == 24, "PERF_INSTANCE_DEFINITION is 24 bytes");
 PL__CHECK_OFF(PERF_INSTANCE_DEFINITION, ByteLength, 0);
 PL__CHECK_OFF(PERF_INSTANCE_DEFINITION, ParentObjectTitleIndex, 4);
 PL__CHECK_OFF(PERF_INSTANCE_DEFINITION, ParentObjectInstance, 8);
 PL__CHECK_OFF(PERF_INSTANCE_DEFINITION, UniqueID, 12);
 PL__CHECK_OFF(PERF_INSTANCE_DEFINITION, NameOffset, 16);
 PL__CHECK_OFF(PERF_INSTANCE_DEFINITION, NameLength, 20);
-_Static_assert(sizeof(PERF_COUNTER_BLOCK) == 4, "PERF_COUNTER_BLOCK is 4 bytes");
+PL__STATIC_ASSERT(sizeof(PERF_COUNTER_BLOCK) == 4, "PERF_COUNTER_BLOCK is 4 bytes");
 
 #endif

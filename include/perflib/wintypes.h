@@ -12,23 +12,50 @@ typedef uint32_t ULONG;
 typedef uint16_t WORD;
 typedef uint8_t BYTE;
 typedef int BOOL;
-typedef uint16_t WCHAR;      /* UTF-16LE code unit, never wchar_t */
+/* A UTF-16LE code unit: uint16_t in C. In C++ a type of its own is needed
+ * for L"" / u"" literals to initialise it: wchar_t when it is 16 bits
+ * (-fshort-wchar), else char16_t. The representation is the same. */
+#if defined(__cplusplus) && defined(__SIZEOF_WCHAR_T__) && __SIZEOF_WCHAR_T__ == 2
+typedef wchar_t WCHAR;
+#elif defined(__cplusplus)
+typedef char16_t WCHAR;
+#else
+typedef uint16_t WCHAR;
+#endif
 typedef WCHAR *LPWSTR;
 typedef const WCHAR *LPCWSTR;
 typedef void *LPVOID;
 typedef DWORD *LPDWORD;
-typedef int64_t LONGLONG;
-typedef uint64_t ULONGLONG;
+/* long long, as Windows declares them (int64_t is `long` on LP64 Linux, and
+ * ported code that declares LONGLONG itself must see the same type). */
+typedef long long LONGLONG;
+typedef unsigned long long ULONGLONG;
 
-typedef union LARGE_INTEGER {
+typedef union _LARGE_INTEGER {
+    struct {
+        DWORD LowPart;
+        LONG HighPart;
+    };
     struct {
         DWORD LowPart;
         LONG HighPart;
     } u;
     LONGLONG QuadPart;
-} LARGE_INTEGER;
+} LARGE_INTEGER, *PLARGE_INTEGER;
 
-typedef struct SYSTEMTIME {
+typedef union _ULARGE_INTEGER {
+    struct {
+        DWORD LowPart;
+        DWORD HighPart;
+    };
+    struct {
+        DWORD LowPart;
+        DWORD HighPart;
+    } u;
+    ULONGLONG QuadPart;
+} ULARGE_INTEGER, *PULARGE_INTEGER;
+
+typedef struct _SYSTEMTIME {
     WORD wYear;
     WORD wMonth;
     WORD wDayOfWeek;
@@ -37,7 +64,7 @@ typedef struct SYSTEMTIME {
     WORD wMinute;
     WORD wSecond;
     WORD wMilliseconds;
-} SYSTEMTIME;
+} SYSTEMTIME, *PSYSTEMTIME, *LPSYSTEMTIME;
 
 #define ERROR_SUCCESS 0u
 #define ERROR_FILE_NOT_FOUND 2u

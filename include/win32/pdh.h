@@ -21,6 +21,7 @@
 #include "pdhmsg.h"
 #include "perflib/export.h"
 #include "perflib/wintypes.h"
+#include "perflib/winperf.h" /* PL__STATIC_ASSERT */
 
 #ifdef __cplusplus
 extern "C" {
@@ -41,7 +42,7 @@ typedef void *HANDLE;
 #endif
 #ifndef PERFLIB_WIN32_FILETIME
 #define PERFLIB_WIN32_FILETIME
-typedef struct FILETIME {
+typedef struct _FILETIME {
     DWORD dwLowDateTime;
     DWORD dwHighDateTime;
 } FILETIME, *PFILETIME, *LPFILETIME;
@@ -161,35 +162,35 @@ typedef struct _PDH_COUNTER_INFO_A {
 } PDH_COUNTER_INFO_A, *PPDH_COUNTER_INFO_A;
 
 #if UINTPTR_MAX > 0xFFFFFFFFu
-_Static_assert(sizeof(PDH_RAW_COUNTER) == 40, "PDH_RAW_COUNTER is 40 bytes");
-_Static_assert(offsetof(PDH_RAW_COUNTER, TimeStamp) == 4, "TimeStamp@4");
-_Static_assert(offsetof(PDH_RAW_COUNTER, FirstValue) == 16, "FirstValue@16");
-_Static_assert(offsetof(PDH_RAW_COUNTER, SecondValue) == 24, "SecondValue@24");
-_Static_assert(offsetof(PDH_RAW_COUNTER, MultiCount) == 32, "MultiCount@32");
-_Static_assert(sizeof(PDH_FMT_COUNTERVALUE) == 16, "PDH_FMT_COUNTERVALUE is 16 bytes");
-_Static_assert(offsetof(PDH_FMT_COUNTERVALUE, doubleValue) == 8, "value@8");
-_Static_assert(sizeof(PDH_STATISTICS) == 56, "PDH_STATISTICS is 56 bytes");
-_Static_assert(offsetof(PDH_STATISTICS, min) == 8, "min@8");
-_Static_assert(offsetof(PDH_STATISTICS, max) == 24, "max@24");
-_Static_assert(offsetof(PDH_STATISTICS, mean) == 40, "mean@40");
-_Static_assert(sizeof(PDH_FMT_COUNTERVALUE_ITEM_A) == 24, "PDH_FMT_COUNTERVALUE_ITEM is 24 bytes");
-_Static_assert(sizeof(PDH_COUNTER_PATH_ELEMENTS_A) == 48, "PDH_COUNTER_PATH_ELEMENTS is 48 bytes");
-_Static_assert(offsetof(PDH_COUNTER_PATH_ELEMENTS_A, szParentInstance) == 24, "szParentInstance@24");
-_Static_assert(offsetof(PDH_COUNTER_PATH_ELEMENTS_A, dwInstanceIndex) == 32, "dwInstanceIndex@32");
-_Static_assert(offsetof(PDH_COUNTER_PATH_ELEMENTS_A, szCounterName) == 40, "szCounterName@40");
-_Static_assert(sizeof(PDH_COUNTER_INFO_A) == 112, "PDH_COUNTER_INFO is 112 bytes");
-_Static_assert(offsetof(PDH_COUNTER_INFO_A, lScale) == 16, "lScale@16");
-_Static_assert(offsetof(PDH_COUNTER_INFO_A, dwUserData) == 24, "dwUserData@24");
-_Static_assert(offsetof(PDH_COUNTER_INFO_A, dwQueryUserData) == 32, "dwQueryUserData@32");
-_Static_assert(offsetof(PDH_COUNTER_INFO_A, szFullPath) == 40, "szFullPath@40");
-_Static_assert(offsetof(PDH_COUNTER_INFO_A, szMachineName) == 48, "szMachineName@48");
-_Static_assert(offsetof(PDH_COUNTER_INFO_A, szObjectName) == 56, "szObjectName@56");
-_Static_assert(offsetof(PDH_COUNTER_INFO_A, szInstanceName) == 64, "szInstanceName@64");
-_Static_assert(offsetof(PDH_COUNTER_INFO_A, szParentInstance) == 72, "szParentInstance@72");
-_Static_assert(offsetof(PDH_COUNTER_INFO_A, dwInstanceIndex) == 80, "dwInstanceIndex@80");
-_Static_assert(offsetof(PDH_COUNTER_INFO_A, szCounterName) == 88, "szCounterName@88");
-_Static_assert(offsetof(PDH_COUNTER_INFO_A, szExplainText) == 96, "szExplainText@96");
-_Static_assert(offsetof(PDH_COUNTER_INFO_A, DataBuffer) == 104, "DataBuffer@104");
+PL__STATIC_ASSERT(sizeof(PDH_RAW_COUNTER) == 40, "PDH_RAW_COUNTER is 40 bytes");
+PL__STATIC_ASSERT(offsetof(PDH_RAW_COUNTER, TimeStamp) == 4, "TimeStamp@4");
+PL__STATIC_ASSERT(offsetof(PDH_RAW_COUNTER, FirstValue) == 16, "FirstValue@16");
+PL__STATIC_ASSERT(offsetof(PDH_RAW_COUNTER, SecondValue) == 24, "SecondValue@24");
+PL__STATIC_ASSERT(offsetof(PDH_RAW_COUNTER, MultiCount) == 32, "MultiCount@32");
+PL__STATIC_ASSERT(sizeof(PDH_FMT_COUNTERVALUE) == 16, "PDH_FMT_COUNTERVALUE is 16 bytes");
+PL__STATIC_ASSERT(offsetof(PDH_FMT_COUNTERVALUE, doubleValue) == 8, "value@8");
+PL__STATIC_ASSERT(sizeof(PDH_STATISTICS) == 56, "PDH_STATISTICS is 56 bytes");
+PL__STATIC_ASSERT(offsetof(PDH_STATISTICS, min) == 8, "min@8");
+PL__STATIC_ASSERT(offsetof(PDH_STATISTICS, max) == 24, "max@24");
+PL__STATIC_ASSERT(offsetof(PDH_STATISTICS, mean) == 40, "mean@40");
+PL__STATIC_ASSERT(sizeof(PDH_FMT_COUNTERVALUE_ITEM_A) == 24, "PDH_FMT_COUNTERVALUE_ITEM is 24 bytes");
+PL__STATIC_ASSERT(sizeof(PDH_COUNTER_PATH_ELEMENTS_A) == 48, "PDH_COUNTER_PATH_ELEMENTS is 48 bytes");
+PL__STATIC_ASSERT(offsetof(PDH_COUNTER_PATH_ELEMENTS_A, szParentInstance) == 24, "szParentInstance@24");
+PL__STATIC_ASSERT(offsetof(PDH_COUNTER_PATH_ELEMENTS_A, dwInstanceIndex) == 32, "dwInstanceIndex@32");
+PL__STATIC_ASSERT(offsetof(PDH_COUNTER_PATH_ELEMENTS_A, szCounterName) == 40, "szCounterName@40");
+PL__STATIC_ASSERT(sizeof(PDH_COUNTER_INFO_A) == 112, "PDH_COUNTER_INFO is 112 bytes");
+PL__STATIC_ASSERT(offsetof(PDH_COUNTER_INFO_A, lScale) == 16, "lScale@16");
+PL__STATIC_ASSERT(offsetof(PDH_COUNTER_INFO_A, dwUserData) == 24, "dwUserData@24");
+PL__STATIC_ASSERT(offsetof(PDH_COUNTER_INFO_A, dwQueryUserData) == 32, "dwQueryUserData@32");
+PL__STATIC_ASSERT(offsetof(PDH_COUNTER_INFO_A, szFullPath) == 40, "szFullPath@40");
+PL__STATIC_ASSERT(offsetof(PDH_COUNTER_INFO_A, szMachineName) == 48, "szMachineName@48");
+PL__STATIC_ASSERT(offsetof(PDH_COUNTER_INFO_A, szObjectName) == 56, "szObjectName@56");
+PL__STATIC_ASSERT(offsetof(PDH_COUNTER_INFO_A, szInstanceName) == 64, "szInstanceName@64");
+PL__STATIC_ASSERT(offsetof(PDH_COUNTER_INFO_A, szParentInstance) == 72, "szParentInstance@72");
+PL__STATIC_ASSERT(offsetof(PDH_COUNTER_INFO_A, dwInstanceIndex) == 80, "dwInstanceIndex@80");
+PL__STATIC_ASSERT(offsetof(PDH_COUNTER_INFO_A, szCounterName) == 88, "szCounterName@88");
+PL__STATIC_ASSERT(offsetof(PDH_COUNTER_INFO_A, szExplainText) == 96, "szExplainText@96");
+PL__STATIC_ASSERT(offsetof(PDH_COUNTER_INFO_A, DataBuffer) == 104, "DataBuffer@104");
 #endif
 
 /* ------------------------------------------------------ functions */

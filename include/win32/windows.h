@@ -1,11 +1,15 @@
 /* perflib: a windows.h for ported performance code: the base types, the
- * error codes and the registry functions (win32/winreg.h). As on Windows,
- * winperf.h, loadperf.h and pdh.h are included separately. docs/win32.md. */
+ * error codes, the registry functions (win32/winreg.h) and, as Windows'
+ * windows.h does unless WIN32_LEAN_AND_MEAN is defined, winperf.h. loadperf.h and pdh.h are
+ * included separately, as on Windows. docs/win32.md. */
 #ifndef PERFLIB_WIN32_WINDOWS_H
 #define PERFLIB_WIN32_WINDOWS_H
 
 #include "windef.h"
 #include "winerror.h"
 #include "winreg.h"
+#ifndef WIN32_LEAN_AND_MEAN
+#include "winperf.h"
+#endif
 
 #endif

@@ -30,6 +30,9 @@
 #ifndef ERROR_BADDB
 #define ERROR_BADDB 1009u
 #endif
+#ifndef ERROR_KEY_DELETED
+#define ERROR_KEY_DELETED 1018u
+#endif
 #ifndef ERROR_REGISTRY_IO_FAILED
 #define ERROR_REGISTRY_IO_FAILED 1016u
 #endif

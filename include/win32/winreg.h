@@ -76,6 +76,11 @@ typedef ACCESS_MASK REGSAM;
 #define REG_MULTI_SZ 7u
 #define REG_QWORD 11u
 
+#define REG_OPTION_NON_VOLATILE 0u
+#define REG_OPTION_VOLATILE 1u
+#define REG_CREATED_NEW_KEY 1u
+#define REG_OPENED_EXISTING_KEY 2u
+
 #define KEY_QUERY_VALUE 0x0001u
 #define KEY_SET_VALUE 0x0002u
 #define KEY_CREATE_SUB_KEY 0x0004u
@@ -109,6 +114,30 @@ PL_EXTERN LSTATUS WINAPI RegOpenKeyExW(HKEY hKey, LPCWSTR lpSubKey, DWORD ulOpti
                                        PHKEY phkResult);
 PL_EXTERN LSTATUS WINAPI RegOpenKeyA(HKEY hKey, LPCSTR lpSubKey, PHKEY phkResult);
 PL_EXTERN LSTATUS WINAPI RegOpenKeyW(HKEY hKey, LPCWSTR lpSubKey, PHKEY phkResult);
+
+/* A provider's own keys, from HKEY_LOCAL_MACHINE:
+ *   SYSTEM\CurrentControlSet\Services            (only to open below it)
+ *   ...\Services\<name>                         a provider in the store
+ *   ...\Services\<name>\Performance             Library, Open, Collect,
+ *       Close, Object List (REG_SZ), First/Last Counter, First/Last Help,
+ *       Disable Performance Counters, Open/Collect Timeout (REG_DWORD);
+ *       a value the record lacks is ERROR_FILE_NOT_FOUND
+ *   ...\Services\<name>\Linkage                 Export (REG_MULTI_SZ)
+ * RegCreateKeyEx creates the provider record (isolated, as lodctr does);
+ * RegSetValueEx needs a key opened with KEY_SET_VALUE (else
+ * ERROR_ACCESS_DENIED) and changes Library, Open, Collect, Close, Object
+ * List, the timeouts, Disable Performance Counters (0 enables) and Export;
+ * First/Last Counter/Help belong to lodctr and any other value cannot be
+ * stored: ERROR_ACCESS_DENIED. docs/win32.md. */
+PL_EXTERN LSTATUS WINAPI RegCreateKeyExA(HKEY hKey, LPCSTR lpSubKey, DWORD Reserved, LPSTR lpClass, DWORD dwOptions,
+                                         REGSAM samDesired, LPSECURITY_ATTRIBUTES lpSecurityAttributes,
+                                         PHKEY phkResult, LPDWORD lpdwDisposition);
+PL_EXTERN LSTATUS WINAPI RegCreateKeyExW(HKEY hKey, LPCWSTR lpSubKey, DWORD Reserved, LPWSTR lpClass,
+                                         DWORD dwOptions, REGSAM samDesired,
+                                         LPSECURITY_ATTRIBUTES lpSecurityAttributes, PHKEY phkResult,
+                                         LPDWORD lpdwDisposition);
+PL_EXTERN LSTATUS WINAPI RegCreateKeyA(HKEY hKey, LPCSTR lpSubKey, PHKEY phkResult);
+PL_EXTERN LSTATUS WINAPI RegCreateKeyW(HKEY hKey, LPCWSTR lpSubKey, PHKEY phkResult);
 
 /* Connecting to the local machine (lpMachineName NULL, "", ".", "localhost"
  * or this host's name, with or without a leading "\\") gives back the
@@ -168,6 +197,8 @@ PL_EXTERN LSTATUS WINAPI RegQueryInfoKeyW(HKEY hKey, LPWSTR lpClass, LPDWORD lpc
 #define RegQueryValueEx RegQueryValueExW
 #define RegOpenKeyEx RegOpenKeyExW
 #define RegOpenKey RegOpenKeyW
+#define RegCreateKeyEx RegCreateKeyExW
+#define RegCreateKey RegCreateKeyW
 #define RegConnectRegistry RegConnectRegistryW
 #define RegQueryValue RegQueryValueW
 #define RegSetValue RegSetValueW
@@ -180,6 +211,8 @@ PL_EXTERN LSTATUS WINAPI RegQueryInfoKeyW(HKEY hKey, LPWSTR lpClass, LPDWORD lpc
 #define RegQueryValueEx RegQueryValueExA
 #define RegOpenKeyEx RegOpenKeyExA
 #define RegOpenKey RegOpenKeyA
+#define RegCreateKeyEx RegCreateKeyExA
+#define RegCreateKey RegCreateKeyA
 #define RegConnectRegistry RegConnectRegistryA
 #define RegQueryValue RegQueryValueA
 #define RegSetValue RegSetValueA

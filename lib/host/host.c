@@ -66,9 +66,9 @@ typedef struct prov {
     pl_provider_info info;
     char *path;                 /* resolved library path */
     void *dl;
-    PM_OPEN_PROC open;
-    PM_COLLECT_PROC collect;
-    PM_CLOSE_PROC close;
+    PM_OPEN_PROC *open;
+    PM_COLLECT_PROC *collect;
+    PM_CLOSE_PROC *close;
     int loaded, opened, disabled;
     int isolated;               /* runs in a helper process */
     pid_t pid;                  /* isolated: the helper, 0 when none runs */

@@ -28,9 +28,9 @@ void ph_load(ph_provider *p, const char *so_path, const char *prefix, const char
     memset(p, 0, sizeof *p);
     p->so = dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
     if (!p->so) fail_msg("dlopen: %s", dlerror());
-    p->open = (PM_OPEN_PROC)sym(p->so, prefix, "Open");
-    p->collect = (PM_COLLECT_PROC)sym(p->so, prefix, "Collect");
-    p->close = (PM_CLOSE_PROC)sym(p->so, prefix, "Close");
+    p->open = (PM_OPEN_PROC *)sym(p->so, prefix, "Open");
+    p->collect = (PM_COLLECT_PROC *)sym(p->so, prefix, "Collect");
+    p->close = (PM_CLOSE_PROC *)sym(p->so, prefix, "Close");
 }
 
 void ph_unload(ph_provider *p)

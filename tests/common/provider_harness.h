@@ -19,9 +19,9 @@
 
 typedef struct ph_provider {
     void *so;
-    PM_OPEN_PROC open;
-    PM_COLLECT_PROC collect;
-    PM_CLOSE_PROC close;
+    PM_OPEN_PROC *open;
+    PM_COLLECT_PROC *collect;
+    PM_CLOSE_PROC *close;
 } ph_provider;
 
 /* Set PERFLIB_SYSROOT to `sysroot` (NULL unsets it: the real "/"), dlopen
