@@ -8,6 +8,7 @@
 #include "perflib/registry.h"
 #include "perflib/win32.h"
 #include "win32/windef.h"
+#include "win32/winreg.h"
 
 /* Start a call that may use the engine: takes the shared lock, which
  * pl_win32_set_engine() and the exit handler take exclusively. With
@@ -31,5 +32,22 @@ int pl__w32_ieq(const char *a, const char *b);
 /* Is `m` (may be NULL) this machine: NULL, "", ".", "localhost", the host
  * name, optionally after "\\". */
 int pl__w32_is_local(const char *m);
+
+/* HKLM\SYSTEM\CurrentControlSet\Services\<name>[\Performance|\Linkage]
+ * (winreg_svc.c). pl__w32_svc_path: does `path` (from HKLM) lie below the
+ * Services key (*rest: what follows it). */
+int pl__w32_svc_is(HKEY h);
+int pl__w32_svc_path(const char *path, const char **rest);
+LSTATUS pl__w32_svc_open_hklm(const char *rest, REGSAM sam, int create, PHKEY out, LPDWORD disposition);
+LSTATUS pl__w32_svc_open_sub(HKEY parent, const char *sub, REGSAM sam, int create, PHKEY out,
+                             LPDWORD disposition);
+LSTATUS pl__w32_svc_close(HKEY h);
+LSTATUS pl__w32_svc_query(HKEY h, const char *name, int wide, LPDWORD lpType, LPBYTE lpData, LPDWORD lpcbData);
+LSTATUS pl__w32_svc_set(HKEY h, const char *name, DWORD type, const BYTE *data, DWORD cb, int wide);
+LSTATUS pl__w32_svc_enum_value(HKEY h, DWORD index, const char **name, int wide, LPDWORD lpType, LPBYTE lpData,
+                               LPDWORD lpcbData);
+LSTATUS pl__w32_svc_enum_key(HKEY h, DWORD index, const char **name);
+LSTATUS pl__w32_svc_info(HKEY h, DWORD *subkeys, DWORD *maxsub, DWORD *values, DWORD *maxname, DWORD *maxval,
+                         int wide);
 
 #endif

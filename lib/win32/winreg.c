@@ -11,7 +11,7 @@
 #include "win32/winreg.h"
 #include "win32_internal.h"
 
-enum { K_BAD, K_HKPD, K_HKPT, K_HKPN, K_HKLM, K_PERFLIB };
+enum { K_BAD, K_HKPD, K_HKPT, K_HKPN, K_HKLM, K_PERFLIB, K_SVC };
 
 /* The handle of HKLM\SOFTWARE\Microsoft\Windows NT\CurrentVersion\Perflib:
  * the address of a private object, so it cannot collide with another key. */
@@ -26,6 +26,7 @@ static int key_kind(HKEY k)
     if (k == HKEY_PERFORMANCE_NLSTEXT) return K_HKPN;
     if (k == HKEY_LOCAL_MACHINE) return K_HKLM;
     if (k == PERFLIB_KEY) return K_PERFLIB;
+    if (pl__w32_svc_is(k)) return K_SVC;
     return K_BAD;
 }
 
@@ -161,6 +162,7 @@ static LSTATUS query_value(HKEY hKey, const char *name, int wide, LPDWORD lpRese
     if (kind == K_BAD) return (LSTATUS)ERROR_INVALID_HANDLE;
     if (lpReserved || (lpData && !lpcbData)) return (LSTATUS)ERROR_INVALID_PARAMETER;
     if (kind == K_HKLM) return (LSTATUS)ERROR_FILE_NOT_FOUND;
+    if (kind == K_SVC) return pl__w32_svc_query(hKey, name, wide, lpType, lpData, lpcbData);
     pl_engine *e = NULL;
     int rc = pl__w32_enter(1, &e);
     LSTATUS ret;
@@ -203,7 +205,9 @@ PL_EXTERN LSTATUS WINAPI RegQueryValueExW(HKEY hKey, LPCWSTR lpValueName, LPDWOR
 PL_EXTERN LSTATUS WINAPI RegCloseKey(HKEY hKey)
 {
     /* The predefined keys are never really open; closing them is a no-op. */
-    if (key_kind(hKey) != K_BAD) return (LSTATUS)ERROR_SUCCESS;
+    int kind = key_kind(hKey);
+    if (kind == K_SVC) return pl__w32_svc_close(hKey);
+    if (kind != K_BAD) return (LSTATUS)ERROR_SUCCESS;
     if (hKey == HKEY_CLASSES_ROOT || hKey == HKEY_CURRENT_USER || hKey == HKEY_USERS ||
         hKey == HKEY_CURRENT_CONFIG || hKey == HKEY_DYN_DATA)
         return (LSTATUS)ERROR_SUCCESS;
@@ -254,7 +258,7 @@ static LSTATUS perflib_subkey(const char *sub, PHKEY out)
     return ret;
 }
 
-static LSTATUS open_key(HKEY hKey, const char *sub, PHKEY phkResult)
+static LSTATUS open_key(HKEY hKey, const char *sub, REGSAM sam, int create, PHKEY phkResult, LPDWORD disp)
 {
     int kind = key_kind(hKey);
     if (is_perf(kind) || kind == K_BAD) {
@@ -263,6 +267,12 @@ static LSTATUS open_key(HKEY hKey, const char *sub, PHKEY phkResult)
     }
     if (!phkResult) return (LSTATUS)ERROR_INVALID_PARAMETER;
     *phkResult = NULL;
+    if (kind == K_SVC) return pl__w32_svc_open_sub(hKey, sub, sam, create, phkResult, disp);
+    const char *rest = NULL;
+    if (kind == K_HKLM && sub && pl__w32_svc_path(sub, &rest))
+        return pl__w32_svc_open_hklm(rest, sam, create, phkResult, disp);
+    if (disp) *disp = REG_OPENED_EXISTING_KEY;
+    if (create && kind == K_HKLM) return (LSTATUS)ERROR_ACCESS_DENIED; /* no other key can be made */
     char path[512];
     if (!trim_path(sub ? sub : "", path, sizeof path)) return (LSTATUS)ERROR_FILE_NOT_FOUND;
     if (kind == K_PERFLIB) return perflib_subkey(path, phkResult);
@@ -278,30 +288,34 @@ static LSTATUS open_key(HKEY hKey, const char *sub, PHKEY phkResult)
     return perflib_subkey(path + n + 1, phkResult);
 }
 
+static LSTATUS open_key_w(HKEY hKey, LPCWSTR lpSubKey, REGSAM samDesired, int create, PHKEY phkResult,
+                          LPDWORD disp)
+{
+    int kind = key_kind(hKey);
+    if (is_perf(kind) || kind == K_BAD) return open_key(hKey, NULL, samDesired, create, phkResult, disp);
+    int rc;
+    char *sub = pl__w32_narrow(lpSubKey, &rc);
+    LSTATUS ret;
+    if (rc == PL_E_NOMEM) ret = (LSTATUS)ERROR_OUTOFMEMORY;
+    else if (rc != PL_OK) ret = (LSTATUS)ERROR_FILE_NOT_FOUND;
+    else ret = open_key(hKey, sub, samDesired, create, phkResult, disp);
+    if (rc != PL_OK && phkResult) *phkResult = NULL;
+    free(sub);
+    return ret;
+}
+
 PL_EXTERN LSTATUS WINAPI RegOpenKeyExA(HKEY hKey, LPCSTR lpSubKey, DWORD ulOptions, REGSAM samDesired,
                                        PHKEY phkResult)
 {
     (void)ulOptions;
-    (void)samDesired;
-    return open_key(hKey, lpSubKey, phkResult);
+    return open_key(hKey, lpSubKey, samDesired, 0, phkResult, NULL);
 }
 
 PL_EXTERN LSTATUS WINAPI RegOpenKeyExW(HKEY hKey, LPCWSTR lpSubKey, DWORD ulOptions, REGSAM samDesired,
                                        PHKEY phkResult)
 {
     (void)ulOptions;
-    (void)samDesired;
-    int kind = key_kind(hKey);
-    if (is_perf(kind) || kind == K_BAD) return open_key(hKey, NULL, phkResult);
-    int rc;
-    char *sub = pl__w32_narrow(lpSubKey, &rc);
-    LSTATUS ret;
-    if (rc == PL_E_NOMEM) ret = (LSTATUS)ERROR_OUTOFMEMORY;
-    else if (rc != PL_OK) ret = (LSTATUS)ERROR_FILE_NOT_FOUND;
-    else ret = open_key(hKey, sub, phkResult);
-    if (rc != PL_OK && phkResult) *phkResult = NULL;
-    free(sub);
-    return ret;
+    return open_key_w(hKey, lpSubKey, samDesired, 0, phkResult, NULL);
 }
 
 PL_EXTERN LSTATUS WINAPI RegOpenKeyA(HKEY hKey, LPCSTR lpSubKey, PHKEY phkResult)
@@ -312,6 +326,43 @@ PL_EXTERN LSTATUS WINAPI RegOpenKeyA(HKEY hKey, LPCSTR lpSubKey, PHKEY phkResult
 PL_EXTERN LSTATUS WINAPI RegOpenKeyW(HKEY hKey, LPCWSTR lpSubKey, PHKEY phkResult)
 {
     return RegOpenKeyExW(hKey, lpSubKey, 0, KEY_ALL_ACCESS, phkResult);
+}
+
+/* RegCreateKeyEx: opens the keys above, and creates a provider's
+ * Services\<name>\Performance (and Linkage) key; nothing else can be made. */
+PL_EXTERN LSTATUS WINAPI RegCreateKeyExA(HKEY hKey, LPCSTR lpSubKey, DWORD Reserved, LPSTR lpClass, DWORD dwOptions,
+                                         REGSAM samDesired, LPSECURITY_ATTRIBUTES lpSecurityAttributes, PHKEY phkResult,
+                                         LPDWORD lpdwDisposition)
+{
+    (void)Reserved;
+    (void)lpClass;
+    (void)dwOptions;
+    (void)lpSecurityAttributes;
+    if (!lpSubKey) return (LSTATUS)ERROR_INVALID_PARAMETER;
+    return open_key(hKey, lpSubKey, samDesired, 1, phkResult, lpdwDisposition);
+}
+
+PL_EXTERN LSTATUS WINAPI RegCreateKeyExW(HKEY hKey, LPCWSTR lpSubKey, DWORD Reserved, LPWSTR lpClass,
+                                         DWORD dwOptions, REGSAM samDesired, LPSECURITY_ATTRIBUTES lpSecurityAttributes,
+                                         PHKEY phkResult, LPDWORD lpdwDisposition)
+{
+    (void)Reserved;
+    (void)lpClass;
+    (void)dwOptions;
+    (void)lpSecurityAttributes;
+    if (!lpSubKey) return (LSTATUS)ERROR_INVALID_PARAMETER;
+    return open_key_w(hKey, lpSubKey, samDesired, 1, phkResult, lpdwDisposition);
+}
+
+PL_EXTERN LSTATUS WINAPI RegCreateKeyA(HKEY hKey, LPCSTR lpSubKey, PHKEY phkResult)
+{
+    return RegCreateKeyExA(hKey, lpSubKey ? lpSubKey : "", 0, NULL, 0, KEY_ALL_ACCESS, NULL, phkResult, NULL);
+}
+
+PL_EXTERN LSTATUS WINAPI RegCreateKeyW(HKEY hKey, LPCWSTR lpSubKey, PHKEY phkResult)
+{
+    static const WCHAR empty[1] = {0};
+    return RegCreateKeyExW(hKey, lpSubKey ? lpSubKey : empty, 0, NULL, 0, KEY_ALL_ACCESS, NULL, phkResult, NULL);
 }
 
 static LSTATUS connect_key(int local, HKEY hKey, PHKEY phkResult)
@@ -386,6 +437,7 @@ PL_EXTERN LSTATUS WINAPI RegSetValueW(HKEY hKey, LPCWSTR lpSubKey, DWORD dwType,
 static LSTATUS refuse_set(HKEY hKey)
 {
     int kind = key_kind(hKey);
+    if (kind == K_SVC) return (LSTATUS)ERROR_ACCESS_DENIED;
     if (kind == K_HKPT || kind == K_HKPN) return (LSTATUS)ERROR_BADKEY;
     if (kind == K_BAD || kind == K_HKPD) return (LSTATUS)ERROR_INVALID_HANDLE;
     return (LSTATUS)ERROR_ACCESS_DENIED;
@@ -394,23 +446,22 @@ static LSTATUS refuse_set(HKEY hKey)
 PL_EXTERN LSTATUS WINAPI RegSetValueExA(HKEY hKey, LPCSTR lpValueName, DWORD Reserved, DWORD dwType,
                                         const BYTE *lpData, DWORD cbData)
 {
-    (void)lpValueName;
     (void)Reserved;
-    (void)dwType;
-    (void)lpData;
-    (void)cbData;
+    if (key_kind(hKey) == K_SVC) return pl__w32_svc_set(hKey, lpValueName, dwType, lpData, cbData, 0);
     return refuse_set(hKey);
 }
 
 PL_EXTERN LSTATUS WINAPI RegSetValueExW(HKEY hKey, LPCWSTR lpValueName, DWORD Reserved, DWORD dwType,
                                         const BYTE *lpData, DWORD cbData)
 {
-    (void)lpValueName;
     (void)Reserved;
-    (void)dwType;
-    (void)lpData;
-    (void)cbData;
-    return refuse_set(hKey);
+    if (key_kind(hKey) != K_SVC) return refuse_set(hKey);
+    int rc;
+    char *name = pl__w32_narrow(lpValueName, &rc);
+    LSTATUS ret = rc == PL_OK ? pl__w32_svc_set(hKey, name, dwType, lpData, cbData, 1)
+                  : (LSTATUS)(rc == PL_E_NOMEM ? ERROR_OUTOFMEMORY : ERROR_INVALID_PARAMETER);
+    free(name);
+    return ret;
 }
 
 /* ------------------------------------------------------------ enumerate */
@@ -422,6 +473,7 @@ static LSTATUS subkey_name(HKEY hKey, DWORD dwIndex, const char **name)
 {
     int kind = key_kind(hKey);
     if (kind == K_BAD || kind == K_HKPD) return (LSTATUS)ERROR_INVALID_HANDLE;
+    if (kind == K_SVC) return pl__w32_svc_enum_key(hKey, dwIndex, name);
     if (kind == K_PERFLIB && dwIndex < 2) {
         *name = g_perflib_subkeys[dwIndex];
         return (LSTATUS)ERROR_SUCCESS;
@@ -496,6 +548,16 @@ static LSTATUS enum_value(HKEY hKey, DWORD dwIndex, void *lpValueName, LPDWORD l
     int kind = key_kind(hKey);
     if (kind == K_BAD) return (LSTATUS)ERROR_INVALID_HANDLE;
     if (is_perf(kind)) return (LSTATUS)ERROR_MORE_DATA; /* Windows; nothing is written */
+    if (kind == K_SVC) {
+        if (lpReserved || (lpData && !lpcbData) || !lpValueName || !lpcchValueName)
+            return (LSTATUS)ERROR_INVALID_PARAMETER;
+        const char *vname = NULL;
+        LSTATUS r = pl__w32_svc_enum_value(hKey, dwIndex, &vname, wide, NULL, NULL, NULL);
+        if (r != (LSTATUS)ERROR_SUCCESS) return r;
+        r = put_name(vname, lpValueName, lpcchValueName, wide);
+        if (r != (LSTATUS)ERROR_SUCCESS) return r;
+        return pl__w32_svc_enum_value(hKey, dwIndex, &vname, wide, lpType, lpData, lpcbData);
+    }
     if (kind == K_HKLM || dwIndex >= N_PERFLIB_VALUES) return (LSTATUS)ERROR_NO_MORE_ITEMS;
     if (lpReserved || (lpData && !lpcbData)) return (LSTATUS)ERROR_INVALID_PARAMETER;
     const char *name = g_perflib_values[dwIndex];
@@ -530,7 +592,10 @@ static LSTATUS query_info(HKEY hKey, void *lpClass, LPDWORD lpcchClass, LPDWORD 
     int kind = key_kind(hKey);
     if (kind == K_BAD) return (LSTATUS)ERROR_INVALID_HANDLE;
     DWORD subkeys = 0, values = 0, maxsub = 0, maxname = 0, maxval = 0;
-    if (is_perf(kind)) {
+    if (kind == K_SVC) {
+        LSTATUS r = pl__w32_svc_info(hKey, &subkeys, &maxsub, &values, &maxname, &maxval, wide);
+        if (r != (LSTATUS)ERROR_SUCCESS) return r;
+    } else if (is_perf(kind)) {
         values = 2; /* what Windows reports */
     } else if (kind == K_PERFLIB) {
         subkeys = 2;
@@ -539,7 +604,7 @@ static LSTATUS query_info(HKEY hKey, void *lpClass, LPDWORD lpcchClass, LPDWORD 
         maxname = 12; /* "Last Counter" */
         maxval = 4;
     } else {
-        subkeys = 1;  /* SOFTWARE (only the Perflib path below it opens) */
+        subkeys = 2;  /* SOFTWARE and SYSTEM (only the Perflib and Services paths below them open) */
         maxsub = 8;
     }
     if (lpClass && lpcchClass && *lpcchClass) {

@@ -1,0 +1,266 @@
+/* A Windows-style provider and its installer on perflib (docs/win32.md, "A
+ * provider's own key"): the installer creates
+ * HKLM\SYSTEM\CurrentControlSet\Services\W32Gen\Performance with
+ * RegCreateKeyEx and writes Library/Open/Collect/Close with RegSetValueEx,
+ * runs LoadPerfCounterTextStrings, and the provider (tests/win32/w32gen,
+ * built only against include/win32) reads its First Counter/Help from that
+ * key in Open. A consumer then reads it through
+ * RegQueryValueEx(HKEY_PERFORMANCE_DATA). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perflib/block.h"
+#include "perflib/registry.h"
+#include "perflib/win32.h"
+#include "pl_test.h"
+#include "w32_util.h"
+#include "win32/loadperf.h"
+#include "win32/winperf.h"
+#include "win32/winreg.h"
+
+#define KEY "SYSTEM\\CurrentControlSet\\Services\\W32Gen\\Performance"
+#define LINKAGE "SYSTEM\\CurrentControlSet\\Services\\W32Gen\\Linkage"
+
+static pq_fixture fx;
+
+static int setup(void **state)
+{
+    (void)state;
+    return pq_fixture_make(&fx, NULL, NULL); /* the fixed titles, no provider */
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    pq_fixture_done(&fx);
+    return 0;
+}
+
+static void set_sz(HKEY k, const char *name, const char *v)
+{
+    assert_int_equal(RegSetValueExA(k, name, 0, REG_SZ, (const BYTE *)v, (DWORD)strlen(v) + 1), ERROR_SUCCESS);
+}
+
+/* What a Windows installer does, then lodctr. `library` is the .so. */
+static void install(const char *library, const char *export_)
+{
+    HKEY k = NULL;
+    DWORD disp = 0;
+    assert_int_equal(RegCreateKeyExA(HKEY_LOCAL_MACHINE, KEY, 0, NULL, REG_OPTION_NON_VOLATILE, KEY_ALL_ACCESS, NULL,
+                                     &k, &disp),
+                     ERROR_SUCCESS);
+    assert_int_equal(disp, REG_CREATED_NEW_KEY);
+    set_sz(k, "Library", library);
+    set_sz(k, "Open", "OpenW32GenPerformanceData");
+    set_sz(k, "Collect", "CollectW32GenPerformanceData");
+    set_sz(k, "Close", "CloseW32GenPerformanceData");
+    assert_int_equal(RegCloseKey(k), ERROR_SUCCESS);
+    if (export_) {
+        assert_int_equal(RegCreateKeyExA(HKEY_LOCAL_MACHINE, LINKAGE, 0, NULL, 0, KEY_WRITE, NULL, &k, &disp),
+                         ERROR_SUCCESS);
+        char multi[64];
+        size_t n = strlen(export_);
+        memcpy(multi, export_, n + 1);
+        multi[n + 1] = '\0';
+        assert_int_equal(RegSetValueExA(k, "Export", 0, REG_MULTI_SZ, (const BYTE *)multi, (DWORD)n + 2),
+                         ERROR_SUCCESS);
+        assert_int_equal(RegCloseKey(k), ERROR_SUCCESS);
+    }
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "lodctr \"%s\"", W32GEN_INI);
+    assert_int_equal(LoadPerfCounterTextStringsA(cmd, TRUE), ERROR_SUCCESS);
+}
+
+static DWORD query_dword(HKEY k, const char *name, LSTATUS *rc)
+{
+    DWORD v = 0, type = 0, size = sizeof v;
+    *rc = RegQueryValueExA(k, name, NULL, &type, (LPBYTE)&v, &size);
+    if (*rc == ERROR_SUCCESS) {
+        assert_int_equal(type, REG_DWORD);
+        assert_int_equal(size, 4);
+    }
+    return v;
+}
+
+/* The key's values, their types and sizes, what may be written, and the
+ * W forms. */
+static void service_key_values(void **state)
+{
+    (void)state;
+    HKEY k = NULL;
+    /* No such provider yet: the key does not exist. */
+    assert_int_equal(RegOpenKeyExA(HKEY_LOCAL_MACHINE, KEY, 0, KEY_READ, &k), ERROR_FILE_NOT_FOUND);
+    assert_null(k);
+    install(W32GEN_SO, NULL);
+
+    assert_int_equal(RegOpenKeyExA(HKEY_LOCAL_MACHINE, KEY, 0, KEY_READ, &k), ERROR_SUCCESS);
+    char buf[512];
+    DWORD type = 0, size = 0;
+    /* data NULL: the size; too small: ERROR_MORE_DATA and the size. */
+    assert_int_equal(RegQueryValueExA(k, "Library", NULL, &type, NULL, &size), ERROR_SUCCESS);
+    assert_int_equal(type, REG_SZ);
+    assert_int_equal(size, strlen(W32GEN_SO) + 1);
+    size = 4;
+    assert_int_equal(RegQueryValueExA(k, "library", NULL, &type, (LPBYTE)buf, &size), ERROR_MORE_DATA);
+    assert_int_equal(size, strlen(W32GEN_SO) + 1);
+    size = sizeof buf;
+    assert_int_equal(RegQueryValueExA(k, "Collect", NULL, &type, (LPBYTE)buf, &size), ERROR_SUCCESS);
+    assert_string_equal(buf, "CollectW32GenPerformanceData");
+
+    /* lodctr's values: the provider's range, as the store has it. */
+    uint32_t fc = 0, fh = 0;
+    assert_int_equal(w32_first_indices(&fx, "W32Gen", &fc, &fh), 0);
+    LSTATUS rc;
+    assert_int_equal(query_dword(k, "First Counter", &rc), fc);
+    assert_int_equal(rc, ERROR_SUCCESS);
+    assert_int_equal(query_dword(k, "First Help", &rc), fh);
+    assert_int_equal(query_dword(k, "Last Counter", &rc), fc + 4);
+    assert_int_equal(query_dword(k, "Last Help", &rc), fh + 4);
+    size = sizeof buf;
+    assert_int_equal(RegQueryValueExA(k, "Object List", NULL, &type, (LPBYTE)buf, &size), ERROR_SUCCESS);
+    char ol[16];
+    snprintf(ol, sizeof ol, "%u", fc);
+    assert_string_equal(buf, ol);
+    (void)query_dword(k, "Disable Performance Counters", &rc);
+    assert_int_equal(rc, ERROR_FILE_NOT_FOUND); /* enabled: no value */
+    (void)query_dword(k, "No Such Value", &rc);
+    assert_int_equal(rc, ERROR_FILE_NOT_FOUND);
+
+    /* Opened for reading: nothing can be written. */
+    DWORD v = 7;
+    assert_int_equal(RegSetValueExA(k, "Open Timeout", 0, REG_DWORD, (const BYTE *)&v, 4), ERROR_ACCESS_DENIED);
+    DWORD nvalues = 0, maxname = 0, maxval = 0, nsub = 0;
+    assert_int_equal(RegQueryInfoKeyA(k, NULL, NULL, NULL, &nsub, NULL, NULL, &nvalues, &maxname, &maxval, NULL,
+                                      NULL),
+                     ERROR_SUCCESS);
+    assert_int_equal(nsub, 0);
+    assert_int_equal(nvalues, 9); /* Library Open Collect Close Object List, 4 range values */
+    assert_int_equal(maxname, strlen("First Counter"));
+    assert_int_equal(maxval, strlen(W32GEN_SO) + 1);
+    char name[64];
+    DWORD cch = sizeof name;
+    size = sizeof buf;
+    assert_int_equal(RegEnumValueA(k, 0, name, &cch, NULL, &type, (LPBYTE)buf, &size), ERROR_SUCCESS);
+    assert_string_equal(name, "Library");
+    assert_int_equal(cch, 7);
+    assert_string_equal(buf, W32GEN_SO);
+    cch = sizeof name;
+    assert_int_equal(RegEnumValueA(k, 9, name, &cch, NULL, NULL, NULL, NULL), ERROR_NO_MORE_ITEMS);
+    assert_int_equal(RegCloseKey(k), ERROR_SUCCESS);
+    assert_int_equal(RegCloseKey(k), ERROR_INVALID_HANDLE); /* a closed key is gone */
+
+    /* Opened for writing: what the installer and the host keep. */
+    assert_int_equal(RegOpenKeyExA(HKEY_LOCAL_MACHINE, KEY, 0, KEY_ALL_ACCESS, &k), ERROR_SUCCESS);
+    v = 2500;
+    assert_int_equal(RegSetValueExA(k, "Collect Timeout", 0, REG_DWORD, (const BYTE *)&v, 4), ERROR_SUCCESS);
+    assert_int_equal(query_dword(k, "Collect Timeout", &rc), 2500);
+    assert_int_equal(RegSetValueExA(k, "First Counter", 0, REG_DWORD, (const BYTE *)&v, 4), ERROR_ACCESS_DENIED);
+    assert_int_equal(RegSetValueExA(k, "Unknown", 0, REG_SZ, (const BYTE *)"x", 2), ERROR_ACCESS_DENIED);
+    assert_int_equal(RegSetValueExA(k, "Open Timeout", 0, REG_SZ, (const BYTE *)"x", 2), ERROR_INVALID_PARAMETER);
+    v = 1;
+    assert_int_equal(RegSetValueExA(k, "Disable Performance Counters", 0, REG_DWORD, (const BYTE *)&v, 4),
+                     ERROR_SUCCESS);
+    assert_int_equal(query_dword(k, "Disable Performance Counters", &rc), 1);
+    v = 0;
+    assert_int_equal(RegSetValueExA(k, "Disable Performance Counters", 0, REG_DWORD, (const BYTE *)&v, 4),
+                     ERROR_SUCCESS);
+    (void)query_dword(k, "Disable Performance Counters", &rc);
+    assert_int_equal(rc, ERROR_FILE_NOT_FOUND);
+    assert_int_equal(RegCloseKey(k), ERROR_SUCCESS);
+
+    /* The W forms, and a path opened in steps. */
+    HKEY svc = NULL;
+    uint16_t *path = w32_widen("SYSTEM\\CurrentControlSet\\Services\\w32gen");
+    assert_int_equal(RegOpenKeyExW(HKEY_LOCAL_MACHINE, path, 0, KEY_READ, &svc), ERROR_SUCCESS);
+    free(path);
+    assert_int_equal(RegEnumKeyA(svc, 0, name, sizeof name), ERROR_SUCCESS);
+    assert_string_equal(name, "Performance");
+    assert_int_equal(RegOpenKeyExA(svc, "Linkage", 0, KEY_READ, &k), ERROR_FILE_NOT_FOUND);
+    assert_int_equal(RegOpenKeyExA(svc, "Performance", 0, KEY_READ, &k), ERROR_SUCCESS);
+    uint16_t *vname = w32_widen("Open");
+    uint16_t wbuf[64];
+    size = sizeof wbuf;
+    assert_int_equal(RegQueryValueExW(k, vname, NULL, &type, (LPBYTE)wbuf, &size), ERROR_SUCCESS);
+    free(vname);
+    assert_int_equal(type, REG_SZ);
+    assert_int_equal(size, 2 * (strlen("OpenW32GenPerformanceData") + 1));
+    assert_int_equal(wbuf[0], 'O');
+    assert_int_equal(wbuf[size / 2 - 1], 0);
+    RegCloseKey(k);
+    RegCloseKey(svc);
+    /* Only providers' keys can be created. */
+    assert_int_equal(RegCreateKeyExA(HKEY_LOCAL_MACHINE, "SOFTWARE\\Other", 0, NULL, 0, KEY_ALL_ACCESS, NULL, &k,
+                                     NULL),
+                     ERROR_ACCESS_DENIED);
+    assert_int_equal(RegOpenKeyExA(HKEY_LOCAL_MACHINE, KEY "\\Deeper", 0, KEY_READ, &k), ERROR_FILE_NOT_FOUND);
+}
+
+/* The object W32Gen returned in a Global block read with RegQueryValueEx. */
+static void read_w32gen(uint32_t fc, uint32_t *constant, uint32_t *collections, int *present)
+{
+    DWORD cap = 4096, type = 0;
+    unsigned char *buf = malloc(cap);
+    assert_non_null(buf);
+    LSTATUS rc;
+    for (int tries = 0;; tries++) {
+        DWORD size = cap;
+        rc = RegQueryValueExA(HKEY_PERFORMANCE_DATA, "Global", NULL, &type, buf, &size);
+        if (rc != ERROR_MORE_DATA) {
+            cap = size;
+            break;
+        }
+        cap *= 2;
+        buf = realloc(buf, cap);
+        assert_non_null(buf);
+        assert_true(tries < 20);
+    }
+    assert_int_equal(rc, ERROR_SUCCESS);
+    pl_block blk;
+    pl_error err;
+    assert_int_equal(pl_block_open(&blk, buf, cap, 0, 0, &err), PL_OK);
+    pl_object o;
+    *present = pl_block_find_object(&blk, fc, &o) == PL_OK;
+    if (*present) {
+        assert_int_equal(o.hdr.TotalByteLength % 8, 0);
+        pl_counter c;
+        pl_instance one;
+        uint64_t v = 0;
+        assert_int_equal(pl_object_instance(&o, -1, &one), PL_OK);
+        assert_int_equal(pl_object_find_counter(&o, fc + 2, &c), PL_OK);
+        assert_int_equal(pl_counter_value(&c, &one, &v), PL_OK);
+        *constant = (uint32_t)v;
+        assert_int_equal(pl_object_find_counter(&o, fc + 4, &c), PL_OK);
+        assert_int_equal(pl_counter_value(&c, &one, &v), PL_OK);
+        *collections = (uint32_t)v;
+    }
+    free(buf);
+}
+
+/* The provider finds its own First Counter in Open and delivers. */
+static void provider_reads_own_key(void **state)
+{
+    (void)state;
+    install(W32GEN_SO, NULL);
+    uint32_t fc = 0, fh = 0;
+    assert_int_equal(w32_first_indices(&fx, "W32Gen", &fc, &fh), 0);
+    uint32_t constant = 0, collections = 0;
+    int present = 0;
+    read_w32gen(fc, &constant, &collections, &present);
+    assert_true(present);
+    assert_int_equal(constant, fc);
+    assert_int_equal(collections, 1);
+    read_w32gen(fc, &constant, &collections, &present);
+    assert_true(present);
+    assert_int_equal(collections, 2); /* the same helper: state kept */
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(service_key_values, setup, teardown),
+        cmocka_unit_test_setup_teardown(provider_reads_own_key, setup, teardown),
+    };
+    if (argc > 1) cmocka_set_test_filter(argv[1]);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
