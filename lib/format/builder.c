@@ -172,7 +172,9 @@ PL_EXTERN int pl_builder_add_counter(pl_builder *b, int obj, const pl_counter_de
     switch (size_class) {
     case PERF_SIZE_DWORD:
         if (size == 0) size = 4;
-        if (size != 4) return PL_E_INVAL;
+        /* PERF_AVERAGE_TIMER may carry 8 bytes (a time sum that must not
+         * wrap; docs/block-format.md "Wide average timers"). */
+        if (size != 4 && !(size == 8 && d->type == PERF_AVERAGE_TIMER)) return PL_E_INVAL;
         break;
     case PERF_SIZE_LARGE:
         if (size == 0) size = 8;
@@ -201,6 +203,9 @@ PL_EXTERN int pl_builder_add_counter(pl_builder *b, int obj, const pl_counter_de
     uint64_t base_off = 0, base_size = 0;
     if (d->base_type) {
         base_size = pl_type_size(d->base_type);
+        /* an average declared with an explicit 8-byte value gets an 8-byte
+         * PERF_AVERAGE_BASE too (an operation count that must not wrap) */
+        if (d->size == 8 && d->base_type == PERF_AVERAGE_BASE) base_size = 8;
         base_off = (end + base_size - 1) & ~(base_size - 1);
         end = base_off + base_size;
     }

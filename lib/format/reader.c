@@ -109,6 +109,10 @@ static int check_object(vctx *v, const uint8_t *buf, size_t off, size_t end, uin
                        (unsigned)d.ByteLength, (unsigned)h.DefinitionLength);
         uint32_t sc = d.CounterType & PERF_SIZE_MASK;
         uint32_t want = sc == PERF_SIZE_DWORD ? 4 : sc == PERF_SIZE_LARGE ? 8 : 0;
+        /* PERF_AVERAGE_TIMER and PERF_AVERAGE_BASE may be 8 bytes wide
+         * (docs/block-format.md "Wide average timers") */
+        if ((d.CounterType == PERF_AVERAGE_TIMER || d.CounterType == PERF_AVERAGE_BASE) && d.CounterSize == 8)
+            want = 8;
         if (sc != PERF_SIZE_VARIABLE_LEN && d.CounterSize != want)
             return bad(v, "counter %u at offset %zu: CounterSize %u does not match %s (%u)", (unsigned)i, p,
                        (unsigned)d.CounterSize, tname(d.CounterType, tmp, sizeof tmp), (unsigned)want);

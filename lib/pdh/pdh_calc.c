@@ -25,7 +25,12 @@
  *   greater than newer N, also for bases) is PL_PDH_CALC_NEGATIVE_VALUE. The
  *   value is 0 with each of them (what .NET displays). N is compared as a
  *   signed LONGLONG; the deltas are exact (sdiff), never a signed overflow.
- *   A 32-bit counter that wraps is not unwrapped: it went backwards.
+ * - A 32-bit value (a counter or base read from 4 bytes: PL__PDH_NARROW_N,
+ *   PL__PDH_NARROW_B) that is smaller in the newer sample wrapped once, as
+ *   Windows PDH reads it: the delta is N1 + 2^32 - N0. Only one wrap can be
+ *   seen; a provider whose value can wrap twice within an interval must use
+ *   8 bytes (PerfDisk's Avg. Disk sec/Transfer does). Values read from 8
+ *   bytes that go backwards are still rejected.
  * - Inverse percent types never go below 0 (idle > elapsed from rounding in
  *   the provider gives 0, not -0.3).
  * - Order of the final steps: cap at 100 (percent types, unless NOCAP100),
@@ -112,14 +117,43 @@ static double sdiff(int64_t a, int64_t b)
     return a >= b ? (double)((uint64_t)a - (uint64_t)b) : -(double)((uint64_t)b - (uint64_t)a);
 }
 
+/* Does the type's base (raw.second) come from a PERF_*_BASE counter that
+ * Windows declares 32-bit? */
+static int base_is_counter(uint32_t type)
+{
+    return type == PERF_AVERAGE_TIMER || type == PERF_AVERAGE_BULK || type == PERF_SAMPLE_FRACTION;
+}
+
+unsigned pl__pdh_narrow_of(uint32_t type)
+{
+    unsigned w = 0;
+    if ((type & PERF_SIZE_MASK) == PERF_SIZE_DWORD) w |= PL__PDH_NARROW_N;
+    if (base_is_counter(type)) w |= PL__PDH_NARROW_B;
+    return w;
+}
+
+/* One 32-bit wrap: a narrow value that went from a to a smaller b. */
+static int wrapped32(int narrow, int64_t newer, int64_t older)
+{
+    return narrow && newer < older && newer >= 0 && older >= 0 && (uint64_t)older <= UINT32_MAX;
+}
+
 /* The raw number (before cap/scale). Returns 0 or a PDH_CALC_* code. */
-static uint32_t compute(uint32_t type, int64_t freq, const pl_pdh_raw *r1, const pl_pdh_raw *r0, double *out)
+static uint32_t compute(uint32_t type, unsigned narrow, int64_t freq, const pl_pdh_raw *r1, const pl_pdh_raw *r0,
+                        double *out)
 {
     double dn = 0, dd = 0;
     if (pl__pdh_two_sample(type)) {
-        if (r1->first < r0->first) return PL_PDH_CALC_NEGATIVE_VALUE;
-        dn = sdiff(r1->first, r0->first);
-        dd = sdiff(r1->second, r0->second);
+        if (wrapped32(narrow & PL__PDH_NARROW_N, r1->first, r0->first))
+            dn = (double)((uint64_t)r1->first + 4294967296ull - (uint64_t)r0->first);
+        else if (r1->first < r0->first)
+            return PL_PDH_CALC_NEGATIVE_VALUE;
+        else
+            dn = sdiff(r1->first, r0->first);
+        if (base_is_counter(type) && wrapped32(narrow & PL__PDH_NARROW_B, r1->second, r0->second))
+            dd = (double)((uint64_t)r1->second + 4294967296ull - (uint64_t)r0->second);
+        else
+            dd = sdiff(r1->second, r0->second);
     }
     switch (type) {
     case PERF_COUNTER_COUNTER: case PERF_COUNTER_BULK_COUNT: case PERF_SAMPLE_COUNTER:
@@ -225,6 +259,12 @@ static double finish(uint32_t type, int32_t scale, uint32_t fmt, double d)
 PL_EXTERN uint32_t pl_pdh_calc_type(uint32_t type, int64_t freq, int32_t scale, uint32_t fmt,
                                     const pl_pdh_raw *raw1, const pl_pdh_raw *raw2, pl_pdh_value *value)
 {
+    return pl__pdh_calc(type, pl__pdh_narrow_of(type), freq, scale, fmt, raw1, raw2, value);
+}
+
+uint32_t pl__pdh_calc(uint32_t type, unsigned narrow, int64_t freq, int32_t scale, uint32_t fmt,
+                      const pl_pdh_raw *raw1, const pl_pdh_raw *raw2, pl_pdh_value *value)
+{
     if (!value || !raw1) return PL_PDH_INVALID_ARGUMENT;
     uint32_t kind = fmt_kind(fmt);
     if (!kind || scale < PL_PDH_MIN_SCALE || scale > PL_PDH_MAX_SCALE) return PL_PDH_INVALID_ARGUMENT;
@@ -242,7 +282,7 @@ PL_EXTERN uint32_t pl_pdh_calc_type(uint32_t type, int64_t freq, int32_t scale, 
         return PL_PDH_INVALID_DATA;
     }
     double d = 0;
-    uint32_t st = compute(type, freq, raw1, raw2, &d);
+    uint32_t st = compute(type, narrow, freq, raw1, raw2, &d);
     if (st) {
         value->cstatus = st;
         return st == PL_PDH_CSTATUS_INVALID_DATA ? PL_PDH_INVALID_DATA : st;
@@ -255,6 +295,12 @@ PL_EXTERN uint32_t pl_pdh_calc_type(uint32_t type, int64_t freq, int32_t scale, 
 uint32_t pl__pdh_stats(uint32_t type, int64_t freq, int32_t scale, uint32_t fmt, uint32_t first, uint32_t n,
                        const pl_pdh_raw *raws, pl_pdh_stats *stats)
 {
+    return pl__pdh_stats_w(type, pl__pdh_narrow_of(type), freq, scale, fmt, first, n, raws, stats);
+}
+
+uint32_t pl__pdh_stats_w(uint32_t type, unsigned narrow, int64_t freq, int32_t scale, uint32_t fmt, uint32_t first,
+                         uint32_t n, const pl_pdh_raw *raws, pl_pdh_stats *stats)
+{
     if (!stats || !raws || n == 0 || first >= n) return PL_PDH_INVALID_ARGUMENT;
     uint32_t kind = fmt_kind(fmt);
     if (!kind || scale < PL_PDH_MIN_SCALE || scale > PL_PDH_MAX_SCALE) return PL_PDH_INVALID_ARGUMENT;
@@ -266,7 +312,7 @@ uint32_t pl__pdh_stats(uint32_t type, int64_t freq, int32_t scale, uint32_t fmt,
         const pl_pdh_raw *r1 = &raws[(first + k) % n];
         const pl_pdh_raw *r0 = two ? &raws[(first + k - 1) % n] : NULL;
         pl_pdh_value v;
-        if (pl_pdh_calc_type(type, freq, scale, dfmt, r1, r0, &v) != PL_PDH_CSTATUS_VALID_DATA) continue;
+        if (pl__pdh_calc(type, narrow, freq, scale, dfmt, r1, r0, &v) != PL_PDH_CSTATUS_VALID_DATA) continue;
         double d = v.v.double_value;
         if (count == 0 || d < mn) mn = d;
         if (count == 0 || d > mx) mx = d;

@@ -27,6 +27,19 @@ uint32_t pl__pdh_fail(pl_error *err, uint32_t status, const char *fmt, ...) PL__
 /* Statistics over a circular array for a counter type (pl_pdh_statistics). */
 uint32_t pl__pdh_stats(uint32_t type, int64_t freq, int32_t scale, uint32_t fmt, uint32_t first, uint32_t n,
                        const pl_pdh_raw *raws, pl_pdh_stats *stats);
+/* The same with the widths of the values (PL__PDH_NARROW_*, below). */
+uint32_t pl__pdh_stats_w(uint32_t type, unsigned narrow, int64_t freq, int32_t scale, uint32_t fmt, uint32_t first,
+                         uint32_t n, const pl_pdh_raw *raws, pl_pdh_stats *stats);
+
+/* Which raw values were read from 4 bytes and so may have wrapped once
+ * (pdh_calc.c): the counter's value, its PERF_*_BASE. pl__pdh_narrow_of()
+ * is what the type declares (pl_pdh_calc_type); the query passes what the
+ * definitions' CounterSize says. */
+#define PL__PDH_NARROW_N 1u
+#define PL__PDH_NARROW_B 2u
+unsigned pl__pdh_narrow_of(uint32_t type);
+uint32_t pl__pdh_calc(uint32_t type, unsigned narrow, int64_t freq, int32_t scale, uint32_t fmt,
+                      const pl_pdh_raw *raw1, const pl_pdh_raw *raw2, pl_pdh_value *value);
 
 /* A UTC FILETIME as local time (the zone of TZ / /etc/localtime at that
  * instant, daylight saving included): what Windows puts in

@@ -20,6 +20,7 @@ typedef struct item {
     pl_pdh_raw cur, prev;
     uint32_t type;            /* counter wildcards: this item's counter type */
     int64_t freq;             /* and its time base frequency */
+    unsigned narrow;          /* and which of its values are 4 bytes (PL__PDH_NARROW_*) */
 } item;
 
 struct pl_pdh_counter {
@@ -33,6 +34,7 @@ struct pl_pdh_counter {
     uint32_t type;
     int32_t scale, default_scale;
     int64_t freq;
+    unsigned narrow;          /* PL__PDH_NARROW_*: values read from 4 bytes (may wrap once) */
     int wild;                 /* instance, parent or counter wildcard: items follow the data */
     int cwild;                /* counter wildcard: one item per counter x instance */
     item *items;
@@ -323,6 +325,16 @@ static int inst_match(const pl__pdh_path *p, const iname *e)
 
 /* ------------------------------------------------------------- raw fill */
 
+/* Which of the counter's values are 4 bytes wide: a 32-bit value wraps
+ * and PDH unwraps one wrap (pdh_calc.c); an 8-byte one does not wrap. */
+static unsigned narrow_of(const pl_counter *c)
+{
+    unsigned w = 0;
+    if ((c->def.CounterType & PERF_SIZE_MASK) == PERF_SIZE_DWORD && c->def.CounterSize == 4) w |= PL__PDH_NARROW_N;
+    if (c->has_base && c->base.CounterSize == 4) w |= PL__PDH_NARROW_B;
+    return w;
+}
+
 static int64_t freq_of(const pl_block *b, const pl_object *o, uint32_t type)
 {
     switch (type & PERF_TIMER_MASK) {
@@ -508,6 +520,7 @@ PL_EXTERN uint32_t pl_pdh_add_counter(pl_pdh_query *q, const char *path, pl_pdh_
         c->type = ctr.def.CounterType;
         c->default_scale = ctr.def.DefaultScale;
         c->freq = freq_of(&s.blk, &obj, c->type);
+        c->narrow = narrow_of(&ctr);
         const char *h = title_of(&q->src, PL_TITLE_HELP, ctr.def.CounterHelpTitleIndex);
         c->explain = h ? pl__strdup(h) : NULL;
     }
@@ -680,6 +693,7 @@ static uint32_t update_cwild(pl_pdh_counter *c, const pl_block *b, const pl_obje
             k++;
             it->type = ctr.def.CounterType;
             it->freq = freq_of(b, o, it->type);
+            it->narrow = narrow_of(&ctr);
             item probe = {.key = it->key};
             item *old = c->nitems ? bsearch(&probe, c->items, c->nitems, sizeof *c->items, cmp_item) : NULL;
             if (old && old->type == it->type) it->prev = old->cur;
@@ -763,7 +777,10 @@ PL_EXTERN uint32_t pl_pdh_collect(pl_pdh_query *q, pl_error *err)
             continue;
         }
         int have = find_counter(&o, &c->ctr_index, 1, &ctr) == 0;
-        if (have) c->freq = freq_of(&s.blk, &o, c->type);
+        if (have) {
+            c->freq = freq_of(&s.blk, &o, c->type);
+            c->narrow = narrow_of(&ctr);
+        }
         if (c->wild) {
             if (update_wild(c, &s.blk, &o, have ? &ctr : NULL)) {
                 snap_free(&s);
@@ -799,7 +816,7 @@ PL_EXTERN uint32_t pl_pdh_calculate(const pl_pdh_counter *c, uint32_t fmt, const
     if (!value || !raw1) return PL_PDH_INVALID_ARGUMENT;
     if (!counter_ok(c)) return PL_PDH_INVALID_HANDLE;
     if (c->cwild) return PL_PDH_INVALID_ARGUMENT; /* no single counter type */
-    return pl_pdh_calc_type(c->type, c->freq, c->scale, fmt, raw1, raw2, value);
+    return pl__pdh_calc(c->type, c->narrow, c->freq, c->scale, fmt, raw1, raw2, value);
 }
 
 PL_EXTERN uint32_t pl_pdh_get_formatted(const pl_pdh_counter *c, uint32_t fmt, uint32_t *type, pl_pdh_value *value)
@@ -808,7 +825,7 @@ PL_EXTERN uint32_t pl_pdh_get_formatted(const pl_pdh_counter *c, uint32_t fmt, u
     if (!counter_ok(c)) return PL_PDH_INVALID_HANDLE;
     if (type) *type = c->type;
     if (c->wild || c->nitems != 1) return PL_PDH_INVALID_ARGUMENT;
-    return pl_pdh_calc_type(c->type, c->freq, c->scale, fmt, &c->items[0].cur, &c->items[0].prev, value);
+    return pl__pdh_calc(c->type, c->narrow, c->freq, c->scale, fmt, &c->items[0].cur, &c->items[0].prev, value);
 }
 
 PL_EXTERN uint32_t pl_pdh_get_formatted_array(const pl_pdh_counter *c, uint32_t fmt, pl_pdh_value_item **items,
@@ -827,8 +844,8 @@ PL_EXTERN uint32_t pl_pdh_get_formatted_array(const pl_pdh_counter *c, uint32_t 
         v[i].name = w;
         w += l;
         const item *it = &c->items[i];
-        uint32_t st = pl_pdh_calc_type(c->cwild ? it->type : c->type, c->cwild ? it->freq : c->freq, c->scale, fmt,
-                                       &it->cur, &it->prev, &v[i].value);
+        uint32_t st = pl__pdh_calc(c->cwild ? it->type : c->type, c->cwild ? it->narrow : c->narrow,
+                                   c->cwild ? it->freq : c->freq, c->scale, fmt, &it->cur, &it->prev, &v[i].value);
         if (st == PL_PDH_INVALID_ARGUMENT) { free(v); return st; }
     }
     *items = v;
@@ -842,7 +859,7 @@ PL_EXTERN uint32_t pl_pdh_statistics(const pl_pdh_counter *c, uint32_t fmt, uint
     if (!stats || !raws) return PL_PDH_INVALID_ARGUMENT;
     if (!counter_ok(c)) return PL_PDH_INVALID_HANDLE;
     if (c->cwild) return PL_PDH_INVALID_ARGUMENT; /* no single counter type */
-    return pl__pdh_stats(c->type, c->freq, c->scale, fmt, first, n, raws, stats);
+    return pl__pdh_stats_w(c->type, c->narrow, c->freq, c->scale, fmt, first, n, raws, stats);
 }
 
 PL_EXTERN uint32_t pl_pdh_set_scale(pl_pdh_counter *c, int32_t scale)

@@ -237,12 +237,16 @@ static void first_sample_and_bad_pairs(void **state)
     pl_pdh_raw gone = {PL_PDH_CSTATUS_NO_INSTANCE, 0, 0, 0, 0};
     assert_int_equal(pl_pdh_calc_type(PERF_COUNTER_RAWCOUNT, F, 0, PL_PDH_FMT_DOUBLE, &gone, NULL, &v), PL_PDH_INVALID_DATA);
     assert_int_equal(v.cstatus, PL_PDH_CSTATUS_NO_INSTANCE);
-    /* went backwards */
-    assert_int_equal(pl_pdh_calc_type(PERF_COUNTER_COUNTER, F, 0, PL_PDH_FMT_DOUBLE, &o, &n, &v), PL_PDH_CALC_NEGATIVE_VALUE);
+    /* went backwards (64-bit types: a 32-bit one wrapped, see
+     * dword_wrap_unwrapped_once) */
+    pl_pdh_raw later = R(100, D1 + 1, 0);
+    assert_int_equal(pl_pdh_calc_type(PERF_COUNTER_BULK_COUNT, F, 0, PL_PDH_FMT_DOUBLE, &later, &n, &v),
+                     PL_PDH_CALC_NEGATIVE_VALUE);
     assert_int_equal(v.cstatus, PL_PDH_CALC_NEGATIVE_VALUE);
     assert_true(v.v.double_value == 0.0);
     pl_pdh_raw d0 = R(12, 0, 0), d1 = R(7, 0, 0);
-    assert_int_equal(pl_pdh_calc_type(PERF_COUNTER_DELTA, F, 0, PL_PDH_FMT_LONG, &d1, &d0, &v), PL_PDH_CALC_NEGATIVE_VALUE);
+    assert_int_equal(pl_pdh_calc_type(PERF_COUNTER_LARGE_DELTA, F, 0, PL_PDH_FMT_LONG, &d1, &d0, &v),
+                     PL_PDH_CALC_NEGATIVE_VALUE);
     /* same time twice, time going backwards, frequency 0 */
     pl_pdh_raw same = R(400, D0, 0);
     assert_int_equal(pl_pdh_calc_type(PERF_COUNTER_COUNTER, F, 0, PL_PDH_FMT_DOUBLE, &same, &o, &v), PL_PDH_CALC_NEGATIVE_TIMEBASE);
@@ -256,7 +260,8 @@ static void first_sample_and_bad_pairs(void **state)
     assert_int_equal(pl_pdh_calc_type(PERF_AVERAGE_TIMER, F, 0, PL_PDH_FMT_DOUBLE, &a1, &a0, &v), PL_PDH_CALC_NEGATIVE_DENOMINATOR);
     assert_int_equal(pl_pdh_calc_type(PERF_SAMPLE_FRACTION, F, 0, PL_PDH_FMT_DOUBLE, &a1, &a0, &v), PL_PDH_CALC_NEGATIVE_DENOMINATOR);
     pl_pdh_raw b1 = R(100, 9, 0);
-    assert_int_equal(pl_pdh_calc_type(PERF_AVERAGE_BULK, F, 0, PL_PDH_FMT_DOUBLE, &b1, &a0, &v), PL_PDH_CALC_NEGATIVE_VALUE);
+    /* an 8-byte base that went back (a 4-byte one wrapped) */
+    assert_int_equal(pl__pdh_calc(PERF_AVERAGE_BULK, 0, F, 0, PL_PDH_FMT_DOUBLE, &b1, &a0, &v), PL_PDH_CALC_NEGATIVE_VALUE);
     pl_pdh_raw m0 = R(0, D0, 0), m1 = R(10, D1, 0);
     assert_int_equal(pl_pdh_calc_type(PERF_COUNTER_MULTI_TIMER, F, 0, PL_PDH_FMT_DOUBLE, &m1, &m0, &v), PL_PDH_CALC_NEGATIVE_DENOMINATOR);
     /* single-sample types ignore the older sample */
@@ -304,19 +309,50 @@ static void extreme_deltas_exact(void **state)
     assert_int_equal(pl_pdh_calc_type(PERF_AVERAGE_BULK, F, 0, PL_PDH_FMT_DOUBLE, &n, &o, &v), PL_PDH_CALC_NEGATIVE_VALUE);
 }
 
-/* Review: a 32-bit counter (PERF_SIZE_DWORD) that wraps from 0xFFFFFFF0 to
- * 0x10 is not unwrapped: the pair is rejected like any value that went
- * backwards (reference/counter-formulas.md, "wrap or bad data"), never shown
- * as a rate of ~4.29e9. Decided and documented in docs/pdh.md. */
-static void dword_wrap_rejected(void **state)
+/* Issue 11 item 1: a 32-bit value that wrapped once is unwrapped, as
+ * Windows PDH does (delta = N1 + 2^32 - N0), for the counter and for the
+ * 32-bit PERF_AVERAGE_BASE / PERF_SAMPLE_BASE of the average and sample
+ * types. A value read from 8 bytes that went backwards is still rejected, as
+ * is a "wrap" from a value that does not fit 32 bits. */
+static void dword_wrap_unwrapped_once(void **state)
 {
     (void)state;
     pl_pdh_value v;
     pl_pdh_raw o = R(0xFFFFFFF0LL, D0, 0), n = R(0x10, D1, 0);
-    assert_int_equal(pl_pdh_calc_type(PERF_COUNTER_COUNTER, F, 0, PL_PDH_FMT_DOUBLE, &n, &o, &v), PL_PDH_CALC_NEGATIVE_VALUE);
-    assert_int_equal(v.cstatus, PL_PDH_CALC_NEGATIVE_VALUE);
+    /* 0x20 counts over 2 s */
+    check(PERF_COUNTER_COUNTER, F, n, &o, 16.0, 16, 16);
+    check(PERF_COUNTER_DELTA, F, n, &o, 32.0, 32, 32);
+    /* the average timer of a disk: 0.5 s of summed time over 100 ops, the
+     * time sum wrapping: 5,000,000 100 ns units */
+    o = R(0xFFFFFFFFLL - 999999, 0xFFFFFFF0LL, 0);
+    n = R(4000000, 0xFFFFFFF0LL + 100 - 0x100000000LL, 0);
+    check(PERF_AVERAGE_TIMER, F, n, &o, 0.005, 0, 0);
+    /* the base wrapping alone */
+    o = R(1000, 0xFFFFFFFELL, 0);
+    n = R(2000, 2, 0);
+    check(PERF_AVERAGE_BULK, F, n, &o, 250.0, 250, 250);
+    /* the same pairs read from 8 bytes: a value that went backwards */
+    o = R(0xFFFFFFF0LL, D0, 0);
+    n = R(0x10, D1, 0);
+    assert_int_equal(pl__pdh_calc(PERF_COUNTER_COUNTER, 0, F, 0, PL_PDH_FMT_DOUBLE, &n, &o, &v),
+                     PL_PDH_CALC_NEGATIVE_VALUE);
+    o = R(0xFFFFFFFFLL - 999999, 0xFFFFFFF0LL, 0);
+    n = R(4000000, 0xFFFFFFF0LL + 100 - 0x100000000LL, 0);
+    assert_int_equal(pl__pdh_calc(PERF_AVERAGE_TIMER, 0, F, 0, PL_PDH_FMT_DOUBLE, &n, &o, &v),
+                     PL_PDH_CALC_NEGATIVE_VALUE);
+    assert_int_equal(pl__pdh_calc(PERF_AVERAGE_TIMER, PL__PDH_NARROW_B, F, 0, PL_PDH_FMT_DOUBLE, &n, &o, &v),
+                     PL_PDH_CALC_NEGATIVE_VALUE);
+    /* a "32-bit" older value beyond 32 bits is bad data, not a wrap */
+    o = R(0x100000005LL, D0, 0);
+    n = R(0x10, D1, 0);
+    assert_int_equal(pl_pdh_calc_type(PERF_COUNTER_COUNTER, F, 0, PL_PDH_FMT_DOUBLE, &n, &o, &v),
+                     PL_PDH_CALC_NEGATIVE_VALUE);
+    /* 64-bit types are never unwrapped */
+    o = R(0xFFFFFFF0LL, D0, 0);
+    n = R(0x10, D1, 0);
+    assert_int_equal(pl_pdh_calc_type(PERF_COUNTER_BULK_COUNT, F, 0, PL_PDH_FMT_DOUBLE, &n, &o, &v),
+                     PL_PDH_CALC_NEGATIVE_VALUE);
     assert_true(v.v.double_value == 0.0);
-    assert_int_equal(pl_pdh_calc_type(PERF_COUNTER_DELTA, F, 0, PL_PDH_FMT_LONG, &n, &o, &v), PL_PDH_CALC_NEGATIVE_VALUE);
 }
 
 /* Review: every displayable type against every combination of extreme
@@ -445,7 +481,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(first_sample_and_bad_pairs),
         cmocka_unit_test(statistics_wrapped),
         cmocka_unit_test(extreme_deltas_exact),
-        cmocka_unit_test(dword_wrap_rejected),
+        cmocka_unit_test(dword_wrap_unwrapped_once),
         cmocka_unit_test(extreme_inputs_every_type),
         cmocka_unit_test(status_names),
     };

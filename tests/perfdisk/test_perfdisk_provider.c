@@ -318,6 +318,45 @@ static void unreadable_values_marked(void **state)
     ph_rmtree(dir);
 }
 
+/* ------------------------------------------------ wide average timers */
+
+/* Issue 11 item 1: 600 s of summed read time is 6e9 in 100 ns units, past
+ * 2^32. The average timers (and their op-count bases) are 8 bytes wide, so
+ * the value is exact instead of its low 32 bits (1.7e9), which wrapped
+ * every 429.5 s of summed time and could wrap several times per interval. */
+static void average_timers_do_not_wrap(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/perfdisk_wideXXXXXX";
+    ph_tempdir(dir);
+    ph_put(dir, "proc/diskstats",
+           "   8       0 sda 5000000000 0 800 600000 7 0 400 900000 0 30 1500000 0 0 0 0 0 0\n");
+    ph_put(dir, "sys/block/sda/size", "2048000\n");
+    ph_put(dir, "proc/self/mountinfo", "");
+    load(dir);
+    assert_int_equal(prov.open(NULL), 0);
+    ph_result r;
+    ph_collect_ok(&prov, "234", 8, &r);
+    pl_object o;
+    ph_object(&r, PL_OBJ_PHYSICAL_DISK, &o);
+    assert_int_equal(ph_value_of(&o, "sda", PL_CTR_AVG_DISK_SEC_PER_READ), 600000ull * 10000);
+    assert_int_equal(ph_base_of(&o, "sda", PL_CTR_AVG_DISK_SEC_PER_READ), 5000000000ull);
+    assert_int_equal(ph_value_of(&o, "sda", PL_CTR_AVG_DISK_SEC_PER_WRITE), 900000ull * 10000);
+    assert_int_equal(ph_value_of(&o, "sda", PL_CTR_AVG_DISK_SEC_PER_TRANSFER), 1500000ull * 10000);
+    assert_int_equal(ph_base_of(&o, "sda", PL_CTR_AVG_DISK_SEC_PER_TRANSFER), 5000000007ull);
+    assert_int_equal(ph_base_of(&o, "sda", PL_CTR_AVG_DISK_BYTES_PER_READ), 5000000000ull);
+    pl_counter c;
+    ph_counter(&o, PL_CTR_AVG_DISK_SEC_PER_TRANSFER, &c);
+    assert_int_equal(c.def.CounterType, PERF_AVERAGE_TIMER);
+    assert_int_equal(c.def.CounterSize, 8);
+    assert_true(c.has_base);
+    assert_int_equal(c.base.CounterType, PERF_AVERAGE_BASE);
+    assert_int_equal(c.base.CounterSize, 8);
+    ph_result_free(&r);
+    ph_unload(&prov);
+    ph_rmtree(dir);
+}
+
 /* ------------------------------------------------------- query handling */
 
 static void queries(void **state)
@@ -535,6 +574,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(logical_m1),
         cmocka_unit_test(old_kernel_14_columns),
         cmocka_unit_test(unreadable_values_marked),
+        cmocka_unit_test(average_timers_do_not_wrap),
         cmocka_unit_test(queries),
         cmocka_unit_test(collect_before_open),
         cmocka_unit_test(empty_root),
