@@ -14,6 +14,15 @@
 #define DEAD_MAGIC 0xDEADDEADu
 #define MAX_CAND 32
 
+/* What an instance is, beyond its key (issue 11 item 2): its UniqueID and
+ * the raw values of its object's ID Process, ID Thread and first
+ * PERF_ELAPSED_TIME counter (the creation time), each 0 when the object has
+ * none or the value is not available. */
+typedef struct ident {
+    int32_t uid;
+    uint64_t pid, tid, start;
+} ident;
+
 typedef struct item {
     char *key;                /* instance key "parent/name#k", "" without instance;
                                  counter wildcards: "key\\counter" or "counter" */
@@ -21,6 +30,7 @@ typedef struct item {
     uint32_t type;            /* counter wildcards: this item's counter type */
     int64_t freq;             /* and its time base frequency */
     unsigned narrow;          /* and which of its values are 4 bytes (PL__PDH_NARROW_*) */
+    ident cur_id, prev_id;    /* the instance each sample was taken from */
 } item;
 
 struct pl_pdh_counter {
@@ -398,6 +408,73 @@ static void no_data(pl_pdh_raw *r, uint32_t cs)
     r->cstatus = cs;
 }
 
+/* ---------------------------------------------------- instance identity */
+
+/* The counters of an object that say which process, thread or creation an
+ * instance is, found once per object and collection. */
+typedef struct idctx {
+    const pl_object *o;
+    pl_counter c[3];          /* ID Process, ID Thread, creation time */
+    int have[3];
+} idctx;
+
+#define IDX_ID_PROCESS 784u   /* ID Process */
+#define IDX_ID_THREAD 804u    /* ID Thread */
+
+static void idctx_init(idctx *x, const pl_object *o)
+{
+    memset(x, 0, sizeof *x);
+    x->o = o;
+    pl_counter c; /* walked with pl_counter_next: linear */
+    for (uint32_t i = 0; i < o->hdr.NumCounters; i++) {
+        if ((i ? pl_counter_next(&c, &c) : pl_object_counter(o, 0, &c)) != PL_OK) break;
+        int k = c.def.CounterNameTitleIndex == IDX_ID_PROCESS && !x->have[0] ? 0
+              : c.def.CounterNameTitleIndex == IDX_ID_THREAD && !x->have[1] ? 1
+              : c.def.CounterType == PERF_ELAPSED_TIME && !x->have[2] ? 2 : -1;
+        if (k < 0) continue;
+        x->c[k] = c;
+        x->have[k] = 1;
+    }
+}
+
+static ident ident_of(const idctx *x, const pl_instance *in)
+{
+    ident id = {PERF_NO_UNIQUE_ID, 0, 0, 0};
+    /* an object without instances has one "instance": nothing to compare */
+    if (!in || in->position < 0) return id;
+    id.uid = in->def.UniqueID;
+    uint64_t *dst[3] = {&id.pid, &id.tid, &id.start};
+    for (int k = 0; k < 3; k++) {
+        uint64_t v = 0;
+        if (x->have[k] && pl_counter_available(&x->c[k], in) && pl_counter_value(&x->c[k], in, &v) == PL_OK) *dst[k] = v;
+    }
+    return id;
+}
+
+/* The same instance? A creation time may differ by up to 1/50 s of the
+ * object's clock (a provider reopened re-derives its boot time); a
+ * different process or thread id or unique id is another instance. */
+static int same_ident(const ident *a, const ident *b, int64_t freq)
+{
+    if (a->uid != b->uid || a->pid != b->pid || a->tid != b->tid) return 0;
+    uint64_t d = a->start > b->start ? a->start - b->start : b->start - a->start;
+    uint64_t tol = freq > 0 ? (uint64_t)freq / 50u : 0;
+    return d <= tol;
+}
+
+/* Fill an item's newer sample from instance `in` (NULL: absent, status cs)
+ * and drop its older sample when that came from another instance
+ * (a process that exited and a same-named one that took its key): a rate
+ * across two processes is no data, never a number. */
+static void fill_item(item *it, const pl_block *b, const pl_object *o, const pl_counter *ctr, const idctx *x,
+                      const pl_instance *in, int64_t stamp)
+{
+    fill_raw(b, o, ctr, in, stamp, &it->cur);
+    it->cur_id = ident_of(x, in);
+    if (it->prev.cstatus == PL_PDH_CSTATUS_VALID_DATA && !same_ident(&it->cur_id, &it->prev_id, o->hdr.PerfFreq.QuadPart))
+        no_data(&it->prev, PL_PDH_CSTATUS_INVALID_DATA);
+}
+
 /* ------------------------------------------------------------- queries */
 
 static int query_ok(const pl_pdh_query *q) { return q && q->magic == QUERY_MAGIC; }
@@ -595,6 +672,8 @@ static uint32_t update_wild(pl_pdh_counter *c, const pl_block *b, const pl_objec
     if (!nv) { inames_free(&x); return PL_PDH_MEMORY_ALLOCATION_FAILURE; }
     /* old items sorted by key for lookup */
     if (c->nitems > 1) qsort(c->items, c->nitems, sizeof *c->items, cmp_item);
+    idctx idx;
+    idctx_init(&idx, o);
     size_t k = 0;
     for (uint32_t i = 0; i < x.n; i++) {
         if (!inst_match(&c->p, &x.v[i])) continue;
@@ -603,9 +682,13 @@ static uint32_t update_wild(pl_pdh_counter *c, const pl_block *b, const pl_objec
         x.v[i].key = NULL;
         item probe = {.key = it->key};
         item *old = c->nitems ? bsearch(&probe, c->items, c->nitems, sizeof *c->items, cmp_item) : NULL;
-        if (old) it->prev = old->cur;
-        else no_data(&it->prev, PL_PDH_CSTATUS_INVALID_DATA);
-        if (ctr) fill_raw(b, o, ctr, &x.v[i].inst, c->q->stamp, &it->cur);
+        if (old) {
+            it->prev = old->cur;
+            it->prev_id = old->cur_id;
+        } else {
+            no_data(&it->prev, PL_PDH_CSTATUS_INVALID_DATA);
+        }
+        if (ctr) fill_item(it, b, o, ctr, &idx, &x.v[i].inst, c->q->stamp);
         else no_data(&it->cur, PL_PDH_CSTATUS_NO_COUNTER);
     }
     for (size_t i = 0; i < c->nitems; i++) free(c->items[i].key);
@@ -677,6 +760,8 @@ static uint32_t update_cwild(pl_pdh_counter *c, const pl_block *b, const pl_obje
     item *nv = calloc((size_t)nctr * nin + 1, sizeof *nv);
     if (!nv) { st = PL_PDH_MEMORY_ALLOCATION_FAILURE; goto out; }
     if (c->nitems > 1) qsort(c->items, c->nitems, sizeof *c->items, cmp_item);
+    idctx idx;
+    idctx_init(&idx, o);
     size_t k = 0;
     pl_counter ctr; /* walked with pl_counter_next: linear */
     for (uint32_t ci = 0; ci < nctr; ci++) {
@@ -696,9 +781,13 @@ static uint32_t update_cwild(pl_pdh_counter *c, const pl_block *b, const pl_obje
             it->narrow = narrow_of(&ctr);
             item probe = {.key = it->key};
             item *old = c->nitems ? bsearch(&probe, c->items, c->nitems, sizeof *c->items, cmp_item) : NULL;
-            if (old && old->type == it->type) it->prev = old->cur;
-            else no_data(&it->prev, PL_PDH_CSTATUS_INVALID_DATA);
-            if (ins[ii].in) fill_raw(b, o, &ctr, ins[ii].in, c->q->stamp, &it->cur);
+            if (old && old->type == it->type) {
+                it->prev = old->cur;
+                it->prev_id = old->cur_id;
+            } else {
+                no_data(&it->prev, PL_PDH_CSTATUS_INVALID_DATA);
+            }
+            if (ins[ii].in) fill_item(it, b, o, &ctr, &idx, ins[ii].in, c->q->stamp);
             else no_data(&it->cur, PL_PDH_CSTATUS_NO_INSTANCE);
         }
     }
@@ -722,18 +811,21 @@ static void update_single(pl_pdh_counter *c, const pl_block *b, const pl_object 
 {
     item *it = &c->items[0];
     it->prev = it->cur;
+    it->prev_id = it->cur_id;
     if (!ctr) { no_data(&it->cur, PL_PDH_CSTATUS_NO_COUNTER); return; }
+    idctx idx;
+    idctx_init(&idx, o);
     if (!c->p.e.instance) {
         pl_instance in;
         if (instanced(o) || pl_object_instance(o, -1, &in) != PL_OK) no_data(&it->cur, PL_PDH_CSTATUS_NO_INSTANCE);
-        else fill_raw(b, o, ctr, &in, c->q->stamp, &it->cur);
+        else fill_item(it, b, o, ctr, &idx, &in, c->q->stamp);
         return;
     }
     inames x;
     if (load_inames(o, &x)) { no_data(&it->cur, PL_PDH_CSTATUS_INVALID_DATA); return; }
     uint32_t i = 0;
     while (i < x.n && !inst_match(&c->p, &x.v[i])) i++;
-    if (i < x.n) fill_raw(b, o, ctr, &x.v[i].inst, c->q->stamp, &it->cur);
+    if (i < x.n) fill_item(it, b, o, ctr, &idx, &x.v[i].inst, c->q->stamp);
     else no_data(&it->cur, PL_PDH_CSTATUS_NO_INSTANCE);
     inames_free(&x);
 }
