@@ -6,7 +6,7 @@ set -euo pipefail
 what=${1:-build}
 pkgs=(cmake ninja-build pkg-config gcc libc6-dev libsqlite3-dev sqlite3 procps)
 if [ "$what" = test ]; then
-  pkgs+=(clang libclang-rt-14-dev llvm libcmocka-dev tzdata)
+  pkgs+=(clang libclang-rt-14-dev llvm libcmocka-dev tzdata sysstat)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

@@ -294,7 +294,7 @@ static int build_memory(pl_builder *b)
 /* ---------------------------------------------------------- Processor */
 
 enum cpu_kind {
-    K_PROCESSOR, /* idle + iowait (inverse timer) */
+    K_PROCESSOR, /* every column but idle + iowait (over the column sum) */
     K_USER,      /* user + nice */
     K_PRIV,      /* system + irq + softirq */
     K_IRQ,
@@ -314,25 +314,42 @@ static const struct cpu_ctr {
     int32_t scale;
     unsigned min_fields; /* cpu line columns it needs */
 } cpu_ctrs[] = {
-    {K_PROCESSOR, PL_CTR_PCT_PROCESSOR_TIME, PERF_100NSEC_TIMER_INV, PERF_DETAIL_NOVICE, 0, 5},
-    {K_USER, PL_CTR_PCT_USER_TIME, PERF_100NSEC_TIMER, PERF_DETAIL_ADVANCED, 0, 2},
-    {K_PRIV, PL_CTR_PCT_PRIVILEGED_TIME, PERF_100NSEC_TIMER, PERF_DETAIL_ADVANCED, 0, 7},
-    {K_IRQ, PL_CTR_PCT_INTERRUPT_TIME, PERF_100NSEC_TIMER, PERF_DETAIL_ADVANCED, 0, 6},
-    {K_SOFTIRQ, PL_CTR_PCT_DPC_TIME, PERF_100NSEC_TIMER, PERF_DETAIL_ADVANCED, 0, 7},
-    {K_IDLE, PL_CTR_PCT_IDLE_TIME, PERF_100NSEC_TIMER, PERF_DETAIL_ADVANCED, 0, 5},
+    {K_PROCESSOR, PL_CTR_PCT_PROCESSOR_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_NOVICE, 0, 5},
+    {K_USER, PL_CTR_PCT_USER_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 2},
+    {K_PRIV, PL_CTR_PCT_PRIVILEGED_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 7},
+    {K_IRQ, PL_CTR_PCT_INTERRUPT_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 6},
+    {K_SOFTIRQ, PL_CTR_PCT_DPC_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 7},
+    {K_IDLE, PL_CTR_PCT_IDLE_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 5},
     {K_INTERRUPTS, PL_CTR_INTERRUPTS_PER_SEC, PERF_COUNTER_BULK_COUNT, PERF_DETAIL_NOVICE, -2, 0},
     {K_DPCS, PL_CTR_DPCS_QUEUED_PER_SEC, PERF_COUNTER_BULK_COUNT, PERF_DETAIL_ADVANCED, 0, 0},
-    {K_NICE, PL_CTR_PCT_NICE_TIME, PERF_100NSEC_TIMER, PERF_DETAIL_ADVANCED, 0, 2},
-    {K_IOWAIT, PL_CTR_PCT_IO_WAIT_TIME, PERF_100NSEC_TIMER, PERF_DETAIL_ADVANCED, 0, 5},
-    {K_STEAL, PL_CTR_PCT_STEAL_TIME, PERF_100NSEC_TIMER, PERF_DETAIL_ADVANCED, 0, 8},
-    {K_GUEST, PL_CTR_PCT_GUEST_TIME, PERF_100NSEC_TIMER, PERF_DETAIL_ADVANCED, 0, 9},
+    {K_NICE, PL_CTR_PCT_NICE_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 2},
+    {K_IOWAIT, PL_CTR_PCT_IO_WAIT_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 5},
+    {K_STEAL, PL_CTR_PCT_STEAL_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 8},
+    {K_GUEST, PL_CTR_PCT_GUEST_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 9},
 };
 #define NCPU_CTRS (sizeof cpu_ctrs / sizeof cpu_ctrs[0])
 
-static uint64_t cpu_ticks(enum cpu_kind k, const uint64_t *t)
+/* The time base of every Processor timer: the sum of the columns the
+ * kernel accounted (user nice system idle iowait irq softirq steal, as many
+ * as the line has; guest and guest_nice are already inside user and nice).
+ * On tick-accounting kernels these cover only 93-95% of wall time (idle is
+ * precise, user/system are sampled), so wall time as the base counted the
+ * missing ticks as busy; the column sum is what mpstat divides by. */
+static uint64_t cpu_sum(const uint64_t *t, unsigned nfields)
+{
+    uint64_t s = 0;
+    unsigned n = nfields < PL__CPU_STEAL + 1 ? nfields : PL__CPU_STEAL + 1;
+    for (unsigned i = 0; i < n; i++) s += t[i];
+    return s;
+}
+
+static uint64_t cpu_ticks(enum cpu_kind k, const uint64_t *t, unsigned nfields)
 {
     switch (k) {
-    case K_PROCESSOR:
+    case K_PROCESSOR: {
+        uint64_t sum = cpu_sum(t, nfields), idle = t[PL__CPU_IDLE] + t[PL__CPU_IOWAIT];
+        return sum > idle ? sum - idle : 0;
+    }
     case K_IDLE: return t[PL__CPU_IDLE] + t[PL__CPU_IOWAIT];
     case K_USER: return t[PL__CPU_USER] + t[PL__CPU_NICE];
     case K_PRIV: return t[PL__CPU_SYSTEM] + t[PL__CPU_IRQ] + t[PL__CPU_SOFTIRQ];
@@ -406,6 +423,8 @@ static int build_processor(pl_builder *b)
             .type = c->type,
             .detail_level = c->detail,
             .default_scale = c->scale,
+            .base_type = c->type == PERF_PRECISION_100NS_TIMER ? PERF_PRECISION_TIMESTAMP : 0,
+            .base_name_index = c->idx,
         };
         if ((rc = pl_builder_add_counter(b, obj, &d, &h[i])) != PL_OK) return rc;
     }
@@ -440,13 +459,15 @@ static int build_processor(pl_builder *b)
                 v = total ? table_total(&g.soft) : g.soft.sum[column_of(&g.soft, st->cpu[n].id)];
                 break;
             default:
-                v = ticks_100ns(cpu_ticks(cpu_ctrs[i].kind, t), g.hz);
-                /* _Total: the average over online CPUs, so it formats as
-                 * Windows' _Total does and advances by at most 10^7/s */
-                if (total) v /= st->ncpu;
+                /* _Total: the aggregate line over its own column sum, the
+                 * average over CPUs weighted by accounted time */
+                v = ticks_100ns(cpu_ticks(cpu_ctrs[i].kind, t, st->nfields), g.hz);
                 break;
             }
             if ((rc = pl_builder_set_u64(b, obj, inst, h[i], v)) != PL_OK) return rc;
+            if (cpu_ctrs[i].type == PERF_PRECISION_100NS_TIMER &&
+                (rc = pl_builder_set_base(b, obj, inst, h[i], ticks_100ns(cpu_sum(t, st->nfields), g.hz))) != PL_OK)
+                return rc;
         }
     }
     return PL_OK;

@@ -4,6 +4,9 @@
  * the canned trees in tests/perfos/data. Plus the Collect contract (MORE_DATA,
  * queries) and a cross-check against independent readers on this machine. */
 #include <dirent.h>
+#include <math.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -220,16 +223,17 @@ static void m2_memory(void **state)
 static const struct {
     uint32_t idx, type;
 } cpu_cols[] = {
-    {PL_CTR_PCT_PROCESSOR_TIME, PERF_100NSEC_TIMER_INV}, {PL_CTR_PCT_USER_TIME, PERF_100NSEC_TIMER},
-    {PL_CTR_PCT_PRIVILEGED_TIME, PERF_100NSEC_TIMER},    {PL_CTR_PCT_INTERRUPT_TIME, PERF_100NSEC_TIMER},
-    {PL_CTR_PCT_DPC_TIME, PERF_100NSEC_TIMER},           {PL_CTR_PCT_IDLE_TIME, PERF_100NSEC_TIMER},
-    {PL_CTR_INTERRUPTS_PER_SEC, PERF_COUNTER_BULK_COUNT}, {PL_CTR_DPCS_QUEUED_PER_SEC, PERF_COUNTER_BULK_COUNT},
-    {PL_CTR_PCT_NICE_TIME, PERF_100NSEC_TIMER},          {PL_CTR_PCT_IO_WAIT_TIME, PERF_100NSEC_TIMER},
-    {PL_CTR_PCT_STEAL_TIME, PERF_100NSEC_TIMER},         {PL_CTR_PCT_GUEST_TIME, PERF_100NSEC_TIMER},
+    {PL_CTR_PCT_PROCESSOR_TIME, PERF_PRECISION_100NS_TIMER}, {PL_CTR_PCT_USER_TIME, PERF_PRECISION_100NS_TIMER},
+    {PL_CTR_PCT_PRIVILEGED_TIME, PERF_PRECISION_100NS_TIMER}, {PL_CTR_PCT_INTERRUPT_TIME, PERF_PRECISION_100NS_TIMER},
+    {PL_CTR_PCT_DPC_TIME, PERF_PRECISION_100NS_TIMER},        {PL_CTR_PCT_IDLE_TIME, PERF_PRECISION_100NS_TIMER},
+    {PL_CTR_INTERRUPTS_PER_SEC, PERF_COUNTER_BULK_COUNT},     {PL_CTR_DPCS_QUEUED_PER_SEC, PERF_COUNTER_BULK_COUNT},
+    {PL_CTR_PCT_NICE_TIME, PERF_PRECISION_100NS_TIMER},       {PL_CTR_PCT_IO_WAIT_TIME, PERF_PRECISION_100NS_TIMER},
+    {PL_CTR_PCT_STEAL_TIME, PERF_PRECISION_100NS_TIMER},      {PL_CTR_PCT_GUEST_TIME, PERF_PRECISION_100NS_TIMER},
 };
 
+/* Every timer's base is the instance's column sum (base[i], 100 ns). */
 static void check_processor(const pl_object *o, const char *const *names, size_t ninst, uint64_t v[][12],
-                            size_t ncols)
+                            size_t ncols, const uint64_t *base)
 {
     assert_int_equal(pl_object_num_instances(o), ninst);
     assert_int_equal(ncounters(o), ncols);
@@ -243,7 +247,19 @@ static void check_processor(const pl_object *o, const char *const *names, size_t
         for (size_t k = 0; k < ncols; k++) {
             expv e = {cpu_cols[k].idx, cpu_cols[k].type, v[i][k], 0};
             check_value(o, &in, &e, names[i]);
+            if (cpu_cols[k].type != PERF_PRECISION_100NS_TIMER) continue;
+            pl_counter c;
+            uint64_t b;
+            assert_int_equal(pl_object_find_counter(o, cpu_cols[k].idx, &c), PL_OK);
+            assert_true(c.has_base);
+            assert_int_equal(c.base.CounterType, PERF_PRECISION_TIMESTAMP);
+            assert_int_equal(pl_counter_base(&c, &in, &b), PL_OK);
+            assert_int_equal(b, base[i]);
         }
+        /* the timers add up: Processor = User + Privileged + Steal, and
+         * Processor + Idle = the base */
+        assert_int_equal(v[i][0], v[i][1] + v[i][2] + v[i][10]);
+        assert_int_equal(v[i][0] + v[i][5], base[i]);
     }
     /* Guest is the last column: absent when ncols is 11 */
     pl_counter c;
@@ -261,15 +277,16 @@ static void m2_processor(void **state)
     pl_object o;
     ph_object(&s, PL_OBJ_PROCESSOR, &o);
     static const char *const names[] = {"0", "1", "_Total"};
-    /* columns: proc(idle+iowait) user(+nice) priv(sys+irq+softirq) irq softirq idle ints dpcs nice iowait steal guest */
+    /* columns: proc(sum-idle-iowait) user(+nice) priv(sys+irq+softirq) irq softirq idle(+iowait) ints dpcs nice
+     * iowait steal guest; every timer over the column sum (user..steal) */
     uint64_t v[3][12] = {
-        {T(9200), T(1100), T(650), T(50), T(100), T(9200), 1045, 968, T(100), T(200), T(50), T(25)},
-        {T(9200), T(2100), T(650), T(50), T(100), T(9200), 2015, 1289, T(100), T(200), T(50), T(25)},
-        /* _Total: aggregate line / 2 online CPUs; rates summed */
-        {T(18400) / 2, T(3200) / 2, T(1300) / 2, T(100) / 2, T(200) / 2, T(18400) / 2, 3060, 2257, T(200) / 2,
-         T(400) / 2, T(100) / 2, T(50) / 2},
+        {T(1800), T(1100), T(650), T(50), T(100), T(9200), 1045, 968, T(100), T(200), T(50), T(25)},
+        {T(2800), T(2100), T(650), T(50), T(100), T(9200), 2015, 1289, T(100), T(200), T(50), T(25)},
+        /* _Total: the aggregate line over its own sum; rates summed */
+        {T(4600), T(3200), T(1300), T(100), T(200), T(18400), 3060, 2257, T(200), T(400), T(100), T(50)},
     };
-    check_processor(&o, names, 3, v, 12);
+    const uint64_t base[] = {T(11000), T(12000), T(23000)};
+    check_processor(&o, names, 3, v, 12, base);
     assert_int_equal(o.hdr.DefaultCounter, 0);
     ph_result_free(&s);
     ph_unload(&p);
@@ -373,15 +390,16 @@ static void m4_processor_offline_cpu(void **state)
     ph_object(&s, PL_OBJ_PROCESSOR, &o);
     static const char *const names[] = {"0", "1", "3", "_Total"}; /* cpu2 is offline */
     uint64_t v[4][12] = {
-        {T(16300), T(2000), T(1200), T(100), T(100), T(16300), 110, 11, 0, T(300), 0},
-        {T(15300), T(3000), T(1400), T(200), T(200), T(15300), 220, 22, 0, T(300), 0},
-        {T(30100), T(4000), T(1200), T(100), T(100), T(30100), 330, 43, 0, T(100), 0},
-        /* aggregate line (it still holds offline cpu2's ticks) / 3 online CPUs;
-         * DPCs: every softirq column, offline cpu2's included */
-        {T(71000) / 3, T(10000) / 3, T(5000) / 3, T(500) / 3, T(500) / 3, T(71000) / 3, 660, 105, 0, T(1000) / 3,
-         0},
+        {T(3200), T(2000), T(1200), T(100), T(100), T(16300), 110, 11, 0, T(300), 0},
+        {T(4400), T(3000), T(1400), T(200), T(200), T(15300), 220, 22, 0, T(300), 0},
+        {T(5200), T(4000), T(1200), T(100), T(100), T(30100), 330, 43, 0, T(100), 0},
+        /* the aggregate line (it still holds offline cpu2's ticks, which
+         * cancel in every difference); DPCs: every softirq column, offline
+         * cpu2's included */
+        {T(15000), T(10000), T(5000), T(500), T(500), T(71000), 660, 105, 0, T(1000), 0},
     };
-    check_processor(&o, names, 4, v, 11); /* 8 columns: no % Guest Time */
+    const uint64_t base[] = {T(19500), T(19700), T(35300), T(86000)};
+    check_processor(&o, names, 4, v, 11, base); /* 8 columns: no % Guest Time */
     ph_result_free(&s);
     ph_unload(&p);
 }
@@ -684,8 +702,20 @@ static void live_cross_check(void **state)
     ph_unload(&p);
 }
 
-/* On the real machine idle time per CPU advances by at most 10^7 per second
- * of wall clock, so % Processor Time formats into [0, 100]. */
+static uint64_t base_of(const pl_object *o, int32_t inst, uint32_t idx)
+{
+    pl_counter c;
+    if (pl_object_find_counter(o, idx, &c) != PL_OK) fail_msg("counter %u missing", idx);
+    pl_instance in;
+    assert_int_equal(pl_object_instance(o, inst, &in), PL_OK);
+    uint64_t v;
+    assert_int_equal(pl_counter_base(&c, &in, &v), PL_OK);
+    return v;
+}
+
+/* On the real machine every Processor timer shares one base, the column
+ * sum, which advances by at most the wall clock per CPU; the timers add up
+ * exactly (Processor + Idle = base; User + Privileged + Steal = Processor). */
 static void live_processor_rates(void **state)
 {
     (void)state;
@@ -705,16 +735,93 @@ static void live_processor_rates(void **state)
     assert_true(dd > 0);
     long hz = sysconf(_SC_CLK_TCK);
     double slack = 2.0 * 10000000.0 / (double)hz; /* tick granularity at both ends */
+    for (uint32_t i = 0; i + 1 < n; i++) { /* per CPU; _Total sums them */
+        uint64_t b0 = base_of(&oa, (int32_t)i, PL_CTR_PCT_PROCESSOR_TIME), b1 = base_of(&ob, (int32_t)i, PL_CTR_PCT_PROCESSOR_TIME);
+        assert_true(b1 >= b0);
+        assert_true((double)(b1 - b0) <= dd + slack);
+    }
     for (uint32_t i = 0; i < n; i++) {
-        uint64_t i0 = value_of(&oa, (int32_t)i, PL_CTR_PCT_IDLE_TIME), i1 = value_of(&ob, (int32_t)i, PL_CTR_PCT_IDLE_TIME);
-        uint64_t p0 = value_of(&oa, (int32_t)i, PL_CTR_PCT_PROCESSOR_TIME);
-        uint64_t p1 = value_of(&ob, (int32_t)i, PL_CTR_PCT_PROCESSOR_TIME);
-        assert_true(i1 >= i0);
-        assert_int_equal(p0, i0); /* the inverse timer and % Idle Time share their value */
-        assert_int_equal(p1, i1);
-        assert_true((double)(i1 - i0) <= dd + slack);
-        double pct = 100.0 * (1.0 - (double)(p1 - p0) / dd);
-        assert_true(pct >= -100.0 * slack / dd && pct <= 100.0);
+        const pl_object *os[2] = {&oa, &ob};
+        for (int k = 0; k < 2; k++) {
+            uint64_t base = base_of(os[k], (int32_t)i, PL_CTR_PCT_PROCESSOR_TIME);
+            uint64_t proc = value_of(os[k], (int32_t)i, PL_CTR_PCT_PROCESSOR_TIME);
+            assert_int_equal(base_of(os[k], (int32_t)i, PL_CTR_PCT_IDLE_TIME), base);
+            assert_int_equal(proc + value_of(os[k], (int32_t)i, PL_CTR_PCT_IDLE_TIME), base);
+            uint64_t steal = 0;
+            pl_counter c;
+            if (pl_object_find_counter(os[k], PL_CTR_PCT_STEAL_TIME, &c) == PL_OK)
+                steal = value_of(os[k], (int32_t)i, PL_CTR_PCT_STEAL_TIME);
+            assert_int_equal(value_of(os[k], (int32_t)i, PL_CTR_PCT_USER_TIME) +
+                                 value_of(os[k], (int32_t)i, PL_CTR_PCT_PRIVILEGED_TIME) + steal,
+                             proc);
+        }
+    }
+    ph_result_free(&a);
+    ph_result_free(&b);
+    ph_unload(&p);
+}
+
+/* Issue 11 item 3, live: % Processor Time against mpstat (sysstat) over the
+ * same interval. mpstat divides each CPU's column deltas by their sum; so
+ * do we. A busy child keeps one CPU loaded so the figures are not all 0. */
+static void live_processor_vs_mpstat(void **state)
+{
+    (void)state;
+    if (system("command -v mpstat >/dev/null 2>&1") != 0)
+        fail_msg("mpstat (sysstat) is not installed: scripts/deps.sh test installs it");
+    pid_t busy = fork();
+    assert_true(busy >= 0);
+    if (busy == 0) {
+        alarm(10);
+        for (volatile unsigned long x = 0;; x++) {
+        }
+    }
+    ph_provider p;
+    load(&p, NULL);
+    ph_result a, b;
+    FILE *m = popen("LC_ALL=C S_TIME_FORMAT=ISO mpstat -P ALL 2 1", "r");
+    assert_non_null(m);
+    assert_int_equal(ph_collect(&p, "238", BUFSZ, &a), ERROR_SUCCESS);
+    char line[512];
+    double want[1025];
+    int have[1025] = {0};
+    double want_all = -1;
+    while (fgets(line, sizeof line, m)) {
+        char cpu[32];
+        double v[10];
+        if (sscanf(line, "Average: %31s %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf", cpu, &v[0], &v[1], &v[2], &v[3],
+                   &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]) != 11)
+            continue;
+        double busy_pct = 100.0 - v[9] - v[3]; /* not idle, not iowait */
+        if (strcmp(cpu, "all") == 0) want_all = busy_pct;
+        else if (atoi(cpu) >= 0 && atoi(cpu) < 1024) { want[atoi(cpu)] = busy_pct; have[atoi(cpu)] = 1; }
+    }
+    assert_int_equal(ph_collect(&p, "238", BUFSZ, &b), ERROR_SUCCESS);
+    pclose(m);
+    kill(busy, SIGKILL);
+    waitpid(busy, NULL, 0);
+    assert_true(want_all >= 0);
+    pl_object oa, ob;
+    ph_object(&a, PL_OBJ_PROCESSOR, &oa);
+    ph_object(&b, PL_OBJ_PROCESSOR, &ob);
+    uint32_t n = pl_object_num_instances(&ob);
+    for (uint32_t i = 0; i < n; i++) {
+        pl_instance in;
+        char name[32];
+        assert_int_equal(pl_object_instance(&ob, (int32_t)i, &in), PL_OK);
+        assert_int_equal(pl_instance_name(&in, name, sizeof name), PL_OK);
+        double dn = (double)(value_of(&ob, (int32_t)i, PL_CTR_PCT_PROCESSOR_TIME) -
+                             value_of(&oa, (int32_t)i, PL_CTR_PCT_PROCESSOR_TIME));
+        double db = (double)(base_of(&ob, (int32_t)i, PL_CTR_PCT_PROCESSOR_TIME) -
+                             base_of(&oa, (int32_t)i, PL_CTR_PCT_PROCESSOR_TIME));
+        assert_true(db > 0);
+        double ours = 100.0 * dn / db;
+        int total = strcmp(name, "_Total") == 0;
+        double theirs = total ? want_all : have[atoi(name)] ? want[atoi(name)] : -1;
+        assert_true(theirs >= 0);
+        print_message("cpu %-6s %% Processor Time %6.2f  mpstat %6.2f\n", name, ours, theirs);
+        /* the two intervals differ by the start-up of mpstat (a few ms of 2 s) */
+        assert_true(fabs(ours - theirs) <= (total ? 5.0 : 8.0));
     }
     ph_result_free(&a);
     ph_result_free(&b);
@@ -740,6 +847,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(missing_sources_left_out),
         cmocka_unit_test(live_cross_check),
         cmocka_unit_test(live_processor_rates),
+        cmocka_unit_test(live_processor_vs_mpstat),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     return cmocka_run_group_tests(tests, NULL, NULL);
