@@ -4,9 +4,9 @@
 # As root it runs apt-get; otherwise it names what is missing and stops.
 set -euo pipefail
 what=${1:-build}
-pkgs=(cmake ninja-build pkg-config gcc libc6-dev libsqlite3-dev sqlite3 procps)
+pkgs=(cmake ninja-build pkg-config gcc libc6-dev libsqlite3-dev sqlite3 procps libmicrohttpd-dev libgnutls28-dev)
 if [ "$what" = test ]; then
-  pkgs+=(clang libclang-rt-14-dev llvm libcmocka-dev tzdata sysstat)
+  pkgs+=(clang libclang-rt-14-dev llvm libcmocka-dev tzdata sysstat gnutls-bin)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

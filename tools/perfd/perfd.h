@@ -1,0 +1,166 @@
+/* perfd: private interface between the daemon's files (docs/perfd.md).
+ *
+ * perfd serves one machine's counters over HTTP on libmicrohttpd's internal
+ * epoll thread. Everything a request handler needs is here:
+ *
+ *   ROUTES. A file adds its routes without touching the dispatcher:
+ *
+ *       static int my_handler(perfd_req *r) { ... }
+ *       PERFD_ROUTE(my_route, "GET", "/metrics", 0, my_handler)
+ *       PERFD_ROUTE(my_assets, "GET", "/ui/", PERFD_PREFIX, assets_handler)
+ *
+ *   The macro registers the route before main() runs (a constructor). An
+ *   exact path wins over a prefix; among prefixes the longest wins. "GET"
+ *   routes also answer HEAD (libmicrohttpd drops the body). A path with no
+ *   route is 404; a path whose routes have other methods is 405 with Allow.
+ *   Authentication, limits, method and size checks all run BEFORE a handler
+ *   is called; a handler only builds its answer.
+ *
+ *   HANDLERS run on the server thread and must never block: no sleeping, no
+ *   waiting for a collection, no disk or network I/O beyond a few bytes.
+ *   A handler returns PERFD_DONE after queueing a response (perfd_reply_*
+ *   or MHD_queue_response on r->conn), PERFD_FAIL to drop the connection, or
+ *   PERFD_WAIT after perfd_snapshot() said the snapshot is not ready: the
+ *   connection is then suspended and the SAME handler is called again, on
+ *   the same perfd_req, once the collection it waits for is published.
+ *   r->user / r->user_free keep the handler's own state between calls.
+ *
+ *   SNAPSHOTS. One collector thread runs every engine query; answers are
+ *   published as immutable, reference-counted perfd_snap objects. Requests
+ *   arriving while a collection of the same query string runs share it;
+ *   a snapshot younger than the configured max age is served as is, so two
+ *   clients asking at the same moment see the same snapshot. A handler gets
+ *   one with perfd_snapshot(); the reference it holds is dropped for it when
+ *   the request ends (or earlier with perfd_snap_unref; take another with
+ *   perfd_snap_ref to keep it in a response). Slow clients only hold
+ *   references: they never delay the collector or other clients.
+ *
+ *   The engine (perfd_engine(), for its titles) may be used from any thread;
+ *   it stays valid for the daemon's whole life. */
+#ifndef PERFD_H
+#define PERFD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <microhttpd.h>
+
+#include "perflib/query.h"
+
+/* ------------------------------------------------------------ snapshots */
+
+typedef struct perfd_snap {
+    const uint8_t *data;  /* exactly the bytes pl_engine_query returned */
+    size_t len;
+    uint32_t type;        /* PL_REG_BINARY or PL_REG_MULTI_SZ */
+    int status;           /* PL_OK, or the engine's failure (data NULL) */
+    char error[512];      /* the engine's message when status != PL_OK */
+    const char *query;    /* the query string it answers (normalised) */
+    uint64_t seq;         /* publication number, increasing */
+    uint64_t collected_ns;/* CLOCK_MONOTONIC time the collection finished */
+    uint64_t took_ns;     /* how long the collection took */
+    /* private */
+    int refs_;
+} perfd_snap;
+
+perfd_snap *perfd_snap_ref(perfd_snap *s);
+void perfd_snap_unref(perfd_snap *s);   /* accepts NULL */
+
+/* ------------------------------------------------------------- requests */
+
+typedef struct perfd_req perfd_req;
+
+enum { PERFD_DONE = 0, PERFD_WAIT = 1, PERFD_FAIL = -1 };
+
+struct perfd_req {
+    struct MHD_Connection *conn;
+    const char *method;   /* "GET", "HEAD", ... */
+    const char *url;      /* the path, without the query string */
+    const char *client;   /* the peer address as text, for log lines */
+    void *user;           /* the handler's own state between calls */
+    void (*user_free)(void *user);  /* called once when the request ends */
+    /* private */
+    perfd_snap *snap_;
+    struct perfd_waiter *wait_;
+};
+
+/* Get the snapshot answering `query` (NULL or "" mean "Global"). Returns it
+ * (a reference the request owns) when one is fresh enough, otherwise starts
+ * or joins its collection and returns NULL: the handler then returns
+ * PERFD_WAIT. Only one snapshot per request; calling again on the same
+ * request returns the same one. A snapshot whose status is not PL_OK carries
+ * the engine's error instead of data. */
+perfd_snap *perfd_snapshot(perfd_req *r, const char *query);
+
+/* The latest published snapshot for `query` without collecting, or NULL
+ * (a new reference: perfd_snap_unref it). For streams that follow
+ * publications. */
+perfd_snap *perfd_snapshot_peek(const char *query);
+
+pl_engine *perfd_engine(void);
+
+/* Query-string argument of the request, or NULL. */
+const char *perfd_arg(perfd_req *r, const char *name);
+
+/* The request's q= argument, checked against the query limits; NULL after
+ * replying 414/400 (return *rc then). No q= means "Global". */
+const char *perfd_query_arg(perfd_req *r, int *rc);
+
+/* Replies (each returns PERFD_DONE or PERFD_FAIL). The error reply sends
+ * "reason\n" as text/plain and logs one line to stderr. */
+int perfd_reply_bytes(perfd_req *r, unsigned status, const char *content_type, const void *data, size_t len);
+int perfd_reply_snap(perfd_req *r, unsigned status, const char *content_type, perfd_snap *s);
+int perfd_reply_error(perfd_req *r, unsigned status, const char *reason);
+/* A snapshot whose status is not PL_OK: 503 when perfd is busy or
+ * stopping, else 500, with the engine's message. */
+int perfd_reply_snap_error(perfd_req *r, const perfd_snap *s);
+/* Take ownership of a malloc'd buffer and send it. */
+int perfd_reply_owned(perfd_req *r, unsigned status, const char *content_type, void *data, size_t len);
+
+/* One log line on stderr: "perfd: <text>\n" (journald adds the time). */
+void perfd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---------------------------------------------------------------- routes */
+
+#define PERFD_PREFIX 1u  /* path is a prefix ("/ui/") rather than exact */
+#define PERFD_NOAUTH 2u  /* answered without authentication (only /healthz) */
+
+typedef int (*perfd_handler)(perfd_req *r);
+
+typedef struct perfd_route {
+    const char *method;
+    const char *path;
+    unsigned flags;
+    perfd_handler fn;
+    struct perfd_route *next_;
+} perfd_route;
+
+void perfd_route_add(perfd_route *route);
+
+#define PERFD_ROUTE(name, method, path, flags, fn)                                                                     \
+    static perfd_route perfd_route_##name = {method, path, flags, fn, NULL};                                           \
+    __attribute__((constructor)) static void perfd_route_init_##name(void) { perfd_route_add(&perfd_route_##name); }
+
+/* ----------------------------------------------------- config file keys */
+
+/* A route file's own config-file key ("key = value"), e.g.
+ *     static int set_objects(const char *v, char *why, size_t whylen) {...}
+ *     PERFD_CONFIG_KEY(metrics_objects, "metrics_objects", set_objects)
+ * set() returns 0, or -1 with the reason in why; it runs before the server
+ * starts (and for --check-config), never concurrently with requests. */
+typedef struct perfd_config_key {
+    const char *name;
+    int (*set)(const char *value, char *why, size_t whylen);
+    struct perfd_config_key *next_;
+} perfd_config_key;
+
+void perfd_config_key_add(perfd_config_key *k);
+
+#define PERFD_CONFIG_KEY(id, key, setter)                                                                              \
+    static perfd_config_key perfd_config_key_##id = {key, setter, NULL};                                               \
+    __attribute__((constructor)) static void perfd_config_key_init_##id(void)                                          \
+    {                                                                                                                  \
+        perfd_config_key_add(&perfd_config_key_##id);                                                                  \
+    }
+
+#endif

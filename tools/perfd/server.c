@@ -1,0 +1,553 @@
+/* perfd: the HTTP server (libmicrohttpd, one internal epoll thread per
+ * listening address), the route table, the limits and authentication.
+ *
+ * Order of checks for every request, before any handler runs:
+ *   1. connection limits (accept policy: total and per client address);
+ *   2. the request headers' size (431), the query's size (414);
+ *   3. authentication when configured (401), except for PERFD_NOAUTH routes;
+ *   4. the route: unknown path 404, other method 405 with Allow;
+ *   5. a body larger than the limit (413).
+ * Every refusal writes one line to stderr. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "daemon.h"
+#include "tls.h"
+
+/* ---------------------------------------------------------------- logging */
+
+void perfd_log(const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    /* One write per line, so lines from two threads never interleave. */
+    char out[1100];
+    int n = snprintf(out, sizeof out, "perfd: %s\n", line);
+    if (n > (int)sizeof out - 1) n = (int)sizeof out - 1;
+    fwrite(out, 1, (size_t)n, stderr);
+    fflush(stderr);
+}
+
+static void mhd_logger(void *cls, const char *fmt, va_list ap)
+{
+    (void)cls;
+    char line[900];
+    vsnprintf(line, sizeof line, fmt, ap);
+    size_t n = strlen(line);
+    while (n && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = 0;
+    perfd_log("libmicrohttpd: %s", line);
+}
+
+/* ----------------------------------------------------------------- routes */
+
+static perfd_route *routes;
+
+void perfd_route_add(perfd_route *route)
+{
+    route->next_ = routes;
+    routes = route;
+}
+
+static int method_matches(const char *want, const char *got)
+{
+    if (strcmp(want, got) == 0) return 1;
+    return strcmp(want, "GET") == 0 && strcmp(got, "HEAD") == 0;
+}
+
+/* The route for (method, path); *path_known tells 404 from 405, allow[]
+ * lists the methods that path has. */
+static perfd_route *route_find(const char *method, const char *path, int *path_known, char *allow, size_t allowlen)
+{
+    perfd_route *best = NULL;
+    size_t best_len = 0;
+    int best_exact = 0;
+    *path_known = 0;
+    allow[0] = 0;
+    /* First the best matching path, regardless of method. */
+    for (perfd_route *r = routes; r; r = r->next_) {
+        size_t n = strlen(r->path);
+        int exact = !(r->flags & PERFD_PREFIX) && strcmp(r->path, path) == 0;
+        int prefix = (r->flags & PERFD_PREFIX) && strncmp(r->path, path, n) == 0;
+        if (!exact && !prefix) continue;
+        if (exact && !best_exact) {
+            best_exact = 1;
+            best_len = n;
+        } else if (!best_exact && prefix && n > best_len) {
+            best_len = n;
+        }
+    }
+    for (perfd_route *r = routes; r; r = r->next_) {
+        size_t n = strlen(r->path);
+        int exact = !(r->flags & PERFD_PREFIX) && strcmp(r->path, path) == 0;
+        int prefix = (r->flags & PERFD_PREFIX) && strncmp(r->path, path, n) == 0;
+        if (best_exact ? !exact : !(prefix && n == best_len)) continue;
+        *path_known = 1;
+        size_t used = strlen(allow);
+        if (!strstr(allow, r->method))
+            snprintf(allow + used, allowlen - used, "%s%s%s", used ? ", " : "", r->method,
+                     strcmp(r->method, "GET") == 0 ? ", HEAD" : "");
+        if (!best && method_matches(r->method, method)) best = r;
+    }
+    return best;
+}
+
+/* ----------------------------------------------------- connection limits */
+
+#define MAX_TRACKED 4096
+
+typedef struct conn_track {
+    struct sockaddr_storage addr;
+    char text[INET6_ADDRSTRLEN + 8];
+    int fd;
+    uint64_t deadline_ns;         /* request headers must be complete by then; 0 = in a request */
+    struct conn_track *prev, *next;
+} conn_track;
+
+static struct {
+    pthread_mutex_t mu;
+    conn_track *list;
+    unsigned total;
+    pthread_t reaper;
+    pthread_cond_t cv;
+    int reaper_running, stopping;
+} L = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+
+static const perfd_config *CFG;
+static struct MHD_Daemon *daemons[PERFD_MAX_LISTEN];
+static size_t n_daemons;
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int same_ip(const struct sockaddr *a, const struct sockaddr_storage *b)
+{
+    if (a->sa_family != b->ss_family) return 0;
+    if (a->sa_family == AF_INET)
+        return memcmp(&((const struct sockaddr_in *)a)->sin_addr, &((const struct sockaddr_in *)b)->sin_addr, 4) == 0;
+    if (a->sa_family == AF_INET6)
+        return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr, &((const struct sockaddr_in6 *)b)->sin6_addr,
+                      16) == 0;
+    return 0;
+}
+
+static void addr_text(const struct sockaddr *sa, char *out, size_t len)
+{
+    out[0] = 0;
+    if (!sa) {
+        snprintf(out, len, "?");
+    } else if (sa->sa_family == AF_INET) {
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, out, (socklen_t)len);
+    } else if (sa->sa_family == AF_INET6) {
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out, (socklen_t)len);
+    } else {
+        snprintf(out, len, "?");
+    }
+}
+
+/* Accept policy: runs on the accepting daemon's thread before the
+ * connection exists; counts are kept by on_connection. */
+static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+    (void)cls;
+    (void)addrlen;
+    char text[INET6_ADDRSTRLEN];
+    addr_text(addr, text, sizeof text);
+    pthread_mutex_lock(&L.mu);
+    unsigned total = L.total, same = 0;
+    for (conn_track *t = L.list; t; t = t->next)
+        if (addr && same_ip(addr, &t->addr)) same++;
+    pthread_mutex_unlock(&L.mu);
+    if (total >= CFG->max_connections) {
+        perfd_log("refused %s: %u connections open (limit %u)", text, total, CFG->max_connections);
+        return MHD_NO;
+    }
+    if (same >= CFG->max_per_ip) {
+        perfd_log("refused %s: %u connections from this address (limit %u)", text, same, CFG->max_per_ip);
+        return MHD_NO;
+    }
+    return MHD_YES;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    (void)cls;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        conn_track *t = calloc(1, sizeof *t);
+        if (!t) return;
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        if (ci && ci->client_addr) {
+            socklen_t n = ci->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+                                                                 : sizeof(struct sockaddr_in);
+            memcpy(&t->addr, ci->client_addr, n);
+        }
+        addr_text(ci ? ci->client_addr : NULL, t->text, sizeof t->text);
+        ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        t->fd = ci ? ci->connect_fd : -1;
+        t->deadline_ns = mono_ns() + (uint64_t)CFG->request_timeout_s * 1000000000u;
+        pthread_mutex_lock(&L.mu);
+        t->next = L.list;
+        if (L.list) L.list->prev = t;
+        L.list = t;
+        L.total++;
+        pthread_mutex_unlock(&L.mu);
+        *socket_context = t;
+    } else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+        conn_track *t = *socket_context;
+        if (!t) return;
+        pthread_mutex_lock(&L.mu);
+        if (t->prev)
+            t->prev->next = t->next;
+        else
+            L.list = t->next;
+        if (t->next) t->next->prev = t->prev;
+        L.total--;
+        pthread_mutex_unlock(&L.mu);
+        free(t);
+        *socket_context = NULL;
+    }
+}
+
+static conn_track *track_of(struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return ci ? ci->socket_context : NULL;
+}
+
+/* The request-timeout reaper: a connection whose request headers are not
+ * complete by its deadline (a slowloris trickling bytes, which resets the
+ * idle timeout) is shut down; libmicrohttpd then closes it. The fd is
+ * valid while its record is listed: the record goes (under L.mu) before
+ * libmicrohttpd closes the socket. */
+static void *reaper(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&L.mu);
+    while (!L.stopping) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        ts.tv_nsec += 250000000;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&L.cv, &L.mu, &ts);
+        uint64_t now = mono_ns();
+        for (conn_track *t = L.list; t; t = t->next) {
+            if (t->deadline_ns && now > t->deadline_ns && t->fd >= 0) {
+                perfd_log("dropped %s: request not complete within %u s", t->text, CFG->request_timeout_s);
+                shutdown(t->fd, SHUT_RDWR);
+                t->deadline_ns = 0;
+            }
+        }
+    }
+    pthread_mutex_unlock(&L.mu);
+    return NULL;
+}
+
+/* ------------------------------------------------------------- requests */
+
+typedef struct req_state {
+    perfd_req pub;
+    perfd_route *route;
+    size_t body;
+    int refused;      /* a refusal was queued on the first call */
+} req_state;
+
+const char *perfd_arg(perfd_req *r, const char *name)
+{
+    return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+static enum MHD_Result add_size(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    (void)kind;
+    size_t *n = cls;
+    *n += strlen(key) + (value ? strlen(value) : 0) + 4;
+    return MHD_YES;
+}
+
+static void add_common_headers(struct MHD_Response *resp)
+{
+    MHD_add_response_header(resp, "Cache-Control", "no-store");
+    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+}
+
+static int queue(perfd_req *r, unsigned status, struct MHD_Response *resp, const char *content_type)
+{
+    if (!resp) return PERFD_FAIL;
+    if (content_type) MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+    add_common_headers(resp);
+    enum MHD_Result ok = MHD_queue_response(r->conn, status, resp);
+    MHD_destroy_response(resp);
+    return ok == MHD_YES ? PERFD_DONE : PERFD_FAIL;
+}
+
+int perfd_reply_bytes(perfd_req *r, unsigned status, const char *content_type, const void *data, size_t len)
+{
+    return queue(r, status, MHD_create_response_from_buffer(len, (void *)data, MHD_RESPMEM_MUST_COPY), content_type);
+}
+
+int perfd_reply_owned(perfd_req *r, unsigned status, const char *content_type, void *data, size_t len)
+{
+    struct MHD_Response *resp = MHD_create_response_from_buffer_with_free_callback(len, data, free);
+    if (!resp) free(data);
+    return queue(r, status, resp, content_type);
+}
+
+static void snap_release(void *cls)
+{
+    perfd_snap_unref(cls);
+}
+
+int perfd_reply_snap(perfd_req *r, unsigned status, const char *content_type, perfd_snap *s)
+{
+    perfd_snap_ref(s); /* the response's own reference: outlives the request if the client is slow */
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer_with_free_callback_cls(s->len, (void *)s->data, snap_release, s);
+    if (!resp) {
+        perfd_snap_unref(s);
+        return PERFD_FAIL;
+    }
+    char seq[32];
+    snprintf(seq, sizeof seq, "%llu", (unsigned long long)s->seq);
+    MHD_add_response_header(resp, "X-Perflib-Type", s->type == PL_REG_MULTI_SZ ? "REG_MULTI_SZ" : "REG_BINARY");
+    MHD_add_response_header(resp, "X-Perflib-Snapshot", seq);
+    return queue(r, status, resp, content_type);
+}
+
+int perfd_reply_error(perfd_req *r, unsigned status, const char *reason)
+{
+    perfd_log("%u %s %s %s: %s", status, r->client ? r->client : "?", r->method, r->url, reason);
+    char body[600];
+    int n = snprintf(body, sizeof body, "%s\n", reason);
+    if (n > (int)sizeof body - 1) n = (int)sizeof body - 1;
+    struct MHD_Response *resp = MHD_create_response_from_buffer((size_t)n, body, MHD_RESPMEM_MUST_COPY);
+    if (resp && status == MHD_HTTP_UNAUTHORIZED) MHD_add_response_header(resp, "WWW-Authenticate", "Bearer");
+    return queue(r, status, resp, "text/plain; charset=utf-8");
+}
+
+static int reply_405(perfd_req *r, const char *allow)
+{
+    perfd_log("405 %s %s %s: method not allowed", r->client, r->method, r->url);
+    static const char body[] = "method not allowed\n";
+    struct MHD_Response *resp = MHD_create_response_from_buffer(sizeof body - 1, (void *)body, MHD_RESPMEM_PERSISTENT);
+    if (resp) MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
+    return queue(r, MHD_HTTP_METHOD_NOT_ALLOWED, resp, "text/plain; charset=utf-8");
+}
+
+/* The q= argument, checked: 400/414 replies are made here (returns NULL
+ * with *rc set). A missing q is "Global", as the engine's NULL query. */
+const char *perfd_query_arg(perfd_req *r, int *rc)
+{
+    const char *q = perfd_arg(r, "q");
+    if (!q) return "Global";
+    size_t n = strlen(q), max = CFG->max_query_bytes;
+    if (n > max) {
+        char why[96];
+        snprintf(why, sizeof why, "query too long (%zu bytes, limit %zu)", n, max);
+        *rc = perfd_reply_error(r, MHD_HTTP_URI_TOO_LONG, why);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if ((unsigned char)q[i] < 0x20 || q[i] == 0x7f) {
+            *rc = perfd_reply_error(r, MHD_HTTP_BAD_REQUEST, "bad query: control character");
+            return NULL;
+        }
+    }
+    return q;
+}
+
+/* A snapshot the engine could not make: 503 when perfd is busy or
+ * stopping, else 500, with the engine's message. */
+int perfd_reply_snap_error(perfd_req *r, const perfd_snap *s)
+{
+    char why[600];
+    snprintf(why, sizeof why, "collection failed: %s", s->error);
+    return perfd_reply_error(r, s->status == PL_E_BUSY ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_INTERNAL_SERVER_ERROR,
+                             why);
+}
+
+static enum MHD_Result result_of(int rc)
+{
+    return rc == PERFD_FAIL ? MHD_NO : MHD_YES;
+}
+
+/* First call for a request (headers complete): every check. Returns
+ * PERFD_DONE when the request may go on to its handler, else what the
+ * refusal returned (with st->refused set). */
+static int first_checks(req_state *st, struct MHD_Connection *conn, const char *url)
+{
+    perfd_req *r = &st->pub;
+    size_t hdr = strlen(url) + strlen(r->method) + 16;
+    MHD_get_connection_values(conn, MHD_HEADER_KIND, add_size, &hdr);
+    MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, add_size, &hdr);
+    st->refused = 1;
+    if (hdr > CFG->max_header_bytes) {
+        char why[128];
+        snprintf(why, sizeof why, "request headers too large (%zu bytes, limit %zu)", hdr, CFG->max_header_bytes);
+        return perfd_reply_error(r, MHD_HTTP_REQUEST_HEADER_FIELDS_TOO_LARGE, why);
+    }
+    int known = 0;
+    char allow[128];
+    st->route = route_find(r->method, url, &known, allow, sizeof allow);
+    if (!st->route && !known) return perfd_reply_error(r, MHD_HTTP_NOT_FOUND, "no such path");
+    if (!(st->route && (st->route->flags & PERFD_NOAUTH))) {
+        char why[256];
+        int a = perfd_tls_authorize(conn, why, sizeof why);
+        if (a != 0) return perfd_reply_error(r, a, why);
+    }
+    if (!st->route) return reply_405(r, allow);
+    st->refused = 0;
+    return PERFD_DONE;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+                                  const char *version, const char *upload_data, size_t *upload_size, void **con_cls)
+{
+    (void)cls;
+    (void)version;
+    (void)upload_data;
+    req_state *st = *con_cls;
+    if (!st) {
+        st = calloc(1, sizeof *st);
+        if (!st) return MHD_NO;
+        *con_cls = st;
+        st->pub.conn = conn;
+        st->pub.method = method;
+        st->pub.url = url;
+        conn_track *t = track_of(conn);
+        st->pub.client = t ? t->text : "?";
+        if (t) {
+            pthread_mutex_lock(&L.mu);
+            t->deadline_ns = 0; /* the headers are in */
+            pthread_mutex_unlock(&L.mu);
+        }
+        return result_of(first_checks(st, conn, url));
+    }
+    if (st->refused) {
+        *upload_size = 0; /* discard what follows a refusal */
+        return MHD_YES;
+    }
+    if (*upload_size) {
+        st->body += *upload_size;
+        *upload_size = 0;
+        if (st->body > CFG->max_body_bytes) {
+            st->refused = 1;
+            char why[128];
+            snprintf(why, sizeof why, "request body too large (limit %zu bytes)", CFG->max_body_bytes);
+            return result_of(perfd_reply_error(&st->pub, MHD_HTTP_CONTENT_TOO_LARGE, why));
+        }
+        return MHD_YES;
+    }
+    int rc = st->route->fn(&st->pub);
+    if (rc == PERFD_WAIT && !st->pub.wait_) {
+        perfd_log("route %s returned WAIT without a pending snapshot", st->route->path);
+        rc = perfd_reply_error(&st->pub, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal error");
+    }
+    return result_of(rc);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+    (void)cls;
+    (void)toe;
+    req_state *st = *con_cls;
+    conn_track *t = track_of(conn);
+    if (t) {
+        /* Keep-alive: the next request's headers have their own deadline. */
+        pthread_mutex_lock(&L.mu);
+        t->deadline_ns = mono_ns() + (uint64_t)CFG->request_timeout_s * 1000000000u;
+        pthread_mutex_unlock(&L.mu);
+    }
+    if (!st) return;
+    perfd_snap_end_request(&st->pub);
+    if (st->pub.user_free) st->pub.user_free(st->pub.user);
+    free(st);
+    *con_cls = NULL;
+}
+
+/* ---------------------------------------------------------------- daemon */
+
+int perfd_server_start(const perfd_config *c, char *why, size_t whylen)
+{
+    CFG = c;
+    L.stopping = 0;
+    if (pthread_create(&L.reaper, NULL, reaper, NULL) != 0) {
+        snprintf(why, whylen, "cannot start a thread: %s", strerror(errno));
+        return -1;
+    }
+    L.reaper_running = 1;
+    for (size_t i = 0; i < c->n_listen; i++) {
+        const perfd_listen *l = &c->listen[i];
+        struct sockaddr_storage ss;
+        memset(&ss, 0, sizeof ss);
+        unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+        if (l->family == AF_INET6) {
+            struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+            s6->sin6_family = AF_INET6;
+            s6->sin6_port = htons((uint16_t)l->port);
+            inet_pton(AF_INET6, l->host, &s6->sin6_addr);
+            flags |= MHD_USE_IPv6;
+        } else {
+            struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+            s4->sin_family = AF_INET;
+            s4->sin_port = htons((uint16_t)l->port);
+            inet_pton(AF_INET, l->host, &s4->sin_addr);
+        }
+        struct MHD_OptionItem tls_opts[8];
+        size_t n_tls = perfd_tls_options(tls_opts, 8);
+        if (n_tls) flags |= MHD_USE_TLS;
+        tls_opts[n_tls].option = MHD_OPTION_END;
+        tls_opts[n_tls].value = 0;
+        tls_opts[n_tls].ptr_value = NULL;
+        struct MHD_Daemon *d = MHD_start_daemon(
+            flags, (uint16_t)l->port, accept_policy, NULL, on_request, NULL, MHD_OPTION_EXTERNAL_LOGGER, mhd_logger,
+            NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT, (unsigned)c->max_connections,
+            MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)c->max_per_ip, MHD_OPTION_CONNECTION_TIMEOUT,
+            (unsigned)c->idle_timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(c->max_header_bytes + 16384),
+            MHD_OPTION_LISTEN_BACKLOG_SIZE, 128u, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+            MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL, MHD_OPTION_ARRAY, tls_opts, MHD_OPTION_END);
+        if (!d) {
+            snprintf(why, whylen, "cannot listen on %s%s%s:%u (address in use, not local, or no permission)",
+                     l->family == AF_INET6 ? "[" : "", l->host, l->family == AF_INET6 ? "]" : "", l->port);
+            perfd_server_stop();
+            return -1;
+        }
+        daemons[n_daemons++] = d;
+        const union MHD_DaemonInfo *di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+        unsigned port = di ? di->port : l->port;
+        perfd_log("listening on %s://%s%s%s:%u/", n_tls ? "https" : "http", l->family == AF_INET6 ? "[" : "",
+                  l->host, l->family == AF_INET6 ? "]" : "", port);
+    }
+    return 0;
+}
+
+void perfd_server_stop(void)
+{
+    for (size_t i = 0; i < n_daemons; i++) MHD_stop_daemon(daemons[i]);
+    n_daemons = 0;
+    if (L.reaper_running) {
+        pthread_mutex_lock(&L.mu);
+        L.stopping = 1;
+        pthread_cond_broadcast(&L.cv);
+        pthread_mutex_unlock(&L.mu);
+        pthread_join(L.reaper, NULL);
+        L.reaper_running = 0;
+    }
+}
