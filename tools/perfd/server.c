@@ -39,7 +39,7 @@ void perfd_log(const char *fmt, ...)
     fflush(stderr);
 }
 
-static void mhd_logger(void *cls, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static void mhd_logger(void *cls, const char *fmt, va_list ap)
 {
     (void)cls;
     char line[900];
