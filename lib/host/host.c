@@ -82,6 +82,7 @@ typedef struct prov {
     size_t nobjlist;
     uint32_t objlist[PL_QUERY_MAX_ITEMS];
     uint64_t collects, errors;
+    int warned_align;           /* the multiple-of-8 warning was logged */
     char last_error[256];
 } prov;
 
@@ -459,10 +460,6 @@ static int judge(pl__host *h, prov *p, const call_result *r, size_t *cap, uint32
                 r->bytes, (long long)r->moved);
         return JUDGED;
     }
-    if (r->bytes % 8 != 0) {
-        disable(h, p, "Collect returned %u bytes, not a multiple of 8", r->bytes);
-        return JUDGED;
-    }
     if (r->bytes == 0) {
         if (r->nobj != 0) {
             disable(h, p, "Collect returned 0 bytes but %u objects", r->nobj);
@@ -471,18 +468,42 @@ static int judge(pl__host *h, prov *p, const call_result *r, size_t *cap, uint32
         p->collects++;
         return JUDGED;
     }
+    const uint8_t *data = r->data;
+    size_t bytes = r->bytes;
+    char why[200];
+    uint8_t *padded = NULL;
+    size_t padded_len = 0;
+    if (pl__host_needs_align(data, r->bytes, r->nobj)) {
+        /* Windows keeps such data, padded, and logs a warning (host_align.c). */
+        int arc = pl__host_align8(data, r->bytes, r->nobj, &padded, &padded_len, why, sizeof why);
+        if (arc != PL_OK) {
+            if (arc == PL_E_NOMEM) *rc = arc;
+            else disable(h, p, "invalid data (%u objects, %u bytes, not a multiple of 8): %s", r->nobj, r->bytes, why);
+            return JUDGED;
+        }
+        if (!p->warned_align) {
+            p->warned_align = 1;
+            note(h, p, LOG_WARNING,
+                 "Collect returned %u bytes in objects whose lengths are not multiples of 8; padded to %zu"
+                 " (Windows event 1016)", r->bytes, padded_len);
+        }
+        data = padded;
+        bytes = padded_len;
+    }
     pl_block blk;
     pl_error verr;
-    if (pl_block_open(&blk, r->data, r->bytes, PL_BLOCK_BARE, r->nobj, &verr) != PL_OK) {
+    if (pl_block_open(&blk, data, bytes, PL_BLOCK_BARE, r->nobj, &verr) != PL_OK) {
+        free(padded);
         disable(h, p, "invalid data (%u objects): %s", r->nobj, verr.msg);
         return JUDGED;
     }
-    char why[200];
     if (!indices_ok(h, p, &blk, why, sizeof why)) {
+        free(padded);
         disable(h, p, "%s", why);
         return JUDGED;
     }
-    *rc = pl__buf_append(out, r->data, r->bytes);
+    *rc = pl__buf_append(out, data, bytes);
+    free(padded);
     if (*rc != PL_OK) return JUDGED;
     *nobjects += r->nobj;
     p->collects++;

@@ -49,4 +49,15 @@ int pl__host_collect(pl__host *h, const pl_query_items *q, pl__buf *out, uint32_
 
 int pl__host_status(pl__host *h, pl_provider_status **list, size_t *n);
 
+/* Windows' multiple-of-8 rule (host_align.c): does a Collect result need
+ * padding (its byte count or an object's TotalByteLength is not a multiple
+ * of 8)? pl__host_align8 copies the objects to a new buffer (*out, free();
+ * *outlen bytes), each at an 8-aligned offset, zero-padded, TotalByteLength
+ * raised to the padded length. PL_OK, PL_E_NOMEM, or PL_E_BAD_BLOCK with
+ * `why` when an object's header or length does not lie inside the bytes
+ * returned. No other module is used (the fuzz target builds it alone). */
+int pl__host_needs_align(const uint8_t *data, uint32_t bytes, uint32_t nobj);
+int pl__host_align8(const uint8_t *data, uint32_t bytes, uint32_t nobj, uint8_t **out, size_t *outlen, char *why,
+                    size_t whylen);
+
 #endif

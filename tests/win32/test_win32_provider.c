@@ -255,11 +255,45 @@ static void provider_reads_own_key(void **state)
     assert_int_equal(collections, 2); /* the same helper: state kept */
 }
 
+/* Linkage Export "odd": the object is 156 bytes, not a multiple of 8, as
+ * some shipping providers return. Windows keeps it (padded) and warns; so
+ * does perflib, and the provider is not disabled. */
+static void provider_odd_lengths_kept(void **state)
+{
+    (void)state;
+    install(W32GEN_SO, "odd");
+    uint32_t fc = 0, fh = 0;
+    assert_int_equal(w32_first_indices(&fx, "W32Gen", &fc, &fh), 0);
+    HKEY k = NULL;
+    assert_int_equal(RegOpenKeyExA(HKEY_LOCAL_MACHINE, LINKAGE, 0, KEY_READ, &k), ERROR_SUCCESS);
+    char buf[16];
+    DWORD type = 0, size = sizeof buf;
+    assert_int_equal(RegQueryValueExA(k, "Export", NULL, &type, (LPBYTE)buf, &size), ERROR_SUCCESS);
+    assert_int_equal(type, REG_MULTI_SZ);
+    assert_int_equal(size, 5);
+    assert_memory_equal(buf, "odd\0\0", 5);
+    RegCloseKey(k);
+    for (uint32_t round = 1; round <= 2; round++) {
+        uint32_t constant = 0, collections = 0;
+        int present = 0;
+        read_w32gen(fc, &constant, &collections, &present);
+        assert_true(present);
+        assert_int_equal(constant, fc);
+        assert_int_equal(collections, round);
+    }
+    assert_int_equal(RegOpenKeyExA(HKEY_LOCAL_MACHINE, KEY, 0, KEY_READ, &k), ERROR_SUCCESS);
+    LSTATUS rc;
+    (void)query_dword(k, "Disable Performance Counters", &rc);
+    assert_int_equal(rc, ERROR_FILE_NOT_FOUND); /* still enabled */
+    RegCloseKey(k);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(service_key_values, setup, teardown),
         cmocka_unit_test_setup_teardown(provider_reads_own_key, setup, teardown),
+        cmocka_unit_test_setup_teardown(provider_odd_lengths_kept, setup, teardown),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     return cmocka_run_group_tests(tests, NULL, NULL);
