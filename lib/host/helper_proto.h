@@ -69,6 +69,14 @@
 
 #define PLH_EXIT_PROTOCOL 2           /* the helper's exit status for a bad request */
 #define PLH_EXIT_NOMEM 3              /* it could not allocate a buffer */
+#define PLH_EXIT_MEMORY 4             /* a call took the helper above its memory limit */
+#define PLH_EXIT_FILES 5              /* a call used every descriptor the helper may have */
+
+/* The helper's limits, its second argument: PLH_LIMITS_ARG "MEM,FILES,
+ * OPEN_CPU,COLLECT_CPU": peak resident MiB, open descriptors, CPU seconds
+ * per Open and per Collect (docs/provider-host.md, "Limits"). */
+#define PLH_LIMITS_ARG "--limits="
+#define PLH_FILES_SPARE 8             /* fewer free descriptors after a call: the file limit was hit */
 
 /* How far a provider moved the data pointer from `start` to `now`, for the
  * contract check, in both modes. The provider may have set it to anything:

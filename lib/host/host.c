@@ -31,6 +31,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <syslog.h>
 #include <time.h>
@@ -38,6 +39,9 @@
 
 #include "helper_proto.h"
 #include "host.h"
+#include "host_limits.h"
+#include "host_state.h"
+#include "host_worker.h"
 #include "perflib/block.h"
 #include "perflib/indices.h"
 #include "pl_internal.h"
@@ -71,7 +75,11 @@ typedef struct prov {
     PM_CLOSE_PROC *close;
     int loaded, opened, disabled;
     int isolated;               /* runs in a helper process */
-    pid_t pid;                  /* isolated: the helper, 0 when none runs */
+    int hung;                   /* in-process: a call never returned; its thread still runs in the library */
+    pl__worker *worker;         /* in-process: the thread that makes the calls (the watchdog waits) */
+    pl__marker *mk;             /* in-process: the in-flight marker (host_state.h) */
+    pid_t pid;                  /* isolated: the helper, 0 when none runs; also its process group */
+    int pidfd;                  /* isolated: a pidfd of the helper, -1 when none */
     int sock;                   /* isolated: our end of its socket, -1 when none */
     uint32_t open_ms, collect_ms; /* isolated: the timeouts in force */
     unsigned timeouts_in_row;   /* isolated: consecutive Open/Collect timeouts */
@@ -88,6 +96,8 @@ typedef struct prov {
 
 struct pl__host {
     pl_store *st;
+    pl__state *state;           /* failure state that outlives this process; NULL: none */
+    pl__limits limits;          /* what an isolated provider's helper may use */
     pl__host_config cfg;
     char *provider_dir;
     uint32_t base_index;
@@ -175,6 +185,21 @@ static void parse_object_list(prov *p)
     p->has_objlist = p->nobjlist > 0;
 }
 
+/* What earlier consumers recorded: timeouts in a row, and a disable they
+ * could not write into the store (host_state.h). */
+static void apply_state(pl__host *h, prov *p)
+{
+    if (p->disabled || !p->info.name) return;
+    pl__pstate ps;
+    pl__state_get(h->state, p->info.name, &ps);
+    p->timeouts_in_row = ps.timeouts;
+    if (ps.disabled) {
+        p->disabled = 1;
+        if (snprintf(p->last_error, sizeof p->last_error, "disabled: %s", ps.reason) >= (int)sizeof p->last_error)
+            p->last_error[sizeof p->last_error - 1] = '\0';
+    }
+}
+
 int pl__host_new(pl_store *st, const pl__host_config *cfg, pl__host **out, pl_error *err)
 {
     pl__host *h = calloc(1, sizeof *h);
@@ -185,6 +210,7 @@ int pl__host_new(pl_store *st, const pl__host_config *cfg, pl__host **out, pl_er
     if (!h->cfg.max_provider_bytes) h->cfg.max_provider_bytes = DEFAULT_MAX_PROVIDER_BYTES;
     h->provider_dir = pl__strdup(cfg && cfg->provider_dir ? cfg->provider_dir : ".");
     h->cfg.provider_dir = h->provider_dir;
+    pl__limits_get(&h->limits);
 
     pl_perflib_info pi;
     int rc = pl_store_perflib(st, &pi, err);
@@ -208,6 +234,7 @@ int pl__host_new(pl_store *st, const pl__host_config *cfg, pl__host **out, pl_er
         p->disabled = p->info.disabled;
         p->isolated = p->info.isolation == PL_ISOLATION_HELPER;
         p->sock = -1;
+        p->pidfd = -1;
         p->open_ms = p->info.open_timeout_ms ? p->info.open_timeout_ms : DEFAULT_OPEN_TIMEOUT_MS;
         p->collect_ms = p->info.collect_timeout_ms ? p->info.collect_timeout_ms : DEFAULT_COLLECT_TIMEOUT_MS;
         parse_object_list(p);
@@ -230,6 +257,8 @@ int pl__host_new(pl_store *st, const pl__host_config *cfg, pl__host **out, pl_er
         h->n++;
     }
     free(list); /* the records' strings now belong to h->p */
+    h->state = pl__state_open(pl_store_path(st));
+    for (size_t i = 0; i < h->n; i++) apply_state(h, &h->p[i]);
     *out = h;
     return PL_OK;
 fail:
@@ -239,6 +268,7 @@ fail:
 }
 
 static void helper_close(pl__host *h, prov *p);
+static void inproc_close(pl__host *h, prov *p);
 
 void pl__host_free(pl__host *h)
 {
@@ -246,8 +276,10 @@ void pl__host_free(pl__host *h)
     for (size_t i = 0; i < h->n; i++) {
         prov *p = &h->p[i];
         if (p->isolated) helper_close(h, p);
-        else if (p->opened && p->close) p->close();
-        if (p->dl) dlclose(p->dl);
+        else if (p->opened && !p->hung) inproc_close(h, p);
+        pl__worker_free(p->worker); /* NULL after a hung call: that thread is left where it is */
+        pl__marker_free(p->mk);
+        if (p->dl && !p->hung) dlclose(p->dl); /* a thread may still run inside a hung one */
         free(p->buf);
         free(p->path);
         pl_provider_info_clear(&p->info);
@@ -255,8 +287,11 @@ void pl__host_free(pl__host *h)
     }
     free(h->p);
     free(h->provider_dir);
+    pl__state_close(h->state);
     free(h);
 }
+
+static void disable(pl__host *h, prov *p, const char *fmt, ...) PL__PRINTF(3, 4);
 
 static int load(pl__host *h, prov *p)
 {
@@ -267,6 +302,13 @@ static int load(pl__host *h, prov *p)
     }
     if (!p->info.collect || !p->info.collect[0]) {
         note(h, p, LOG_WARNING, "no Collect entry point in its registry entry; skipped");
+        return 0;
+    }
+    /* A consumer that ended inside one of this provider's calls: the
+     * provider most likely took it down, and would take this one too. */
+    char why[200];
+    if (pl__state_dead_consumer(h->state, p->info.name, why, sizeof why)) {
+        disable(h, p, "%s", why);
         return 0;
     }
     dlerror();
@@ -297,12 +339,12 @@ static int load(pl__host *h, prov *p)
     memcpy(&p->collect, &fn[1], sizeof fn[1]);
     memcpy(&p->close, &fn[2], sizeof fn[2]);
     p->loaded = 1;
+    if (!p->mk) p->mk = pl__marker_new(h->state, p->info.name);
     return 1;
 }
 
 /* Disable a provider for good: in the store (for the administrator to see
  * and clear) and here. Called with p->mu held. */
-static void disable(pl__host *h, prov *p, const char *fmt, ...) PL__PRINTF(3, 4);
 static void disable(pl__host *h, prov *p, const char *fmt, ...)
 {
     char reason[256];
@@ -313,10 +355,13 @@ static void disable(pl__host *h, prov *p, const char *fmt, ...)
     p->disabled = 1;
     p->errors++;
     note(h, p, LOG_ERR, "disabled: %s", reason);
+    /* In the store when this consumer may write it; else in the failure
+     * state, so that this user's next consumers skip it too. */
     pl_error e;
-    (void)pl_store_disable_provider(h->st, p->info.name, reason, &e);
+    if (pl_store_disable_provider(h->st, p->info.name, reason, &e) == PL_OK) pl__state_clear(h->state, p->info.name);
+    else pl__state_disable(h->state, p->info.name, reason);
     if (p->isolated) helper_close(h, p);
-    else if (p->opened && p->close) p->close();
+    else if (p->opened && !p->hung) inproc_close(h, p);
     p->opened = 0;
 }
 
@@ -523,6 +568,58 @@ static int ensure_buf(prov *p, size_t cap)
 
 static DWORD room_of(size_t cap) { return (DWORD)(cap > 0xFFFFFFF8u ? 0xFFFFFFF8u : cap); }
 
+/* One call into an in-process provider: on its worker thread, bounded by
+ * `ms`, under its in-flight marker. Returns 0 when the call did not return
+ * in time: the thread is abandoned inside the provider (p->hung), with the
+ * Collect buffer. Without a worker (no thread could be made) the call runs
+ * here, unbounded. Called with p->mu held. */
+static int inproc_call(prov *p, pl__call *c, uint32_t ms, char mark)
+{
+    if (!p->worker) p->worker = pl__worker_new();
+    pl__marker_set(p->mk, mark);
+    if (!p->worker) {
+        if (c->kind == PL__CALL_OPEN) c->rc = c->open(c->arg);
+        else if (c->kind == PL__CALL_COLLECT) c->rc = c->collect(c->arg, &c->data, &c->bytes, &c->nobj);
+        else c->rc = c->close();
+        free(c->arg);
+        c->arg = NULL;
+        pl__marker_set(p->mk, '-');
+        return 1;
+    }
+    void *orphan = c->kind == PL__CALL_COLLECT ? p->buf : NULL;
+    int done = pl__worker_call(p->worker, c, ms, orphan);
+    pl__marker_set(p->mk, '-'); /* a hang is recorded by the disable, not left for the next consumer */
+    if (done) return 1;
+    p->worker = NULL;
+    p->hung = 1;
+    if (orphan) {
+        p->buf = NULL;
+        p->bufcap = 0;
+    }
+    return 0;
+}
+
+/* Close an opened in-process provider, bounded like a helper's Close. */
+static void inproc_close(pl__host *h, prov *p)
+{
+    p->opened = 0;
+    if (!p->close) return;
+    pl__call c = {.kind = PL__CALL_CLOSE, .close = p->close};
+    if (!inproc_call(p, &c, CLOSE_WAIT_MS, 'X')) {
+        p->errors++;
+        note(h, p, LOG_ERR, "Close did not return within %d ms; the call was abandoned", CLOSE_WAIT_MS);
+    }
+}
+
+static WCHAR *wdup(const WCHAR *w)
+{
+    size_t n = 0;
+    while (w[n]) n++;
+    WCHAR *d = malloc((n + 1) * sizeof *d);
+    if (d) memcpy(d, w, (n + 1) * sizeof *d);
+    return d;
+}
+
 /* One in-process provider, one query. Called with p->mu held. */
 static int collect_inproc(pl__host *h, prov *p, const WCHAR *wq, pl__buf *out, uint32_t *nobjects)
 {
@@ -531,8 +628,13 @@ static int collect_inproc(pl__host *h, prov *p, const WCHAR *wq, pl__buf *out, u
         DWORD rc = 0;
         if (p->open) {
             WCHAR *link = p->info.linkage_export ? to_wide(p->info.linkage_export) : NULL;
-            rc = p->open(link);
-            free(link);
+            if (p->info.linkage_export && !link) return PL_E_NOMEM;
+            pl__call c = {.kind = PL__CALL_OPEN, .open = p->open, .arg = link};
+            if (!inproc_call(p, &c, p->open_ms, 'O')) {
+                disable(h, p, "Open did not return within %u ms (in-process: the call was abandoned)", p->open_ms);
+                return PL_OK;
+            }
+            rc = c.rc;
         }
         if (rc != 0) {
             p->errors++;
@@ -546,11 +648,15 @@ static int collect_inproc(pl__host *h, prov *p, const WCHAR *wq, pl__buf *out, u
         if (ensure_buf(p, cap) != PL_OK) return PL_E_NOMEM;
         cap = p->bufcap;
         memset(p->buf + cap, GUARD_BYTE, GUARD_BYTES);
-        void *data = p->buf;
-        DWORD bytes = room_of(cap);
-        DWORD nobj = 0;
-        DWORD rc = p->collect((LPWSTR)wq, &data, &bytes, &nobj);
-        call_result r = {rc, bytes, nobj, plh_pointer_moved(data, p->buf), 0, p->buf};
+        WCHAR *q = wdup(wq);
+        if (!q) return PL_E_NOMEM;
+        pl__call c = {.kind = PL__CALL_COLLECT, .collect = p->collect, .arg = q, .data = p->buf,
+                      .bytes = room_of(cap)};
+        if (!inproc_call(p, &c, p->collect_ms, 'C')) {
+            disable(h, p, "Collect did not return within %u ms (in-process: the call was abandoned)", p->collect_ms);
+            return PL_OK;
+        }
+        call_result r = {c.rc, c.bytes, c.nobj, plh_pointer_moved(c.data, p->buf), 0, p->buf};
         for (size_t g = 0; g < GUARD_BYTES; g++)
             if (p->buf[cap + g] != GUARD_BYTE) r.guard_damaged = 1;
         int arc;
@@ -593,6 +699,32 @@ static int64_t now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* The helper leads its own process group (helper_spawn), so whatever the
+ * provider forked is in it too: kill them all. Done while the helper is not
+ * yet reaped (running or a zombie), so the group id cannot name anyone
+ * else's processes. */
+static void kill_group(pid_t pid)
+{
+    if (pid > 0) kill(-pid, SIGKILL);
+}
+
+/* Reap the helper once it has exited, after killing what is left of its
+ * process group. Returns 1 and *status when reaped, 0 when it is still
+ * running, -1 when it is not our child any more. */
+static int reap_exited(pid_t pid, int *status)
+{
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0) return errno == EINTR ? 0 : -1;
+    if (si.si_pid != pid) return 0;
+    kill_group(pid);
+    for (;;) {
+        pid_t r = waitpid(pid, status, 0);
+        if (r == pid) return 1;
+        if (r < 0 && errno != EINTR) return -1;
+    }
+}
+
 /* Wait up to wait_ms for the helper to exit. Returns 1 and *status when
  * reaped, 0 when it is still running, -1 when it is not our child any more
  * (someone else reaped it: SIGCHLD ignored or a waitpid(-1) elsewhere). */
@@ -600,24 +732,34 @@ static int reap_within(pid_t pid, int wait_ms, int *status)
 {
     int64_t end = now_ms() + wait_ms;
     for (;;) {
-        pid_t r = waitpid(pid, status, WNOHANG);
-        if (r == pid) return 1;
-        if (r < 0 && errno != EINTR) return -1;
-        if (r == 0 && now_ms() >= end) return 0;
+        int r = reap_exited(pid, status);
+        if (r != 0) {
+            if (r < 0) kill_group(pid); /* reaped by someone else: its group may still run */
+            return r;
+        }
+        if (now_ms() >= end) return 0;
         struct timespec nap = {0, 2 * 1000 * 1000};
         nanosleep(&nap, NULL);
     }
 }
 
-/* Kill (unless it already exited) and reap. *status valid when it returns 1. */
+/* Kill the helper and its process group, and reap it. *status valid when
+ * it returns 1. */
 static int kill_reap(pid_t pid, int *status)
 {
+    kill_group(pid);
     kill(pid, SIGKILL);
     for (;;) {
         pid_t r = waitpid(pid, status, 0);
         if (r == pid) return 1;
         if (r < 0 && errno != EINTR) return -1;
     }
+}
+
+static void close_pidfd(prov *p)
+{
+    if (p->pidfd >= 0) close(p->pidfd);
+    p->pidfd = -1;
 }
 
 /* Forget the helper: our end of the socket closed, the child killed and
@@ -630,6 +772,7 @@ static void helper_kill(prov *p)
         int st;
         kill_reap(p->pid, &st);
     }
+    close_pidfd(p);
     p->pid = 0;
     p->loaded = 0;
     p->opened = 0;
@@ -657,6 +800,7 @@ static void helper_close(pl__host *h, prov *p)
     p->sock = -1;
     int st;
     if (reap_within(p->pid, EXIT_WAIT_MS, &st) == 0) kill_reap(p->pid, &st);
+    close_pidfd(p);
     p->pid = 0;
     p->loaded = 0;
     p->opened = 0;
@@ -691,7 +835,14 @@ static int helper_spawn(pl__host *h, prov *p)
     posix_spawn_file_actions_init(&fa);
     posix_spawnattr_init(&at);
     posix_spawn_file_actions_adddup2(&fa, sv[1], PLH_FD);
+    /* Nothing of the consumer's terminal or output: a provider's prints
+     * must not land inside typeperf's CSV. */
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    /* Its own process group: the helper and whatever the provider forks
+     * are killed together (kill_group). */
+    posix_spawnattr_setpgroup(&at, 0);
     sigset_t none, all;
     sigemptyset(&none);
     sigfillset(&all);
@@ -699,8 +850,10 @@ static int helper_spawn(pl__host *h, prov *p)
     sigdelset(&all, SIGSTOP);
     posix_spawnattr_setsigmask(&at, &none);
     posix_spawnattr_setsigdefault(&at, &all);
-    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    char *argv[] = {(char *)"perflib-provider-host", p->info.name, NULL};
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+    char limits[96];
+    pl__limits_arg(&h->limits, p->open_ms, p->collect_ms, limits, sizeof limits);
+    char *argv[] = {(char *)"perflib-provider-host", p->info.name, limits, NULL};
     pid_t pid = 0;
     int e = posix_spawn(&pid, path, &fa, &at, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
@@ -716,6 +869,12 @@ static int helper_spawn(pl__host *h, prov *p)
     }
     p->pid = pid;
     p->sock = sv[0];
+    /* Watched by its pid as well as its socket: a child the provider forked
+     * keeps the socket open after the helper itself died. */
+#ifdef SYS_pidfd_open
+    p->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (p->pidfd >= 0) (void)fcntl(p->pidfd, F_SETFD, FD_CLOEXEC);
+#endif
     return 1;
 }
 
@@ -723,22 +882,24 @@ enum { XF_OK, XF_TIMEOUT, XF_DIED, XF_BAD };
 
 _Static_assert((PL_QUERY_MAX_ITEMS * 11 + 16) * 2 <= PLH_MAX_QUERY, "a query text fits one Collect request");
 
-/* Wait for the socket until the deadline: 1 ready, 0 timed out, -1 error. */
-static int wait_fd(int fd, short ev, int64_t deadline)
+/* Wait for the socket until the deadline: 1 ready, 0 timed out, -1 error
+ * or the helper exited (its pidfd is readable and the socket is not). */
+static int wait_fd(int fd, int pidfd, short ev, int64_t deadline)
 {
     for (;;) {
         int64_t left = deadline - now_ms();
         if (left <= 0) left = 0;
-        struct pollfd pf = {fd, ev, 0};
-        int r = poll(&pf, 1, (int)(left > 0x7FFFFFFF ? 0x7FFFFFFF : left));
+        struct pollfd pf[2] = {{fd, ev, 0}, {pidfd, POLLIN, 0}};
+        int r = poll(pf, pidfd >= 0 ? 2 : 1, (int)(left > 0x7FFFFFFF ? 0x7FFFFFFF : left));
         if (r < 0 && errno == EINTR) continue;
         if (r < 0) return -1;
         if (r == 0) return 0;
-        return 1;
+        if (pf[0].revents) return 1;
+        return -1;
     }
 }
 
-static int send_all(int fd, const void *buf, size_t n, int64_t deadline)
+static int send_all(int fd, int pidfd, const void *buf, size_t n, int64_t deadline)
 {
     const uint8_t *b = buf;
     while (n) {
@@ -750,7 +911,7 @@ static int send_all(int fd, const void *buf, size_t n, int64_t deadline)
         }
         if (r < 0 && errno == EINTR) continue;
         if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            int w = wait_fd(fd, POLLOUT, deadline);
+            int w = wait_fd(fd, pidfd, POLLOUT, deadline);
             if (w == 0) return XF_TIMEOUT;
             if (w < 0) return XF_DIED;
             continue;
@@ -760,7 +921,7 @@ static int send_all(int fd, const void *buf, size_t n, int64_t deadline)
     return XF_OK;
 }
 
-static int recv_all(int fd, void *buf, size_t n, int64_t deadline)
+static int recv_all(int fd, int pidfd, void *buf, size_t n, int64_t deadline)
 {
     uint8_t *b = buf;
     while (n) {
@@ -773,7 +934,7 @@ static int recv_all(int fd, void *buf, size_t n, int64_t deadline)
         if (r == 0) return XF_DIED;
         if (errno == EINTR) continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) {
-            int w = wait_fd(fd, POLLIN, deadline);
+            int w = wait_fd(fd, pidfd, POLLIN, deadline);
             if (w == 0) return XF_TIMEOUT;
             if (w < 0) return XF_DIED;
             continue;
@@ -805,10 +966,10 @@ static int xfer(prov *p, uint32_t type, const void *a, size_t alen, const void *
     uint8_t hdr[PLH_HEADER];
     put32(hdr, type);
     put32(hdr + 4, (uint32_t)(alen + blen));
-    int x = send_all(p->sock, hdr, sizeof hdr, deadline);
-    if (x == XF_OK && alen) x = send_all(p->sock, a, alen, deadline);
-    if (x == XF_OK && blen) x = send_all(p->sock, b, blen, deadline);
-    if (x == XF_OK) x = recv_all(p->sock, hdr, sizeof hdr, deadline);
+    int x = send_all(p->sock, p->pidfd, hdr, sizeof hdr, deadline);
+    if (x == XF_OK && alen) x = send_all(p->sock, p->pidfd, a, alen, deadline);
+    if (x == XF_OK && blen) x = send_all(p->sock, p->pidfd, b, blen, deadline);
+    if (x == XF_OK) x = recv_all(p->sock, p->pidfd, hdr, sizeof hdr, deadline);
     if (x != XF_OK) return x;
     uint32_t rtype = get32(hdr), rlen = get32(hdr + 4);
     if (rtype != (type | PLH_REPLY)) {
@@ -825,7 +986,7 @@ static int xfer(prov *p, uint32_t type, const void *a, size_t alen, const void *
         snprintf(why, whylen, "reply of %u bytes to the load request", rlen);
         return XF_BAD;
     }
-    if (take) x = recv_all(p->sock, reply, take, deadline);
+    if (take) x = recv_all(p->sock, p->pidfd, reply, take, deadline);
     return x;
 }
 
@@ -835,7 +996,9 @@ static void helper_failed(pl__host *h, prov *p, int x, const char *call, uint32_
 {
     if (x == XF_TIMEOUT) {
         helper_kill(p);
-        p->timeouts_in_row++;
+        /* Counted in the failure state, so one-shot consumers add up. */
+        unsigned n = pl__state_add_timeout(h->state, p->info.name);
+        p->timeouts_in_row = n ? n : p->timeouts_in_row + 1;
         if (p->timeouts_in_row >= MAX_TIMEOUTS_IN_ROW) {
             disable(h, p, "%s timed out after %u ms (%u times in a row)", call, ms, p->timeouts_in_row);
             return;
@@ -860,10 +1023,18 @@ static void helper_failed(pl__host *h, prov *p, int x, const char *call, uint32_
         got = kill_reap(p->pid, &st);
         killed_by_us = 1;
     }
+    close_pidfd(p);
     p->pid = 0;
     p->loaded = 0;
     p->opened = 0;
-    if (got == 1 && WIFSIGNALED(st) && !killed_by_us)
+    uint32_t cpu_s = h->limits.cpu_s ? h->limits.cpu_s : (ms + 999) / 1000;
+    if (got == 1 && WIFSIGNALED(st) && WTERMSIG(st) == SIGXCPU && !killed_by_us)
+        disable(h, p, "helper process used more than its limit of %u s of CPU time during %s", cpu_s, call);
+    else if (got == 1 && WIFEXITED(st) && WEXITSTATUS(st) == PLH_EXIT_MEMORY && !killed_by_us)
+        disable(h, p, "helper process went above its memory limit of %u MiB during %s", h->limits.memory_mb, call);
+    else if (got == 1 && WIFEXITED(st) && WEXITSTATUS(st) == PLH_EXIT_FILES && !killed_by_us)
+        disable(h, p, "helper process used all the %u open files it may have during %s", h->limits.files, call);
+    else if (got == 1 && WIFSIGNALED(st) && !killed_by_us)
         disable(h, p, "helper process killed by signal %d (%s) during %s", WTERMSIG(st), signal_name(WTERMSIG(st)),
                 call);
     else if (got == 1 && WIFEXITED(st) && !killed_by_us)
@@ -993,7 +1164,7 @@ static int collect_isolated(pl__host *h, prov *p, const WCHAR *wq, pl__buf *out,
                 /* The rest of the same reply: the same deadline. */
                 int64_t left = started + p->collect_ms - now_ms();
                 int64_t deadline = now_ms() + (left > 0 ? left : 0);
-                x = recv_all(p->sock, p->buf, n, deadline);
+                x = recv_all(p->sock, p->pidfd, p->buf, n, deadline);
             }
             r.data = p->buf;
         }
@@ -1001,7 +1172,10 @@ static int collect_isolated(pl__host *h, prov *p, const WCHAR *wq, pl__buf *out,
             helper_failed(h, p, x, "Collect", p->collect_ms, why);
             return PL_OK;
         }
-        p->timeouts_in_row = 0;
+        if (p->timeouts_in_row) {
+            p->timeouts_in_row = 0;
+            pl__state_clear(h->state, p->info.name);
+        }
         int arc;
         if (judge(h, p, &r, &cap, round, out, nobjects, &arc) == JUDGED) return arc;
     }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include "perflib/block.h"
@@ -42,6 +43,11 @@
 #define TP_STRADDLE 22       /* valid indices, but the counter block runs past *bytes */
 #define TP_PARTIAL_MORE 23   /* below 200,000 bytes: writes half an object, then ERROR_MORE_DATA */
 #define TP_MANY_OBJECTS 24   /* 150,000 objects, the first with 30,000 definitions not all 40 bytes */
+#define TP_FORK_CRASH 25     /* Collect forks a child that sleeps (holding every descriptor), then crashes */
+#define TP_PRINT 26          /* Collect prints to stdout and stderr, then answers */
+#define TP_LEAK 27           /* every Collect leaks 64 MiB it has touched, then answers */
+#define TP_SPIN 28           /* Collect spins on the CPU for ever */
+#define TP_FD_LEAK 29        /* every Collect leaks 40 descriptors, then answers */
 
 #ifndef TP_MODE
 #error "build with -DTP_MODE=..."
@@ -75,7 +81,7 @@ static void trace(const char *what, const WCHAR *arg)
     close(fd);
 }
 
-#if TP_MODE == TP_CRASH
+#if TP_MODE == TP_CRASH || TP_MODE == TP_FORK_CRASH
 __attribute__((no_sanitize("undefined"))) static void crash(void)
 {
     volatile int *volatile nowhere = NULL;
@@ -233,6 +239,35 @@ static DWORD collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects)
 #endif
     if (TP_MODE == TP_HANG) hang();
     if (TP_MODE == TP_EXIT) _exit(3);
+#if TP_MODE == TP_FORK_CRASH
+    pid_t child = fork();
+    if (child == 0) hang();
+    char cpid[32];
+    snprintf(cpid, sizeof cpid, "%ld", (long)child);
+    WCHAR wpid[32];
+    for (size_t i = 0; i < sizeof cpid; i++) wpid[i] = (WCHAR)cpid[i];
+    trace("child", wpid);
+    crash();
+#endif
+    if (TP_MODE == TP_PRINT) {
+        printf("TP-PRINT-STDOUT\n");
+        fflush(stdout);
+        fprintf(stderr, "TP-PRINT-STDERR\n");
+    }
+    if (TP_MODE == TP_LEAK) {
+        size_t n = (size_t)64 << 20;
+        char *leak = malloc(n);
+        if (!leak) return ERROR_OUTOFMEMORY;
+        memset(leak, 0x5A, n); /* resident, not just reserved */
+        __asm__ volatile("" : : "r"(leak) : "memory");
+    }
+    if (TP_MODE == TP_SPIN) {
+        volatile unsigned long spin = 0;
+        for (;;) spin++;
+    }
+    if (TP_MODE == TP_FD_LEAK)
+        for (int i = 0; i < 40; i++)
+            if (open("/dev/null", O_RDONLY) < 0) break;
     if (TP_MODE == TP_SLOW_ONCE) {
         char mark[512];
         int fd = trace_path(mark, sizeof mark, ".slow") ? open(mark, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600) : -1;

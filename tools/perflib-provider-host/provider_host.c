@@ -15,8 +15,12 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -55,6 +59,104 @@ static size_t bufcap;
 
 static void bye(int status) { _exit(status); }
 
+/* The host went away: take along whatever the provider forked (our process
+ * group, when we lead one, as the host starts us), then leave. */
+static void host_gone(void)
+{
+    if (getpgrp() == getpid()) kill(0, SIGKILL);
+    _exit(0);
+}
+
+/* The limits (docs/provider-host.md, "Limits"), from PLH_LIMITS_ARG. */
+static struct {
+    unsigned long memory_mb, files, open_cpu, collect_cpu;
+    int set;
+} lim;
+
+static void parse_limits(int argc, char **argv)
+{
+    size_t n = strlen(PLH_LIMITS_ARG);
+    for (int i = 1; i < argc; i++) {
+        if (strncmp(argv[i], PLH_LIMITS_ARG, n) != 0) continue;
+        char end;
+        if (sscanf(argv[i] + n, "%lu,%lu,%lu,%lu%c", &lim.memory_mb, &lim.files, &lim.open_cpu, &lim.collect_cpu,
+                   &end) != 4 || !lim.memory_mb || !lim.files || !lim.open_cpu || !lim.collect_cpu)
+            bye(PLH_EXIT_PROTOCOL);
+        lim.set = 1;
+    }
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
+static void set_limit(int what, rlim_t v)
+{
+    struct rlimit rl;
+    if (getrlimit(what, &rl) != 0) return;
+    if (rl.rlim_max != RLIM_INFINITY && v > rl.rlim_max) v = rl.rlim_max;
+    rl.rlim_cur = rl.rlim_max = v;
+    (void)setrlimit(what, &rl);
+}
+
+/* Before the provider is loaded: no new privileges (no setuid programs
+ * for it), no core files, the open-file limit, and an address-space cap
+ * well above the memory limit as a backstop (not under AddressSanitizer,
+ * whose shadow memory needs terabytes of address space). */
+static void apply_limits(void)
+{
+    (void)prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+    set_limit(RLIMIT_CORE, 0);
+    if (!lim.set) return;
+    set_limit(RLIMIT_NOFILE, (rlim_t)lim.files);
+#ifndef UNDER_ASAN
+    set_limit(RLIMIT_AS, ((rlim_t)lim.memory_mb * 2 + 256) << 20);
+#endif
+}
+
+/* CPU time for one call: the soft RLIMIT_CPU is moved to what was used so
+ * far plus the call's allowance (SIGXCPU ends us past it), and back after. */
+static void cpu_budget(unsigned long seconds)
+{
+    struct rlimit rl;
+    struct rusage ru;
+    if (!lim.set || getrlimit(RLIMIT_CPU, &rl) != 0 || getrusage(RUSAGE_SELF, &ru) != 0) return;
+    if (seconds) {
+        rlim_t soft = (rlim_t)ru.ru_utime.tv_sec + (rlim_t)ru.ru_stime.tv_sec + 1 + (rlim_t)seconds;
+        rl.rlim_cur = rl.rlim_max != RLIM_INFINITY && soft > rl.rlim_max ? rl.rlim_max : soft;
+    } else {
+        rl.rlim_cur = rl.rlim_max;
+    }
+    (void)setrlimit(RLIMIT_CPU, &rl);
+}
+
+/* After each provider call: above the memory limit (peak resident size) or
+ * out of descriptors, the helper ends with a status that says which. */
+static void check_limits(void)
+{
+    if (!lim.set) return;
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0 && (unsigned long)ru.ru_maxrss > lim.memory_mb * 1024ul)
+        bye(PLH_EXIT_MEMORY);
+    /* Descriptors: fewer than PLH_FILES_SPARE left after a call is the
+     * limit hit (the provider's own last open already failed, or the next
+     * one will). */
+    int d[PLH_FILES_SPARE], got = 0, out = 0;
+    for (; got < PLH_FILES_SPARE; got++) {
+        d[got] = fcntl(sock, F_DUPFD_CLOEXEC, 0);
+        if (d[got] < 0) {
+            out = errno == EMFILE;
+            break;
+        }
+    }
+    for (int i = 0; i < got; i++) close(d[i]);
+    if (out) bye(PLH_EXIT_FILES);
+}
+
 static int read_full(void *p, size_t n)
 {
     uint8_t *b = p;
@@ -78,7 +180,7 @@ static void write_full(const void *p, size_t n)
         ssize_t r = send(sock, b, n, MSG_NOSIGNAL);
         if (r < 0) {
             if (errno == EINTR) continue;
-            bye(0); /* the host went away */
+            host_gone(); /* the host went away */
         }
         b += r;
         n -= (size_t)r;
@@ -137,7 +239,10 @@ static void do_load(const uint8_t *pl, uint32_t len)
     for (int i = 0; i < 4; i++) s[i] = take_string(&p, end);
     if (p != end || !s[0] || !s[2]) bye(PLH_EXIT_PROTOCOL);
     dlerror();
+    cpu_budget(lim.open_cpu);
     void *dl = dlopen(s[0], RTLD_NOW | RTLD_LOCAL);
+    cpu_budget(0);
+    check_limits();
     if (!dl) {
         const char *e = dlerror();
         if (!e) e = "unknown error";
@@ -194,8 +299,11 @@ static void do_open(const uint8_t *pl, uint32_t len)
     uint32_t has = get32(pl);
     if (has > 1 || (!has && len != 4)) bye(PLH_EXIT_PROTOCOL);
     WCHAR *link = has ? wide(pl + 4, len - 4) : NULL;
+    cpu_budget(lim.open_cpu);
     DWORD rc = p_open ? p_open(link) : 0;
+    cpu_budget(0);
     free(link);
+    check_limits();
     reply32(PLH_OPEN, rc);
 }
 
@@ -214,8 +322,11 @@ static void do_collect(const uint8_t *pl, uint32_t len)
     memset(buf + room, PLH_GUARD_BYTE, PLH_GUARD_BYTES);
     void *data = buf;
     DWORD bytes = room, nobj = 0;
+    cpu_budget(lim.collect_cpu);
     DWORD rc = p_collect(q, &data, &bytes, &nobj);
+    cpu_budget(0);
     free(q);
+    check_limits();
     uint32_t flags = 0;
     for (size_t g = 0; g < PLH_GUARD_BYTES; g++)
         if (buf[room + g] != PLH_GUARD_BYTE) flags |= PLH_GUARD_DAMAGED;
@@ -248,16 +359,18 @@ static void *watch_host(void *arg)
         struct pollfd pf = {sock, POLLRDHUP, 0};
         int r = poll(&pf, 1, -1);
         if (r < 0 && errno == EINTR) continue;
-        if (r < 0 || (pf.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL))) bye(0);
+        if (r < 0 || (pf.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL))) host_gone();
     }
     return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
     /* Only stdin/stdout/stderr and the socket: nothing else of the host's. */
     close_range(PLH_FD + 1, ~0u, 0);
+    parse_limits(argc, argv);
+    apply_limits();
     pthread_t th;
     if (pthread_create(&th, NULL, watch_host, NULL) == 0) pthread_detach(th);
     uint8_t *pl = malloc(PLH_MAX_REQUEST);
@@ -265,7 +378,7 @@ int main(void)
     for (;;) {
         uint8_t hdr[PLH_HEADER];
         int r = read_full(hdr, sizeof hdr);
-        if (r <= 0) bye(0);
+        if (r <= 0) host_gone();
         uint32_t type = get32(hdr), len = get32(hdr + 4);
         if (len > PLH_MAX_REQUEST) bye(PLH_EXIT_PROTOCOL);
         if (len && read_full(pl, len) <= 0) bye(PLH_EXIT_PROTOCOL);

@@ -1,0 +1,410 @@
+/* perflib: the providers' failure state that outlives a consumer process
+ * (host_state.h, docs/provider-host.md "Failure state"). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "host_state.h"
+#include "pl_internal.h"
+
+#define STATE_FILE_MAX 1024
+#define MAGIC "perflib-state 1\n"
+
+struct pl__state {
+    char *dir;
+    int shared;                 /* next to the store; else the user's own */
+    uint64_t store_hash;        /* private: the store's path, in every file name */
+};
+
+struct pl__marker {
+    int fd;
+    char *path;
+};
+
+static uint64_t fnv(uint64_t h, const char *s, int fold)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (fold && c >= 'A' && c <= 'Z') c = (unsigned char)(c - 'A' + 'a');
+        h ^= c;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+/* A directory we may keep state in: a real directory (not a symlink), and
+ * nobody but its owner may write it. `owner` (when not -1) must own it. */
+static int dir_ok(const char *dir, long owner, int private_dir)
+{
+    struct stat sb;
+    if (lstat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) return 0;
+    if (owner >= 0 && sb.st_uid != (uid_t)owner) return 0;
+    if (sb.st_mode & (private_dir ? 077 : 022)) return 0;
+    return 1;
+}
+
+static char *join(const char *a, const char *b)
+{
+    size_t n = strlen(a) + strlen(b) + 1;
+    char *s = malloc(n);
+    if (s) snprintf(s, n, "%s%s", a, b);
+    return s;
+}
+
+pl__state *pl__state_open(const char *store_path)
+{
+    if (!store_path || !store_path[0]) return NULL;
+    pl__state *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    /* Shared: a consumer that may write the store (and its directory). */
+    char *parent = pl__strdup(store_path);
+    if (!parent) {
+        free(s);
+        return NULL;
+    }
+    char *slash = strrchr(parent, '/');
+    if (slash == parent) slash[1] = '\0';
+    else if (slash) *slash = '\0';
+    else snprintf(parent, strlen(parent) + 1, ".");
+    int may_write = access(store_path, W_OK) == 0 && access(parent, W_OK) == 0;
+    free(parent);
+    if (may_write) {
+        s->dir = join(store_path, ".state");
+        if (!s->dir) goto fail;
+        if (mkdir(s->dir, 0755) == 0) (void)chmod(s->dir, 0755); /* explicit, whatever the umask */
+        if (dir_ok(s->dir, (long)geteuid(), 0)) {
+            s->shared = 1;
+            return s;
+        }
+        free(s->dir);
+        s->dir = NULL;
+    }
+    /* The user's own directory; the store's path goes into the file names. */
+    char real[PATH_MAX];
+    s->store_hash = fnv(14695981039346656037ull, realpath(store_path, real) ? real : store_path, 0);
+    const char *xdg = getenv("XDG_RUNTIME_DIR");
+    char buf[PATH_MAX];
+    if (xdg && xdg[0] == '/' && dir_ok(xdg, (long)geteuid(), 1))
+        snprintf(buf, sizeof buf, "%s/perflib", xdg);
+    else
+        snprintf(buf, sizeof buf, "/tmp/perflib-%lu", (unsigned long)geteuid());
+    if (mkdir(buf, 0700) == 0) (void)chmod(buf, 0700);
+    if (!dir_ok(buf, (long)geteuid(), 1)) goto fail; /* someone else's, or open to others: no state */
+    s->dir = pl__strdup(buf);
+    if (!s->dir) goto fail;
+    return s;
+fail:
+    free(s->dir);
+    free(s);
+    return NULL;
+}
+
+void pl__state_close(pl__state *s)
+{
+    if (!s) return;
+    free(s->dir);
+    free(s);
+}
+
+int pl__state_shared(const pl__state *s) { return s && s->shared; }
+const char *pl__state_dir(const pl__state *s) { return s ? s->dir : NULL; }
+
+/* <dir>/<up to 32 safe characters of the name>-<hash>, without suffix. */
+static void base_path(const pl__state *s, const char *name, char *out, size_t cap)
+{
+    char safe[33];
+    size_t k = 0;
+    for (const char *c = name; *c && k < sizeof safe - 1; c++)
+        if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_' ||
+            *c == '-')
+            safe[k++] = *c;
+    safe[k] = '\0';
+    uint64_t h = fnv(s->shared ? 14695981039346656037ull : s->store_hash, name, 1);
+    if (snprintf(out, cap, "%s/%s-%016llx", s->dir, safe, (unsigned long long)h) >= (int)cap) out[0] = '\0';
+}
+
+static void state_path(const pl__state *s, const char *name, char *out, size_t cap)
+{
+    char base[PATH_MAX];
+    base_path(s, name, base, sizeof base);
+    if (snprintf(out, cap, "%s.state", base) >= (int)cap) out[0] = '\0';
+}
+
+/* Parse a state file; anything unexpected makes it empty. */
+static void parse(const char *text, size_t n, pl__pstate *out)
+{
+    memset(out, 0, sizeof *out);
+    pl__pstate st;
+    memset(&st, 0, sizeof st);
+    size_t ml = sizeof MAGIC - 1;
+    if (n < ml || memcmp(text, MAGIC, ml) != 0) return;
+    const char *p = text + ml, *end = text + n;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl) return;
+        size_t len = (size_t)(nl - p);
+        char line[300];
+        if (len >= sizeof line) return;
+        memcpy(line, p, len);
+        line[len] = '\0';
+        p = nl + 1;
+        char *v = strchr(line, ' ');
+        if (!v) return;
+        *v++ = '\0';
+        if (strcmp(line, "reason") == 0) {
+            for (char *c = v; *c; c++)
+                if ((unsigned char)*c < 0x20 || *c == 0x7F) *c = ' ';
+            snprintf(st.reason, sizeof st.reason, "%s", v);
+            continue;
+        }
+        char *e;
+        errno = 0;
+        long long x = strtoll(v, &e, 10);
+        if (errno || e == v || *e || x < 0) return;
+        if (strcmp(line, "timeouts") == 0 && x <= (long long)PL__STATE_TIMEOUTS_MAX) st.timeouts = (unsigned)x;
+        else if (strcmp(line, "disabled") == 0) st.time = x;
+        else return;
+    }
+    st.disabled = st.time > 0;
+    *out = st;
+}
+
+static void read_fd(int fd, pl__pstate *out)
+{
+    char buf[STATE_FILE_MAX + 1];
+    memset(out, 0, sizeof *out);
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size > STATE_FILE_MAX) return;
+    ssize_t r = pread(fd, buf, STATE_FILE_MAX, 0);
+    if (r <= 0) return;
+    parse(buf, (size_t)r, out);
+}
+
+/* A disable recorded here holds for PL__STATE_DISABLE_SECONDS. */
+static void expire(pl__pstate *st)
+{
+    time_t now = time(NULL);
+    if (st->disabled && (st->time > (int64_t)now + 60 || (int64_t)now - st->time >= PL__STATE_DISABLE_SECONDS)) {
+        st->disabled = 0;
+        st->time = 0;
+        st->reason[0] = '\0';
+    }
+}
+
+void pl__state_get(pl__state *s, const char *name, pl__pstate *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!s || !name) return;
+    char path[PATH_MAX];
+    state_path(s, name, path, sizeof path);
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return;
+    if (flock(fd, LOCK_SH) == 0) read_fd(fd, out);
+    close(fd);
+    expire(out);
+}
+
+static int write_fd(int fd, const pl__pstate *st)
+{
+    char buf[STATE_FILE_MAX];
+    int n = snprintf(buf, sizeof buf, MAGIC "timeouts %u\ndisabled %lld\nreason %s\n", st->timeouts,
+                     (long long)(st->disabled ? st->time : 0), st->disabled ? st->reason : "");
+    if (n < 0 || (size_t)n >= sizeof buf) return -1;
+    if (ftruncate(fd, 0) != 0) return -1;
+    return pwrite(fd, buf, (size_t)n, 0) == n ? 0 : -1;
+}
+
+/* Read, change and write one provider's state under an exclusive lock.
+ * `create`: make the file when it is missing. Returns 0 when written. */
+static int update(pl__state *s, const char *name, int create, void (*change)(pl__pstate *, const void *),
+                  const void *arg, pl__pstate *result)
+{
+    if (!s || !name) return -1;
+    char path[PATH_MAX];
+    state_path(s, name, path, sizeof path);
+    int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | (create ? O_CREAT : 0), s->shared ? 0644 : 0600);
+    if (fd < 0) return -1;
+    int rc = -1;
+    struct stat sb;
+    if (flock(fd, LOCK_EX) == 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_uid == geteuid()) {
+        pl__pstate st;
+        read_fd(fd, &st);
+        expire(&st);
+        pl__pstate before = st;
+        change(&st, arg);
+        if (memcmp(&before, &st, sizeof st) == 0) rc = 0;
+        else rc = write_fd(fd, &st);
+        if (result) *result = st;
+    }
+    close(fd);
+    return rc;
+}
+
+static void add_timeout(pl__pstate *st, const void *arg)
+{
+    (void)arg;
+    if (st->timeouts < PL__STATE_TIMEOUTS_MAX) st->timeouts++;
+}
+
+unsigned pl__state_add_timeout(pl__state *s, const char *name)
+{
+    pl__pstate st;
+    if (update(s, name, 1, add_timeout, NULL, &st) != 0) return 0;
+    return st.timeouts;
+}
+
+static void clear(pl__pstate *st, const void *arg)
+{
+    (void)arg;
+    memset(st, 0, sizeof *st);
+}
+
+void pl__state_clear(pl__state *s, const char *name)
+{
+    if (!s || !name) return;
+    char path[PATH_MAX];
+    state_path(s, name, path, sizeof path);
+    struct stat sb;
+    if (lstat(path, &sb) != 0) return; /* nothing recorded: no write */
+    (void)update(s, name, 0, clear, NULL, NULL);
+}
+
+static void set_disabled(pl__pstate *st, const void *arg)
+{
+    st->timeouts = 0;
+    st->disabled = 1;
+    st->time = (int64_t)time(NULL);
+    snprintf(st->reason, sizeof st->reason, "%s", (const char *)arg);
+    for (char *c = st->reason; *c; c++)
+        if ((unsigned char)*c < 0x20) *c = ' ';
+}
+
+void pl__state_disable(pl__state *s, const char *name, const char *reason)
+{
+    (void)update(s, name, 1, set_disabled, reason ? reason : "", NULL);
+}
+
+/* --------------------------------------------------- in-flight markers */
+
+/* Field 22 of /proc/PID/stat (start time in clock ticks since boot); 0 when
+ * it cannot be read. With the pid it names one process, even after the pid
+ * is reused. */
+static unsigned long long start_time(long pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return 0;
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')'); /* the command name may hold spaces */
+    if (!p) return 0;
+    p++;
+    for (int field = 2; field < 22; field++) {
+        p = strchr(p + 1, ' ');
+        if (!p) return 0;
+    }
+    return strtoull(p + 1, NULL, 10);
+}
+
+pl__marker *pl__marker_new(pl__state *s, const char *name)
+{
+    if (!s || !name) return NULL;
+    static unsigned counter;
+    unsigned n = __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
+    char base[PATH_MAX], path[PATH_MAX + 64];
+    base_path(s, name, base, sizeof base);
+    snprintf(path, sizeof path, "%s.%ld-%llu-%u.busy", base, (long)getpid(), start_time((long)getpid()), n);
+    pl__marker *m = calloc(1, sizeof *m);
+    if (!m) return NULL;
+    m->path = pl__strdup(path);
+    m->fd = m->path ? open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, s->shared ? 0644 : 0600) : -1;
+    if (m->fd < 0 || pwrite(m->fd, "-", 1, 0) != 1) {
+        if (m->fd >= 0) {
+            close(m->fd);
+            unlink(path);
+        }
+        free(m->path);
+        free(m);
+        return NULL;
+    }
+    return m;
+}
+
+void pl__marker_set(pl__marker *m, char call)
+{
+    if (m && pwrite(m->fd, &call, 1, 0) != 1) { /* best effort: a marker that cannot be set is no marker */
+    }
+}
+
+void pl__marker_free(pl__marker *m)
+{
+    if (!m) return;
+    close(m->fd);
+    unlink(m->path);
+    free(m->path);
+    free(m);
+}
+
+static const char *call_name(char c)
+{
+    return c == 'O' ? "Open" : c == 'C' ? "Collect" : c == 'X' ? "Close" : NULL;
+}
+
+int pl__state_dead_consumer(pl__state *s, const char *name, char *why, size_t cap)
+{
+    if (!s || !name) return 0;
+    char base[PATH_MAX];
+    base_path(s, name, base, sizeof base);
+    const char *prefix = strrchr(base, '/') + 1;
+    size_t pl = strlen(prefix);
+    DIR *d = opendir(s->dir);
+    if (!d) return 0;
+    int found = 0;
+    long me = (long)getpid();
+    unsigned long long my_start = start_time(me);
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        const char *f = de->d_name;
+        size_t fl = strlen(f);
+        if (fl <= pl + 6 || strncmp(f, prefix, pl) != 0 || f[pl] != '.' || strcmp(f + fl - 5, ".busy") != 0) continue;
+        long pid;
+        unsigned long long st;
+        unsigned n;
+        char tail[8];
+        if (sscanf(f + pl + 1, "%ld-%llu-%u%7s", &pid, &st, &n, tail) != 4 || strcmp(tail, ".busy") != 0 || pid <= 0)
+            continue;
+        if (pid == me && st == my_start) continue; /* this process's own engines */
+        if (kill((pid_t)pid, 0) == 0 || errno == EPERM) {
+            if (st == 0 || start_time(pid) == st) continue; /* still running */
+        }
+        char path[PATH_MAX + 300];
+        snprintf(path, sizeof path, "%s/%s", s->dir, f);
+        int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+        char c = '-';
+        if (fd >= 0) {
+            struct stat sb;
+            if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || pread(fd, &c, 1, 0) != 1) c = '-';
+            close(fd);
+        }
+        unlink(path);
+        const char *call = call_name(c);
+        if (call && !found) {
+            found = 1;
+            snprintf(why, cap, "a consumer process (pid %ld) ended during its in-process %s", pid, call);
+        }
+    }
+    closedir(d);
+    return found;
+}

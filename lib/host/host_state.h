@@ -1,0 +1,67 @@
+/* This file is private to libperflib: no API/ABI guarantee.
+ *
+ * Failure state of providers that outlives the consumer process
+ * (docs/provider-host.md, "Failure state"): for each provider a small state
+ * file holding its Open/Collect timeouts in a row and, when the consumer
+ * could not write the store, the disable it decided; and for in-process
+ * providers an in-flight marker per engine, so the next consumer can tell
+ * that a predecessor died inside a provider call.
+ *
+ * Where: next to the store (`<store>.state/`, mode 0755, files 0644) for a
+ * consumer that may write the store; else a directory of the user's own
+ * ($XDG_RUNTIME_DIR/perflib, else /tmp/perflib-<uid>; mode 0700, owned by
+ * the user, not a symlink), with the store's path in each file name's hash.
+ * Every file read back is hostile: a malformed one counts as empty. */
+#ifndef PL_HOST_STATE_H
+#define PL_HOST_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PL__STATE_TIMEOUTS_MAX 1000000u
+#define PL__STATE_DISABLE_SECONDS 3600 /* how long a disable kept only here holds */
+
+typedef struct pl__state pl__state;
+
+typedef struct pl__pstate {
+    unsigned timeouts;           /* Open/Collect/Load timeouts in a row */
+    int disabled;                /* a disable recorded here (not in the store), still in force */
+    int64_t time;                /* when it was recorded (Unix seconds) */
+    char reason[256];
+} pl__pstate;
+
+/* The state directory for the store at `store_path`, created when missing.
+ * NULL when there is none to use (out of memory, a directory that fails the
+ * checks); the host then keeps its counts in memory only. */
+pl__state *pl__state_open(const char *store_path);
+void pl__state_close(pl__state *s);
+/* 1 when the state lives next to the store (shared by its writers). */
+int pl__state_shared(const pl__state *s);
+const char *pl__state_dir(const pl__state *s);
+
+/* Read the provider's state (all zero when there is none). */
+void pl__state_get(pl__state *s, const char *name, pl__pstate *out);
+/* One more timeout in a row; returns the new count (read, increased and
+ * written under a lock, so concurrent consumers add up), 0 on failure. */
+unsigned pl__state_add_timeout(pl__state *s, const char *name);
+/* A call answered, or the store now holds the disable: forget the count and
+ * any disable recorded here. Writes only when there is something to forget. */
+void pl__state_clear(pl__state *s, const char *name);
+/* Record a disable here (the store could not be written). */
+void pl__state_disable(pl__state *s, const char *name, const char *reason);
+
+/* In-flight markers of in-process providers: one small file per engine and
+ * provider, `<base>.<pid>-<start>-<n>.busy`, holding the call in progress
+ * ('O' Open, 'C' Collect, 'X' Close, '-' none). Setting it is one pwrite. */
+typedef struct pl__marker pl__marker;
+pl__marker *pl__marker_new(pl__state *s, const char *name);
+void pl__marker_set(pl__marker *m, char call);
+/* Remove the file and free (accepts NULL). */
+void pl__marker_free(pl__marker *m);
+/* Look for markers of this provider left by consumers that no longer run.
+ * Each is removed; when one shows a call in progress, returns 1 and
+ * describes it in `why` ("a consumer (pid 123) died during in-process
+ * Collect"). */
+int pl__state_dead_consumer(pl__state *s, const char *name, char *why, size_t cap);
+
+#endif

@@ -1,0 +1,42 @@
+/* This file is private to libperflib: no API/ABI guarantee.
+ *
+ * The watchdog for in-process providers (docs/provider-host.md, "In-process
+ * providers: the watchdog"): each in-process provider's Open, Collect and
+ * Close run on a worker thread of its own while the caller waits with a
+ * timeout. A call that does not return in time is abandoned: the caller
+ * goes on (the provider is disabled), the thread stays inside the provider
+ * and owns what the call uses, and frees it if the call ever returns. */
+#ifndef PL_HOST_WORKER_H
+#define PL_HOST_WORKER_H
+
+#include <stdint.h>
+
+#include "perflib/provider.h"
+
+enum { PL__CALL_OPEN = 1, PL__CALL_COLLECT, PL__CALL_CLOSE };
+
+typedef struct pl__call {
+    int kind;
+    PM_OPEN_PROC open;
+    PM_COLLECT_PROC collect;
+    PM_CLOSE_PROC close;
+    WCHAR *arg;                 /* linkage or query; the call frees it */
+    void *data;                 /* Collect: in and out */
+    DWORD bytes, nobj;          /* Collect: in and out */
+    DWORD rc;                   /* the provider's return value */
+} pl__call;
+
+typedef struct pl__worker pl__worker;
+
+/* A worker with its thread started; NULL when no thread can be made. */
+pl__worker *pl__worker_new(void);
+/* Run *c on the worker and wait up to `ms`. Returns 1 when the call
+ * returned (results in *c), 0 when it did not: the worker is then
+ * abandoned and owns c->arg and `orphan` (freed if the call returns; the
+ * caller must not touch the worker, `orphan` or anything the call uses
+ * again). */
+int pl__worker_call(pl__worker *w, pl__call *c, uint32_t ms, void *orphan);
+/* Stop and join an idle worker (accepts NULL). */
+void pl__worker_free(pl__worker *w);
+
+#endif
