@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -379,15 +380,18 @@ int pl__state_dead_consumer(pl__state *s, const char *name, char *why, size_t ca
         const char *f = de->d_name;
         size_t fl = strlen(f);
         if (fl <= pl + 6 || strncmp(f, prefix, pl) != 0 || f[pl] != '.' || strcmp(f + fl - 5, ".busy") != 0) continue;
-        long pid;
-        unsigned long long st;
-        unsigned n;
-        char tail[8];
-        if (sscanf(f + pl + 1, "%ld-%llu-%u%7s", &pid, &st, &n, tail) != 4 || strcmp(tail, ".busy") != 0 || pid <= 0)
-            continue;
+        /* <pid>-<start time>-<n>.busy */
+        const char *q = f + pl + 1;
+        char *e1, *e2 = NULL, *e3;
+        errno = 0;
+        long long pid = strtoll(q, &e1, 10);
+        unsigned long long st = *e1 == '-' ? strtoull(e1 + 1, &e2, 10) : 0;
+        if (errno || e1 == q || *e1 != '-' || !e2 || *e2 != '-' || pid <= 0 || pid > INT32_MAX) continue;
+        (void)strtoul(e2 + 1, &e3, 10);
+        if (e3 == e2 + 1 || strcmp(e3, ".busy") != 0) continue;
         if (pid == me && st == my_start) continue; /* this process's own engines */
         if (kill((pid_t)pid, 0) == 0 || errno == EPERM) {
-            if (st == 0 || start_time(pid) == st) continue; /* still running */
+            if (st == 0 || start_time((long)pid) == st) continue; /* still running */
         }
         char path[PATH_MAX + 300];
         snprintf(path, sizeof path, "%s/%s", s->dir, f);
@@ -402,7 +406,7 @@ int pl__state_dead_consumer(pl__state *s, const char *name, char *why, size_t ca
         const char *call = call_name(c);
         if (call && !found) {
             found = 1;
-            snprintf(why, cap, "a consumer process (pid %ld) ended during its in-process %s", pid, call);
+            snprintf(why, cap, "a consumer process (pid %lld) ended during its in-process %s", pid, call);
         }
     }
     closedir(d);

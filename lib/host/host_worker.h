@@ -17,9 +17,9 @@ enum { PL__CALL_OPEN = 1, PL__CALL_COLLECT, PL__CALL_CLOSE };
 
 typedef struct pl__call {
     int kind;
-    PM_OPEN_PROC open;
-    PM_COLLECT_PROC collect;
-    PM_CLOSE_PROC close;
+    PM_OPEN_PROC *open;
+    PM_COLLECT_PROC *collect;
+    PM_CLOSE_PROC *close;
     WCHAR *arg;                 /* linkage or query; the call frees it */
     void *data;                 /* Collect: in and out */
     DWORD bytes, nobj;          /* Collect: in and out */
