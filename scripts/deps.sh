@@ -4,9 +4,31 @@
 # As root it runs apt-get; otherwise it names what is missing and stops.
 set -euo pipefail
 what=${1:-build}
-pkgs=(cmake ninja-build pkg-config gcc libc6-dev libsqlite3-dev sqlite3 procps libmicrohttpd-dev libgnutls28-dev)
+# One package a line, sorted, so that additions merge cleanly.
+pkgs=(
+  cmake
+  gcc
+  libc6-dev
+  libgnutls28-dev
+  libmicrohttpd-dev
+  libncurses-dev
+  libsqlite3-dev
+  ninja-build
+  pkg-config
+  procps
+  sqlite3
+)
 if [ "$what" = test ]; then
-  pkgs+=(clang libclang-rt-14-dev llvm libcmocka-dev tzdata sysstat gnutls-bin)
+  pkgs+=(
+    clang
+    gnutls-bin
+    libclang-rt-14-dev
+    libcmocka-dev
+    llvm
+    sysstat
+    tmux
+    tzdata
+  )
 fi
 missing=()
 for p in "${pkgs[@]}"; do

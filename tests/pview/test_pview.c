@@ -1,0 +1,459 @@
+/* pview tests: the model (rates, identity, unavailable values) on canned
+ * snapshots, and the real program driven in tmux: a golden screen of a
+ * canned replay with a fixed clock, and the live flow (filter, threads,
+ * priority, end process, sort, resize, quit) on a process the test starts. */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "pv_canned.h"
+#include "pview.h"
+
+/* ------------------------------------------------------------- model */
+
+static void update(pv_model *m, int k)
+{
+    void *b;
+    size_t len;
+    assert_int_equal(pv_canned(k, &b, &len), 0);
+    pl_error err = {0};
+    assert_int_equal(pv_model_update(m, b, len, &err), PL_OK);
+    free(b);
+}
+
+static const pv_proc *find(const pv_model *m, uint32_t pid, const char *name)
+{
+    for (size_t i = 0; i < m->nprocs; i++)
+        if (m->procs[i].pid == pid && strcmp(m->procs[i].name, name) == 0) return &m->procs[i];
+    return NULL;
+}
+
+static void model_first_sample_has_no_rates(void **state)
+{
+    (void)state;
+    pv_model m;
+    pv_model_init(&m);
+    update(&m, 0);
+    const pv_proc *p = find(&m, 1, "init");
+    assert_non_null(p);
+    assert_true(isnan(p->cpu) && isnan(p->faults) && isnan(p->io));
+    assert_true(p->ws == 1048576.0);
+    assert_true(fabs(p->elapsed - (134117966450000000.0 - 133000000010000000.0) / 1e7) < 1e-6);
+    assert_string_equal(m.machine, "CANNED");
+    pv_model_free(&m);
+}
+
+static void model_rates_by_pdh_formulas(void **state)
+{
+    (void)state;
+    pv_model m;
+    pv_model_init(&m);
+    update(&m, 0);
+    update(&m, 1);
+    const pv_proc *p = find(&m, 1, "init");
+    assert_non_null(p);
+    assert_true(fabs(p->cpu - 25.0) < 1e-9);
+    assert_true(fabs(p->user - 10.0) < 1e-9);
+    assert_true(fabs(p->priv - 15.0) < 1e-9);
+    assert_true(fabs(p->faults - 100.0) < 1e-9);
+    assert_true(fabs(p->io - 4096.0) < 1e-9);
+    p = find(&m, 300, "worker");
+    assert_true(fabs(p->cpu - 150.0) < 1e-9); /* not capped at 100 */
+    assert_true(p->nice == -5.0 && p->prio == 13.0);
+    /* threads of worker 300, with their rates */
+    int n = 0;
+    for (size_t i = 0; i < m.nthreads; i++)
+        if (m.threads[i].pid == 300) {
+            n++;
+            assert_true(fabs(m.threads[i].cpu - 50.0) < 1e-9);
+            assert_true(fabs(m.threads[i].cswitch - 10.0 * m.threads[i].tid) < 1e-6);
+        }
+    assert_int_equal(n, 3);
+    pv_model_free(&m);
+}
+
+static void model_reused_pid_gives_no_rate(void **state)
+{
+    (void)state;
+    pv_model m;
+    pv_model_init(&m);
+    update(&m, 0);
+    update(&m, 1);
+    const pv_proc *p = find(&m, 301, "worker");
+    assert_non_null(p);
+    assert_true(isnan(p->cpu)); /* same pid, another start time */
+    assert_true(isnan(find(&m, 400, "new")->cpu));
+    assert_null(find(&m, 250, "gone"));
+    update(&m, 2);
+    assert_true(fabs(find(&m, 301, "worker")->cpu - 30.0) < 1e-9);
+    pv_model_free(&m);
+}
+
+static void model_unavailable_is_blank(void **state)
+{
+    (void)state;
+    pv_model m;
+    pv_model_init(&m);
+    update(&m, 0);
+    assert_true(isnan(find(&m, 200, "sshd")->handles));
+    assert_true(find(&m, 1, "init")->handles == 11.0);
+    const pv_proc *t = find(&m, 0, "_Total");
+    assert_non_null(t);
+    assert_int_equal(t->special, 2);
+    assert_true(isnan(t->handles)); /* a sum with an unreadable part is not a number */
+    pv_model_free(&m);
+}
+
+static void model_keeps_rows_on_bad_block(void **state)
+{
+    (void)state;
+    pv_model m;
+    pv_model_init(&m);
+    update(&m, 0);
+    size_t n = m.nprocs;
+    void *b;
+    size_t len;
+    assert_int_equal(pv_canned(1, &b, &len), 0);
+    ((unsigned char *)b)[len / 2] ^= 0xFF;
+    memset(b, 0, 16); /* not a PERF signature */
+    pl_error err = {0};
+    assert_int_not_equal(pv_model_update(&m, b, len, &err), PL_OK);
+    assert_true(err.msg[0] != 0);
+    assert_int_equal(m.nprocs, n);
+    free(b);
+    /* the next good sample still computes against the last good one */
+    update(&m, 1);
+    assert_true(fabs(find(&m, 1, "init")->cpu - 25.0) < 1e-9);
+    pv_model_free(&m);
+}
+
+static void sort_and_filter(void **state)
+{
+    (void)state;
+    pv_model m;
+    pv_model_init(&m);
+    update(&m, 0);
+    update(&m, 1);
+    pv_proc *v = malloc(m.nprocs * sizeof *v);
+    memcpy(v, m.procs, m.nprocs * sizeof *v);
+    pv_sort(v, m.nprocs, PC_CPU, 1);
+    assert_string_equal(v[0].name, "worker");
+    assert_string_equal(v[m.nprocs - 1].name, "_Total");
+    assert_true(isnan(v[m.nprocs - 2].cpu)); /* blanks after numbers */
+    pv_sort(v, m.nprocs, PC_NAME, 0);
+    assert_string_equal(v[0].name, "Idle");
+    assert_string_equal(v[m.nprocs - 1].name, "_Total");
+    assert_true(pv_name_matches("worker", "ORK"));
+    assert_false(pv_name_matches("worker", "x"));
+    assert_true(pv_name_matches("worker", ""));
+    char buf[32];
+    pv_fmt_bytes(buf, sizeof buf, 3.0 * 1048576);
+    assert_string_equal(buf, "3072K");
+    pv_fmt_elapsed(buf, sizeof buf, 90061);
+    assert_string_equal(buf, "1-01:01");
+    free(v);
+    pv_model_free(&m);
+}
+
+/* ---------------------------------------------------------------- tmux */
+
+typedef struct tm_fx {
+    char sock[64];
+    char dir[64];
+} tm_fx;
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    int rc = system(cmd);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+static int setup_tmux(void **state)
+{
+    if (sh("command -v tmux >/dev/null") != 0) {
+        fprintf(stderr, "tmux is not installed: run scripts/deps.sh test as root\n");
+        return -1;
+    }
+    tm_fx *f = calloc(1, sizeof *f);
+    snprintf(f->sock, sizeof f->sock, "pvtest%d", (int)getpid());
+    snprintf(f->dir, sizeof f->dir, "/tmp/pvtestXXXXXX");
+    if (!mkdtemp(f->dir)) return -1;
+    *state = f;
+    return 0;
+}
+
+static int teardown_tmux(void **state)
+{
+    tm_fx *f = *state;
+    if (!f) return 0;
+    sh("tmux -L %s kill-server >/dev/null 2>&1", f->sock);
+    sh("rm -rf %s", f->dir);
+    free(f);
+    return 0;
+}
+
+static void start(tm_fx *f, int w, int h, const char *env, const char *args)
+{
+    assert_int_equal(sh("tmux -L %s -f /dev/null new-session -d -s pv -x %d -y %d "
+                        "'env %s %s %s; echo PVIEW-EXIT=$?; sleep 30' && "
+                        "tmux -L %s set-option -t pv status off >/dev/null",
+                        f->sock, w, h, env, PVIEW_BIN, args, f->sock),
+                     0);
+}
+
+static char *capture(tm_fx *f)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "tmux -L %s capture-pane -p -t pv", f->sock);
+    FILE *p = popen(cmd, "r");
+    if (!p) return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    size_t r;
+    while ((r = fread(buf + n, 1, cap - n - 1, p)) > 0) n += r;
+    buf[n] = 0;
+    pclose(p);
+    return buf;
+}
+
+/* Wait (at most ~10 s) until the screen shows `text`; returns the screen. */
+static char *wait_for(tm_fx *f, const char *text)
+{
+    for (int i = 0; i < 200; i++) {
+        char *s = capture(f);
+        if (s && strstr(s, text)) return s;
+        free(s);
+        usleep(50000);
+    }
+    char *s = capture(f);
+    fprintf(stderr, "timed out waiting for \"%s\"; the screen:\n%s\n", text, s ? s : "(none)");
+    free(s);
+    fail();
+    return NULL;
+}
+
+static void keys(tm_fx *f, const char *k)
+{
+    assert_int_equal(sh("tmux -L %s send-keys -t pv %s", f->sock, k), 0);
+}
+
+static void write_canned(tm_fx *f, int n, char *args, size_t cap)
+{
+    size_t off = (size_t)snprintf(args, cap, "-d 0.2 --replay");
+    for (int k = 0; k < n; k++) {
+        void *b;
+        size_t len;
+        assert_int_equal(pv_canned(k, &b, &len), 0);
+        char path[128];
+        snprintf(path, sizeof path, "%s/s%d.blk", f->dir, k);
+        FILE *fp = fopen(path, "wb");
+        assert_non_null(fp);
+        assert_int_equal(fwrite(b, 1, len, fp), len);
+        assert_int_equal(fclose(fp), 0);
+        free(b);
+        off += (size_t)snprintf(args + off, cap - off, " %s", path);
+    }
+}
+
+static void compare_golden(const char *screen, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/tests/pview/golden/%s", PL_SOURCE_DIR, name);
+    if (getenv("PV_UPDATE_GOLDEN")) {
+        FILE *fp = fopen(path, "w");
+        assert_non_null(fp);
+        fputs(screen, fp);
+        fclose(fp);
+    }
+    FILE *fp = fopen(path, "r");
+    assert_non_null(fp);
+    char want[1 << 16];
+    size_t n = fread(want, 1, sizeof want - 1, fp);
+    want[n] = 0;
+    fclose(fp);
+    if (strcmp(want, screen) != 0) fprintf(stderr, "screen differs from %s:\n%s\n", path, screen);
+    assert_string_equal(want, screen);
+}
+
+static void tmux_golden_replay(void **state)
+{
+    tm_fx *f = *state;
+    char args[1024];
+    write_canned(f, 2, args, sizeof args);
+    start(f, 80, 24, "TZ=UTC TERM=screen", args);
+    char *s = wait_for(f, "[END]");
+    compare_golden(s, "replay-80x24.txt");
+    free(s);
+    /* sort by name and scroll right: another known screen */
+    keys(f, "'<'");
+    free(wait_for(f, "PIDv"));
+    keys(f, "'<' r Right Right");
+    s = wait_for(f, "Name^");
+    compare_golden(s, "replay-sorted-80x24.txt");
+    free(s);
+    keys(f, "q");
+    free(wait_for(f, "PVIEW-EXIT=0"));
+}
+
+static void tmux_help_and_memory_on_replay(void **state)
+{
+    tm_fx *f = *state;
+    char args[1024];
+    write_canned(f, 2, args, sizeof args);
+    start(f, 80, 24, "TZ=UTC TERM=linux", args);
+    free(wait_for(f, "[END]"));
+    keys(f, "h");
+    free(wait_for(f, "Press any key to return"));
+    keys(f, "x");
+    free(wait_for(f, "[END]"));
+    /* the recording has no costly snapshot: a clear message, nothing else */
+    keys(f, "m");
+    free(wait_for(f, "has no Costly snapshot"));
+    /* actions on a recording are refused and say why */
+    keys(f, "k y Enter");
+    free(wait_for(f, "local machine only"));
+    keys(f, "q");
+    free(wait_for(f, "PVIEW-EXIT=0"));
+}
+
+/* A process with a unique name and 3 extra threads, for the live test. */
+static void *sleeper(void *arg)
+{
+    (void)arg;
+    for (;;) pause();
+    return NULL;
+}
+
+static pid_t spawn_target(char *name, size_t cap)
+{
+    snprintf(name, cap, "pvt%d", (int)getpid() % 1000000);
+    pid_t pid = fork();
+    if (pid == 0) {
+        prctl(PR_SET_NAME, name);
+        pthread_t t;
+        for (int i = 0; i < 3; i++) pthread_create(&t, NULL, sleeper, NULL);
+        for (;;) pause();
+    }
+    return pid;
+}
+
+static int nice_of(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *fp = fopen(path, "r");
+    if (!fp) return 99;
+    size_t n = fread(buf, 1, sizeof buf - 1, fp);
+    fclose(fp);
+    buf[n] = 0;
+    char *p = strrchr(buf, ')');
+    if (!p) return 99;
+    /* fields after comm: state(3) ... nice is field 19 */
+    int field = 2;
+    for (; *p && field < 19; p++)
+        if (*p == ' ') field++;
+    return atoi(p);
+}
+
+static void tmux_live_filter_threads_priority_end(void **state)
+{
+    tm_fx *f = *state;
+    char name[32];
+    pid_t child = spawn_target(name, sizeof name);
+    assert_true(child > 0);
+    usleep(100000);
+    start(f, 100, 30, "TERM=screen", "-d 0.5");
+    free(wait_for(f, "Processes:"));
+    keys(f, "/");
+    free(wait_for(f, "Filter by name"));
+    char k[128];
+    snprintf(k, sizeof k, "%s Enter", name);
+    keys(f, k);
+    char want[96];
+    snprintf(want, sizeof want, "Threads of %s (%d): 4", name, (int)child);
+    free(wait_for(f, want));
+    /* priority: nice 7 */
+    keys(f, "p");
+    free(wait_for(f, "Nice value for"));
+    keys(f, "7 Enter");
+    snprintf(want, sizeof want, "nice 7 set on %s", name);
+    free(wait_for(f, want));
+    assert_int_equal(nice_of(child), 7);
+    /* a refused change (raise priority as an unprivileged user) is tested
+     * only when not root; as root, an out-of-range value is refused */
+    keys(f, "p");
+    free(wait_for(f, "Nice value for"));
+    keys(f, "99 Enter");
+    free(wait_for(f, "nothing was done"));
+    assert_int_equal(nice_of(child), 7);
+    /* end it: asked first; "n" does nothing */
+    keys(f, "k");
+    free(wait_for(f, "[y/N]"));
+    keys(f, "n Enter");
+    free(wait_for(f, "nothing was done"));
+    assert_int_equal(waitpid(child, NULL, WNOHANG), 0);
+    keys(f, "k");
+    free(wait_for(f, "[y/N]"));
+    keys(f, "y Enter");
+    snprintf(want, sizeof want, "sent SIGTERM to %s", name);
+    free(wait_for(f, want));
+    int st = 0;
+    for (int i = 0; i < 100 && waitpid(child, &st, WNOHANG) == 0; i++) usleep(20000);
+    assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
+    /* resize, then quit */
+    assert_int_equal(sh("tmux -L %s resize-window -t pv -x 80 -y 24", f->sock), 0);
+    keys(f, "/ Enter");
+    char *s = wait_for(f, "Processes:");
+    if (!strstr(s, "_Total")) fprintf(stderr, "after the resize:\n%s\n", s);
+    assert_non_null(strstr(s, "_Total"));
+    free(s);
+    keys(f, "q");
+    free(wait_for(f, "PVIEW-EXIT=0"));
+}
+
+static void tmux_not_a_terminal(void **state)
+{
+    (void)state;
+    assert_int_equal(sh("%s </dev/null >/dev/null 2>&1", PVIEW_BIN), 3);
+    assert_int_equal(sh("%s --bogus >/dev/null 2>&1", PVIEW_BIN), 1);
+    assert_int_equal(sh("%s -d 0 >/dev/null 2>&1", PVIEW_BIN), 1);
+    assert_int_equal(sh("%s --help >/dev/full 2>/dev/null", PVIEW_BIN), 1);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(model_first_sample_has_no_rates),
+        cmocka_unit_test(model_rates_by_pdh_formulas),
+        cmocka_unit_test(model_reused_pid_gives_no_rate),
+        cmocka_unit_test(model_unavailable_is_blank),
+        cmocka_unit_test(model_keeps_rows_on_bad_block),
+        cmocka_unit_test(sort_and_filter),
+        cmocka_unit_test_setup_teardown(tmux_golden_replay, setup_tmux, teardown_tmux),
+        cmocka_unit_test_setup_teardown(tmux_help_and_memory_on_replay, setup_tmux, teardown_tmux),
+        cmocka_unit_test_setup_teardown(tmux_live_filter_threads_priority_end, setup_tmux, teardown_tmux),
+        cmocka_unit_test(tmux_not_a_terminal),
+    };
+    if (argc > 1) cmocka_set_test_filter(argv[1]);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,232 @@
+/* pview: where snapshots come from (the local engine, a remote perfd through
+ * the engine's Foreign query, or saved blocks replayed in order). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "perflib/query.h"
+#include "pview.h"
+
+int pv_source_local(pv_source *s, pl_error *err)
+{
+    memset(s, 0, sizeof *s);
+    pl_engine *e = NULL;
+    int rc = pl_engine_open(NULL, &e, err);
+    if (rc != PL_OK) return rc;
+    if (pl_pdh_engine_source(e, &s->src, err) != PL_PDH_CSTATUS_VALID_DATA) {
+        pl_engine_close(e);
+        return PL_E_UNSUPPORTED;
+    }
+    snprintf(s->label, sizeof s->label, "local");
+    s->local = 1;
+    /* the engine source does not own the engine: remember it for close */
+    s->engine = e;
+    return PL_OK;
+}
+
+/* ---------------------------------------------------------------- remote */
+
+typedef struct remote_ctx {
+    pl_engine *e;
+    char host[256];
+} remote_ctx;
+
+static int remote_collect(void *ctx, const char *query, void **block, size_t *len, pl_error *err)
+{
+    remote_ctx *c = ctx;
+    char q[512];
+    int n = snprintf(q, sizeof q, "Foreign %s %s", c->host, query);
+    if (n < 0 || (size_t)n >= sizeof q) {
+        pv_err(err, PL_E_INVAL, "query for %s too long", c->host);
+        return PL_E_INVAL;
+    }
+    uint32_t type = 0;
+    int rc = pl_engine_query_alloc(c->e, q, block, len, &type, err);
+    if (rc != PL_OK) return rc;
+    if (type != PL_REG_BINARY) {
+        pl_free(*block);
+        *block = NULL;
+        pv_err(err, PL_E_BAD_BLOCK, "%s did not return performance data", c->host);
+        return PL_E_BAD_BLOCK;
+    }
+    return PL_OK;
+}
+
+static const pl_titles *remote_titles(void *ctx, int english)
+{
+    (void)english;
+    return pl_engine_titles(((remote_ctx *)ctx)->e, NULL);
+}
+
+static void remote_close(void *ctx)
+{
+    remote_ctx *c = ctx;
+    if (!c) return;
+    pl_engine_close(c->e);
+    free(c);
+}
+
+int pv_source_remote(pv_source *s, const char *host, pl_error *err)
+{
+    memset(s, 0, sizeof *s);
+    while (*host == '\\') host++;
+    if (!*host || strlen(host) >= 256 || strpbrk(host, " \t\r\n\\")) {
+        pv_err(err, PL_E_INVAL, "\"%s\" is not a computer name", host);
+        return PL_E_INVAL;
+    }
+    remote_ctx *c = calloc(1, sizeof *c);
+    if (!c) {
+        pv_err(err, PL_E_NOMEM, "out of memory");
+        return PL_E_NOMEM;
+    }
+    int rc = pl_engine_open(NULL, &c->e, err);
+    if (rc != PL_OK) {
+        free(c);
+        return rc;
+    }
+    snprintf(c->host, sizeof c->host, "%s", host);
+    s->src.collect = remote_collect;
+    s->src.titles = remote_titles;
+    s->src.close = remote_close;
+    s->src.ctx = c;
+    snprintf(s->label, sizeof s->label, "\\\\%s", host);
+    return PL_OK;
+}
+
+/* ---------------------------------------------------------------- replay */
+
+typedef struct blob {
+    void *p;
+    size_t len;
+    int costly;               /* holds Image or Process Address Space */
+} blob;
+
+typedef struct replay_ctx {
+    blob *b;
+    int n, next;
+} replay_ctx;
+
+static int slurp(const char *path, blob *out, pl_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        pv_err(err, PL_E_IO, "%s: cannot open (errno %d)", path, errno);
+        return PL_E_IO;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 || st.st_size > (1 << 30)) {
+        fclose(f);
+        pv_err(err, PL_E_IO, "%s: not a regular file of 1 byte to 1 GiB", path);
+        return PL_E_IO;
+    }
+    out->len = (size_t)st.st_size;
+    out->p = malloc(out->len);
+    if (!out->p || fread(out->p, 1, out->len, f) != out->len) {
+        fclose(f);
+        free(out->p);
+        out->p = NULL;
+        pv_err(err, PL_E_IO, "%s: short read", path);
+        return PL_E_IO;
+    }
+    fclose(f);
+    pl_block b;
+    pl_object o;
+    int rc = pl_block_open(&b, out->p, out->len, 0, 0, err);
+    if (rc != PL_OK) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err ? err->msg : "");
+        pv_err(err, rc, "%s: %s", path, msg);
+        free(out->p);
+        out->p = NULL;
+        return rc;
+    }
+    out->costly = pl_block_find_object(&b, 786, &o) == PL_OK || pl_block_find_object(&b, 740, &o) == PL_OK;
+    return PL_OK;
+}
+
+static int replay_collect(void *ctx, const char *query, void **block, size_t *len, pl_error *err)
+{
+    replay_ctx *c = ctx;
+    int pick = -1;
+    if (query && strncmp(query, "Costly", 6) == 0) {
+        for (int i = 0; i < c->n && pick < 0; i++)
+            if (c->b[i].costly) pick = i;
+    } else {
+        while (c->next < c->n && pick < 0) {
+            int i = c->next++;
+            if (!c->b[i].costly) pick = i;
+        }
+        if (pick < 0) {
+            pv_err(err, PL_E_NO_DATA, "end of the recording");
+            return PL_E_NO_DATA;
+        }
+    }
+    if (pick < 0) {
+        pv_err(err, PL_E_NOT_FOUND, "the recording has no %s snapshot", query ? query : "such");
+        return PL_E_NOT_FOUND;
+    }
+    *block = malloc(c->b[pick].len);
+    if (!*block) {
+        pv_err(err, PL_E_NOMEM, "out of memory");
+        return PL_E_NOMEM;
+    }
+    memcpy(*block, c->b[pick].p, c->b[pick].len);
+    *len = c->b[pick].len;
+    return PL_OK;
+}
+
+static const pl_titles *replay_titles(void *ctx, int english)
+{
+    (void)ctx;
+    (void)english;
+    return NULL;
+}
+
+static void replay_close(void *ctx)
+{
+    replay_ctx *c = ctx;
+    if (!c) return;
+    for (int i = 0; i < c->n; i++) free(c->b[i].p);
+    free(c->b);
+    free(c);
+}
+
+int pv_source_blocks(pv_source *s, char **files, int n, pl_error *err)
+{
+    memset(s, 0, sizeof *s);
+    replay_ctx *c = calloc(1, sizeof *c);
+    if (!c || !(c->b = calloc((size_t)n, sizeof *c->b))) {
+        free(c);
+        pv_err(err, PL_E_NOMEM, "out of memory");
+        return PL_E_NOMEM;
+    }
+    for (int i = 0; i < n; i++) {
+        int rc = slurp(files[i], &c->b[i], err);
+        if (rc != PL_OK) {
+            c->n = i;
+            replay_close(c);
+            return rc;
+        }
+    }
+    c->n = n;
+    s->src.collect = replay_collect;
+    s->src.titles = replay_titles;
+    s->src.close = replay_close;
+    s->src.ctx = c;
+    const char *base = strrchr(files[0], '/');
+    base = base ? base + 1 : files[0];
+    if (n > 1) snprintf(s->label, sizeof s->label, "replay %.100s +%d", base, n - 1);
+    else snprintf(s->label, sizeof s->label, "replay %.100s", base);
+    s->replay = 1;
+    return PL_OK;
+}
+
+void pv_source_close(pv_source *s)
+{
+    if (!s) return;
+    pl_pdh_source_close(&s->src);
+    if (s->engine) pl_engine_close(s->engine);
+    memset(s, 0, sizeof *s);
+}
