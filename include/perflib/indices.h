@@ -419,7 +419,7 @@
  * seeded by an older version gets the missing built-in titles (never
  * overwriting a title already there) and the current built-in provider
  * records when it is next opened for writing. */
-#define PL_SEED_VERSION 1
+#define PL_SEED_VERSION 2
 
 /* Note: the Linux-only "Free Bytes" (Memory) shares its text with Heap's
  * 1768; look counters up by index, or by name within their object. */

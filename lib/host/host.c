@@ -382,6 +382,7 @@ static int name_ok(const pl__host *h, const prov *p, uint32_t idx)
 {
     if (idx >= 2 && idx <= h->base_index) return 1;
     if (idx == PL_CTR_UNAVAILABLE_COUNTERS) return 1;
+    if (pl__host_app_index_ok(&p->info, idx, 0)) return 1;
     return p->info.first_counter && idx >= p->info.first_counter && idx <= p->info.last_counter;
 }
 
@@ -389,6 +390,7 @@ static int help_ok(const pl__host *h, const prov *p, uint32_t idx)
 {
     if (idx == 0 || idx <= h->base_index + 1) return 1;
     if (idx == PL_HELP(PL_CTR_UNAVAILABLE_COUNTERS)) return 1;
+    if (pl__host_app_index_ok(&p->info, idx, 1)) return 1;
     return p->info.first_help && idx >= p->info.first_help && idx <= p->info.last_help;
 }
 

@@ -60,4 +60,8 @@ int pl__host_needs_align(const uint8_t *data, uint32_t bytes, uint32_t nobj);
 int pl__host_align8(const uint8_t *data, uint32_t bytes, uint32_t nobj, uint8_t **out, size_t *outlen, char *why,
                     size_t whylen);
 
+/* host_app.c: may the built-in AppCounters provider use this name (help: 1)
+ * index? 0 for every other provider. */
+int pl__host_app_index_ok(const pl_provider_info *p, uint32_t idx, int help);
+
 #endif

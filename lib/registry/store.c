@@ -324,6 +324,11 @@ static const seed_provider SEED_PROVIDERS[] = {
      STR(PL_OBJ_NETWORK_INTERFACE) " " STR(PL_OBJ_IPV4) " " STR(PL_OBJ_IPV6) " " STR(PL_OBJ_ICMP) " " STR(
          PL_OBJ_TCPV4) " " STR(PL_OBJ_UDPV4) " " STR(PL_OBJ_TCPV6) " " STR(PL_OBJ_UDPV6) " " STR(PL_OBJ_ICMPV6),
      PL_RANGE_PERFNET_FIRST, PL_RANGE_PERFNET_LAST},
+    /* Application counters (docs/app-counters.md): no Object List (the
+     * applications' indices come and go) and no range of its own; the host
+     * checks its indices against the third-party space and the provider
+     * checks each application's against that application's record. */
+    {"AppCounters", "libappcounters.so", "AppCountersOpen", "AppCountersCollect", "AppCountersClose", NULL, 0, 0},
 };
 
 static int seed_providers(pl_store *st, int refresh, pl_error *err);

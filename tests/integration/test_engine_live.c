@@ -70,7 +70,7 @@ static void no_provider_disabled(pl_engine *e)
     pl_provider_status *st;
     size_t n;
     assert_int_equal(pl_engine_provider_status(e, &st, &n), PL_OK);
-    assert_int_equal(n, 4);
+    assert_int_equal(n, 5); /* PerfOS, PerfProc, PerfDisk, PerfNet, AppCounters */
     for (size_t i = 0; i < n; i++) {
         if (st[i].disabled || st[i].errors) fprintf(stderr, "%s: %s\n", st[i].name, st[i].last_error);
         assert_int_equal(st[i].disabled, 0);

@@ -337,9 +337,10 @@ static void providers_crud(void **state)
     pl_provider_info *list = NULL;
     size_t n = 0;
     assert_int_equal(pl_store_providers(st, &list, &n, &err), PL_OK);
-    assert_int_equal(n, 5);
-    assert_string_equal(list[0].name, "Behemoth");
-    assert_string_equal(list[1].name, "PerfDisk");
+    assert_int_equal(n, 6);
+    assert_string_equal(list[0].name, "AppCounters");
+    assert_string_equal(list[1].name, "Behemoth");
+    assert_string_equal(list[2].name, "PerfDisk");
     pl_provider_list_free(list, n);
 
     /* update in place, name matched case-insensitively, name spelling kept */
@@ -363,7 +364,7 @@ static void providers_crud(void **state)
     assert_int_equal(pl_store_provider(st, "Behemoth", &got, &err), PL_E_NOT_FOUND);
     assert_int_equal(pl_store_remove_provider(st, "Behemoth", &err), PL_E_NOT_FOUND);
     assert_int_equal(pl_store_providers(st, &list, &n, &err), PL_OK);
-    assert_int_equal(n, 4);
+    assert_int_equal(n, 5);
     pl_provider_list_free(list, n);
     pl_store_close(st);
 }
@@ -607,7 +608,7 @@ static void concurrent_create(void **state)
     size_t n = 0;
     pl_error err;
     assert_int_equal(pl_store_providers(st, &list, &n, &err), PL_OK);
-    assert_int_equal(n, 4); /* seeded exactly once */
+    assert_int_equal(n, 5); /* seeded exactly once */
     pl_provider_list_free(list, n);
     pl_store_close(st);
 }

@@ -1,0 +1,153 @@
+/* This file is private to libperflib: no API/ABI guarantee.
+ *
+ * The application segment (docs/app-counters.md, "The segment"): its
+ * layout, shared by the writer (app.c) and the reader (segread.c), which
+ * treats every byte of it as hostile. All fields are in host byte order
+ * (writer and reader are on one machine) and every 64-bit word is 8-byte
+ * aligned, so it is read and written whole.
+ *
+ *   0       header (PL__SEG_HEADER bytes)
+ *   obj_off nobjects x seg_object (56 bytes)
+ *   ctr_off ncounters x seg_counter (24 bytes), all objects' counters in order
+ *   ...     per object: max(1, max_instances) slots of slot_size bytes at slots_off
+ *
+ * A slot: gen (seqlock: odd while the writer changes the slot), id (0: free),
+ * parent slot (u64; >= UINT32_MAX: none), parent id, the name (128 bytes, NUL-terminated), then one
+ * 64-bit value per counter. Values change without touching gen. */
+#ifndef PL_APP_INTERNAL_H
+#define PL_APP_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "perflib/app.h"
+#include "perflib/status.h"
+
+#define PL__SEG_MAGIC "PLAPPSG1"
+#define PL__SEG_VERSION 1u
+#define PL__SEG_HEADER 256u
+#define PL__SEG_MAX_BYTES ((uint64_t)1 << 32)   /* a reader maps no more than 4 GiB */
+#define PL__SEG_NAME_BYTES 128u
+#define PL__SEG_SLOT_FIXED (32u + PL__SEG_NAME_BYTES)
+#define PL__SEG_NO_PARENT UINT32_MAX
+#define PL__SEG_COSTLY 1u
+/* The announcement file: <dir>/perflib-app.<pid>.<start time>.<fd> */
+#define PL__SEG_PREFIX "perflib-app."
+#define PL__SEG_DIR_DEFAULT "/dev/shm"
+
+/* Header field offsets. */
+enum {
+    SEG_MAGIC = 0,         /* 8 bytes */
+    SEG_VERSION = 8,       /* u32 */
+    SEG_HEADER_LEN = 12,   /* u32 */
+    SEG_SIZE = 16,         /* u64: the whole segment */
+    SEG_PID = 24,          /* u32 */
+    SEG_NOBJECTS = 28,     /* u32 */
+    SEG_START = 32,        /* u64: the writer's start time (clock ticks after boot) */
+    SEG_FIRST_COUNTER = 40,/* u32 x 4: the indices it registered with */
+    SEG_LAST_COUNTER = 44,
+    SEG_FIRST_HELP = 48,
+    SEG_LAST_HELP = 52,
+    SEG_NCOUNTERS = 56,    /* u32 */
+    SEG_OBJ_OFF = 64,      /* u64 */
+    SEG_CTR_OFF = 72,      /* u64 */
+    SEG_APP = 128,         /* 128 bytes, NUL-terminated */
+};
+
+/* Object record field offsets (56 bytes). */
+enum {
+    SO_NAME = 0, SO_DETAIL = 4, SO_PARENT = 8, SO_MAX = 12, SO_FIRST_CTR = 16, SO_NCTR = 20, SO_FLAGS = 24,
+    SO_HIGH = 32,          /* u64, atomic: slots ever used (readers scan [0, high)) */
+    SO_SLOTS = 40,         /* u64 */
+    SO_SLOT_SIZE = 48,     /* u64 */
+    SO_SIZE = 56
+};
+/* Counter record field offsets (24 bytes). */
+enum { SC_NAME = 0, SC_TYPE = 4, SC_DETAIL = 8, SC_SCALE = 12, SC_SIZE = 24 };
+/* Slot field offsets. */
+enum { SL_GEN = 0, SL_ID = 8, SL_PARENT = 16, SL_PARENT_ID = 24, SL_NAME = 32, SL_VALUES = 32 + PL__SEG_NAME_BYTES };
+
+/* Name offset n of the symbol numbering: object 0, its counters, object 1, ... */
+
+typedef struct pl__seg_counter {
+    uint32_t name_off;        /* even symbol offset */
+    uint32_t type, detail;
+    int32_t scale;
+} pl__seg_counter;
+
+typedef struct pl__seg_object {
+    uint32_t name_off, detail, parent, max_instances, first_ctr, nctr, flags;
+    uint64_t slots_off, slot_size;
+    uint64_t high_off;        /* where its high-water word is (reader only) */
+} pl__seg_object;
+
+/* A private, validated copy of a segment's fixed part. */
+typedef struct pl__seg_layout {
+    uint32_t pid;
+    uint64_t start;
+    char app[PL__SEG_NAME_BYTES];
+    uint32_t first_counter, last_counter, first_help, last_help;
+    uint32_t nobjects, ncounters;
+    pl__seg_object obj[PL_APP_MAX_OBJECTS];
+    pl__seg_counter ctr[PL_APP_MAX_TOTAL_COUNTERS];
+} pl__seg_layout;
+
+/* One instance as a reader saw it, whole. */
+typedef struct pl__seg_inst {
+    uint32_t slot;
+    uint64_t id;
+    uint32_t parent_slot;
+    uint64_t parent_id;
+    char name[PL__SEG_NAME_BYTES];
+    uint64_t values[PL_APP_MAX_COUNTERS];
+} pl__seg_inst;
+
+/* Was this store record made by pl_app_register? */
+struct pl_provider_info;
+int pl__app_is_record(const struct pl_provider_info *p);
+
+/* Counter types an application may declare (no bases, no time bases). */
+int pl__app_type_ok(uint32_t type);
+
+/* Copy and validate the fixed part of a segment mapped at `map` (len
+ * bytes). Everything the layout says is checked against len and the
+ * limits; the shared bytes are never used again for the layout. PL_OK or
+ * PL_E_BAD_BLOCK with err naming the field. */
+int pl__seg_layout_read(const void *map, size_t len, pl__seg_layout *lay, pl_error *err);
+
+/* How many slots of object o a reader should scan (the writer's high-water
+ * mark, clamped to the object's room). */
+uint32_t pl__seg_high(const void *map, const pl__seg_layout *lay, uint32_t o);
+
+/* Read slot `slot` of object o whole (seqlock, a bounded number of tries).
+ * Returns 1 and fills *out for a live instance with a valid name; 0 for a
+ * free slot, one that stayed busy (being born or dying: not seen this
+ * time) or one whose content is invalid (a hostile writer). */
+int pl__seg_read_slot(const void *map, const pl__seg_layout *lay, uint32_t o, uint32_t slot, pl__seg_inst *out);
+
+/* The start time of process pid (field 22 of /proc/<pid>/stat, clock ticks
+ * after boot) under `proc` ("/proc"); 0 when it cannot be read. */
+uint64_t pl__proc_start_time(const char *proc, uint32_t pid);
+
+/* The directory of announcements: $PERFLIB_APP_DIR, else /dev/shm. */
+const char *pl__app_dir(void);
+
+/* A live application's segment, mapped read-only. */
+typedef struct pl__seg_view {
+    const void *map;
+    size_t len;
+    pl__seg_layout lay;
+} pl__seg_view;
+
+#define PL__SEG_MAX_SEGMENTS 256
+
+/* Find and map every announced segment in dir whose process is alive with
+ * the announced start time and whose layout is valid (docs/app-counters.md,
+ * "How a reader finds segments"), ordered by application name, then start
+ * time, then pid. Announcements that fail a check are skipped. *views is
+ * one allocation; free with pl__seg_views_free(). PL_OK or PL_E_NOMEM. */
+int pl__seg_find(const char *dir, pl__seg_view **views, size_t *n);
+void pl__seg_views_free(pl__seg_view *v, size_t n);
+
+#endif

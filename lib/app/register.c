@@ -1,0 +1,311 @@
+/* perflib: registering an application's names in the title database
+ * (pl_app_register), the call that does for an application what lodctr
+ * does for a provider's .ini/.h pair. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "app_internal.h"
+#include "perflib/registry.h"
+#include "pl_internal.h"
+
+/* The Linkage export of an application's record: how a record made by
+ * pl_app_register is told from a provider's. */
+#define APP_MARKER "perflib application"
+
+static int text_ok(const char *s, size_t max)
+{
+    if (!s) return 0;
+    size_t n = strlen(s);
+    if (n == 0 || n > max) return 0;
+    size_t units;
+    return pl__utf8_to_utf16(s, n, NULL, 0, &units) != PL_E_ENCODING;
+}
+
+int pl__app_decl_check(const pl_app_decl *d, pl_error *err);
+int pl__app_decl_check(const pl_app_decl *d, pl_error *err)
+{
+    if (!d || !d->app) return pl__fail(err, PL_E_INVAL, "application: no declaration or no name");
+    size_t an = strlen(d->app);
+    if (an == 0 || an > PL_APP_MAX_APP_NAME)
+        return pl__fail(err, PL_E_INVAL, "application: name of %zu bytes (1..%d)", an, PL_APP_MAX_APP_NAME);
+    for (size_t i = 0; i < an; i++)
+        if ((unsigned char)d->app[i] < 0x20 || d->app[i] == '\\' || d->app[i] == 0x7f)
+            return pl__fail(err, PL_E_INVAL, "application: control character or backslash in its name");
+    if (!text_ok(d->app, PL_APP_MAX_APP_NAME)) return pl__fail(err, PL_E_ENCODING, "application: name is not UTF-8");
+    if (!d->objects || d->nobjects < 1 || d->nobjects > PL_APP_MAX_OBJECTS)
+        return pl__fail(err, PL_E_INVAL, "application %s: %zu objects (1..%d)", d->app, d->nobjects,
+                        PL_APP_MAX_OBJECTS);
+    for (size_t o = 0; o < d->nobjects; o++) {
+        const pl_app_object_decl *ob = &d->objects[o];
+        if (!text_ok(ob->name, 1024))
+            return pl__fail(err, PL_E_INVAL, "application %s: object %zu has no valid UTF-8 name", d->app, o);
+        if (ob->help && !text_ok(ob->help, 65536))
+            return pl__fail(err, PL_E_ENCODING, "application %s: object %zu help is not valid UTF-8", d->app, o);
+        if (ob->max_instances > PL_APP_MAX_INSTANCES)
+            return pl__fail(err, PL_E_RANGE, "application %s: object %zu allows %u instances (at most %d)", d->app,
+                            o, ob->max_instances, PL_APP_MAX_INSTANCES);
+        if (ob->parent != PL_APP_NO_PARENT_OBJECT) {
+            if (ob->parent < 0 || (size_t)ob->parent >= d->nobjects)
+                return pl__fail(err, PL_E_INVAL, "application %s: object %zu has parent object %d", d->app, o,
+                                ob->parent);
+            if (d->objects[ob->parent].max_instances == 0 || ob->max_instances == 0)
+                return pl__fail(err, PL_E_INVAL,
+                                "application %s: object %zu and its parent object must both have instances", d->app,
+                                o);
+            /* An object may be its own parent (that ends the chain), but
+             * not its own ancestor through others. */
+            int cur = (int)o, p = ob->parent;
+            for (size_t steps = 0; p != PL_APP_NO_PARENT_OBJECT && p != cur; steps++) {
+                if (steps > d->nobjects || (size_t)p == o)
+                    return pl__fail(err, PL_E_INVAL, "application %s: object %zu's parents form a cycle", d->app, o);
+                cur = p;
+                p = d->objects[p].parent;
+            }
+        }
+        uint32_t dl = ob->detail_level;
+        if (dl && dl != PERF_DETAIL_NOVICE && dl != PERF_DETAIL_ADVANCED && dl != PERF_DETAIL_EXPERT &&
+            dl != PERF_DETAIL_WIZARD)
+            return pl__fail(err, PL_E_INVAL, "application %s: object %zu detail level %u", d->app, o, dl);
+        if (!ob->counters || ob->ncounters < 1 || ob->ncounters > PL_APP_MAX_COUNTERS)
+            return pl__fail(err, PL_E_INVAL, "application %s: object %zu has %zu counters (1..%d)", d->app, o,
+                            ob->ncounters, PL_APP_MAX_COUNTERS);
+        for (size_t c = 0; c < ob->ncounters; c++) {
+            const pl_app_counter_decl *k = &ob->counters[c];
+            if (!text_ok(k->name, 1024))
+                return pl__fail(err, PL_E_INVAL, "application %s: object %zu counter %zu has no valid UTF-8 name",
+                                d->app, o, c);
+            if (k->help && !text_ok(k->help, 65536))
+                return pl__fail(err, PL_E_ENCODING, "application %s: object %zu counter %zu help is not valid UTF-8",
+                                d->app, o, c);
+            if (!pl__app_type_ok(k->type))
+                return pl__fail(err, PL_E_INVAL,
+                                "application %s: object %zu counter %zu (%s) has type 0x%08x; allowed: raw counts, "
+                                "counters and deltas without a base",
+                                d->app, o, c, k->name, k->type);
+            uint32_t cl = k->detail_level;
+            if (cl && cl != PERF_DETAIL_NOVICE && cl != PERF_DETAIL_ADVANCED && cl != PERF_DETAIL_EXPERT &&
+                cl != PERF_DETAIL_WIZARD)
+                return pl__fail(err, PL_E_INVAL, "application %s: counter %s detail level %u", d->app, k->name, cl);
+            if (k->default_scale < -10 || k->default_scale > 10)
+                return pl__fail(err, PL_E_RANGE, "application %s: counter %s scale %d", d->app, k->name,
+                                k->default_scale);
+        }
+    }
+    size_t total = 0;
+    for (size_t o = 0; o < d->nobjects; o++) total += d->objects[o].ncounters;
+    if (total > PL_APP_MAX_TOTAL_COUNTERS)
+        return pl__fail(err, PL_E_RANGE, "application %s: %zu counters in all (at most %d)", d->app, total,
+                        PL_APP_MAX_TOTAL_COUNTERS);
+    if (d->ntranslations && !d->translations)
+        return pl__fail(err, PL_E_INVAL, "application %s: translations is NULL", d->app);
+    for (size_t i = 0; i < d->ntranslations; i++) {
+        const pl_app_translation *t = &d->translations[i];
+        if (!t->lang || t->object >= d->nobjects || t->counter < -1 ||
+            (t->counter >= 0 && (size_t)t->counter >= d->objects[t->object].ncounters))
+            return pl__fail(err, PL_E_INVAL, "application %s: translation %zu names no object or counter", d->app,
+                            i);
+        if ((t->name && !text_ok(t->name, 1024)) || (t->help && !text_ok(t->help, 65536)))
+            return pl__fail(err, PL_E_ENCODING, "application %s: translation %zu is not valid UTF-8", d->app, i);
+    }
+    return PL_OK;
+}
+
+/* The symbol offset of object o (counter -1) or of one of its counters. */
+uint32_t pl__app_offset(const pl_app_decl *d, uint32_t o, int32_t counter);
+uint32_t pl__app_offset(const pl_app_decl *d, uint32_t o, int32_t counter)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < o; i++) n += 1u + (uint32_t)d->objects[i].ncounters;
+    return 2u * (n + (uint32_t)(counter + 1));
+}
+
+static uint32_t name_count(const pl_app_decl *d)
+{
+    uint32_t n = 0;
+    for (size_t i = 0; i < d->nobjects; i++) n += 1u + (uint32_t)d->objects[i].ncounters;
+    return n;
+}
+
+int pl__app_is_record(const pl_provider_info *p)
+{
+    return (!p->library || !p->library[0]) && p->linkage_export && strcmp(p->linkage_export, APP_MARKER) == 0;
+}
+
+/* Does the store hold exactly this declaration's 009 names at the record's
+ * indices? */
+static int same_names(pl_store *st, const pl_app_decl *d, const pl_provider_info *p)
+{
+    uint32_t n = name_count(d);
+    if (!p->first_counter || !p->first_help || p->last_counter != p->first_counter + 2u * (n - 1u) ||
+        p->last_help != p->first_help + 2u * (n - 1u))
+        return 0;
+    pl_titles *t;
+    pl_error e;
+    if (pl_titles_load(st, "009", &t, &e) != PL_OK) return 0;
+    int same = 1;
+    for (uint32_t o = 0; o < d->nobjects && same; o++) {
+        const pl_app_object_decl *ob = &d->objects[o];
+        for (int32_t c = -1; c < (int32_t)ob->ncounters && same; c++) {
+            uint32_t off = pl__app_offset(d, o, c);
+            const char *name = c < 0 ? ob->name : ob->counters[c].name;
+            const char *help = c < 0 ? ob->help : ob->counters[c].help;
+            const char *sn = pl_titles_get(t, PL_TITLE_NAME, p->first_counter + off);
+            const char *sh = pl_titles_get(t, PL_TITLE_HELP, p->first_help + off);
+            if (!sn || strcmp(sn, name) != 0) same = 0;
+            if ((help && (!sh || strcmp(sh, help) != 0)) || (!help && sh)) same = 0;
+        }
+    }
+    pl_titles_free(t);
+    return same;
+}
+
+static int install(pl_store *st, const pl_app_decl *d, pl_install_result *res, pl_error *err)
+{
+    uint32_t n = name_count(d);
+    size_t ntexts = n + d->ntranslations;
+    pl_install_text *texts = calloc(ntexts, sizeof *texts);
+    if (!texts) return pl__fail(err, PL_E_NOMEM, "out of memory");
+    size_t k = 0;
+    for (uint32_t o = 0; o < d->nobjects; o++) {
+        const pl_app_object_decl *ob = &d->objects[o];
+        for (int32_t c = -1; c < (int32_t)ob->ncounters; c++) {
+            texts[k].offset = pl__app_offset(d, o, c);
+            texts[k].lang = "009";
+            texts[k].name = c < 0 ? ob->name : ob->counters[c].name;
+            texts[k].help = c < 0 ? ob->help : ob->counters[c].help;
+            k++;
+        }
+    }
+    for (size_t i = 0; i < d->ntranslations; i++) {
+        const pl_app_translation *t = &d->translations[i];
+        texts[k].offset = pl__app_offset(d, t->object, t->counter);
+        texts[k].lang = t->lang;
+        texts[k].name = t->name;
+        texts[k].help = t->help;
+        k++;
+    }
+    pl_install_req req = {.provider = d->app, .max_offset = 2u * (n - 1u), .texts = texts, .ntexts = ntexts};
+    int s = pl_store_install(st, &req, res, err);
+    free(texts);
+    return s;
+}
+
+int pl__app_register_store(pl_store *st, const pl_app_decl *d, pl_app_indices *ind, pl_error *err);
+int pl__app_register_store(pl_store *st, const pl_app_decl *d, pl_app_indices *ind, pl_error *err)
+{
+    int s = pl__app_decl_check(d, err);
+    if (s) return s;
+    pl_provider_info p;
+    memset(&p, 0, sizeof p);
+    s = pl_store_provider(st, d->app, &p, err);
+    if (s == PL_OK && !pl__app_is_record(&p)) {
+        pl_provider_info_clear(&p);
+        return pl__fail(err, PL_E_EXISTS, "application %s: a provider that is not an application has this name",
+                        d->app);
+    }
+    if (s == PL_OK && same_names(st, d, &p)) {
+        ind->first_counter = p.first_counter;
+        ind->last_counter = p.last_counter;
+        ind->first_help = p.first_help;
+        ind->last_help = p.last_help;
+        ind->reused = 1;
+        pl_provider_info_clear(&p);
+        return PL_OK;
+    }
+    if (s != PL_OK && s != PL_E_NOT_FOUND) return s;
+    int had_counters = s == PL_OK && p.first_counter;
+    pl_provider_info_clear(&p);
+    if (s == PL_E_NOT_FOUND) {
+        pl_provider_info rec;
+        memset(&rec, 0, sizeof rec);
+        rec.name = (char *)d->app;
+        rec.linkage_export = (char *)APP_MARKER;
+        rec.isolation = PL_ISOLATION_INPROC;
+        s = pl_store_set_provider(st, &rec, err);
+        if (s) return s;
+    } else if (had_counters) {
+        /* The declaration changed: its old names go, the new ones get new
+         * indices (two transactions; a reader in between sees neither). */
+        s = pl_store_uninstall(st, d->app, err);
+        if (s) return s;
+    }
+    pl_install_result r;
+    s = install(st, d, &r, err);
+    if (s == PL_E_EXISTS) {
+        /* Another process of this application registered it meanwhile. */
+        s = pl_store_provider(st, d->app, &p, err);
+        if (s) return s;
+        int same = same_names(st, d, &p);
+        r.first_counter = p.first_counter;
+        r.last_counter = p.last_counter;
+        r.first_help = p.first_help;
+        r.last_help = p.last_help;
+        pl_provider_info_clear(&p);
+        if (!same)
+            return pl__fail(err, PL_E_EXISTS, "application %s: registered at the same time with other names",
+                            d->app);
+    } else if (s) {
+        return s;
+    }
+    ind->first_counter = r.first_counter;
+    ind->last_counter = r.last_counter;
+    ind->first_help = r.first_help;
+    ind->last_help = r.last_help;
+    ind->reused = 0;
+    return PL_OK;
+}
+
+int pl_app_register(const pl_app_decl *d, const char *store_path, pl_app_indices *ind, pl_error *err)
+{
+    pl_app_indices tmp;
+    pl_store *st;
+    int s = pl_store_open(store_path, 0, &st, err);
+    if (s) return s;
+    s = pl__app_register_store(st, d, ind ? ind : &tmp, err);
+    pl_store_close(st);
+    return s;
+}
+
+int pl_app_unregister(const char *app, const char *store_path, pl_error *err)
+{
+    if (!app) return pl__fail(err, PL_E_INVAL, "application: no name");
+    pl_store *st;
+    int s = pl_store_open(store_path, 0, &st, err);
+    if (s) return s;
+    pl_provider_info p;
+    memset(&p, 0, sizeof p);
+    s = pl_store_provider(st, app, &p, err);
+    if (s == PL_OK && !pl__app_is_record(&p))
+        s = pl__fail(err, PL_E_EXISTS, "application %s: the provider of that name is not an application", app);
+    int had = s == PL_OK && p.first_counter;
+    pl_provider_info_clear(&p);
+    if (s == PL_OK && had) s = pl_store_uninstall(st, app, err);
+    if (s == PL_OK) s = pl_store_remove_provider(st, app, err);
+    pl_store_close(st);
+    return s;
+}
+
+int pl__app_registered(const pl_app_decl *d, const char *store_path, pl_app_indices *ind, pl_error *err);
+int pl__app_registered(const pl_app_decl *d, const char *store_path, pl_app_indices *ind, pl_error *err)
+{
+    int s = pl__app_decl_check(d, err);
+    if (s) return s;
+    pl_store *st;
+    s = pl_store_open(store_path, PL_STORE_READONLY, &st, err);
+    if (s) return s;
+    pl_provider_info p;
+    memset(&p, 0, sizeof p);
+    s = pl_store_provider(st, d->app, &p, err);
+    if (s == PL_OK && (!pl__app_is_record(&p) || !same_names(st, d, &p)))
+        s = pl__fail(err, PL_E_NOT_FOUND, "application %s: not registered with these names", d->app);
+    if (s == PL_OK) {
+        ind->first_counter = p.first_counter;
+        ind->last_counter = p.last_counter;
+        ind->first_help = p.first_help;
+        ind->last_help = p.last_help;
+        ind->reused = 1;
+    }
+    pl_provider_info_clear(&p);
+    pl_store_close(st);
+    return s;
+}

@@ -1,0 +1,20 @@
+/* perflib: the host's rule for the AppCounters provider's title indices.
+ *
+ * AppCounters (providers/appcounters, docs/app-counters.md) presents the
+ * objects of every running application; each application's names have
+ * indices of their own, registered in the store after the engine may have
+ * opened. So the built-in AppCounters record has no range, and the host
+ * accepts from it any index in the third-party space above perflib's
+ * reserved block; the provider itself checks every application's indices
+ * against that application's record before it returns them. */
+#include <strings.h>
+
+#include "host.h"
+#include "perflib/app.h"
+#include "perflib/indices.h"
+
+int pl__host_app_index_ok(const pl_provider_info *p, uint32_t idx, int help)
+{
+    if (!p->builtin || !p->name || strcasecmp(p->name, PL_APP_PROVIDER) != 0) return 0;
+    return idx > PL_IDX_BUILTIN_RESERVED_LAST + (help ? 1u : 0u) && idx <= 0x7FFFFFFFu;
+}
