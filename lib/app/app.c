@@ -68,13 +68,10 @@ static void sweep_stale(const char *dir)
     struct dirent *e;
     uid_t me = geteuid();
     while ((e = readdir(dd)) != NULL) {
-        unsigned pid;
-        unsigned long long start;
-        int fdn, used = 0;
-        if (strncmp(e->d_name, PL__SEG_PREFIX, strlen(PL__SEG_PREFIX)) != 0) continue;
-        if (sscanf(e->d_name + strlen(PL__SEG_PREFIX), "%u.%llu.%d%n", &pid, &start, &fdn, &used) != 3 ||
-            e->d_name[strlen(PL__SEG_PREFIX) + (size_t)used] != '\0')
-            continue;
+        uint32_t pid;
+        uint64_t start;
+        int fdn;
+        if (!pl__seg_parse_name(e->d_name, &pid, &start, &fdn)) continue;
         struct stat sb;
         if (fstatat(dirfd(dd), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || sb.st_uid != me) continue;
         if (pl__proc_start_time("/proc", pid) != start) (void)unlinkat(dirfd(dd), e->d_name, 0);

@@ -148,6 +148,9 @@ typedef struct pl__seg_view {
  * time, then pid. Announcements that fail a check are skipped. *views is
  * one allocation; free with pl__seg_views_free(). PL_OK or PL_E_NOMEM. */
 int pl__seg_find(const char *dir, pl__seg_view **views, size_t *n);
+/* Parse an announcement's name strictly (digits only, no leading zeros);
+ * 1 when it has the shape perflib-app.<pid>.<start>.<fd>. */
+int pl__seg_parse_name(const char *name, uint32_t *pid, uint64_t *start, int *fd);
 void pl__seg_views_free(pl__seg_view *v, size_t n);
 
 #endif

@@ -34,7 +34,7 @@ static const char *num(const char *s, uint64_t max, uint64_t *out)
     return s;
 }
 
-static int parse_name(const char *n, uint32_t *pid, uint64_t *start, int *fd)
+int pl__seg_parse_name(const char *n, uint32_t *pid, uint64_t *start, int *fd)
 {
     size_t pl = strlen(PL__SEG_PREFIX);
     if (strncmp(n, PL__SEG_PREFIX, pl) != 0) return 0;
@@ -54,7 +54,7 @@ static int open_one(int dfd, const char *name, pl__seg_view *v, dev_t *dev, ino_
     uint32_t pid;
     uint64_t start;
     int fdn;
-    if (!parse_name(name, &pid, &start, &fdn)) return 0;
+    if (!pl__seg_parse_name(name, &pid, &start, &fdn)) return 0;
     struct stat an, pr, sg;
     if (fstatat(dfd, name, &an, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(an.st_mode)) return 0;
     if (pl__proc_start_time("/proc", pid) != start) return 0; /* gone, or the pid was reused */
