@@ -9,6 +9,7 @@ pkgs=(
   cmake
   gcc
   libc6-dev
+  libcurl4-gnutls-dev
   libgnutls28-dev
   libmicrohttpd-dev
   libncurses-dev

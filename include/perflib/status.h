@@ -38,6 +38,8 @@ typedef enum pl_status {
     PL_E_OS = 16,            /* an operating-system call failed (errno in the message) */
     PL_E_NO_DATA = 17,       /* nothing to compute yet (a first sample, ...) */
     PL_E_SCHEMA = 18,        /* the store has a schema newer than this library knows */
+    PL_E_REMOTE = 19,        /* a remote machine could not be reached or answered with an error */
+    PL_E_AUTH = 20,          /* a remote machine refused the credentials, or its certificate was not trusted */
 } pl_status;
 
 /* A fixed-size error record. `status` repeats the returned code; `msg` is a

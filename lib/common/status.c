@@ -30,6 +30,8 @@ PL_EXTERN const char *pl_strerror(int status)
     case PL_E_OS: return "operating system error";
     case PL_E_NO_DATA: return "no data yet";
     case PL_E_SCHEMA: return "registry store schema is newer than this library";
+    case PL_E_REMOTE: return "remote machine not reachable or failed";
+    case PL_E_AUTH: return "remote machine refused the credentials or was not trusted";
     }
     return "unknown status";
 }

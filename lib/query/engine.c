@@ -19,6 +19,7 @@
 #include "host.h"
 #include "perflib/block.h"
 #include "perflib/query.h"
+#include "perflib/remote.h"
 #include "platform.h"
 #include "pl_internal.h"
 
@@ -50,6 +51,7 @@ struct pl_engine {
     pl_titles *titles;         /* default language, loaded on first use */
     char system_name[SYSTEM_NAME_MAX];
     retry_slot slots[PL_ENGINE_RETRY_SLOTS];
+    pl_remote *remote;         /* the client for Foreign queries, made on first use (under mu) */
 };
 
 static int64_t mono_ms(void)
@@ -183,6 +185,7 @@ PL_EXTERN void pl_engine_close(pl_engine *e)
 {
     if (!e) return;
     pl__host_free(e->host);
+    pl_remote_close(e->remote);
     pl_titles_free(e->titles);
     pl_store_close(e->st);
     for (size_t i = 0; i < PL_ENGINE_RETRY_SLOTS; i++) {
@@ -339,8 +342,6 @@ static int run_data_query(pl_engine *e, const char *query, void **out, size_t *l
 {
     pl_query_items q;
     pl_query_parse(query, &q);
-    if (q.kind == PL_QUERY_KIND_FOREIGN)
-        return pl__fail(err, PL_E_UNSUPPORTED, "Foreign queries need the remote client, which this build lacks");
 
     /* The header's length depends only on the system name: leave room for it
      * at the front and let the providers' objects follow, so the answer is
@@ -404,10 +405,51 @@ static int run_data_query(pl_engine *e, const char *query, void **out, size_t *l
     return PL_OK;
 }
 
+/* ------------------------------------------------------------ foreign */
+
+static int qsep(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* "Foreign <host[:port]> [query]": the rest of the string is the query perfd
+ * on that machine runs (empty: Global). Its answer is validated by the
+ * remote client and returned as it came, with that machine's system name in
+ * the header. A failure is that machine's alone: the error names it. */
+static int run_foreign(pl_engine *e, const char *query, void **out, size_t *len, uint32_t *type, pl_error *err)
+{
+    const char *s = query;
+    while (qsep(*s)) s++;
+    s += 7; /* "foreign", matched by run_query */
+    while (qsep(*s)) s++;
+    const char *tb = s;
+    while (*s && !qsep(*s)) s++;
+    size_t tn = (size_t)(s - tb);
+    if (tn == 0) return pl__fail(err, PL_E_PARSE, "Foreign: no machine named (Foreign <host[:port]> [query])");
+    if (tn > 300) return pl__fail(err, PL_E_PARSE, "Foreign: the machine name is longer than 300 bytes");
+    char target[301];
+    memcpy(target, tb, tn);
+    target[tn] = '\0';
+    while (qsep(*s)) s++;
+    pthread_mutex_lock(&e->mu);
+    int rc = PL_OK;
+    if (!e->remote) rc = pl_remote_open(NULL, &e->remote, err);
+    pl_remote *r = e->remote;
+    pthread_mutex_unlock(&e->mu);
+    if (rc != PL_OK) return rc;
+    return pl_remote_query(r, target, s, out, len, type, err);
+}
+
 static int run_query(pl_engine *e, const char *query, void **out, size_t *len, uint32_t *type, pl_error *err)
 {
     int kind;
     char lang[8];
+    if (query) {
+        const char *w = query;
+        while (qsep(*w)) w++;
+        if (strncasecmp(w, "foreign", 7) == 0 && (w[7] == '\0' || qsep(w[7])))
+            return run_foreign(e, query, out, len, type, err);
+    }
     if (query && title_query(query, &kind, lang)) {
         *type = PL_REG_MULTI_SZ;
         return run_title_query(e, kind, lang, out, len, err);

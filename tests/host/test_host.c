@@ -1422,13 +1422,19 @@ static void odd_query_strings(void **state)
     assert_int_equal(blk.hdr.NumObjectTypes, 1);
     free(data);
     free(big);
-    /* Foreign needs the remote client: an error, not a wrong block. */
+    /* Foreign goes to the remote client (tests/remote): a machine that does
+     * not answer is an error, never a local block; no provider asked. */
     void *d2 = NULL;
     size_t len;
     uint32_t type;
     pl_error err;
-    assert_int_equal(pl_engine_query_alloc(e, "Foreign otherhost 238", &d2, &len, &type, &err), PL_E_UNSUPPORTED);
+    calls = *t.collect_calls;
+    setenv("PERFLIB_REMOTE_CONFIG", "/dev/null", 1); /* no client configuration from the machine */
+    assert_int_equal(pl_engine_query_alloc(e, "Foreign 127.0.0.1:1 238", &d2, &len, &type, &err), PL_E_REMOTE);
     assert_null(d2);
+    assert_int_equal(pl_engine_query_alloc(e, "Foreign", &d2, &len, &type, &err), PL_E_PARSE);
+    assert_null(d2);
+    assert_int_equal(*t.collect_calls, calls);
     pl_engine_close(e);
     dlclose(t.dl);
 }
