@@ -239,8 +239,10 @@ static void *reaper(void *arg)
     (void)arg;
     pthread_mutex_lock(&L.mu);
     while (!L.stopping) {
+        /* L.cv has the default clock (CLOCK_REALTIME): a deadline on
+         * another clock lies in the past and the wait would spin. */
         struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
+        clock_gettime(CLOCK_REALTIME, &ts);
         ts.tv_nsec += 250000000;
         if (ts.tv_nsec >= 1000000000) {
             ts.tv_sec++;
