@@ -62,6 +62,11 @@ static void same_bytes(const char *q, const char *url, int data)
 {
     pd_resp r;
     assert_int_equal(pd_get(pd.port, url, "", &r, 10000), 0);
+    if (r.status != 200) {
+        char *log = pd_log(&pd);
+        fprintf(stderr, "%s -> %d %s\nperfd log:\n%s\n", url, r.status, r.body ? (char *)r.body : "", log);
+        free(log);
+    }
     assert_int_equal(r.status, 200);
     char ct[128], ty[64];
     assert_int_equal(pd_header(&r, "Content-Type", ct, sizeof ct), 0);

@@ -518,10 +518,13 @@ int perfd_server_start(const perfd_config *c, char *why, size_t whylen)
         tls_opts[n_tls].option = MHD_OPTION_END;
         tls_opts[n_tls].value = 0;
         tls_opts[n_tls].ptr_value = NULL;
+        /* libmicrohttpd's own connection limits are one above ours, as a
+         * backstop: accept_policy refuses first, across all listeners, and
+         * logs who was refused and why. */
         struct MHD_Daemon *d = MHD_start_daemon(
             flags, (uint16_t)l->port, accept_policy, NULL, on_request, NULL, MHD_OPTION_EXTERNAL_LOGGER, mhd_logger,
-            NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT, (unsigned)c->max_connections,
-            MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)c->max_per_ip, MHD_OPTION_CONNECTION_TIMEOUT,
+            NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT, (unsigned)c->max_connections + 1u,
+            MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)c->max_per_ip + 1u, MHD_OPTION_CONNECTION_TIMEOUT,
             (unsigned)c->idle_timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(c->max_header_bytes + 16384),
             MHD_OPTION_LISTEN_BACKLOG_SIZE, 128u, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
             MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL, MHD_OPTION_ARRAY, tls_opts, MHD_OPTION_END);

@@ -1,0 +1,3 @@
+/* Symbol offsets of perfd's test provider. */
+#define PD_SLOW 0
+#define PD_COLLECTIONS 2
