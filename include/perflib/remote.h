@@ -21,7 +21,7 @@ extern "C" {
 #endif
 
 /* perfd's port when a target names only the host. */
-#define PL_REMOTE_DEFAULT_PORT 9229u
+#define PL_REMOTE_DEFAULT_PORT 9730u
 
 /* Limits that apply when neither the file nor the environment sets them. */
 #define PL_REMOTE_DEFAULT_CONNECT_TIMEOUT_MS 3000L

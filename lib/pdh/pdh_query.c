@@ -39,6 +39,7 @@ struct pl_pdh_counter {
     pl__pdh_path p;
     char *full_path;
     char *machine;            /* the path's machine, else the block's at add time */
+    char *remote;             /* another machine's target ("Foreign <remote> ..."), NULL: this one */
     char *explain;
     uint32_t obj_index, ctr_index;
     uint32_t type;
@@ -145,6 +146,27 @@ static int machine_ok(const char *want, const char *have)
 {
     if (!want) return 1;
     return pl__utf8_casecmp(want, have) == 0 || pl__utf8_casecmp(want, "localhost") == 0 || strcmp(want, ".") == 0;
+}
+
+/* "Foreign <machine> <query>" through the source: another machine's data. */
+static uint32_t collect_foreign(const pl_pdh_source *src, const char *machine, const char *query, snap *s,
+                                pl_error *err)
+{
+    memset(s, 0, sizeof *s);
+    const char *m = machine;
+    if (m[0] == '\\' && m[1] == '\\') m += 2;
+    for (const char *c = m; *c; c++)
+        if ((unsigned char)*c <= ' ')
+            return pl__pdh_fail(err, PL_PDH_CSTATUS_NO_MACHINE, "machine \"%s\": not a host name", machine);
+    size_t n = strlen(m) + strlen(query) + 10;
+    char *fq = malloc(n);
+    if (!fq) return pl__pdh_fail(err, PL_PDH_MEMORY_ALLOCATION_FAILURE, "out of memory");
+    snprintf(fq, n, "Foreign %s %s", m, query);
+    pl_error e2 = {0};
+    uint32_t st = collect_snap(src, fq, s, &e2);
+    free(fq);
+    if (st) return pl__pdh_fail(err, PL_PDH_CSTATUS_NO_MACHINE, "machine \"%s\": %s", machine, e2.msg);
+    return PL_PDH_CSTATUS_VALID_DATA;
 }
 
 /* Find the object among candidates in the snapshot, and the counter among
@@ -505,6 +527,7 @@ static void counter_free(pl_pdh_counter *c)
     free(c->p.mem);
     free(c->full_path);
     free(c->machine);
+    free(c->remote);
     free(c->explain);
     c->magic = DEAD_MAGIC;
     free(c);
@@ -521,9 +544,14 @@ PL_EXTERN void pl_pdh_close_query(pl_pdh_query *q)
 
 /* Resolve a split path against fresh data: object (and counter unless the
  * counter is a wildcard). The snapshot stays open for the caller. */
+/* A machine that is not this one is asked through the source with
+ * "Foreign <machine> <indices>" (the engine's remote client, docs/pdh.md);
+ * *remote is set to 1 then. A machine that cannot be asked, or does not
+ * answer, is PDH_CSTATUS_NO_MACHINE with the reason. */
 static uint32_t resolve(const pl_pdh_source *src, const pl__pdh_path *p, snap *s, pl_object *obj, pl_counter *ctr,
-                        pl_error *err)
+                        int *remote, pl_error *err)
 {
+    *remote = 0;
     uint32_t oc[MAX_CAND], cc[MAX_CAND];
     if (!src->titles || !src->titles(src->ctx, 0))
         return pl__pdh_fail(err, PL_PDH_CANNOT_READ_NAME_STRINGS, "the title database is not available");
@@ -534,10 +562,10 @@ static uint32_t resolve(const pl_pdh_source *src, const pl__pdh_path *p, snap *s
     uint32_t st = collect_snap(src, qs, s, err);
     if (st) return st;
     if (!machine_ok(p->e.machine, s->blk.system_name)) {
-        pl__pdh_fail(err, PL_PDH_CSTATUS_NO_MACHINE, "machine \"%s\" is not this one (%s)", p->e.machine,
-                     s->blk.system_name);
         snap_free(s);
-        return PL_PDH_CSTATUS_NO_MACHINE;
+        st = collect_foreign(src, p->e.machine, qs, s, err);
+        if (st) return st;
+        *remote = 1;
     }
     st = find_object(s, oc, no, obj, p->e.object, err);
     if (st) { snap_free(s); return st; }
@@ -574,7 +602,8 @@ PL_EXTERN uint32_t pl_pdh_add_counter(pl_pdh_query *q, const char *path, pl_pdh_
     snap s;
     pl_object obj;
     pl_counter ctr;
-    st = resolve(&q->src, &c->p, &s, &obj, &ctr, err);
+    int remote = 0;
+    st = resolve(&q->src, &c->p, &s, &obj, &ctr, &remote, err);
     if (st) { free(c->p.mem); free(c); return st; }
     if (!instanced(&obj) && c->p.e.instance) st = PL_PDH_CSTATUS_NO_INSTANCE;
     if (instanced(&obj) && !c->p.e.instance) st = PL_PDH_CSTATUS_NO_INSTANCE;
@@ -603,6 +632,11 @@ PL_EXTERN uint32_t pl_pdh_add_counter(pl_pdh_query *q, const char *path, pl_pdh_
     }
     c->full_path = join_full(c->p.e.machine ? c->p.e.machine : s.blk.system_name, &c->p);
     c->machine = pl__strdup(c->p.e.machine ? c->p.e.machine : s.blk.system_name);
+    if (remote) {
+        const char *m = c->p.e.machine;
+        c->remote = pl__strdup(m[0] == '\\' && m[1] == '\\' ? m + 2 : m);
+        if (!c->remote) { snap_free(&s); counter_free(c); return pl__pdh_fail(err, PL_PDH_MEMORY_ALLOCATION_FAILURE, "out of memory"); }
+    }
     snap_free(&s);
     if (!c->wild) {
         c->items = calloc(1, sizeof *c->items);
@@ -830,31 +864,23 @@ static void update_single(pl_pdh_counter *c, const pl_block *b, const pl_object 
     inames_free(&x);
 }
 
-PL_EXTERN uint32_t pl_pdh_collect(pl_pdh_query *q, pl_error *err)
+static int same_machine(const char *a, const char *b)
 {
-    if (!query_ok(q)) return pl__pdh_fail(err, PL_PDH_INVALID_HANDLE, "not a query handle");
-    if (q->n == 0) return pl__pdh_fail(err, PL_PDH_NO_DATA, "the query has no counters");
-    uint32_t *idx = calloc(q->n, sizeof *idx);
-    char *qs = malloc(q->n * 12 + 1);
-    if (!idx || !qs) { free(idx); free(qs); return pl__pdh_fail(err, PL_PDH_MEMORY_ALLOCATION_FAILURE, "out of memory"); }
-    size_t ni = 0;
-    for (size_t i = 0; i < q->n; i++) {
-        size_t j = 0;
-        while (j < ni && idx[j] != q->ctrs[i]->obj_index) j++;
-        if (j == ni) idx[ni++] = q->ctrs[i]->obj_index;
-    }
-    query_string(idx, ni, qs, q->n * 12 + 1);
-    free(idx);
-    snap s;
-    uint32_t st = collect_snap(&q->src, qs, &s, err);
-    free(qs);
-    if (st) return st;
-    q->stamp = pl__pdh_local_filetime(s.blk.hdr.PerfTime100nSec.QuadPart);
+    if (!a || !b) return a == b;
+    return pl__utf8_casecmp(a, b) == 0;
+}
+
+/* Update the counters of one machine (remote NULL: this one) from its
+ * snapshot. */
+static uint32_t update_machine(pl_pdh_query *q, const char *remote, const snap *s, pl_error *err)
+{
+    q->stamp = pl__pdh_local_filetime(s->blk.hdr.PerfTime100nSec.QuadPart);
     for (size_t i = 0; i < q->n; i++) {
         pl_pdh_counter *c = q->ctrs[i];
+        if (!same_machine(c->remote, remote)) continue;
         pl_object o;
         pl_counter ctr;
-        if (pl_block_find_object(&s.blk, c->obj_index, &o) != PL_OK) {
+        if (pl_block_find_object(&s->blk, c->obj_index, &o) != PL_OK) {
             for (size_t k = 0; k < c->nitems; k++) {
                 c->items[k].prev = c->items[k].cur;
                 no_data(&c->items[k].cur, PL_PDH_CSTATUS_NO_OBJECT);
@@ -862,29 +888,107 @@ PL_EXTERN uint32_t pl_pdh_collect(pl_pdh_query *q, pl_error *err)
             continue;
         }
         if (c->cwild) {
-            if (update_cwild(c, &s.blk, &o)) {
-                snap_free(&s);
+            if (update_cwild(c, &s->blk, &o)) {
                 return pl__pdh_fail(err, PL_PDH_MEMORY_ALLOCATION_FAILURE, "out of memory");
             }
             continue;
         }
         int have = find_counter(&o, &c->ctr_index, 1, &ctr) == 0;
         if (have) {
-            c->freq = freq_of(&s.blk, &o, c->type);
+            c->freq = freq_of(&s->blk, &o, c->type);
             c->narrow = narrow_of(&ctr);
         }
         if (c->wild) {
-            if (update_wild(c, &s.blk, &o, have ? &ctr : NULL)) {
-                snap_free(&s);
+            if (update_wild(c, &s->blk, &o, have ? &ctr : NULL)) {
                 return pl__pdh_fail(err, PL_PDH_MEMORY_ALLOCATION_FAILURE, "out of memory");
             }
         } else {
-            update_single(c, &s.blk, &o, have ? &ctr : NULL);
+            update_single(c, &s->blk, &o, have ? &ctr : NULL);
         }
     }
-    q->time = s.blk.hdr.PerfTime100nSec.QuadPart;
-    snprintf(q->machine, sizeof q->machine, "%s", s.blk.system_name);
-    snap_free(&s);
+    return PL_PDH_CSTATUS_VALID_DATA;
+}
+
+/* A machine that did not answer: its counters have no data this time (their
+ * last sample becomes the previous one, so the next good sample after the
+ * gap does not form a rate over it). */
+static void machine_missing(pl_pdh_query *q, const char *remote)
+{
+    for (size_t i = 0; i < q->n; i++) {
+        pl_pdh_counter *c = q->ctrs[i];
+        if (!same_machine(c->remote, remote)) continue;
+        for (size_t k = 0; k < c->nitems; k++) {
+            c->items[k].prev = c->items[k].cur;
+            no_data(&c->items[k].cur, PL_PDH_CSTATUS_NO_MACHINE);
+        }
+    }
+}
+
+/* One collection per machine: this one first (its failure fails the call,
+ * as before), then each other machine named by a counter path, asked with
+ * "Foreign <machine> <indices>". A machine that fails marks only its own
+ * counters (PDH_CSTATUS_NO_MACHINE); the call fails only when every machine
+ * failed. */
+PL_EXTERN uint32_t pl_pdh_collect(pl_pdh_query *q, pl_error *err)
+{
+    if (!query_ok(q)) return pl__pdh_fail(err, PL_PDH_INVALID_HANDLE, "not a query handle");
+    if (q->n == 0) return pl__pdh_fail(err, PL_PDH_NO_DATA, "the query has no counters");
+    uint32_t *idx = calloc(q->n, sizeof *idx);
+    char *qs = malloc(q->n * 12 + 1);
+    if (!idx || !qs) { free(idx); free(qs); return pl__pdh_fail(err, PL_PDH_MEMORY_ALLOCATION_FAILURE, "out of memory"); }
+    size_t ok = 0, tried = 0;
+    uint32_t first_fail = 0;
+    pl_error ferr = {0};
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t g = 0; g < q->n; g++) {
+            const char *remote = q->ctrs[g]->remote;
+            if ((pass == 0) != (remote == NULL)) continue;
+            size_t j = 0;
+            while (j < g && !same_machine(q->ctrs[j]->remote, remote)) j++;
+            if (j < g) continue; /* this machine was collected with an earlier counter */
+            size_t ni = 0;
+            for (size_t i = g; i < q->n; i++) {
+                if (!same_machine(q->ctrs[i]->remote, remote)) continue;
+                size_t k = 0;
+                while (k < ni && idx[k] != q->ctrs[i]->obj_index) k++;
+                if (k == ni) idx[ni++] = q->ctrs[i]->obj_index;
+            }
+            query_string(idx, ni, qs, q->n * 12 + 1);
+            snap s;
+            pl_error e2 = {0};
+            tried++;
+            uint32_t st = remote ? collect_foreign(&q->src, remote, qs, &s, &e2) : collect_snap(&q->src, qs, &s, &e2);
+            if (st && !remote) {
+                free(idx);
+                free(qs);
+                if (err) *err = e2;
+                return st;
+            }
+            if (st) {
+                if (!first_fail) { first_fail = st; ferr = e2; }
+                machine_missing(q, remote);
+                continue;
+            }
+            st = update_machine(q, remote, &s, err);
+            if (st) {
+                snap_free(&s);
+                free(idx);
+                free(qs);
+                return st;
+            }
+            if (ok++ == 0) {
+                q->time = s.blk.hdr.PerfTime100nSec.QuadPart;
+                snprintf(q->machine, sizeof q->machine, "%s", s.blk.system_name);
+            }
+            snap_free(&s);
+        }
+    }
+    free(idx);
+    free(qs);
+    if (ok == 0 && tried) {
+        if (err) *err = ferr;
+        return first_fail;
+    }
     pl__clear(err);
     return PL_PDH_CSTATUS_VALID_DATA;
 }
@@ -1050,7 +1154,8 @@ PL_EXTERN uint32_t pl_pdh_validate_path(const pl_pdh_source *src, const char *pa
     snap s;
     pl_object obj;
     pl_counter ctr;
-    st = resolve(src, &p, &s, &obj, &ctr, err);
+    int remote = 0;
+    st = resolve(src, &p, &s, &obj, &ctr, &remote, err);
     if (st) { free(p.mem); return st; }
     if (p.e.instance) {
         if (!instanced(&obj)) {
@@ -1085,7 +1190,8 @@ PL_EXTERN uint32_t pl_pdh_expand_path(const pl_pdh_source *src, const char *path
     snap s;
     pl_object obj;
     pl_counter ctr;
-    st = resolve(src, &p, &s, &obj, &ctr, err);
+    int remote = 0;
+    st = resolve(src, &p, &s, &obj, &ctr, &remote, err);
     if (st) { free(p.mem); return st; }
     if ((p.e.instance != NULL) != (instanced(&obj) != 0)) {
         pl__pdh_fail(err, PL_PDH_CSTATUS_NO_INSTANCE, "object \"%s\" %s instances", p.e.object,

@@ -223,7 +223,26 @@ typedef struct sink {
     size_t len, cap;
     uint64_t max;
     int over;                 /* the answer passed max */
+    int said;                 /* perfd's X-Perflib-Type: 0 none, 1 REG_BINARY, 2 REG_MULTI_SZ, 3 other */
 } sink;
+
+/* perfd names what it sends (docs/perfd.md): X-Perflib-Type. */
+static size_t on_header(char *data, size_t size, size_t nitems, void *ctx)
+{
+    sink *s = ctx;
+    size_t n = size * nitems;
+    static const char name[] = "x-perflib-type:";
+    if (n > sizeof name - 1 && strncasecmp(data, name, sizeof name - 1) == 0) {
+        const char *v = data + sizeof name - 1;
+        size_t vn = n - (sizeof name - 1);
+        while (vn && (*v == ' ' || *v == '\t')) { v++; vn--; }
+        while (vn && (v[vn - 1] == '\r' || v[vn - 1] == '\n' || v[vn - 1] == ' ')) vn--;
+        if (vn == 10 && strncmp(v, "REG_BINARY", 10) == 0) s->said = 1;
+        else if (vn == 12 && strncmp(v, "REG_MULTI_SZ", 12) == 0) s->said = 2;
+        else s->said = 3;
+    }
+    return n;
+}
 
 static size_t on_body(char *data, size_t size, size_t nmemb, void *ctx)
 {
@@ -424,6 +443,8 @@ PL_EXTERN int pl_remote_query(pl_remote *r, const char *target, const char *quer
     SET(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)st.max_bytes);
     SET(CURLOPT_WRITEFUNCTION, on_body);
     SET(CURLOPT_WRITEDATA, &s);
+    SET(CURLOPT_HEADERFUNCTION, on_header);
+    SET(CURLOPT_HEADERDATA, &s);
     SET(CURLOPT_HTTPHEADER, hdrs);
     SET(CURLOPT_USERAGENT, "perflib-remote/1");
     SET(CURLOPT_ACCEPT_ENCODING, NULL);
@@ -455,7 +476,15 @@ PL_EXTERN int pl_remote_query(pl_remote *r, const char *target, const char *quer
                       target, code, why[0] ? ": " : "", why);
         goto done;
     }
+    /* What the answer should be: a title query gives a MULTI_SZ. perfd says
+     * what it sent; a peer that says otherwise is not answering this query. */
     int titles = title_query(query);
+    if (s.said == 3 || (s.said && (s.said == 2) != titles)) {
+        rc = pl__fail(err, PL_E_BAD_BLOCK, "%s: perfd sent %s for a %s query", target,
+                      s.said == 1 ? "REG_BINARY" : s.said == 2 ? "REG_MULTI_SZ" : "an unknown X-Perflib-Type",
+                      titles ? "title" : "data");
+        goto done;
+    }
     rc = check_answer(&s, titles, target, err);
     if (rc != PL_OK) goto done;
     if (s.len == 0) { /* cannot happen for a checked answer; keeps *out non-NULL */

@@ -11,7 +11,7 @@
  *
  * Layers, later ones winning: the defaults, the keys before any section, the
  * section named like the target's host ("web1"), the section named like the
- * whole target ("web1:9229"), then the PERFLIB_REMOTE_* environment. Every
+ * whole target ("web1:9730"), then the PERFLIB_REMOTE_* environment. Every
  * line is checked, in every section, so a typo anywhere is an error rather
  * than a silently ignored setting. The file is hostile input: bounded in
  * size, numbers range-checked, no value may hold a control character. */

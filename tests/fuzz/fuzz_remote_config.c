@@ -24,7 +24,7 @@ static void check(const pl_remote_settings *s)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const char *const targets[] = {NULL, "web1", "web1:9229", "\\\\[::1]:80"};
+    static const char *const targets[] = {NULL, "web1", "web1:9730", "\\\\[::1]:80"};
     for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {
         pl_remote_settings s;
         pl_error err;

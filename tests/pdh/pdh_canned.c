@@ -184,6 +184,10 @@ static int c_collect(void *ctx, const char *query, void **block, size_t *len, pl
     canned *c = ctx;
     c->ncollects++;
     snprintf(c->last_query, sizeof c->last_query, "%s", query);
+    if (strncmp(query, "Foreign ", 8) == 0) { /* canned data has no other machine */
+        if (err) { err->status = PL_E_REMOTE; snprintf(err->msg, sizeof err->msg, "no such machine"); }
+        return PL_E_REMOTE;
+    }
     if (c->fail) {
         if (err) { err->status = PL_E_PROVIDER; snprintf(err->msg, sizeof err->msg, "canned failure"); }
         return PL_E_PROVIDER;

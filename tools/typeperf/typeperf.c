@@ -70,7 +70,8 @@ static void usage(FILE *out)
         "  -q [object]                   List the available counters (of one object) without instances.\r\n"
         "  -qx [object]                  List the available counters (of one object) with instances.\r\n"
         "  -sc <samples>                 Number of samples to collect. Default is until CTRL+C.\r\n"
-        "  -s <computer_name>            Computer to sample (only the local computer is supported).\r\n"
+        "  -s <computer_name>            Server to monitor if no server is specified in the counter path\r\n"
+        "                                (another machine is read from its perfd: docs/typeperf.md).\r\n"
         "  -y                            Overwrite an existing output file without asking.\r\n"
         "\r\n"
         "Exit codes:\r\n"
@@ -101,7 +102,13 @@ typedef struct canned_src {
 static int canned_collect(void *ctx, const char *query, void **block, size_t *len, pl_error *err)
 {
     canned_src *c = ctx;
-    (void)query;
+    if (strncasecmp(query, "Foreign", 7) == 0) { /* saved blocks are this machine's only */
+        if (err) {
+            err->status = PL_E_REMOTE;
+            snprintf(err->msg, sizeof err->msg, "saved sample blocks have no other machine");
+        }
+        return PL_E_REMOTE;
+    }
     char path[1100];
     snprintf(path, sizeof path, "%s/sample%d.blk", c->dir, c->cur);
     FILE *f = fopen(path, "rb");
@@ -360,7 +367,7 @@ static const char *status_text(uint32_t st)
     case PL_PDH_CSTATUS_NO_OBJECT: return "The object was not found";
     case PL_PDH_CSTATUS_NO_COUNTER: return "The counter was not found";
     case PL_PDH_CSTATUS_NO_INSTANCE: return "The instance was not found";
-    case PL_PDH_CSTATUS_NO_MACHINE: return "The computer was not found (only the local computer is supported)";
+    case PL_PDH_CSTATUS_NO_MACHINE: return "The computer was not found or did not answer";
     default: return "The counter could not be added";
     }
 }
@@ -384,8 +391,9 @@ static void put_row(FILE *out, char sep, char **fields, size_t n)
 
 /* -------------------------------------------------------------- main */
 
-static int list_counters(const pl_pdh_source *src, const opts *o, FILE *out)
+static int list_counters(const pl_pdh_source *src, const opts *o, const char *machine, FILE *out)
 {
+    const char *mp = machine ? "\\\\" : "", *mn = machine ? machine : "";
     char **objs = NULL;
     size_t nobj = 0;
     pl_error err = {0};
@@ -409,10 +417,10 @@ static int list_counters(const pl_pdh_source *src, const opts *o, FILE *out)
             break;
         }
         for (size_t c = 0; c < nc; c++) {
-            if (!has) fprintf(out, "\\%s\\%s\r\n", obj, ctrs[c]);
-            else if (o->query == 1) fprintf(out, "\\%s(*)\\%s\r\n", obj, ctrs[c]);
+            if (!has) fprintf(out, "%s%s\\%s\\%s\r\n", mp, mn, obj, ctrs[c]);
+            else if (o->query == 1) fprintf(out, "%s%s\\%s(*)\\%s\r\n", mp, mn, obj, ctrs[c]);
             else
-                for (size_t k = 0; k < ni; k++) fprintf(out, "\\%s(%s)\\%s\r\n", obj, insts[k], ctrs[c]);
+                for (size_t k = 0; k < ni; k++) fprintf(out, "%s%s\\%s(%s)\\%s\r\n", mp, mn, obj, insts[k], ctrs[c]);
         }
         pl_free(ctrs);
         pl_free(insts);
@@ -473,6 +481,32 @@ static void close_source(pl_pdh_source *src, void *engine)
 #endif
 }
 
+/* -s on another machine: the listing (-q, -qx) reads that machine's data
+ * through this source, which turns every query into "Foreign <computer>
+ * <query>". Sampling needs no wrapper: the paths get "\\computer" in front. */
+typedef struct foreign_src {
+    const pl_pdh_source *inner;
+    const char *computer;
+} foreign_src;
+
+static int foreign_collect(void *ctx, const char *query, void **block, size_t *len, pl_error *err)
+{
+    foreign_src *f = ctx;
+    size_t n = strlen(f->computer) + strlen(query) + 10;
+    char *fq = malloc(n);
+    if (!fq) return PL_E_NOMEM;
+    snprintf(fq, n, "Foreign %s %s", f->computer, query);
+    int rc = f->inner->collect(f->inner->ctx, fq, block, len, err);
+    free(fq);
+    return rc;
+}
+
+static const pl_titles *foreign_titles(void *ctx, int english)
+{
+    foreign_src *f = ctx;
+    return f->inner->titles ? f->inner->titles(f->inner->ctx, english) : NULL;
+}
+
 static int is_local(const char *computer, const char *machine)
 {
     const char *c = computer;
@@ -523,6 +557,8 @@ int main(int argc, char **argv)
     size_t ncols = 0;
     pl_error err = {0};
     char **fields = NULL;
+    const char *remote = NULL;   /* -s names another machine */
+    char **mpaths = NULL;        /* paths given that machine's name */
 
     if (o.computer) {
         /* learn the machine name from one collection's header */
@@ -535,9 +571,22 @@ int main(int argc, char **argv)
         }
         free(blk);
         if (!is_local(o.computer, machine)) {
-            errorf("computer \"%s\": only the local computer can be sampled.", o.computer);
-            rc = EXIT_SOURCE;
-            goto done;
+            remote = o.computer[0] == '\\' && o.computer[1] == '\\' ? o.computer + 2 : o.computer;
+            if (!*remote || strpbrk(remote, " \t\\")) {
+                errorf("computer \"%s\": not a computer name.", o.computer);
+                rc = EXIT_SOURCE;
+                goto done;
+            }
+            /* paths without a computer are that computer's */
+            mpaths = calloc(o.npaths + 1, sizeof *mpaths);
+            if (!mpaths) { rc = EXIT_SOURCE; goto done; }
+            for (size_t i = 0; i < o.npaths; i++) {
+                if (o.paths[i][0] == '\\' && o.paths[i][1] == '\\') continue;
+                size_t l = strlen(remote) + strlen(o.paths[i]) + 3;
+                if (!(mpaths[i] = malloc(l))) { rc = EXIT_SOURCE; goto done; }
+                snprintf(mpaths[i], l, "\\\\%s%s", remote, o.paths[i]);
+                o.paths[i] = mpaths[i];
+            }
         }
     }
 
@@ -555,7 +604,13 @@ int main(int argc, char **argv)
             rc = EXIT_OUTPUT;
             goto done;
         }
-        rc = list_counters(&src, &o, out);
+        if (remote) {
+            foreign_src fs = {.inner = &src, .computer = remote};
+            pl_pdh_source wrapped = {.collect = foreign_collect, .titles = foreign_titles, .ctx = &fs};
+            rc = list_counters(&wrapped, &o, remote, out);
+        } else {
+            rc = list_counters(&src, &o, NULL, out);
+        }
         if (rc == EXIT_OK) fputs("The command completed successfully.\r\n", stdout);
         goto done;
     }
@@ -723,6 +778,9 @@ done:
     free(cols);
     pl_pdh_close_query(q);
     close_source(&src, engine);
+    if (mpaths)
+        for (size_t i = 0; i < o.npaths; i++) free(mpaths[i]);
+    free(mpaths);
     free(cfmem);
     free(o.paths);
     return rc;
