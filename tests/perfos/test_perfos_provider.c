@@ -195,8 +195,8 @@ static void m2_memory(void **state)
         {PL_CTR_COMMIT_LIMIT, L, 7168000000ull, 0},
         {PL_CTR_PCT_COMMITTED_BYTES_IN_USE, PERF_RAW_FRACTION, 3500000, 7000000},
         {PL_CTR_PAGE_FAULTS_PER_SEC, B, 5000000, 0},
-        {PL_CTR_PAGES_PER_SEC, B, 4000, 0},
-        {PL_CTR_PAGES_INPUT_PER_SEC, B, 1000, 0},
+        {PL_CTR_PAGES_PER_SEC, B, 7000 + 3000, 0}, /* hard faults + pages swapped out */
+        {PL_CTR_PAGES_INPUT_PER_SEC, B, 7000, 0},  /* hard faults, file and swap */
         {PL_CTR_PAGES_OUTPUT_PER_SEC, B, 3000, 0},
         {PL_CTR_PAGE_READS_PER_SEC, B, 7000, 0},
         {PL_CTR_CACHE_BYTES, L, 2867200000ull, 0}, /* Buffers + Cached + SReclaimable */
@@ -359,8 +359,9 @@ static void m4_system_memory(void **state)
         {PL_CTR_COMMIT_LIMIT, L, 2048000000ull, 0},
         {PL_CTR_PCT_COMMITTED_BYTES_IN_USE, PERF_RAW_FRACTION, 3000000, 2000000}, /* overcommitted */
         {PL_CTR_PAGE_FAULTS_PER_SEC, B, 80000, 0},
-        {PL_CTR_PAGES_PER_SEC, B, 0, 0},
-        {PL_CTR_PAGES_INPUT_PER_SEC, B, 0, 0},
+        /* issue 11 item 4: hard faults without swap are pages input */
+        {PL_CTR_PAGES_PER_SEC, B, 90, 0},
+        {PL_CTR_PAGES_INPUT_PER_SEC, B, 90, 0},
         {PL_CTR_PAGES_OUTPUT_PER_SEC, B, 0, 0},
         {PL_CTR_PAGE_READS_PER_SEC, B, 90, 0},
         {PL_CTR_CACHE_BYTES, L, 1075200000ull, 0},
