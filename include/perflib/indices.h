@@ -419,7 +419,7 @@
  * seeded by an older version gets the missing built-in titles (never
  * overwriting a title already there) and the current built-in provider
  * records when it is next opened for writing. */
-#define PL_SEED_VERSION 2
+#define PL_SEED_VERSION 3 /* 3: PerfOS's block reaches Unavailable Counters (1964) */
 
 /* Note: the Linux-only "Free Bytes" (Memory) shares its text with Heap's
  * 1768; look counters up by index, or by name within their object. */
@@ -430,10 +430,10 @@
  * provider's block, so a block must cover every index its provider uses:
  * when a counter is appended later, the block of the provider that uses it
  * grows to reach it, even across other providers' blocks (built-in providers
- * are never uninstalled, so an overlap is harmless). PerfProc's reaches
- * Unavailable Counters (1964). */
+ * are never uninstalled, so an overlap is harmless). PerfProc's and
+ * PerfOS's reach Unavailable Counters (1964). */
 #define PL_RANGE_PERFOS_FIRST 1848
-#define PL_RANGE_PERFOS_LAST  1920
+#define PL_RANGE_PERFOS_LAST  1964
 #define PL_RANGE_PERFPROC_FIRST 1922
 #define PL_RANGE_PERFPROC_LAST  1964
 #define PL_RANGE_PERFDISK_FIRST 1948

@@ -43,6 +43,19 @@ void pl__skip_line(const char **p);
  * parse the first number after it. Returns 1 when found. */
 int pl__find_key_u64(const char *text, const char *key, uint64_t *v);
 
+/* Open a file below dirfd for reading: non-blocking (a FIFO planted under
+ * the root cannot block), and only a regular file (-EINVAL otherwise).
+ * Returns the descriptor or -errno. */
+int pl__open_regular_at(int dirfd, const char *rel);
+
+/* Boot time as FILETIME to 100 ns (issue 11 item 5): CLOCK_REALTIME minus
+ * CLOCK_BOOTTIME, read together, when that agrees with `btime` (whole
+ * seconds, from /proc/stat) to within [-1, +2) s; else btime itself (a
+ * canned tree or another machine's /proc). -1 for a btime beyond 63 bits.
+ * pl__boot_ft_choose is the decision on given clock readings (100 ns). */
+int64_t pl__boot_ft_precise(uint64_t btime);
+int64_t pl__boot_ft_choose(uint64_t btime, int64_t real_ft, int64_t since_boot);
+
 /* The current time as FILETIME (100 ns since 1601, UTC). */
 int64_t pl__filetime_now(void);
 /* A monotonic clock in 100 ns ticks (the block's PerfTime, PerfFreq 10^7). */
@@ -56,7 +69,9 @@ static inline uint64_t pl__ticks_to_100ns(uint64_t ticks, long hz)
     uint64_t m = (uint64_t)(PL_TICKS_PER_SEC / hz);
     return m && ticks > UINT64_MAX / m ? UINT64_MAX : ticks * m;
 }
-/* Boot time as FILETIME, from "btime" in <root>/proc/stat. -errno on failure:
+/* Boot time as FILETIME, from "btime" in <root>/proc/stat made precise
+ * with pl__boot_ft_precise; a btime line that is not one number ("1e9x",
+ * beyond 64 bits) is -EINVAL. -errno on failure:
  * -ENODATA without a btime line, -EINVAL for a btime whose FILETIME would
  * not fit in an int64_t. */
 int pl__boot_filetime(int rootfd, int64_t *ft);

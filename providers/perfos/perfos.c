@@ -53,6 +53,7 @@ static struct perfos {
 typedef struct val {
     pl_counter_desc d;
     uint64_t v, base;
+    int unav;             /* the source was there but its value is not a number we can show */
 } val;
 
 typedef struct vlist {
@@ -96,6 +97,21 @@ static void put_frac(vlist *l, uint32_t idx, uint32_t detail, uint64_t num_kib, 
     x->base = den_kib;
 }
 
+/* A counter whose source line is present but unusable (malformed, beyond
+ * 64 bits): it stays in the object, written as 0 and marked in the
+ * object's "Unavailable Counters" (docs/block-format.md), never a number. */
+static void put_bad(vlist *l, uint32_t idx, uint32_t type, int32_t scale, uint32_t detail)
+{
+    put(l, idx, type, scale, detail, 0);
+    if (l->n > 0 && l->v[l->n - 1].d.name_index == idx) l->v[l->n - 1].unav = 1;
+}
+
+static void put_bad_frac(vlist *l, uint32_t idx, uint32_t detail)
+{
+    put_frac(l, idx, detail, 0, 0);
+    if (l->n > 0 && l->v[l->n - 1].d.name_index == idx) l->v[l->n - 1].unav = 1;
+}
+
 static int64_t now_filetime(void)
 {
     return pl__filetime_now();
@@ -117,12 +133,30 @@ static int emit_single(pl_builder *b, uint32_t obj_index, int64_t perf_time, con
     int obj, rc = pl_builder_add_object(b, &od, &obj);
     if (rc != PL_OK) return rc;
     int h[MAX_SINGLE];
-    for (int i = 0; i < l->n; i++)
+    uint64_t unav = 0;
+    uint32_t pos = 0;
+    for (int i = 0; i < l->n; i++) {
         if ((rc = pl_builder_add_counter(b, obj, &l->v[i].d, &h[i])) != PL_OK) return rc;
+        if (l->v[i].unav) unav |= PL_UNAVAILABLE_BIT(pos);
+        if (l->v[i].unav && l->v[i].d.base_type) unav |= PL_UNAVAILABLE_BIT(pos + 1);
+        pos += l->v[i].d.base_type ? 2u : 1u;
+    }
     for (int i = 0; i < l->n; i++) {
         if ((rc = pl_builder_set_u64(b, obj, -1, h[i], l->v[i].v)) != PL_OK) return rc;
         if (l->v[i].d.base_type && (rc = pl_builder_set_base(b, obj, -1, h[i], l->v[i].base)) != PL_OK)
             return rc;
+    }
+    if (unav) {
+        /* the generic marker, last: only when something is unavailable */
+        pl_counter_desc md = {
+            .name_index = PL_CTR_UNAVAILABLE_COUNTERS,
+            .help_index = PL_HELP(PL_CTR_UNAVAILABLE_COUNTERS),
+            .type = PERF_COUNTER_LARGE_RAWCOUNT_HEX,
+            .detail_level = PERF_DETAIL_WIZARD,
+        };
+        int m;
+        if ((rc = pl_builder_add_counter(b, obj, &md, &m)) != PL_OK) return rc;
+        if ((rc = pl_builder_set_u64(b, obj, -1, m, unav)) != PL_OK) return rc;
     }
     return PL_OK;
 }
@@ -161,8 +195,11 @@ static int build_system(pl_builder *b, int have_stat)
      * the object's PerfTime = now (FILETIME), PerfFreq = 10^7. */
     int64_t boot = 0;
     int have_boot = 0;
-    if (have_stat && (st->have & PL__STAT_HAVE_BTIME) && st->btime < (uint64_t)INT64_MAX / PL_TICKS_PER_SEC) {
-        boot = PL_FILETIME_UNIX_EPOCH + (int64_t)st->btime * PL_TICKS_PER_SEC;
+    if (have_stat && (st->have & PL__STAT_HAVE_BTIME) &&
+        st->btime <= (uint64_t)(INT64_MAX - PL_FILETIME_UNIX_EPOCH) / PL_TICKS_PER_SEC) {
+        /* btime is whole seconds: made precise from the clocks (issue 11
+         * item 5) when they agree with it */
+        boot = pl__boot_ft_precise(st->btime);
         have_boot = 1;
     } else {
         struct pl__uptime up;
@@ -237,6 +274,7 @@ static int build_memory(pl_builder *b)
     vlist *l = calloc(1, sizeof *l);
     if (!l) return PL_E_NOMEM;
 #define HAS(f) pl__mem_has(&m, f)
+#define BAD(f) ((m.bad >> (f)) & 1u)
 #define VM(f) ((vm.have >> (f)) & 1u)
     const uint32_t LRAW = PERF_COUNTER_LARGE_RAWCOUNT;
     if (HAS(PL__MEM_AVAILABLE)) {
@@ -244,14 +282,25 @@ static int build_memory(pl_builder *b)
         put(l, PL_CTR_AVAILABLE_BYTES, LRAW, -6, PERF_DETAIL_NOVICE, a);
         put(l, PL_CTR_AVAILABLE_KBYTES, LRAW, -3, PERF_DETAIL_NOVICE, a / 1024);
         put(l, PL_CTR_AVAILABLE_MBYTES, LRAW, 0, PERF_DETAIL_NOVICE, a / (1024 * 1024));
+    } else if (BAD(PL__MEM_AVAILABLE)) {
+        put_bad(l, PL_CTR_AVAILABLE_BYTES, LRAW, -6, PERF_DETAIL_NOVICE);
+        put_bad(l, PL_CTR_AVAILABLE_KBYTES, LRAW, -3, PERF_DETAIL_NOVICE);
+        put_bad(l, PL_CTR_AVAILABLE_MBYTES, LRAW, 0, PERF_DETAIL_NOVICE);
     }
     if (HAS(PL__MEM_COMMITTED_AS))
         put(l, PL_CTR_COMMITTED_BYTES, LRAW, -6, PERF_DETAIL_NOVICE, m.v[PL__MEM_COMMITTED_AS]);
+    else if (BAD(PL__MEM_COMMITTED_AS))
+        put_bad(l, PL_CTR_COMMITTED_BYTES, LRAW, -6, PERF_DETAIL_NOVICE);
     if (HAS(PL__MEM_COMMIT_LIMIT))
         put(l, PL_CTR_COMMIT_LIMIT, LRAW, -6, PERF_DETAIL_ADVANCED, m.v[PL__MEM_COMMIT_LIMIT]);
+    else if (BAD(PL__MEM_COMMIT_LIMIT))
+        put_bad(l, PL_CTR_COMMIT_LIMIT, LRAW, -6, PERF_DETAIL_ADVANCED);
     if (HAS(PL__MEM_COMMITTED_AS) && HAS(PL__MEM_COMMIT_LIMIT))
         put_frac(l, PL_CTR_PCT_COMMITTED_BYTES_IN_USE, PERF_DETAIL_NOVICE, m.v[PL__MEM_COMMITTED_AS] / 1024,
                  m.v[PL__MEM_COMMIT_LIMIT] / 1024);
+    else if ((HAS(PL__MEM_COMMITTED_AS) || BAD(PL__MEM_COMMITTED_AS)) &&
+             (HAS(PL__MEM_COMMIT_LIMIT) || BAD(PL__MEM_COMMIT_LIMIT)))
+        put_bad_frac(l, PL_CTR_PCT_COMMITTED_BYTES_IN_USE, PERF_DETAIL_NOVICE);
     if (VM(PL__VM_PGFAULT))
         put(l, PL_CTR_PAGE_FAULTS_PER_SEC, PERF_COUNTER_BULK_COUNT, -1, PERF_DETAIL_NOVICE, vm.v[PL__VM_PGFAULT]);
     /* Windows' meaning: pages read from disk to resolve hard faults, mapped
@@ -273,6 +322,9 @@ static int build_memory(pl_builder *b)
     if (HAS(PL__MEM_BUFFERS) && HAS(PL__MEM_CACHED) && HAS(PL__MEM_SRECLAIMABLE))
         put(l, PL_CTR_CACHE_BYTES, LRAW, -6, PERF_DETAIL_ADVANCED,
             m.v[PL__MEM_BUFFERS] + m.v[PL__MEM_CACHED] + m.v[PL__MEM_SRECLAIMABLE]);
+    else if ((HAS(PL__MEM_BUFFERS) || BAD(PL__MEM_BUFFERS)) && (HAS(PL__MEM_CACHED) || BAD(PL__MEM_CACHED)) &&
+             (HAS(PL__MEM_SRECLAIMABLE) || BAD(PL__MEM_SRECLAIMABLE)))
+        put_bad(l, PL_CTR_CACHE_BYTES, LRAW, -6, PERF_DETAIL_ADVANCED);
 
     static const struct {
         uint32_t idx;
@@ -287,10 +339,14 @@ static int build_memory(pl_builder *b)
         {PL_CTR_HUGE_PAGES_TOTAL, PL__MEM_HUGE_TOTAL, 0}, {PL_CTR_HUGE_PAGES_FREE, PL__MEM_HUGE_FREE, 0},
         {PL_CTR_HUGE_PAGE_SIZE_BYTES, PL__MEM_HUGE_PAGE_SIZE, -6},
     };
-    for (size_t i = 0; i < sizeof linux_only / sizeof linux_only[0]; i++)
+    for (size_t i = 0; i < sizeof linux_only / sizeof linux_only[0]; i++) {
         if (HAS(linux_only[i].f))
             put(l, linux_only[i].idx, LRAW, linux_only[i].scale, PERF_DETAIL_ADVANCED, m.v[linux_only[i].f]);
+        else if (BAD(linux_only[i].f))
+            put_bad(l, linux_only[i].idx, LRAW, linux_only[i].scale, PERF_DETAIL_ADVANCED);
+    }
 #undef HAS
+#undef BAD
 #undef VM
     int rc = emit_single(b, PL_OBJ_MEMORY, now_filetime(), l);
     free(l);

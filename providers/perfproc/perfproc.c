@@ -33,6 +33,7 @@
 #define UNAV_MAPS 0x20u      /* /proc/<pid>/maps: every address-space counter */
 #define UNAV_ROLLUP 0x40u    /* /proc/<pid>/smaps_rollup: Resident / Private Resident Bytes */
 #define UNAV_PROCSTAT 0x80u  /* Idle: /proc/stat */
+#define UNAV_BOOT 0x100u     /* btime of /proc/stat missing or malformed: Elapsed Time */
 
 #define LARGE PERF_COUNTER_LARGE_RAWCOUNT
 #define RAW PERF_COUNTER_RAWCOUNT
@@ -203,10 +204,12 @@ static const struct unav_group proc_groups[] = {
     {UNAV_STATUS, BIT(P_VIRT_PEAK) | BIT(P_WS_PEAK) | BIT(P_WS_PRIV) | BIT(P_WS_SHARED) | BIT(P_RSS_SHARED) |
                       BIT(P_PRIVATE) | BIT(P_PFB) | BIT(P_PFB_PEAK) | BIT(P_SWAP) | BIT(P_VCS) | BIT(P_IVCS)},
     {UNAV_PROCSTAT, BIT(P_PCT_PROC) | BIT(P_PCT_PRIV) | BIT(P_THREADS)},
+    {UNAV_BOOT, BIT(P_ELAPSED)},
 };
 
 static const struct unav_group thread_groups[] = {
     {UNAV_SCHEDSTAT, BIT(T_CSW)},
+    {UNAV_BOOT, BIT(T_ELAPSED)},
 };
 
 static const struct unav_group pas_groups[] = {
@@ -256,6 +259,7 @@ static struct {
     long hz;
     uint64_t tick_100ns;
     int64_t boot_ft;
+    int have_boot;            /* boot_ft is known (else Elapsed Time is marked unavailable) */
     uint64_t page_size;
     pl_builder *b;
     pl_pidvec pids, tids;
@@ -469,8 +473,8 @@ static void peaks_commit(void)
 
 static ssize_t read_maps(int pidfd)
 {
-    int fd = openat(pidfd, "maps", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -errno;
+    int fd = pl__open_regular_at(pidfd, "maps");
+    if (fd < 0) return fd;
     size_t got = 0;
     for (;;) {
         if (S.maps_cap - got < 4096) {
@@ -649,7 +653,7 @@ static void fill_process(const struct pinfo *pi, uint64_t swap_peak, uint64_t *v
     v[P_NICE] = (uint32_t)(int32_t)st->nice;
     v[P_LASTCPU] = st->processor < 0 ? 0 : (uint64_t)st->processor;
     v[P_STATE] = (uint8_t)st->state;
-    uint32_t unav = pi->unav | UNAV_IO_OTHER;
+    uint32_t unav = pi->unav | UNAV_IO_OTHER | (S.have_boot ? 0 : UNAV_BOOT);
     if (!(unav & UNAV_STATUS)) {
         v[P_VIRT_PEAK] = kib(ss->vm_peak);
         v[P_WS_PEAK] = kib(ss->vm_hwm);
@@ -707,7 +711,7 @@ static int collect_threads(int pidfd, int32_t pid, uint32_t ppos, int tobj)
         if (n <= 0 || pl__proc_parse_stat(buf, &st) != 0) continue; /* gone or malformed */
         memcpy(path + l, "/schedstat", 11);
         pl_proc_schedstat ss;
-        uint32_t unav = 0;
+        uint32_t unav = S.have_boot ? 0 : UNAV_BOOT;
         if (pl__proc_read_schedstat(taskfd, path, &ss) != 0) {
             unav |= UNAV_SCHEDSTAT;
             ss.slices = 0;
@@ -772,8 +776,8 @@ static int collect(const pl_query_items *q)
         /* Idle: the idle time of every CPU, ID Process 0. */
         uint64_t idle = 0;
         uint32_t ncpu = 0;
-        uint32_t iunav = 0;
-        if (read_cpu_idle(&idle, &ncpu) != 0) iunav = UNAV_PROCSTAT;
+        uint32_t iunav = S.have_boot ? 0 : UNAV_BOOT;
+        if (read_cpu_idle(&idle, &ncpu) != 0) iunav |= UNAV_PROCSTAT;
         memset(v, 0, sizeof v);
         v[P_PCT_PROC] = v[P_PCT_PRIV] = idle * S.tick_100ns;
         v[P_THREADS] = ncpu;
@@ -877,10 +881,11 @@ PL_PROVIDER_EXPORT DWORD PerfProcOpen(LPWSTR device_names)
         ret = ERROR_FILE_NOT_FOUND;
         goto fail;
     }
-    if (pl__boot_filetime(S.rootfd, &S.boot_ft) != 0) {
-        ret = ERROR_FILE_NOT_FOUND;
-        goto fail;
-    }
+    /* Without a usable btime (absent, malformed such as "1e9x", beyond 63
+     * bits) every Elapsed Time is marked unavailable, never computed from a
+     * made-up boot time (issue 11 item 8). */
+    S.boot_ft = 0;
+    S.have_boot = pl__boot_filetime(S.rootfd, &S.boot_ft) == 0;
     S.hz = pl__clock_ticks();
     S.tick_100ns = pl__ticks_to_100ns(1, S.hz);
     long ps = sysconf(_SC_PAGESIZE);

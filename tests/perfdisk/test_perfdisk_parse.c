@@ -43,11 +43,13 @@ static void diskstats_18_and_14_columns(void **state)
     assert_string_equal(d.name, "sda1");
     assert_int_equal(d.f[PL__DK_WEIGHTED_MS], 8900);
     assert_int_equal(d.f[PL__DK_IO_MS], 8000);
-    /* 64-bit values survive; overflow saturates. */
-    const char *big = "8 0 sda 18446744073709551615 0 0 0 0 0 0 0 0 0 99999999999999999999999";
-    assert_int_equal(pl__parse_diskstats_line(big, strlen(big), &d), 1);
+    /* 64-bit values survive; a value beyond 64 bits makes the line
+     * malformed (issue 11 item 8: never a saturated number). */
+    const char *max = "8 0 sda 18446744073709551615 0 0 0 0 0 0 0 0 0 5";
+    assert_int_equal(pl__parse_diskstats_line(max, strlen(max), &d), 1);
     assert_true(d.f[0] == UINT64_MAX);
-    assert_true(d.f[10] == UINT64_MAX);
+    const char *big = "8 0 sda 18446744073709551615 0 0 0 0 0 0 0 0 0 99999999999999999999999";
+    assert_int_equal(pl__parse_diskstats_line(big, strlen(big), &d), 0);
 }
 
 static void diskstats_malformed_lines(void **state)

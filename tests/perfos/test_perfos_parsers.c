@@ -273,8 +273,17 @@ static void meminfo_malformed(void **state)
         if (rc != -EINVAL) fail_msg("case %zu (%s) gave %d", i, bad[i], rc);
     }
     struct pl__meminfo m;
-    assert_int_equal(pl__parse_proc_meminfo("MemTotal: 99999999999999999999 kB\n", &m), 0);
-    assert_int_equal(m.v[PL__MEM_TOTAL], UINT64_MAX); /* saturates */
+    /* issue 11 item 8: beyond 64 bits is not a number (never saturated) */
+    assert_int_equal(pl__parse_proc_meminfo("MemTotal: 99999999999999999999 kB\n", &m), -EINVAL);
+    assert_int_equal(pl__parse_proc_meminfo("MemTotal: 18014398509481984 kB\n", &m), -EINVAL); /* x 1024 */
+    /* a known key with a bad value is marked bad, the rest is read */
+    assert_int_equal(pl__parse_proc_meminfo("MemTotal: 5 kB\nMemAvailable: 1e9x kB\nFoo: bar\nCached: 99999999999999999999\n", &m), 0);
+    assert_int_equal(m.v[PL__MEM_TOTAL], 5120);
+    assert_false(pl__mem_has(&m, PL__MEM_AVAILABLE));
+    assert_true((m.bad >> PL__MEM_AVAILABLE) & 1u);
+    assert_true((m.bad >> PL__MEM_CACHED) & 1u);
+    assert_false((m.bad >> PL__MEM_TOTAL) & 1u);
+    assert_int_equal(pl__parse_proc_meminfo("MemTotal: 5 kB\nMemAvailable: x\nMemAvailable: 5 kB\n", &m), -EINVAL);
     const char t[] = "MemTotal: 8000000 kB\nMemFree: 2000";
     int fd = tmp_tree("meminfo", t, sizeof t - 1);
     assert_int_equal(pl__read_proc_meminfo(fd, &m), -EINVAL);

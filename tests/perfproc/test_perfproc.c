@@ -13,6 +13,7 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "perflib/block.h"
@@ -593,6 +594,49 @@ static void hostile_tree(void **state)
     ph_rmtree(root);
 }
 
+/* Issue 11 item 8: "btime 1e9x" was read as 1 (every Elapsed Time about 56
+ * years, shown valid); now Elapsed Time is marked unavailable in every
+ * Process and Thread instance and the rest is read. A FIFO planted as a
+ * process's status file does not block the reader (non-blocking open, then
+ * only regular files are read): that process's status counters are marked. */
+static void hostile_btime_and_fifo(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/perfproc_btime_XXXXXX";
+    ph_tempdir(root);
+    ph_put(root, "proc/stat", "cpu  1 0 1 100 0 0 0 0 0 0\ncpu0 1 0 1 100 0 0 0 0 0 0\nbtime 1e9x\n");
+    ph_put(root, "proc/10/stat", "10 (p) S 1 10 10 0 -1 0 1 0 2 0 3 4 0 0 20 0 1 0 5 6 7\n");
+    ph_put(root, "proc/10/task/10/stat", "10 (p) S 1 10 10 0 -1 0 1 0 2 0 3 4 0 0 20 0 1 0 5 6 7\n");
+    ph_mkdir(root, "proc/10/fd");
+    char fifo[512];
+    snprintf(fifo, sizeof fifo, "%s/proc/10/status", root);
+    assert_int_equal(mkfifo(fifo, 0644), 0);
+    alarm(20); /* a blocking open would hang here */
+    load(root);
+    assert_int_equal(prov.open(NULL), 0);
+    ph_result r;
+    ph_collect_ok(&prov, "230 232", 1u << 20, &r);
+    alarm(0);
+    pl_object o, t;
+    ph_object(&r, PL_OBJ_PROCESS, &o);
+    ph_object(&r, PL_OBJ_THREAD, &t);
+    const char *want[] = {"Idle", "p", "_Total"};
+    ph_names_are(&o, want, 3, 0);
+    for (int32_t i = 0; i < 3; i++) {
+        assert_int_equal(ph_available(&o, i, PL_CTR_ELAPSED_TIME), 0);
+        assert_int_equal(ph_value(&o, i, PL_CTR_ELAPSED_TIME), 0);
+    }
+    assert_int_equal(ph_available(&o, 1, PL_CTR_PCT_PROCESSOR_TIME), 1);
+    assert_int_equal(ph_value(&o, 1, PL_CTR_PCT_PROCESSOR_TIME), 7 * TICK);
+    assert_int_equal(ph_available(&o, 1, PL_CTR_WORKING_SET_PEAK), 0); /* status is a FIFO */
+    assert_int_equal(pl_object_num_instances(&t), 1);
+    assert_int_equal(ph_available(&t, 0, PL_CTR_ELAPSED_TIME), 0);
+    assert_int_equal(ph_available(&t, 0, PL_CTR_ID_THREAD), 1);
+    ph_result_free(&r);
+    ph_unload(&prov);
+    ph_rmtree(root);
+}
+
 static void *sleeper(void *arg)
 {
     (void)arg;
@@ -830,6 +874,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(costly_image_and_address_space),
         cmocka_unit_test(more_data_contract),
         cmocka_unit_test(open_close_errors),
+        cmocka_unit_test(hostile_btime_and_fifo),
         cmocka_unit_test(malformed_files_skipped),
         cmocka_unit_test(repeated_collects_stable),
         cmocka_unit_test(hostile_tree),

@@ -422,6 +422,9 @@ static void boot_filetime_bounds(void **state)
         {"cpu  1 2 3 4\nbtime 18446744073709551615\n", -EINVAL, 0},
         {"cpu  1 2 3 4\nbtime 999999999999999999999999\n", -EINVAL, 0},
         {"cpu  1 2 3 4\n", -ENODATA, 0},
+        /* issue 11 item 8: not read as 1 (every Elapsed Time 56 years) */
+        {"cpu  1 2 3 4\nbtime 1e9x\n", -EINVAL, 0},
+        {"cpu  1 2 3 4\nbtime 1700000000 5\n", -EINVAL, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);

@@ -102,9 +102,9 @@ static void seed_providers(void **state)
     assert_string_equal(os->object_list, "2 4 238 700");
     assert_null(os->linkage_export);
     assert_int_equal(os->first_counter, 1848);
-    assert_int_equal(os->last_counter, 1920);
+    assert_int_equal(os->last_counter, 1964);
     assert_int_equal(os->first_help, 1849);
-    assert_int_equal(os->last_help, 1921);
+    assert_int_equal(os->last_help, 1965);
     assert_int_equal(os->builtin, 1);
     assert_int_equal(os->disabled, 0);
     assert_null(os->disable_reason);

@@ -112,12 +112,17 @@ enum pl__mem_field {
 
 struct pl__meminfo {
     uint64_t have;                    /* bit (1 << field) set when the key was present */
-    uint64_t v[PL__MEM_NFIELDS];      /* bytes ("kB" values times 1024, saturating);
-                                         values without a unit are kept as they are */
+    uint64_t bad;                     /* bit (1 << field): the key was there, its value
+                                         not a number we can show (malformed, beyond 64
+                                         bits, an unknown unit) */
+    uint64_t v[PL__MEM_NFIELDS];      /* bytes ("kB" values times 1024); values without
+                                         a unit are kept as they are */
 };
 
-/* Parse <root>/proc/meminfo. MemTotal is required (-EINVAL without it); a
- * line that is not "Key: number [kB]" is -EINVAL. Unknown keys are skipped. */
+/* Parse <root>/proc/meminfo. A line must be "Key: ..." (else -EINVAL); a
+ * key twice is -EINVAL. A known key whose value is not "number [kB]" (or
+ * does not fit 64 bits in bytes) sets its `bad` bit; unknown keys are
+ * skipped. A valid MemTotal is required (-EINVAL without it). */
 int pl__read_proc_meminfo(int rootfd, struct pl__meminfo *out);
 int pl__parse_proc_meminfo(const char *text, struct pl__meminfo *out);
 static inline int pl__mem_has(const struct pl__meminfo *m, enum pl__mem_field f)

@@ -44,22 +44,25 @@ int pl__parse_proc_meminfo(const char *text, struct pl__meminfo *out)
         if (*colon != ':' || colon == s) return -EINVAL;
         size_t kl = (size_t)(colon - s);
         const char *r = colon + 1;
-        uint64_t v;
-        if (!pl__parse_u64(&r, &v)) return -EINVAL;
-        while (*r == ' ' || *r == '\t') r++;
-        int kb = 0;
-        if (r[0] == 'k' && r[1] == 'B') {
-            kb = 1;
+        uint64_t v = 0;
+        int ok = pl__parse_u64(&r, &v);
+        while (ok && (*r == ' ' || *r == '\t')) r++;
+        if (ok && r[0] == 'k' && r[1] == 'B') {
+            if (v > UINT64_MAX / 1024) ok = 0; /* never a saturated number */
+            else v *= 1024;
             r += 2;
         }
-        while (*r == ' ' || *r == '\t') r++;
-        if (*r != '\n' && *r != '\0') return -EINVAL;
+        while (ok && (*r == ' ' || *r == '\t')) r++;
+        if (ok && *r != '\n' && *r != '\0') ok = 0;
         for (int f = 0; f < PL__MEM_NFIELDS; f++) {
             if (strlen(mem_keys[f]) != kl || memcmp(mem_keys[f], s, kl) != 0) continue;
-            if ((out->have >> f) & 1u) return -EINVAL; /* a key twice */
-            if (kb) v = v > UINT64_MAX / 1024 ? UINT64_MAX : v * 1024;
-            out->v[f] = v;
-            out->have |= (uint64_t)1 << f;
+            if (((out->have | out->bad) >> f) & 1u) return -EINVAL; /* a key twice */
+            if (ok) {
+                out->v[f] = v;
+                out->have |= (uint64_t)1 << f;
+            } else {
+                out->bad |= (uint64_t)1 << f;
+            }
             break;
         }
         pl__skip_line(&s);

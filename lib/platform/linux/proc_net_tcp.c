@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "collect_io.h"
+#include "platform.h"
 
 #define TCP_ST_ESTABLISHED 0x01
 #define TCP_ST_CLOSE_WAIT 0x08
@@ -131,8 +132,8 @@ int pl__parse_net_tcp(const char *text, size_t len, int v6, struct pl__tcp_socks
 int pl__read_net_tcp(int rootfd, int v6, struct pl__tcp_socks *out)
 {
     reset(out);
-    int fd = openat(rootfd, v6 ? "proc/net/tcp6" : "proc/net/tcp", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -errno;
+    int fd = pl__open_regular_at(rootfd, v6 ? "proc/net/tcp6" : "proc/net/tcp");
+    if (fd < 0) return fd;
     char buf[CHUNK];
     size_t have = 0;       /* bytes of an unfinished line at buf[0] */
     int header = 1;        /* the next complete line is the header */

@@ -14,8 +14,8 @@
 ssize_t pl__proc_read1(int dirfd, const char *rel, char *buf, size_t cap)
 {
     if (cap < 2) return -EINVAL;
-    int fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -errno;
+    int fd = pl__open_regular_at(dirfd, rel);
+    if (fd < 0) return fd;
     ssize_t n;
     do {
         n = read(fd, buf, cap - 1);
