@@ -41,7 +41,9 @@
 #ifndef PL_HELPER_PROTO_H
 #define PL_HELPER_PROTO_H
 
+#include <dlfcn.h>
 #include <stdint.h>
+#include <string.h>
 
 #define PLH_FD 3                      /* the helper's end of the socket */
 
@@ -91,6 +93,26 @@ static inline int64_t plh_pointer_moved(const void *now, const void *start)
     }
     uintptr_t d = b - a;
     return d > (uintptr_t)INT64_MAX ? INT64_MIN : -(int64_t)d;
+}
+
+/* A Windows provider's DllMain, when its library exports one: called with
+ * DLL_PROCESS_ATTACH (1) after loading (0 = FALSE: the load fails, as on
+ * Windows) and DLL_PROCESS_DETACH (0) before unloading, by the host in
+ * process and by the helper. hinstDLL is the library's base address (what
+ * GetModuleFileName takes). Returns 1 when there is no DllMain. */
+#define PLH_DLL_PROCESS_DETACH 0u
+#define PLH_DLL_PROCESS_ATTACH 1u
+static inline int plh_dllmain(void *dl, uint32_t reason)
+{
+    if (!dl) return 1;
+    dlerror();
+    void *sym = dlsym(dl, "DllMain");
+    if (dlerror() || !sym) return 1;
+    int (*fn)(void *, uint32_t, void *);
+    memcpy(&fn, &sym, sizeof fn); /* POSIX: a dlsym result converts to a function pointer */
+    Dl_info info;
+    void *base = dladdr(sym, &info) ? info.dli_fbase : NULL;
+    return fn(base, reason, NULL) != 0;
 }
 
 #endif

@@ -279,7 +279,10 @@ void pl__host_free(pl__host *h)
         else if (p->opened && !p->hung) inproc_close(h, p);
         pl__worker_free(p->worker); /* NULL after a hung call: that thread is left where it is */
         pl__marker_free(p->mk);
-        if (p->dl && !p->hung) dlclose(p->dl); /* a thread may still run inside a hung one */
+        if (p->dl && !p->hung) { /* a thread may still run inside a hung one */
+            (void)plh_dllmain(p->dl, PLH_DLL_PROCESS_DETACH);
+            dlclose(p->dl);
+        }
         free(p->buf);
         free(p->path);
         pl_provider_info_clear(&p->info);
@@ -332,6 +335,12 @@ static int load(pl__host *h, prov *p)
             dlclose(dl);
             return 0;
         }
+    }
+    if (!plh_dllmain(dl, PLH_DLL_PROCESS_ATTACH)) {
+        note(h, p, LOG_ERR, "cannot load %s: DllMain(DLL_PROCESS_ATTACH) returned FALSE", p->path);
+        p->errors++;
+        dlclose(dl);
+        return 0;
     }
     p->dl = dl;
     /* POSIX guarantees a data pointer from dlsym converts to a function pointer. */

@@ -733,6 +733,67 @@ static void iso_open_error_retried(void **state)
     assert_int_equal(children(NULL), 0);
 }
 
+/* Windows calls a provider's Close only after its Open succeeded; the
+ * helper does the same. It still ends the library as a process exit does:
+ * DllMain(DLL_PROCESS_DETACH), then its destructors. */
+static void iso_no_close_after_failed_open(void **state)
+{
+    (void)state;
+    add_provider_ex("Flaky", "open_error", NULL, NULL, PL_ISOLATION_HELPER, 0, 0);
+    pl_engine *e = engine();
+    pl_block blk;
+    void *data = query(e, "Global", &blk);
+    assert_int_equal(blk.hdr.NumObjectTypes, 0);
+    free(data);
+    pl_engine_close(e);
+    assert_int_equal(traced("open_error", "open", NULL, 0), 1);
+    assert_int_equal(traced("open_error", "close", NULL, 0), 0);
+    assert_int_equal(traced("open_error", "attach", NULL, 0), 1);
+    assert_int_equal(traced("open_error", "detach", NULL, 0), 1);
+    assert_int_equal(traced("open_error", "dtor", NULL, 0), 1);
+    assert_int_equal(traced("open_error", "dllmain-without-instance", NULL, 0), 0);
+    assert_int_equal(children(NULL), 0);
+}
+
+/* DllMain(DLL_PROCESS_ATTACH) at load, Close, DllMain(DLL_PROCESS_DETACH)
+ * and the destructors when the helper ends. */
+static void iso_dllmain_and_destructors(void **state)
+{
+    (void)state;
+    add_provider_ex("Good", "good", NULL, NULL, PL_ISOLATION_HELPER, 0, 0);
+    pl_engine *e = engine();
+    for (int i = 0; i < 2; i++) {
+        pl_block blk;
+        void *data = query(e, "Global", &blk);
+        assert_int_equal(blk.hdr.NumObjectTypes, 1);
+        free(data);
+    }
+    assert_int_equal(traced("good", "attach", NULL, 0), 1);
+    assert_int_equal(traced("good", "detach", NULL, 0), 0);
+    pl_engine_close(e);
+    assert_int_equal(traced("good", "close", NULL, 0), 1);
+    assert_int_equal(traced("good", "detach", NULL, 0), 1);
+    assert_int_equal(traced("good", "dtor", NULL, 0), 1);
+    assert_int_equal(children(NULL), 0);
+}
+
+/* In process: DllMain at load and before the library is unloaded. */
+static void dllmain_in_process(void **state)
+{
+    (void)state;
+    add_provider("Good", "good", NULL, NULL);
+    pl_engine *e = engine();
+    pl_block blk;
+    void *data = query(e, "Global", &blk);
+    assert_int_equal(blk.hdr.NumObjectTypes, 1);
+    free(data);
+    assert_int_equal(traced("good", "attach", NULL, 0), 1);
+    assert_int_equal(traced("good", "detach", NULL, 0), 0);
+    pl_engine_close(e);
+    assert_int_equal(traced("good", "detach", NULL, 0), 1);
+    assert_int_equal(traced("good", "dllmain-without-instance", NULL, 0), 0);
+}
+
 static void iso_collect_error_kept(void **state)
 {
     (void)state;
@@ -1591,6 +1652,9 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(iso_more_data_with_bytes, setup, teardown),
         cmocka_unit_test_setup_teardown(iso_endless_more_data_is_bounded, setup, teardown),
         cmocka_unit_test_setup_teardown(iso_open_error_retried, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_no_close_after_failed_open, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_dllmain_and_destructors, setup, teardown),
+        cmocka_unit_test_setup_teardown(dllmain_in_process, setup, teardown),
         cmocka_unit_test_setup_teardown(iso_collect_error_kept, setup, teardown),
         cmocka_unit_test_setup_teardown(iso_buffer_grows, setup, teardown),
         cmocka_unit_test_setup_teardown(iso_query_text_and_routing, setup, teardown),

@@ -94,6 +94,23 @@ static void hang(void)
     for (;;) sleep(1000);
 }
 
+/* As a Windows provider may: DllMain, and a library destructor. The host
+ * calls DllMain on load and unload (in process and in the helper). */
+PL_PROVIDER_EXPORT int DllMain(void *inst, DWORD reason, void *reserved);
+PL_PROVIDER_EXPORT int DllMain(void *inst, DWORD reason, void *reserved)
+{
+    (void)reserved;
+    if (!inst) trace("dllmain-without-instance", NULL);
+    if (reason == 1) trace("attach", NULL);
+    else if (reason == 0) trace("detach", NULL);
+    return 1;
+}
+
+__attribute__((destructor)) static void tp_destructor(void)
+{
+    trace("dtor", NULL);
+}
+
 PL_PROVIDER_EXPORT int tp_open_calls, tp_collect_calls, tp_close_calls;
 PL_PROVIDER_EXPORT char tp_last_query[256];
 PL_PROVIDER_EXPORT char tp_last_linkage[256];

@@ -22,6 +22,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "helper_proto.h"
@@ -53,6 +54,10 @@ static open_fn p_open;
 static collect_fn p_collect;
 static close_fn p_close;
 static int loaded;
+static int opened;        /* Open returned 0: only then is Close called */
+static void *lib;         /* the provider, for DllMain(DETACH) and dlclose */
+static int in_call;       /* the main thread is inside the provider (atomic) */
+static int finishing;     /* the main thread is ending the provider (atomic) */
 
 static uint8_t *buf;      /* room + PLH_GUARD_BYTES */
 static size_t bufcap;
@@ -273,6 +278,19 @@ static void do_load(const uint8_t *pl, uint32_t len)
             return;
         }
     }
+    __atomic_store_n(&in_call, 1, __ATOMIC_SEQ_CST);
+    int attached = plh_dllmain(dl, PLH_DLL_PROCESS_ATTACH);
+    __atomic_store_n(&in_call, 0, __ATOMIC_SEQ_CST);
+    if (!attached) {
+        static const char msg[] = "DllMain(DLL_PROCESS_ATTACH) returned FALSE";
+        uint8_t st[4];
+        put32(st, PLH_LOAD_DLOPEN);
+        reply(PLH_LOAD, st, 4, msg, sizeof msg - 1);
+        dlclose(dl);
+        for (int k = 0; k < 4; k++) free(s[k]);
+        return;
+    }
+    lib = dl;
     /* POSIX guarantees a data pointer from dlsym converts to a function pointer. */
     memcpy(&p_open, &fn[0], sizeof fn[0]);
     memcpy(&p_collect, &fn[1], sizeof fn[1]);
@@ -300,10 +318,13 @@ static void do_open(const uint8_t *pl, uint32_t len)
     if (has > 1 || (!has && len != 4)) bye(PLH_EXIT_PROTOCOL);
     WCHAR *link = has ? wide(pl + 4, len - 4) : NULL;
     cpu_budget(lim.open_cpu);
+    __atomic_store_n(&in_call, 1, __ATOMIC_SEQ_CST);
     DWORD rc = p_open ? p_open(link) : 0;
+    __atomic_store_n(&in_call, 0, __ATOMIC_SEQ_CST);
     cpu_budget(0);
     free(link);
     check_limits();
+    if (rc == 0) opened = 1;
     reply32(PLH_OPEN, rc);
 }
 
@@ -323,7 +344,9 @@ static void do_collect(const uint8_t *pl, uint32_t len)
     void *data = buf;
     DWORD bytes = room, nobj = 0;
     cpu_budget(lim.collect_cpu);
+    __atomic_store_n(&in_call, 1, __ATOMIC_SEQ_CST);
     DWORD rc = p_collect(q, &data, &bytes, &nobj);
+    __atomic_store_n(&in_call, 0, __ATOMIC_SEQ_CST);
     cpu_budget(0);
     free(q);
     check_limits();
@@ -342,16 +365,38 @@ static void do_collect(const uint8_t *pl, uint32_t len)
     reply(PLH_COLLECT, fixed, sizeof fixed, buf, n);
 }
 
+/* The provider's end, as when a Windows process unloads it or exits:
+ * DllMain(DLL_PROCESS_DETACH), then dlclose (its destructors run), then a
+ * normal exit (atexit handlers run). */
+static void finish(int host_went_away)
+{
+    __atomic_store_n(&finishing, 1, __ATOMIC_SEQ_CST);
+    if (lib) {
+        (void)plh_dllmain(lib, PLH_DLL_PROCESS_DETACH);
+        dlclose(lib);
+        lib = NULL;
+    }
+    if (host_went_away) host_gone(); /* and whatever the provider forked */
+    exit(0);
+}
+
 static void do_close(uint32_t len)
 {
     if (len != 0) bye(PLH_EXIT_PROTOCOL);
-    DWORD rc = loaded && p_close ? p_close() : 0;
+    /* Close only after a successful Open, as Windows (and the in-process
+     * host) does. */
+    __atomic_store_n(&finishing, 1, __ATOMIC_SEQ_CST);
+    DWORD rc = loaded && opened && p_close ? p_close() : 0;
     reply32(PLH_CLOSE, rc);
-    bye(0);
+    finish(0);
 }
 
 /* The host's end closed (the host exited or gave up on us): leave, even in
- * the middle of a provider call that never returns. */
+ * the middle of a provider call that never returns. When the main thread is
+ * not inside the provider it sees the end of file itself and ends the
+ * provider properly (finish); that is given FINISH_MS before this thread
+ * exits anyway. */
+#define FINISH_MS 2000
 static void *watch_host(void *arg)
 {
     (void)arg;
@@ -359,8 +404,14 @@ static void *watch_host(void *arg)
         struct pollfd pf = {sock, POLLRDHUP, 0};
         int r = poll(&pf, 1, -1);
         if (r < 0 && errno == EINTR) continue;
-        if (r < 0 || (pf.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL))) host_gone();
+        if (r < 0 || (pf.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL))) break;
     }
+    for (int waited = 0; waited < FINISH_MS; waited += 10) {
+        if (__atomic_load_n(&in_call, __ATOMIC_SEQ_CST) && !__atomic_load_n(&finishing, __ATOMIC_SEQ_CST)) host_gone();
+        struct timespec ts = {0, 10 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    host_gone();
     return NULL;
 }
 
@@ -378,7 +429,8 @@ int main(int argc, char **argv)
     for (;;) {
         uint8_t hdr[PLH_HEADER];
         int r = read_full(hdr, sizeof hdr);
-        if (r <= 0) host_gone();
+        if (r == 0) finish(1); /* the host went away between requests */
+        if (r < 0) host_gone();
         uint32_t type = get32(hdr), len = get32(hdr + 4);
         if (len > PLH_MAX_REQUEST) bye(PLH_EXIT_PROTOCOL);
         if (len && read_full(pl, len) <= 0) bye(PLH_EXIT_PROTOCOL);
