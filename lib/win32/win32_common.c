@@ -135,3 +135,67 @@ int pl__w32_is_local(const char *m)
     }
     return 0;
 }
+
+/* ------------------------------------------------------------ handles */
+
+#define MAX_HANDLES 4096
+
+static pthread_mutex_t g_h_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    void *obj;
+    int kind;
+} g_handles[MAX_HANDLES];
+static size_t g_nhandles;
+
+int pl__w32_handle_add(void *obj, int kind)
+{
+    pthread_mutex_lock(&g_h_mu);
+    int rc = PL_E_NOMEM;
+    if (g_nhandles < MAX_HANDLES) {
+        g_handles[g_nhandles].obj = obj;
+        g_handles[g_nhandles].kind = kind;
+        g_nhandles++;
+        rc = PL_OK;
+    }
+    pthread_mutex_unlock(&g_h_mu);
+    return rc;
+}
+
+static size_t find_handle(const void *h)
+{
+    for (size_t i = 0; i < g_nhandles; i++)
+        if (g_handles[i].obj == h) return i;
+    return SIZE_MAX;
+}
+
+int pl__w32_handle_get(const void *h, int kind, void *copy, size_t size)
+{
+    pthread_mutex_lock(&g_h_mu);
+    size_t i = h ? find_handle(h) : SIZE_MAX;
+    int ok = i != SIZE_MAX && g_handles[i].kind == kind;
+    if (ok && copy) memcpy(copy, g_handles[i].obj, size);
+    pthread_mutex_unlock(&g_h_mu);
+    return ok;
+}
+
+int pl__w32_handle_kind(const void *h)
+{
+    pthread_mutex_lock(&g_h_mu);
+    size_t i = h ? find_handle(h) : SIZE_MAX;
+    int kind = i == SIZE_MAX ? 0 : g_handles[i].kind;
+    pthread_mutex_unlock(&g_h_mu);
+    return kind;
+}
+
+void *pl__w32_handle_remove(const void *h, int kind)
+{
+    pthread_mutex_lock(&g_h_mu);
+    size_t i = h ? find_handle(h) : SIZE_MAX;
+    void *obj = NULL;
+    if (i != SIZE_MAX && g_handles[i].kind == kind) {
+        obj = g_handles[i].obj;
+        g_handles[i] = g_handles[--g_nhandles];
+    }
+    pthread_mutex_unlock(&g_h_mu);
+    return obj;
+}

@@ -33,6 +33,20 @@ int pl__w32_ieq(const char *a, const char *b);
  * name, optionally after "\\". */
 int pl__w32_is_local(const char *m);
 
+/* Kernel-object handles (event sources, file mappings, events): the
+ * address of an allocation registered with its kind, so a stale, foreign or
+ * wrong-kind handle is refused instead of dereferenced. add: PL_OK or
+ * PL_E_NOMEM. get: copies `size` bytes of the object (under the table's
+ * lock) and returns 1, or 0 when `h` is not a live handle of that kind.
+ * remove: unregisters it and returns the object (the caller frees it), or
+ * NULL. */
+enum { PL__W32_H_EVSRC = 1, PL__W32_H_MAPPING, PL__W32_H_EVENT };
+int pl__w32_handle_add(void *obj, int kind);
+int pl__w32_handle_get(const void *h, int kind, void *copy, size_t size);
+void *pl__w32_handle_remove(const void *h, int kind);
+/* The kind of a live handle, 0 if none. */
+int pl__w32_handle_kind(const void *h);
+
 /* HKLM\SYSTEM\CurrentControlSet\Services\<name>[\Performance|\Linkage]
  * (winreg_svc.c). pl__w32_svc_path: does `path` (from HKLM) lie below the
  * Services key (*rest: what follows it). */

@@ -1,0 +1,2 @@
+/* perflib: <Winreg.h> as a program spells it; the header is winreg.h (docs/win32.md). */
+#include "winreg.h"
