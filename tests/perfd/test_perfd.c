@@ -21,7 +21,9 @@ static int setup(void **state)
 {
     (void)state;
     if (pq_fixture_make(&fx, PL_SOURCE_DIR "/tests/perfquery/pqtest.ini", PQ_TESTPROV_SO) != 0) return -1;
-    const char *args[] = {"--registry", fx.store, "--system-name", "TESTBOX", NULL};
+    /* One snapshot per query for the whole case: /v1/query and /v1/json
+     * answers can be compared. */
+    const char *args[] = {"--registry", fx.store, "--system-name", "TESTBOX", "--set", "snapshot_max_age_ms=600000", NULL};
     return pd_start(&pd, args, NULL);
 }
 
@@ -113,6 +115,54 @@ static void query_titles(void **state)
     (void)state;
     same_bytes("Counter 009", "/v1/query?q=Counter%20009", 0);
     same_bytes("Explain 009", "/v1/query?q=Explain%20009", 0);
+}
+
+/* /v1/json is perfquery's --json dump of the same snapshot, plus the
+ * schema line. */
+static void json_is_perfquery_json(void **state)
+{
+    (void)state;
+    const char *queries[] = {"Global", "3012%20238", "ABCD"};
+    for (int k = 0; k < 3; k++) {
+        char url[128], sq[64], sj[64], ct[64];
+        pd_resp raw, js;
+        snprintf(url, sizeof url, "/v1/query?q=%s", queries[k]);
+        assert_int_equal(pd_get(pd.port, url, "", &raw, 10000), 0);
+        snprintf(url, sizeof url, "/v1/json?q=%s", queries[k]);
+        assert_int_equal(pd_get(pd.port, url, "", &js, 10000), 0);
+        assert_int_equal(raw.status, 200);
+        assert_int_equal(js.status, 200);
+        assert_int_equal(pd_header(&js, "Content-Type", ct, sizeof ct), 0);
+        assert_string_equal(ct, "application/json");
+        assert_int_equal(pd_header(&raw, "X-Perflib-Snapshot", sq, sizeof sq), 0);
+        assert_int_equal(pd_header(&js, "X-Perflib-Snapshot", sj, sizeof sj), 0);
+        assert_string_equal(sq, sj);
+        char file[4400];
+        snprintf(file, sizeof file, "%s/snap.blk", pd.dir);
+        assert_int_equal(pq_write_file(file, raw.body, raw.body_len), 0);
+        const char *argv[] = {PERFQUERY_BIN, "--registry", fx.store, "--json", "--read", file, NULL};
+        const char *env[] = {"PERFLIB_FIXED_TIME=", NULL};
+        pq_result r;
+        assert_int_equal(pq_run(argv, env, &r), 0);
+        assert_int_equal(r.exit_code, 0);
+        static const char schema[] = "  \"schema\": \"perflib-snapshot/1\",\n";
+        const char *body = (const char *)js.body;
+        assert_memory_equal(body, "{\n", 2);
+        assert_memory_equal(body + 2, schema, sizeof schema - 1);
+        size_t rest = js.body_len - 2 - (sizeof schema - 1);
+        assert_int_equal(rest + 2, r.out_len);
+        assert_memory_equal(body + 2 + sizeof schema - 1, r.out + 2, rest);
+        pq_result_free(&r);
+        pd_resp_free(&raw);
+        pd_resp_free(&js);
+    }
+    /* Titles as entries. */
+    pd_resp t;
+    assert_int_equal(pd_get(pd.port, "/v1/json?q=Counter%20009", "", &t, 10000), 0);
+    assert_int_equal(t.status, 200);
+    assert_non_null(strstr((char *)t.body, "\"schema\": \"perflib-titles/1\""));
+    assert_non_null(strstr((char *)t.body, "{\"index\": 238, \"text\": \"Processor\"}"));
+    pd_resp_free(&t);
 }
 
 static void healthz(void **state)
@@ -217,6 +267,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(query_costly_and_unknown, setup, teardown),
         cmocka_unit_test_setup_teardown(query_titles, setup, teardown),
         cmocka_unit_test_setup_teardown(healthz, setup, teardown),
+        cmocka_unit_test_setup_teardown(json_is_perfquery_json, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_requests, setup, teardown),
         cmocka_unit_test(refuses_public_address),
         cmocka_unit_test(usage_errors),

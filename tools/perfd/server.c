@@ -295,6 +295,12 @@ static int queue(perfd_req *r, unsigned status, struct MHD_Response *resp, const
     if (!resp) return PERFD_FAIL;
     if (content_type) MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
     add_common_headers(resp);
+    if (r->snap_ && r->snap_->status == PL_OK) {
+        /* Every answer made from a snapshot names it. */
+        char seq[32];
+        snprintf(seq, sizeof seq, "%llu", (unsigned long long)r->snap_->seq);
+        MHD_add_response_header(resp, "X-Perflib-Snapshot", seq);
+    }
     enum MHD_Result ok = MHD_queue_response(r->conn, status, resp);
     MHD_destroy_response(resp);
     return ok == MHD_YES ? PERFD_DONE : PERFD_FAIL;
@@ -326,10 +332,7 @@ int perfd_reply_snap(perfd_req *r, unsigned status, const char *content_type, pe
         perfd_snap_unref(s);
         return PERFD_FAIL;
     }
-    char seq[32];
-    snprintf(seq, sizeof seq, "%llu", (unsigned long long)s->seq);
     MHD_add_response_header(resp, "X-Perflib-Type", s->type == PL_REG_MULTI_SZ ? "REG_MULTI_SZ" : "REG_BINARY");
-    MHD_add_response_header(resp, "X-Perflib-Snapshot", seq);
     return queue(r, status, resp, content_type);
 }
 

@@ -15,6 +15,7 @@
 #include "perflib/query.h"
 #include "perflib/registry.h"
 #include "perflib/status.h"
+#include "pq_json.h"
 #include "pq_text.h"
 
 #define EXIT_USAGE 1
@@ -41,14 +42,7 @@ typedef struct opts {
     uint64_t fixed_time;
 } opts;
 
-/* What the dump shows of the block header; the time fields can be replaced
- * by PERFLIB_FIXED_TIME so that test output does not change. */
-typedef struct header_view {
-    const char *system_name;
-    pq_civil time;
-    int64_t perf_time, perf_freq, perf_time_100ns;
-    uint32_t num_objects;
-} header_view;
+typedef pq_header_view header_view;
 
 static void usage(FILE *f)
 {
@@ -91,10 +85,6 @@ static int parse_u64(const char *s, uint64_t *out)
     return 0;
 }
 
-static const char *title(const pl_titles *t, uint32_t index)
-{
-    return t ? pl_titles_get(t, PL_TITLE_NAME, index) : NULL;
-}
 
 static const char *detail_name(uint32_t level)
 {
@@ -116,26 +106,7 @@ static void print_type(FILE *f, uint32_t type)
         fprintf(f, "0x%08x", (unsigned)type);
 }
 
-/* A text counter's value as a newly allocated string, or NULL. */
-static char *counter_text(const pl_counter *c, const pl_instance *inst)
-{
-    size_t cap = (size_t)c->def.CounterSize * 2u + 16u;
-    for (int round = 0; round < 4; round++) {
-        char *s = malloc(cap);
-        if (!s) return NULL;
-        int rc = pl_counter_text(c, inst, s, cap);
-        if (rc == PL_OK) return s;
-        free(s);
-        if (rc != PL_E_MORE_DATA) return NULL;
-        cap *= 2u;
-    }
-    return NULL;
-}
 
-static int is_text_type(uint32_t type)
-{
-    return (type & PERF_SIZE_MASK) == PERF_SIZE_VARIABLE_LEN && (type & PERF_TYPE_MASK) == PERF_TYPE_TEXT;
-}
 
 static void fill_header_view(const opts *o, const pl_block *blk, header_view *hv)
 {
@@ -171,7 +142,7 @@ static void text_values(FILE *f, const pl_object *obj, const pl_instance *inst, 
     pl_counter c; /* walked with pl_counter_next: linear */
     for (uint32_t pos = 0; pos < obj->hdr.NumCounters; pos++) {
         if ((pos ? pl_counter_next(&c, &c) : pl_object_counter(obj, 0, &c)) != PL_OK) break;
-        const char *name = title(t, c.def.CounterNameTitleIndex);
+        const char *name = pq_title(t, c.def.CounterNameTitleIndex);
         fprintf(f, "%sCounter %u ", indent, (unsigned)c.def.CounterNameTitleIndex);
         if (name)
             pq_plain_string(f, name);
@@ -182,8 +153,8 @@ static void text_values(FILE *f, const pl_object *obj, const pl_instance *inst, 
         fputs("]: ", f);
         if (!pl_counter_available(&c, inst)) {
             fputs("n/a", f); /* marked unreadable by the provider */
-        } else if (is_text_type(c.def.CounterType)) {
-            char *s = counter_text(&c, inst);
+        } else if (pq_is_text_type(c.def.CounterType)) {
+            char *s = pq_counter_text(&c, inst);
             if (s) {
                 pq_json_string(f, s);
                 free(s);
@@ -218,7 +189,7 @@ static void text_dump(FILE *f, const pl_block *blk, const header_view *hv, const
     for (uint32_t i = 0; i < blk->num_objects; i++) {
         pl_object obj;
         if (pl_block_object(blk, i, &obj) != PL_OK) break;
-        const char *name = title(t, obj.hdr.ObjectNameTitleIndex);
+        const char *name = pq_title(t, obj.hdr.ObjectNameTitleIndex);
         fprintf(f, "\nObject %u ", (unsigned)obj.hdr.ObjectNameTitleIndex);
         if (name)
             pq_plain_string(f, name);
@@ -248,139 +219,8 @@ static void text_dump(FILE *f, const pl_block *blk, const header_view *hv, const
     }
 }
 
-/* ------------------------------------------------------ the JSON dump */
 
-static void json_values(FILE *f, const pl_object *obj, const pl_instance *inst, const char *indent)
-{
-    fputs("[", f);
-    int first = 1;
-    pl_counter c; /* walked with pl_counter_next: linear */
-    for (uint32_t pos = 0; pos < obj->hdr.NumCounters; pos++) {
-        if ((pos ? pl_counter_next(&c, &c) : pl_object_counter(obj, 0, &c)) != PL_OK) break;
-        fprintf(f, "%s\n%s  ", first ? "" : ",", indent);
-        first = 0;
-        if (!pl_counter_available(&c, inst)) {
-            /* marked unreadable by the provider */
-            fprintf(f, "{\"%s\": null%s, \"available\": false}", is_text_type(c.def.CounterType) ? "text" : "value",
-                    c.has_base ? ", \"base\": null" : "");
-        } else if (is_text_type(c.def.CounterType)) {
-            char *s = counter_text(&c, inst);
-            fputs("{\"text\": ", f);
-            pq_json_string(f, s);
-            fputs("}", f);
-            free(s);
-        } else {
-            uint64_t v;
-            if (pl_counter_value(&c, inst, &v) == PL_OK)
-                fprintf(f, "{\"value\": %llu", (unsigned long long)v);
-            else
-                fputs("{\"value\": null", f);
-            if (c.has_base) {
-                uint64_t b;
-                if (pl_counter_base(&c, inst, &b) == PL_OK)
-                    fprintf(f, ", \"base\": %llu", (unsigned long long)b);
-                else
-                    fputs(", \"base\": null", f);
-            }
-            fputs("}", f);
-        }
-        if (c.has_base && (++pos, pl_counter_next(&c, &c) != PL_OK)) break; /* past the base */
-    }
-    if (first)
-        fputs("]", f);
-    else
-        fprintf(f, "\n%s]", indent);
-}
 
-static void json_counter_def(FILE *f, const PERF_COUNTER_DEFINITION *d, const pl_titles *t)
-{
-    fprintf(f, "\"index\": %u, \"name\": ", (unsigned)d->CounterNameTitleIndex);
-    pq_json_string(f, title(t, d->CounterNameTitleIndex));
-    fprintf(f, ", \"help_index\": %u, \"type\": %u, \"type_name\": ", (unsigned)d->CounterHelpTitleIndex,
-            (unsigned)d->CounterType);
-    pq_json_string(f, pl_type_name(d->CounterType));
-    fprintf(f, ", \"size\": %u, \"offset\": %u, \"detail_level\": %u, \"default_scale\": %d",
-            (unsigned)d->CounterSize, (unsigned)d->CounterOffset, (unsigned)d->DetailLevel, (int)d->DefaultScale);
-}
-
-static void json_dump(FILE *f, const pl_block *blk, const header_view *hv, const pl_titles *t)
-{
-    fputs("{\n  \"system_name\": ", f);
-    pq_json_string(f, hv->system_name);
-    fprintf(f, ",\n  \"system_time\": \"%04u-%02u-%02uT%02u:%02u:%02u.%03uZ\",\n", hv->time.year, hv->time.month,
-            hv->time.day, hv->time.hour, hv->time.minute, hv->time.second, hv->time.millis);
-    fprintf(f, "  \"perf_time\": %lld,\n  \"perf_freq\": %lld,\n  \"perf_time_100ns\": %lld,\n  \"num_objects\": %u,\n",
-            (long long)hv->perf_time, (long long)hv->perf_freq, (long long)hv->perf_time_100ns,
-            (unsigned)hv->num_objects);
-    fputs("  \"objects\": [", f);
-    for (uint32_t i = 0; i < blk->num_objects; i++) {
-        pl_object obj;
-        if (pl_block_object(blk, i, &obj) != PL_OK) break;
-        fprintf(f, "%s\n    {\n      \"index\": %u,\n      \"name\": ", i ? "," : "",
-                (unsigned)obj.hdr.ObjectNameTitleIndex);
-        pq_json_string(f, title(t, obj.hdr.ObjectNameTitleIndex));
-        fprintf(f,
-                ",\n      \"help_index\": %u,\n      \"detail_level\": %u,\n      \"num_counters\": %u,\n"
-                "      \"default_counter\": %d,\n      \"num_instances\": %d,\n      \"perf_time\": %lld,\n"
-                "      \"perf_freq\": %lld,\n      \"counters\": [",
-                (unsigned)obj.hdr.ObjectHelpTitleIndex, (unsigned)obj.hdr.DetailLevel, (unsigned)obj.hdr.NumCounters,
-                (int)obj.hdr.DefaultCounter, (int)obj.hdr.NumInstances, (long long)obj.hdr.PerfTime.QuadPart,
-                (long long)obj.hdr.PerfFreq.QuadPart);
-        int first = 1;
-        pl_counter c; /* walked with pl_counter_next: linear */
-        for (uint32_t pos = 0; pos < obj.hdr.NumCounters; pos++) {
-            if ((pos ? pl_counter_next(&c, &c) : pl_object_counter(&obj, 0, &c)) != PL_OK) break;
-            fprintf(f, "%s\n        {", first ? "" : ",");
-            first = 0;
-            json_counter_def(f, &c.def, t);
-            if (c.has_base) {
-                fprintf(f, ", \"base\": {\"index\": %u, \"type\": %u, \"type_name\": ",
-                        (unsigned)c.base.CounterNameTitleIndex, (unsigned)c.base.CounterType);
-                pq_json_string(f, pl_type_name(c.base.CounterType));
-                fprintf(f, ", \"size\": %u, \"offset\": %u}", (unsigned)c.base.CounterSize,
-                        (unsigned)c.base.CounterOffset);
-            }
-            fputs("}", f);
-            if (c.has_base && (++pos, pl_counter_next(&c, &c) != PL_OK)) break; /* past the base */
-        }
-        fprintf(f, "%s],\n", first ? "" : "\n      ");
-        if (obj.hdr.NumInstances == PERF_NO_INSTANCES) {
-            pl_instance inst;
-            fputs("      \"instances\": null,\n      \"values\": ", f);
-            if (pl_object_instance(&obj, -1, &inst) == PL_OK)
-                json_values(f, &obj, &inst, "      ");
-            else
-                fputs("null", f);
-            fputs("\n    }", f);
-            continue;
-        }
-        uint32_t n = pl_object_num_instances(&obj);
-        char **names = NULL;
-        if (n > 0 && pl_object_instance_names(&obj, &names) != PL_OK) names = NULL;
-        fputs("      \"instances\": [", f);
-        pl_instance inst; /* walked with pl_instance_next: linear, not quadratic */
-        for (uint32_t k = 0; k < n; k++) {
-            if ((k ? pl_instance_next(&inst, &inst) : pl_object_instance(&obj, 0, &inst)) != PL_OK) break;
-            char *own = NULL;
-            char buf[512];
-            if (pl_instance_name(&inst, buf, sizeof buf) == PL_OK) own = buf;
-            fprintf(f, "%s\n        {\n          \"name\": ", k ? "," : "");
-            pq_json_string(f, names ? names[k] : NULL);
-            fputs(",\n          \"own_name\": ", f);
-            pq_json_string(f, own);
-            fprintf(f,
-                    ",\n          \"parent_index\": %u,\n          \"parent_instance\": %u,\n"
-                    "          \"unique_id\": %d,\n          \"values\": ",
-                    (unsigned)inst.def.ParentObjectTitleIndex, (unsigned)inst.def.ParentObjectInstance,
-                    (int)inst.def.UniqueID);
-            json_values(f, &obj, &inst, "          ");
-            fputs("\n        }", f);
-        }
-        fprintf(f, "%s]\n    }", n ? "\n      " : "");
-        pl_free(names);
-    }
-    fprintf(f, "%s]\n}\n", blk->num_objects ? "\n  " : "");
-}
 
 /* ------------------------------------------------------------ engine */
 
@@ -472,7 +312,7 @@ static int dump_buffer(const opts *o, const void *buf, size_t len, const pl_titl
     header_view hv;
     fill_header_view(o, &blk, &hv);
     if (o->json)
-        json_dump(stdout, &blk, &hv, t);
+        pq_json_dump(stdout, &blk, &hv, t, NULL);
     else
         text_dump(stdout, &blk, &hv, t);
     return 0;
@@ -728,8 +568,8 @@ static int cmd_get(const opts *o, const char *oname, const char *iname, const ch
     if (!pl_counter_available(&c, &inst)) {
         printf("n/a\n"); /* the provider could not read it for this instance */
         rc = EXIT_UNAVAILABLE;
-    } else if (is_text_type(c.def.CounterType)) {
-        char *s = counter_text(&c, &inst);
+    } else if (pq_is_text_type(c.def.CounterType)) {
+        char *s = pq_counter_text(&c, &inst);
         if (!s) {
             fprintf(stderr, "perfquery: counter \"%s\": unreadable text\n", cname);
             rc = EXIT_BADBLOCK;
@@ -816,7 +656,7 @@ static int cmd_summary(const opts *o)
     for (uint32_t i = 0; i < blk.num_objects; i++) {
         pl_object obj;
         if (pl_block_object(&blk, i, &obj) != PL_OK) break;
-        const char *name = title(t, obj.hdr.ObjectNameTitleIndex);
+        const char *name = pq_title(t, obj.hdr.ObjectNameTitleIndex);
         char label[160];
         if (name)
             snprintf(label, sizeof label, "%s", name);
