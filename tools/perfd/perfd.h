@@ -80,8 +80,9 @@ struct perfd_req {
     void *user;           /* the handler's own state between calls */
     void (*user_free)(void *user);  /* called once when the request ends */
     /* private */
-    perfd_snap *snap_;
-    struct perfd_waiter *wait_;
+    perfd_snap *snap_;            /* written by the collector only while suspended */
+    struct perfd_waiter *wait_;   /* under the publisher's lock */
+    int suspended_;               /* this call suspended the connection (server thread only) */
 };
 
 /* Get the snapshot answering `query` (NULL or "" mean "Global"). Returns it

@@ -460,8 +460,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         }
         return MHD_YES;
     }
+    /* Once suspended, the connection may be resumed by the collector (and
+     * st->pub.snap_/wait_ change) before the handler even returns: only
+     * this thread's own flag says whether the WAIT is real. */
+    st->pub.suspended_ = 0;
     int rc = st->route->fn(&st->pub);
-    if (rc == PERFD_WAIT && !st->pub.wait_) {
+    int suspended = st->pub.suspended_;
+    st->pub.suspended_ = 0;
+    if (rc == PERFD_WAIT && !suspended) {
         perfd_log("route %s returned WAIT without a pending snapshot", st->route->path);
         rc = perfd_reply_error(&st->pub, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal error");
     }

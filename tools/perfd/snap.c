@@ -122,8 +122,9 @@ static int evict_one(void)
 
 perfd_snap *perfd_snapshot(perfd_req *r, const char *query)
 {
+    /* Called again after the resume: the collector set snap_ before it
+     * resumed the connection. */
     if (r->snap_) return r->snap_;
-    if (r->wait_) return NULL; /* still waiting: a spurious call */
     const char *q = norm_query(query);
     uint64_t now = now_ns();
     pthread_mutex_lock(&S.mu);
@@ -181,6 +182,7 @@ perfd_snap *perfd_snapshot(perfd_req *r, const char *query)
      * after taking the waiter under the same lock, so the resume never comes
      * before the suspend. */
     MHD_suspend_connection(r->conn);
+    r->suspended_ = 1;
     pthread_mutex_unlock(&S.mu);
     return NULL;
 }
@@ -313,9 +315,9 @@ void perfd_snap_stop(void)
 
 void perfd_snap_end_request(perfd_req *r)
 {
+    pthread_mutex_lock(&S.mu);
     if (r->wait_) {
         /* Only at shutdown can a waiting request end; unlink it. */
-        pthread_mutex_lock(&S.mu);
         for (entry *e = S.entries; e && r->wait_; e = e->next) {
             for (struct perfd_waiter **pw = &e->waiters; *pw; pw = &(*pw)->next) {
                 if (*pw == r->wait_) {
@@ -326,8 +328,8 @@ void perfd_snap_end_request(perfd_req *r)
                 }
             }
         }
-        pthread_mutex_unlock(&S.mu);
     }
+    pthread_mutex_unlock(&S.mu);
     perfd_snap_unref(r->snap_);
     r->snap_ = NULL;
 }
