@@ -23,6 +23,7 @@ if [ "$what" = test ]; then
   pkgs+=(
     clang
     gnutls-bin
+    iproute2
     libclang-rt-14-dev
     libcmocka-dev
     llvm
