@@ -81,4 +81,12 @@ int pl__grow(void **arr, size_t *cap, size_t need, size_t elem);
 /* strdup that returns NULL for NULL. */
 char *pl__strdup(const char *s);
 
+/* As root (euid 0), PL_OK only when no one but root can change `path`: the
+ * file and every directory above it are owned by root and writable by
+ * neither group nor others (a sticky directory such as /tmp may hold it).
+ * Else PL_E_UNSAFE with a message naming `what` ("store", "provider
+ * library") and the culprit. A missing file is judged by its directory.
+ * Any other user: always PL_OK (it can only harm itself). */
+int pl__path_trusted(const char *path, const char *what, pl_error *err);
+
 #endif

@@ -32,6 +32,7 @@ PL_EXTERN const char *pl_strerror(int status)
     case PL_E_SCHEMA: return "registry store schema is newer than this library";
     case PL_E_REMOTE: return "remote machine not reachable or failed";
     case PL_E_AUTH: return "remote machine refused the credentials or was not trusted";
+    case PL_E_UNSAFE: return "refused: others may change this file";
     }
     return "unknown status";
 }

@@ -296,6 +296,18 @@ void pl__host_free(pl__host *h)
 
 static void disable(pl__host *h, prov *p, const char *fmt, ...) PL__PRINTF(3, 4);
 
+/* As root, a library others could change is not loaded (nor given to a
+ * helper, which runs as root too): logged, and checked again on the next
+ * query. */
+static int library_trusted(pl__host *h, prov *p)
+{
+    pl_error e;
+    if (pl__path_trusted(p->path, "the provider library", &e) == PL_OK) return 1;
+    p->errors++;
+    note(h, p, LOG_ERR, "%s", e.msg);
+    return 0;
+}
+
 static int load(pl__host *h, prov *p)
 {
     if (p->loaded) return 1;
@@ -314,6 +326,7 @@ static int load(pl__host *h, prov *p)
         disable(h, p, "%s", why);
         return 0;
     }
+    if (!library_trusted(h, p)) return 0;
     dlerror();
     void *dl = dlopen(p->path, RTLD_NOW | RTLD_LOCAL);
     if (!dl) {
@@ -1080,6 +1093,7 @@ static int helper_load(pl__host *h, prov *p)
         if (l) memcpy(req + n + 4, s[i], l);
         n += 4 + l;
     }
+    if (!library_trusted(h, p)) return 0;
     if (!helper_spawn(h, p)) return 0;
     uint8_t reply[4 + PLH_MAX_MESSAGE];
     size_t rl = 0;

@@ -18,6 +18,9 @@ struct pl_store {
     int readonly;
     int version;                    /* PRAGMA user_version after open */
     pthread_mutex_t mu;             /* one public call at a time per handle */
+    uint32_t busy_ms;               /* the bound on waiting for a lock (PL__STORE_BUSY_MS or the environment's) */
+    int opening;                    /* inside pl_store_open: one deadline for all of it */
+    int64_t deadline;               /* CLOCK_MONOTONIC ms at which a lock wait gives up */
     char deflang[PL__LANG_MAX + 1]; /* pl_store_default_language() result */
 };
 
@@ -30,6 +33,11 @@ typedef struct pl__base_title {
 
 extern const pl__base_title pl__base_titles[];
 extern const size_t pl__base_titles_count;
+
+/* How long any wait for the store's lock may last: all of pl_store_open
+ * together, and each statement after it (docs/registry-store.md). The
+ * environment's PERFLIB_STORE_TIMEOUT_MS (1..600000) overrides it. */
+#define PL__STORE_BUSY_MS 10000u
 
 /* Fill *err from an SQLite result code (PL_E_BUSY for lock timeouts, else
  * PL_E_STORE) and return the status. */

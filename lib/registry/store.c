@@ -1,6 +1,7 @@
 /* perflib registry store: opening, location, schema, migrations, seeding,
  * the Perflib values and languages (docs/registry-store.md). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +20,6 @@
 #define PL_INSTALLED_STORE "/var/lib/perflib/perflib.db"
 #endif
 
-#define BUSY_TIMEOUT_MS 10000
-
 /* ------------------------------------------------------------ helpers */
 
 int pl__sql_fail(pl_store *st, pl_error *err, int rc, const char *what)
@@ -28,6 +27,9 @@ int pl__sql_fail(pl_store *st, pl_error *err, int rc, const char *what)
     int prim = rc & 0xff;
     int status = (prim == SQLITE_BUSY || prim == SQLITE_LOCKED) ? PL_E_BUSY : PL_E_STORE;
     const char *detail = st && st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc);
+    if (status == PL_E_BUSY)
+        return pl__fail(err, status, "%s: store busy: another process holds its lock; gave up after %u ms (%s: %s)",
+                        st && st->path ? st->path : "store", st ? st->busy_ms : 0, what, detail);
     return pl__fail(err, status, "%s: %s: %s (SQLite %d)", st && st->path ? st->path : "store", what,
                     detail, rc);
 }
@@ -158,6 +160,44 @@ int pl__lang_exists(pl_store *st, const char *lang, pl_error *err)
     return r;
 }
 
+/* ------------------------------------------------------------ locking */
+
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static uint32_t busy_bound(void)
+{
+    const char *v = getenv("PERFLIB_STORE_TIMEOUT_MS");
+    if (!v || !*v) return PL__STORE_BUSY_MS;
+    uint32_t x = 0;
+    for (const char *c = v; *c; c++) {
+        if (*c < '0' || *c > '9' || x > 600000) return PL__STORE_BUSY_MS;
+        x = x * 10 + (uint32_t)(*c - '0');
+    }
+    return x >= 1 && x <= 600000 ? x : PL__STORE_BUSY_MS;
+}
+
+/* SQLite's busy handler: wait for the lock until the deadline. Inside
+ * pl_store_open the deadline is the open's own, so the open as a whole is
+ * bounded; after it, each statement that finds the store locked gets the
+ * bound from its first wait. */
+static int busy_wait(void *arg, int count)
+{
+    pl_store *st = arg;
+    int64_t now = mono_ms();
+    if (count == 0 && !st->opening) st->deadline = now + st->busy_ms;
+    if (now >= st->deadline) return 0;
+    int64_t nap = count < 10 ? 1 + count : 20;
+    if (nap > st->deadline - now) nap = st->deadline - now;
+    struct timespec ts = {0, (long)nap * 1000000L};
+    nanosleep(&ts, NULL);
+    return 1;
+}
+
 /* ----------------------------------------------------------- location */
 
 static size_t copy_out(char *out, size_t cap, const char *s)
@@ -202,7 +242,10 @@ static int make_parents(const char *path, pl_error *err)
         if (*p == '/' || *p == '\0') {
             char c = *p;
             *p = '\0';
-            if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+            /* Explicit modes whatever the umask: a store's directory that
+             * others may write would let them swap the store. */
+            if (mkdir(dir, 0755) == 0) (void)chmod(dir, 0755);
+            else if (errno != EEXIST) {
                 int e = errno;
                 char eb[128];
                 int s = pl__fail(err, PL_E_OS, "%s: cannot create directory: %s", dir, pl__strerror(e, eb, sizeof eb));
@@ -556,13 +599,32 @@ static int check_readonly_version(pl_store *st, pl_error *err)
 static int set_journal(pl_store *st, pl_error *err)
 {
     struct timespec nap = {0, 5 * 1000 * 1000};
-    for (int waited_ms = 0;; waited_ms += 5) {
+    for (;;) {
         int rc = sqlite3_exec(st->db, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL);
         if (rc == SQLITE_OK) return PL_OK;
-        if ((rc & 0xff) != SQLITE_BUSY || waited_ms >= BUSY_TIMEOUT_MS)
+        if ((rc & 0xff) != SQLITE_BUSY || mono_ms() >= st->deadline) /* the open's deadline, not a count of naps */
             return pl__sql_fail(st, err, rc, "PRAGMA journal_mode = DELETE");
         nanosleep(&nap, NULL);
     }
+}
+
+/* A new store file: created here with mode 0644 exactly (readable by every
+ * consumer, writable by its owner), not by SQLite under the umask. */
+static int create_file(const char *path, pl_error *err)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        if (errno == EEXIST) return PL_OK;
+        char eb[128];
+        return pl__fail(err, PL_E_IO, "%s: cannot create the store: %s", path, pl__strerror(errno, eb, sizeof eb));
+    }
+    int ok = fchmod(fd, 0644) == 0;
+    close(fd);
+    if (!ok) {
+        unlink(path);
+        return pl__fail(err, PL_E_IO, "%s: cannot set the store's mode", path);
+    }
+    return PL_OK;
 }
 
 /* --------------------------------------------------------------- open */
@@ -587,6 +649,14 @@ PL_EXTERN int pl_store_open(const char *path, int flags, pl_store **out, pl_erro
         int s = make_parents(path, err);
         if (s) return s;
     }
+    /* Root loads the libraries a store names: a store others could swap or
+     * change would run their code as root. */
+    int ts = pl__path_trusted(path, "the store", err);
+    if (ts) return ts;
+    if (!ro && stat(path, &sb) != 0) {
+        int s = create_file(path, err);
+        if (s) return s;
+    }
 
     pl_store *st = calloc(1, sizeof *st);
     if (!st) return pl__fail(err, PL_E_NOMEM, "out of memory");
@@ -598,6 +668,9 @@ PL_EXTERN int pl_store_open(const char *path, int flags, pl_store **out, pl_erro
         return pl__fail(err, PL_E_NOMEM, "out of memory");
     }
     pthread_mutex_init(&st->mu, NULL);
+    st->busy_ms = busy_bound();
+    st->opening = 1;
+    st->deadline = mono_ms() + st->busy_ms;
 
     int oflags = (ro ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX;
     int rc = sqlite3_open_v2(path, &st->db, oflags, NULL);
@@ -608,7 +681,7 @@ PL_EXTERN int pl_store_open(const char *path, int flags, pl_store **out, pl_erro
         goto fail;
     }
     sqlite3_extended_result_codes(st->db, 1);
-    sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+    sqlite3_busy_handler(st->db, busy_wait, st);
     if ((s = pl__sql_exec(st, "PRAGMA foreign_keys = ON", err))) goto fail;
     if (!ro && sqlite3_db_readonly(st->db, "main") == 1) {
         /* SQLite quietly opens a file it may not write read-only; say so
@@ -623,6 +696,7 @@ PL_EXTERN int pl_store_open(const char *path, int flags, pl_store **out, pl_erro
         s = check_readonly_version(st, err);
     }
     if (s) goto fail;
+    st->opening = 0;
     *out = st;
     return PL_OK;
 fail:

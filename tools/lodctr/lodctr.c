@@ -154,10 +154,24 @@ static void print_provider(const pl_provider_info *p)
     }
 }
 
+/* Listing needs no write access: an ordinary user, a read-only mount. The
+ * store is opened for writing when possible (so a missing one is created
+ * and seeded, as `cmake --install` relies on), else read-only; when that
+ * fails too, its own error is shown. */
+static int open_store_for_query(const opts *o, pl_store **st)
+{
+    pl_error err;
+    int rc = pl_store_open(o->registry, 0, st, &err);
+    if (rc != PL_OK && rc != PL_E_NOMEM && rc != PL_E_SCHEMA && rc != PL_E_BUSY && rc != PL_E_UNSAFE)
+        rc = pl_store_open(o->registry, PL_STORE_READONLY, st, &err);
+    if (rc != PL_OK) return fail(&err, rc);
+    return 0;
+}
+
 static int do_query(const opts *o)
 {
     pl_store *st;
-    int ex = open_store(o, &st);
+    int ex = open_store_for_query(o, &st);
     if (ex) return ex;
     pl_error err;
     int rc;
