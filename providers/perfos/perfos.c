@@ -189,7 +189,16 @@ static int build_system(pl_builder *b, int have_stat)
         put(l, PL_CTR_PROCESSES, PERF_COUNTER_RAWCOUNT, -1, PERF_DETAIL_NOVICE, npids);
     struct pl__loadavg la;
     int have_la = pl__read_proc_loadavg(g.rootfd, &la) == 0;
-    if (have_la) put(l, PL_CTR_THREADS, PERF_COUNTER_RAWCOUNT, -1, PERF_DETAIL_NOVICE, la.threads);
+    /* Threads: what the reader can see, like Processes (issue 11 item 6).
+     * loadavg's count is the whole machine's, right only in the initial
+     * PID namespace; elsewhere (a container, unshare -p --mount-proc) the
+     * visible processes' thread counts are summed. */
+    uint64_t nthreads;
+    if (pl__proc_is_initial_pidns(g.rootfd)) {
+        if (have_la) put(l, PL_CTR_THREADS, PERF_COUNTER_RAWCOUNT, -1, PERF_DETAIL_NOVICE, la.threads);
+    } else if (pl__count_proc_threads(g.rootfd, &nthreads) == 0) {
+        put(l, PL_CTR_THREADS, PERF_COUNTER_RAWCOUNT, -1, PERF_DETAIL_NOVICE, nthreads);
+    }
 
     /* System Up Time: PERF_ELAPSED_TIME, value = boot time as FILETIME,
      * the object's PerfTime = now (FILETIME), PerfFreq = 10^7. */

@@ -141,7 +141,10 @@ static void m2_system(void **state)
     const expv e[] = {
         {PL_CTR_PROCESSOR_QUEUE_LENGTH, PERF_COUNTER_RAWCOUNT, 3, 0}, /* 5 running - 2 CPUs */
         {PL_CTR_PROCESSES, PERF_COUNTER_RAWCOUNT, 4, 0},
-        {PL_CTR_THREADS, PERF_COUNTER_RAWCOUNT, 250, 0},
+        /* issue 11 item 6: a canned tree is not the initial PID namespace
+         * seen from inside, so the threads of its processes are summed
+         * (1 + 1 + 4 + 12), not loadavg's machine-wide 250 */
+        {PL_CTR_THREADS, PERF_COUNTER_RAWCOUNT, 18, 0},
         {PL_CTR_SYSTEM_UP_TIME, PERF_ELAPSED_TIME, FT_EPOCH + 1700000000ull * 10000000, 0},
         {PL_CTR_CONTEXT_SWITCHES_PER_SEC, PERF_COUNTER_BULK_COUNT, 987654, 0},
         {PL_CTR_LOAD_AVERAGE_1MIN, PERF_COUNTER_RAWCOUNT, 150, 0},
@@ -341,7 +344,7 @@ static void m4_system_memory(void **state)
     const expv es[] = {
         {PL_CTR_PROCESSOR_QUEUE_LENGTH, PERF_COUNTER_RAWCOUNT, 0, 0}, /* 1 running < 3 CPUs */
         {PL_CTR_PROCESSES, PERF_COUNTER_RAWCOUNT, 2, 0},
-        {PL_CTR_THREADS, PERF_COUNTER_RAWCOUNT, 100, 0},
+        {PL_CTR_THREADS, PERF_COUNTER_RAWCOUNT, 4, 0}, /* 1 + 3, not loadavg's 100 */
         {PL_CTR_SYSTEM_UP_TIME, PERF_ELAPSED_TIME, FT_EPOCH + 1600000000ull * 10000000, 0},
         {PL_CTR_CONTEXT_SWITCHES_PER_SEC, PERF_COUNTER_BULK_COUNT, 60000, 0},
         {PL_CTR_LOAD_AVERAGE_1MIN, PERF_COUNTER_RAWCOUNT, 0, 0},
@@ -599,8 +602,9 @@ static void missing_sources_left_out(void **state)
     assert_int_equal(s.objects, 2);
     pl_object o;
     ph_object(&s, PL_OBJ_SYSTEM, &o);
-    const expv es[] = {{PL_CTR_PROCESSES, PERF_COUNTER_RAWCOUNT, 0, 0}}; /* proc/ exists, has no pids */
-    check_single(&o, es, 1);
+    /* proc/ exists, has no pids: no processes, no threads they hold */
+    const expv es[] = {{PL_CTR_PROCESSES, PERF_COUNTER_RAWCOUNT, 0, 0}, {PL_CTR_THREADS, PERF_COUNTER_RAWCOUNT, 0, 0}};
+    check_single(&o, es, 2);
     ph_object(&s, PL_OBJ_MEMORY, &o);
     const expv em[] = {
         {PL_CTR_TOTAL_BYTES, PERF_COUNTER_LARGE_RAWCOUNT, 1024000, 0},
@@ -895,8 +899,55 @@ static void live_processor_vs_mpstat(void **state)
     ph_unload(&p);
 }
 
+/* Issue 11 item 6: inside `unshare -p -f --mount-proc` (a new PID
+ * namespace with its own /proc) System\Processes and System\Threads both
+ * describe what the reader sees. Threads used to be loadavg's machine-wide
+ * count (92 against 2 processes). The child is this program run again with
+ * PL_PERFOS_NS_CHILD set (see main). */
+static void ns_child(void)
+{
+    ph_provider p;
+    load(&p, "/");
+    ph_result s;
+    if (ph_collect(&p, "2", BUFSZ, &s) != ERROR_SUCCESS) exit(3);
+    pl_object o;
+    ph_object(&s, PL_OBJ_SYSTEM, &o);
+    printf("processes %llu threads %llu\n", (unsigned long long)value_of(&o, -1, PL_CTR_PROCESSES),
+           (unsigned long long)value_of(&o, -1, PL_CTR_THREADS));
+    ph_result_free(&s);
+    ph_unload(&p);
+    exit(0);
+}
+
+static void live_threads_in_pid_namespace(void **state)
+{
+    (void)state;
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    assert_true(n > 0);
+    exe[n] = '\0';
+    char cmd[PATH_MAX + 128];
+    snprintf(cmd, sizeof cmd, "PL_PERFOS_NS_CHILD=1 unshare -p -f --mount-proc '%s' 2>&1", exe);
+    FILE *f = popen(cmd, "r");
+    assert_non_null(f);
+    char line[256] = "";
+    unsigned long long procs = 0, threads = 0;
+    int got = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "processes %llu threads %llu", &procs, &threads) == 2) got = 1;
+        else print_message("child: %s", line);
+    int rc = pclose(f);
+    if (!got || rc != 0)
+        fail_msg("could not run the provider in a new PID namespace (unshare -p -f --mount-proc needs root or user "
+                 "namespaces): exit %d", rc);
+    print_message("in a new PID namespace: Processes %llu, Threads %llu\n", procs, threads);
+    assert_true(procs >= 1 && procs <= 3);
+    assert_true(threads >= procs && threads <= 3 * procs + 4);
+}
+
 int main(int argc, char **argv)
 {
+    if (getenv("PL_PERFOS_NS_CHILD")) ns_child();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(m2_global_objects),
         cmocka_unit_test(m2_system),
@@ -916,6 +967,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(hostile_meminfo_marked_fifo_skipped),
         cmocka_unit_test(boot_time_choice),
         cmocka_unit_test(live_processor_rates),
+        cmocka_unit_test(live_threads_in_pid_namespace),
         cmocka_unit_test(live_processor_vs_mpstat),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);

@@ -247,6 +247,12 @@ void pl__percpu_sums_free(struct pl__percpu_sums *s);
 /* Count the process directories (all-digit names) in <root>/proc with
  * getdents64; no file inside them is opened. */
 int pl__count_proc_pids(int rootfd, uint64_t *out);
+/* The sum of num_threads (field 20 of <pid>/stat) over every process of
+ * <root>/proc: the threads the reader can see. A process that exits
+ * meanwhile is skipped; an unreadable or malformed stat is -errno/-EINVAL. */
+int pl__count_proc_threads(int rootfd, uint64_t *out);
+/* Is <root>/proc the initial PID namespace's, seen from inside it? */
+int pl__proc_is_initial_pidns(int rootfd);
 
 /* --------------------------------------------------------- shared helpers */
 
