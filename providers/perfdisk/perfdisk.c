@@ -57,6 +57,8 @@ struct dvals {
 /* What could not be read for an instance. */
 #define MISS_SIZE 1u      /* PhysicalDisk: /sys/block/<dev>/size */
 #define MISS_SPACE 2u     /* LogicalDisk: statvfs() of the mount point */
+#define MISS_IO 4u        /* _Total: a /proc/diskstats line did not parse, so a sum of
+                             the I/O counters could leave a device out */
 
 enum src {
     S_QUEUE_NOW, S_DISK_TIME, S_QLEN, S_READ_TIME, S_READ_QLEN, S_WRITE_TIME, S_WRITE_QLEN,
@@ -161,7 +163,7 @@ static int unreadable(enum src s, int logical, unsigned missing)
     switch (s) {
     case S_PCT_FREE: case S_FREE_MB: return (missing & MISS_SPACE) != 0;
     case S_SIZE_MB: return (missing & (logical ? MISS_SPACE : MISS_SIZE)) != 0;
-    default: return 0;
+    default: return (missing & MISS_IO) != 0; /* every other value is from diskstats */
     }
 }
 
@@ -386,6 +388,7 @@ static int build_physical(size_t npd, unsigned nf, int have_size, uint64_t stamp
     }
     if (rc == PL_OK) {
         int inst;
+        if (g.ds.bad) tot.missing |= MISS_IO;
         rc = pl_builder_add_instance(g.b, L.obj, "_Total", 0, 0, PERF_NO_UNIQUE_ID, &inst);
         if (rc == PL_OK) rc = set_values(&L, inst, &tot);
     }
@@ -419,6 +422,7 @@ static int build_logical(size_t nld, unsigned nf, uint64_t stamp)
     }
     if (rc == PL_OK) {
         int inst;
+        if (g.ds.bad) tot.missing |= MISS_IO;
         rc = pl_builder_add_instance(g.b, L.obj, "_Total", 0, 0, PERF_NO_UNIQUE_ID, &inst);
         if (rc == PL_OK) rc = set_values(&L, inst, &tot);
     }
@@ -470,6 +474,10 @@ static DWORD do_collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objec
     int rootfd = pl__root_open(root, "");
     if (rootfd < 0) return nothing(bytes, objects);
     int rc = pl__read_diskstats(rootfd, &g.ds);
+    /* A diskstats with no line that parses (empty, or all malformed) is as
+     * unreadable as a missing one: no disk list, never a _Total of zeros
+     * shown as valid (issue 11 item 8). */
+    if (rc == 0 && g.ds.n == 0) rc = -EINVAL;
     uint64_t stamp = (uint64_t)pl__perf_time_now();
     int sbfd = rc == 0 ? pl__root_open(root, "sys/block") : -1;
     if (rc != 0 || sbfd < 0) {

@@ -318,6 +318,52 @@ static void unreadable_values_marked(void **state)
     ph_rmtree(dir);
 }
 
+/* Issue 11 item 8: a diskstats without one line that parses (empty, or
+ * every line malformed) gives no objects, never a _Total of zeros shown as
+ * valid; with one malformed line among good ones the disks are read and
+ * _Total's I/O counters are marked unavailable (the sum could leave a disk
+ * out), its size stays. */
+static void diskstats_unreadable_no_total(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/perfdisk_badXXXXXX";
+    ph_tempdir(dir);
+    ph_put(dir, "sys/block/sda/size", "2048000\n");
+    ph_put(dir, "proc/self/mountinfo", "");
+    const char *bodies[] = {"", "   8       0 sda 1 2 x\n", "garbage\n"};
+    for (size_t i = 0; i < 3; i++) {
+        ph_put(dir, "proc/diskstats", bodies[i]);
+        load(dir);
+        assert_int_equal(prov.open(NULL), 0);
+        ph_result r;
+        ph_collect_ok(&prov, "234", 8, &r);
+        assert_int_equal(r.objects, 0);
+        ph_result_free(&r);
+        ph_unload(&prov);
+    }
+    ph_put(dir, "proc/diskstats",
+           "   8       0 sda 100 0 800 10 50 0 400 20 0 30 30 0 0 0 0 0 0\n"
+           "   8      16 sdb 1 2 3\n");
+    load(dir);
+    assert_int_equal(prov.open(NULL), 0);
+    ph_result r;
+    ph_collect_ok(&prov, "234", 8, &r);
+    pl_object o;
+    ph_object(&r, PL_OBJ_PHYSICAL_DISK, &o);
+    static const char *const pd[] = {"sda", "_Total"};
+    ph_names_are(&o, pd, 2, 0);
+    assert_int_equal(ph_available_of(&o, "sda", PL_CTR_DISK_READS_PER_SEC), 1);
+    assert_int_equal(ph_value_of(&o, "sda", PL_CTR_DISK_READS_PER_SEC), 100);
+    assert_int_equal(ph_available_of(&o, "_Total", PL_CTR_DISK_READS_PER_SEC), 0);
+    assert_int_equal(ph_value_of(&o, "_Total", PL_CTR_DISK_READS_PER_SEC), 0);
+    assert_int_equal(ph_available_of(&o, "_Total", PL_CTR_AVG_DISK_SEC_PER_READ), 0);
+    assert_int_equal(ph_available_of(&o, "_Total", PL_CTR_SIZE_MEGABYTES), 1);
+    assert_int_equal(ph_value_of(&o, "_Total", PL_CTR_SIZE_MEGABYTES), 1000);
+    ph_result_free(&r);
+    ph_unload(&prov);
+    ph_rmtree(dir);
+}
+
 /* ------------------------------------------------ wide average timers */
 
 /* Issue 11 item 1: 600 s of summed read time is 6e9 in 100 ns units, past
@@ -575,6 +621,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(old_kernel_14_columns),
         cmocka_unit_test(unreadable_values_marked),
         cmocka_unit_test(average_timers_do_not_wrap),
+        cmocka_unit_test(diskstats_unreadable_no_total),
         cmocka_unit_test(queries),
         cmocka_unit_test(collect_before_open),
         cmocka_unit_test(empty_root),
