@@ -22,6 +22,7 @@ pkgs=(
 if [ "$what" = test ]; then
   pkgs+=(
     clang
+    g++
     gnutls-bin
     iproute2
     libclang-rt-14-dev

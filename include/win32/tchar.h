@@ -305,6 +305,9 @@ static inline int perflib__sntprintf(WCHAR *buf, size_t count, const WCHAR *fmt,
     return n;
 }
 
+/* The entry point of a UNICODE program: its main comes from
+ * libperflib_wmain.a (link -lperflib_wmain). C linkage, as on Windows. */
+int wmain(int argc, WCHAR **argv);
 #define _tmain wmain
 #define _tprintf perflib__tprintf
 #define _ftprintf perflib__ftprintf

@@ -255,6 +255,22 @@ static void provider_reads_own_key(void **state)
     assert_int_equal(collections, 2); /* the same helper: state kept */
 }
 
+/* The same provider built with UNICODE and _UNICODE: RegOpenKeyExW and
+ * RegQueryValueExW with TEXT() strings. */
+static void provider_unicode_build(void **state)
+{
+    (void)state;
+    install(W32GEN_W_SO, NULL);
+    uint32_t fc = 0, fh = 0;
+    assert_int_equal(w32_first_indices(&fx, "W32Gen", &fc, &fh), 0);
+    uint32_t constant = 0, collections = 0;
+    int present = 0;
+    read_w32gen(fc, &constant, &collections, &present);
+    assert_true(present);
+    assert_int_equal(constant, fc);
+    assert_int_equal(collections, 1);
+}
+
 /* Linkage Export "odd": the object is 156 bytes, not a multiple of 8, as
  * some shipping providers return. Windows keeps it (padded) and warns; so
  * does perflib, and the provider is not disabled. */
@@ -294,6 +310,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(service_key_values, setup, teardown),
         cmocka_unit_test_setup_teardown(provider_reads_own_key, setup, teardown),
         cmocka_unit_test_setup_teardown(provider_odd_lengths_kept, setup, teardown),
+        cmocka_unit_test_setup_teardown(provider_unicode_build, setup, teardown),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     return cmocka_run_group_tests(tests, NULL, NULL);

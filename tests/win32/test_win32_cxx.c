@@ -1,0 +1,151 @@
+/* Windows C++ UNICODE code built with compiler flags only (docs/win32.md,
+ * "Building Windows code here"): the provider tests/win32/w32gen/
+ * w32gen_cxx.cpp and the consumer w32enum_cxx.cpp are compiled here, at
+ * test time, with g++ and with clang++ (-std=c++17 -Wall -Wextra -Werror
+ * -fshort-wchar -DUNICODE -D_UNICODE, only include/win32 and include), the
+ * provider is installed as a Windows installer does it (RegCreateKeyExW,
+ * RegSetValueExW, LoadPerfCounterTextStringsW), and read with typeperf and
+ * with the consumer. A compiler that is missing fails the case. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "perflib/win32.h"
+#include "pl_test.h"
+#include "w32_util.h"
+#include "win32/loadperf.h"
+#include "win32/winreg.h"
+
+#define CXXFLAGS "-std=c++17 -Wall -Wextra -Werror -fshort-wchar -DUNICODE -D_UNICODE"
+#define KEY "SYSTEM\\CurrentControlSet\\Services\\W32GenCxx\\Performance"
+
+static pq_fixture fx;
+
+static int setup(void **state)
+{
+    (void)state;
+    return pq_fixture_make(&fx, NULL, NULL);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    pq_fixture_done(&fx);
+    return 0;
+}
+
+/* Run a shell command; its output (stdout and stderr) into out. */
+static int run(const char *cmd, char *out, size_t cap)
+{
+    FILE *p = popen(cmd, "r");
+    if (!p) return -1;
+    size_t n = 0;
+    out[0] = '\0';
+    while (n + 1 < cap) {
+        size_t r = fread(out + n, 1, cap - 1 - n, p);
+        if (r == 0) break;
+        n += r;
+    }
+    out[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void compile(const char *cxx, const char *src, const char *out, int provider)
+{
+    char cmd[4096], log[8192];
+    snprintf(cmd, sizeof cmd,
+             "%s " CXXFLAGS " %s %s -I%s/include/win32 -I%s/include %s/tests/win32/w32gen/%s -o %s %s -L%s -lperflib "
+             "-Wl,-rpath,%s 2>&1",
+             cxx, provider ? "-fPIC -shared -fvisibility=hidden" : "", provider ? "" : W32_EXE_FLAGS, PL_SOURCE_DIR,
+             PL_SOURCE_DIR,
+             PL_SOURCE_DIR, src, out, provider ? "" : "-L" W32_WMAIN_DIR " -lperflib_wmain", W32_LIB_DIR, W32_LIB_DIR);
+    int rc = run(cmd, log, sizeof log);
+    if (rc != 0) fail_msg("%s failed (%d): %s\n%s", cxx, rc, cmd, log);
+}
+
+static void set_sz_w(HKEY k, const char *name, const char *value)
+{
+    uint16_t *n = w32_widen(name), *v = w32_widen(value);
+    DWORD cb = (DWORD)((strlen(value) + 1) * 2); /* ASCII values */
+    assert_int_equal(RegSetValueExW(k, (LPCWSTR)n, 0, REG_SZ, (const BYTE *)v, cb), ERROR_SUCCESS);
+    free(n);
+    free(v);
+}
+
+static void install_w(const char *library)
+{
+    HKEY k = NULL;
+    uint16_t *path = w32_widen(KEY);
+    assert_int_equal(RegCreateKeyExW(HKEY_LOCAL_MACHINE, (LPCWSTR)path, 0, NULL, 0, KEY_ALL_ACCESS, NULL, &k, NULL),
+                     ERROR_SUCCESS);
+    free(path);
+    set_sz_w(k, "Library", library);
+    set_sz_w(k, "Open", "OpenW32GenCxx");
+    set_sz_w(k, "Collect", "CollectW32GenCxx");
+    set_sz_w(k, "Close", "CloseW32GenCxx");
+    RegCloseKey(k);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "lodctr %s/tests/win32/w32gen/w32gencxx.ini", PL_SOURCE_DIR);
+    uint16_t *wcmd = w32_widen(cmd);
+    assert_int_equal(LoadPerfCounterTextStringsW((LPWSTR)wcmd, TRUE), ERROR_SUCCESS);
+    free(wcmd);
+}
+
+static void check(const char *cxx)
+{
+    char so[4300], exe[4300], cmd[9000], out[16384];
+    snprintf(so, sizeof so, "%s/w32gencxx.so", fx.dir);
+    snprintf(exe, sizeof exe, "%s/w32enum", fx.dir);
+    compile(cxx, "w32gen_cxx.cpp", so, 1);
+    compile(cxx, "w32enum_cxx.cpp", exe, 0);
+    install_w(so);
+    uint32_t fc = 0, fh = 0;
+    assert_int_equal(w32_first_indices(&fx, "W32GenCxx", &fc, &fh), 0);
+
+    /* typeperf shows both instances, each with the First Counter the
+     * provider read from its own key. */
+    snprintf(cmd, sizeof cmd, "%s \"\\W32 Cxx Generator(*)\\Constant Value\" -sc 1 2>&1", TYPEPERF_BIN);
+    assert_int_equal(run(cmd, out, sizeof out), 0);
+    assert_non_null(strstr(out, "\\W32 Cxx Generator(first)\\Constant Value\""));
+    assert_non_null(strstr(out, "\\W32 Cxx Generator(caf\xC3\xA9)\\Constant Value\""));
+    char want[64];
+    snprintf(want, sizeof want, "\"%u.000000\",\"%u.000000\"", fc, fc);
+    if (!strstr(out, want)) fail_msg("typeperf output lacks %s:\n%s", want, out);
+
+    /* The UNICODE consumer: title table, grow loop, walk, _tprintf. */
+    snprintf(cmd, sizeof cmd, "%s \"W32 Cxx Generator\" 2>&1", exe);
+    assert_int_equal(run(cmd, out, sizeof out), 0);
+    assert_non_null(strstr(out, "system name matches\n"));
+    assert_non_null(strstr(out, "clock agrees\n"));
+    assert_null(strstr(out, "not aligned"));
+    snprintf(want, sizeof want, "first|Constant Value|%u\n", fc);
+    if (!strstr(out, want)) fail_msg("w32enum output lacks %s:\n%s", want, out);
+    snprintf(want, sizeof want, "caf\xC3\xA9|Constant Value|%u\n", fc);
+    if (!strstr(out, want)) fail_msg("w32enum output lacks %s:\n%s", want, out);
+    assert_non_null(strstr(out, "caf\xC3\xA9|Collections|"));
+}
+
+static void cxx_unicode_gxx(void **state)
+{
+    (void)state;
+    check("g++");
+}
+
+static void cxx_unicode_clangxx(void **state)
+{
+    (void)state;
+    check("clang++");
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(cxx_unicode_gxx, setup, teardown),
+        cmocka_unit_test_setup_teardown(cxx_unicode_clangxx, setup, teardown),
+    };
+    if (argc > 1) cmocka_set_test_filter(argv[1]);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
