@@ -27,6 +27,7 @@ if [ "$what" = test ]; then
     iproute2
     libclang-rt-14-dev
     libcmocka-dev
+    libpcp-mmv1-dev
     llvm
     sysstat
     tmux
