@@ -38,6 +38,8 @@ typedef struct pl_lodctr_set {
     char *provider;            /* [info] drivername= */
     char *library, *open, *collect, *close; /* [info] library= open= collect=
                                               close= (perflib's own keys), or NULL */
+    char *wraps;               /* [info] wraps= (perflib's own key): the provider
+                                  this one wraps, or NULL */
     int trusted;               /* [info] trusted= was present (informational) */
     pl_install_text *texts;    /* one per (offset, language); name and/or help,
                                   strings owned by the set; sorted by offset,

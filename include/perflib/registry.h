@@ -45,7 +45,7 @@ PL_EXTERN const char *pl_store_path(const pl_store *st);
 PL_EXTERN int pl_store_default_path(char *out, size_t cap);
 /* The store's schema version, and the one this library writes. */
 PL_EXTERN int pl_store_schema_version(const pl_store *st);
-#define PL_STORE_SCHEMA_VERSION 2
+#define PL_STORE_SCHEMA_VERSION 3
 
 /* ------------------------------------------------------------ Perflib key */
 
@@ -131,6 +131,8 @@ typedef struct pl_provider_info {
                                  only for isolated providers */
     int builtin;              /* shipped with perflib */
     int isolation;            /* PL_ISOLATION_INPROC or PL_ISOLATION_HELPER */
+    char *wraps;              /* the provider this one wraps (docs/provider-host.md,
+                                 "Providers that wrap providers"), or NULL */
 } pl_provider_info;
 
 /* How the host runs a provider (docs/provider-host.md). Built-in providers
@@ -181,6 +183,7 @@ typedef struct pl_install_req {
     size_t nobjects;
     int isolation;            /* PL_INSTALL_ISOLATION_*: 0 keeps an existing
                                  record's mode and makes a new record isolated */
+    const char *wraps;        /* the provider it wraps; NULL: keep what is stored */
 } pl_install_req;
 
 #define PL_INSTALL_ISOLATION_DEFAULT 0

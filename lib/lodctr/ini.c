@@ -46,7 +46,7 @@ typedef struct ctx {
     const char *sym_name;
     pl_error *err;
     /* [info] */
-    char *provider, *symfile, *library, *open, *collect, *close;
+    char *provider, *symfile, *library, *open, *collect, *close, *wraps;
     unsigned provider_line, symfile_line, info_line, last_line;
     int trusted;
     rtext *texts;
@@ -222,6 +222,7 @@ static int parse_ini(ctx *c, const char *txt, size_t len)
             else if (pl__lc_eq_ci(k, kn, "open")) set_info(c, &c->open, NULL, v, vn, line, "open");
             else if (pl__lc_eq_ci(k, kn, "collect")) set_info(c, &c->collect, NULL, v, vn, line, "collect");
             else if (pl__lc_eq_ci(k, kn, "close")) set_info(c, &c->close, NULL, v, vn, line, "close");
+            else if (pl__lc_eq_ci(k, kn, "wraps")) set_info(c, &c->wraps, NULL, v, vn, line, "wraps");
             else if (pl__lc_eq_ci(k, kn, "trusted")) c->trusted = 1;
             continue;
         }
@@ -641,6 +642,7 @@ static void ctx_free(ctx *c)
     free(c->provider);
     free(c->symfile);
     free(c->library);
+    free(c->wraps);
     free(c->open);
     free(c->collect);
     free(c->close);
@@ -668,6 +670,7 @@ PL_EXTERN void pl_lodctr_free(pl_lodctr_set *set)
     free(set->symbol_path);
     free(set->provider);
     free(set->library);
+    free(set->wraps);
     free(set->open);
     free(set->collect);
     free(set->close);
@@ -848,6 +851,8 @@ static int build(ctx *c, pl_lodctr_set **out)
     c->collect = NULL;
     set->close = c->close;
     c->close = NULL;
+    set->wraps = c->wraps;
+    c->wraps = NULL;
     set->trusted = c->trusted;
     set->ini_path = pl__strdup(c->ini_name);
     set->symbol_path = pl__strdup(c->sym_name);
@@ -1138,6 +1143,7 @@ PL_EXTERN int pl_lodctr_install(pl_store *st, pl_lodctr_set *set, const pl_lodct
     req.collect = ov && ov->collect ? ov->collect : set->collect;
     req.close = ov && ov->close ? ov->close : set->close;
     req.isolation = ov ? ov->isolation : PL_INSTALL_ISOLATION_DEFAULT;
+    req.wraps = set->wraps;
     req.max_offset = set->max_offset;
     req.texts = keep;
     req.ntexts = nkeep;

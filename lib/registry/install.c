@@ -39,6 +39,9 @@ static int validate(const pl_install_req *req, itext **sorted, pl_error *err)
     if (req->max_offset > PL__INDEX_MAX)
         return pl__fail(err, PL_E_INVAL, "install %s: highest offset %u is too large", req->provider,
                         req->max_offset);
+    if (req->wraps && (s = pl__provider_check_name(req->wraps, err))) return s;
+    if (req->wraps && pl__utf8_casecmp(req->wraps, req->provider) == 0)
+        return pl__fail(err, PL_E_INVAL, "install %s: a provider cannot wrap itself", req->provider);
     const char *fields[4] = {req->library, req->open, req->collect, req->close};
     for (int i = 0; i < 4; i++)
         if (fields[i] && !pl__utf8_valid(fields[i]))
@@ -216,14 +219,14 @@ static int write_provider(pl_store *st, const pl_install_req *req, int exists, c
     /* ?6: the isolation to write, NULL to keep (an existing record). */
     if (!exists) {
         s = pl__sql_prepare(st,
-                            "INSERT INTO providers(name, library, open_fn, collect_fn, close_fn, isolation)"
-                            " VALUES(?1, ?2, ?3, ?4, ?5, coalesce(?6, 1))",
+                            "INSERT INTO providers(name, library, open_fn, collect_fn, close_fn, isolation, wraps)"
+                            " VALUES(?1, ?2, ?3, ?4, ?5, coalesce(?6, 1), ?7)",
                             &q, err);
     } else {
         s = pl__sql_prepare(st,
                             "UPDATE providers SET library = coalesce(?2, library), open_fn = coalesce(?3, open_fn),"
                             " collect_fn = coalesce(?4, collect_fn), close_fn = coalesce(?5, close_fn),"
-                            " isolation = coalesce(?6, isolation) WHERE name = ?1",
+                            " isolation = coalesce(?6, isolation), wraps = coalesce(?7, wraps) WHERE name = ?1",
                             &q, err);
     }
     if (s) return s;
@@ -234,6 +237,7 @@ static int write_provider(pl_store *st, const pl_install_req *req, int exists, c
     sqlite3_bind_text(q, 3, req->open, -1, SQLITE_STATIC);
     sqlite3_bind_text(q, 4, req->collect, -1, SQLITE_STATIC);
     sqlite3_bind_text(q, 5, req->close, -1, SQLITE_STATIC);
+    sqlite3_bind_text(q, 7, req->wraps, -1, SQLITE_STATIC);
     int rc = sqlite3_step(q);
     sqlite3_finalize(q);
     if (rc != SQLITE_DONE) return pl__sql_fail(st, err, rc, "write provider");

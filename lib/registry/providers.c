@@ -8,7 +8,7 @@
 #define PROVIDER_COLUMNS                                                                                          \
     "name, library, open_fn, collect_fn, close_fn, object_list, linkage_export, first_counter, last_counter,"     \
     " first_help, last_help, disabled, disable_reason, disable_time, open_timeout_ms, collect_timeout_ms,"        \
-    " builtin, isolation"
+    " builtin, isolation, wraps"
 
 PL_EXTERN void pl_provider_info_clear(pl_provider_info *p)
 {
@@ -21,6 +21,7 @@ PL_EXTERN void pl_provider_info_clear(pl_provider_info *p)
     free(p->object_list);
     free(p->linkage_export);
     free(p->disable_reason);
+    free(p->wraps);
     memset(p, 0, sizeof *p);
 }
 
@@ -52,7 +53,7 @@ static int row_to_info(pl_store *st, sqlite3_stmt *q, pl_provider_info *p, pl_er
     memset(p, 0, sizeof *p);
     if (dup_col(q, 0, &p->name) || dup_col(q, 1, &p->library) || dup_col(q, 2, &p->open) ||
         dup_col(q, 3, &p->collect) || dup_col(q, 4, &p->close) || dup_col(q, 5, &p->object_list) ||
-        dup_col(q, 6, &p->linkage_export) || dup_col(q, 12, &p->disable_reason)) {
+        dup_col(q, 6, &p->linkage_export) || dup_col(q, 12, &p->disable_reason) || dup_col(q, 18, &p->wraps)) {
         pl_provider_info_clear(p);
         return pl__fail(err, PL_E_NOMEM, "out of memory");
     }
@@ -170,6 +171,9 @@ PL_EXTERN int pl_store_set_provider(pl_store *st, const pl_provider_info *p, pl_
         (s = check_text("collect", p->collect, err)) || (s = check_text("close", p->close, err)) ||
         (s = check_text("linkage export", p->linkage_export, err)))
         return s;
+    if (p->wraps && (s = pl__provider_check_name(p->wraps, err))) return s;
+    if (p->wraps && pl__utf8_casecmp(p->wraps, p->name) == 0)
+        return pl__fail(err, PL_E_INVAL, "provider '%s' cannot wrap itself", p->name);
     if (p->isolation != PL_ISOLATION_INPROC && p->isolation != PL_ISOLATION_HELPER)
         return pl__fail(err, PL_E_INVAL, "provider '%s': isolation %d is neither in-process (0) nor isolated (1)",
                         p->name, p->isolation);
@@ -179,14 +183,14 @@ PL_EXTERN int pl_store_set_provider(pl_store *st, const pl_provider_info *p, pl_
         sqlite3_stmt *q;
         s = pl__sql_prepare(st,
                             "INSERT INTO providers(name, library, open_fn, collect_fn, close_fn, linkage_export,"
-                            " open_timeout_ms, collect_timeout_ms, builtin, object_list, isolation)"
-                            " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+                            " open_timeout_ms, collect_timeout_ms, builtin, object_list, isolation, wraps)"
+                            " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
                             " ON CONFLICT(name) DO UPDATE SET library = excluded.library,"
                             " open_fn = excluded.open_fn, collect_fn = excluded.collect_fn,"
                             " close_fn = excluded.close_fn, linkage_export = excluded.linkage_export,"
                             " open_timeout_ms = excluded.open_timeout_ms,"
                             " collect_timeout_ms = excluded.collect_timeout_ms,"
-                            " isolation = excluded.isolation,"
+                            " isolation = excluded.isolation, wraps = excluded.wraps,"
                             " object_list = coalesce(excluded.object_list, object_list)",
                             &q, err);
         if (!s) {
@@ -201,6 +205,7 @@ PL_EXTERN int pl_store_set_provider(pl_store *st, const pl_provider_info *p, pl_
             sqlite3_bind_int(q, 9, p->builtin ? 1 : 0);
             sqlite3_bind_text(q, 10, p->object_list, -1, SQLITE_STATIC);
             sqlite3_bind_int(q, 11, p->isolation);
+            sqlite3_bind_text(q, 12, p->wraps, -1, SQLITE_STATIC);
             int rc = sqlite3_step(q);
             if (rc != SQLITE_DONE) s = pl__sql_fail(st, err, rc, "write provider");
             sqlite3_finalize(q);

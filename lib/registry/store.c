@@ -289,7 +289,8 @@ static const char SCHEMA[] =
     " open_timeout_ms INTEGER NOT NULL DEFAULT 0,"
     " collect_timeout_ms INTEGER NOT NULL DEFAULT 0,"
     " builtin INTEGER NOT NULL DEFAULT 0,"
-    " isolation INTEGER NOT NULL DEFAULT 0);";
+    " isolation INTEGER NOT NULL DEFAULT 0,"
+    " wraps TEXT);";
 
 /* Statements that must prepare on a current store: a cheap check that the
  * file's tables have the columns this library reads and writes. */
@@ -299,7 +300,7 @@ static const char LAYOUT_CHECK[] =
     " (SELECT count(*) FROM (SELECT lang, kind, idx, text FROM titles LIMIT 0)),"
     " (SELECT count(*) FROM (SELECT name, library, open_fn, collect_fn, close_fn, object_list,"
     "  linkage_export, first_counter, last_counter, first_help, last_help, disabled,"
-    "  disable_reason, disable_time, open_timeout_ms, collect_timeout_ms, builtin, isolation"
+    "  disable_reason, disable_time, open_timeout_ms, collect_timeout_ms, builtin, isolation, wraps"
     "  FROM providers LIMIT 0))";
 
 /* One migration step: brings a store from version `from` to `from + 1`. It
@@ -321,6 +322,8 @@ static const migration MIGRATIONS[] = {
     {1, "add providers.isolation",
      "ALTER TABLE providers ADD COLUMN isolation INTEGER NOT NULL DEFAULT 0;"
      "UPDATE providers SET isolation = 1 WHERE builtin = 0;"},
+    /* A provider may wrap another (MyCoolCounter around PerfOS). */
+    {2, "add providers.wraps", "ALTER TABLE providers ADD COLUMN wraps TEXT;"},
 };
 
 static int read_int_pragma(pl_store *st, const char *sql, int *out, pl_error *err)

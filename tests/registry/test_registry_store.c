@@ -10,7 +10,7 @@ static void seed_exact(void **state)
     pl_store *st = reg_open(path);
     assert_string_equal(pl_store_path(st), path);
     assert_int_equal(pl_store_schema_version(st), PL_STORE_SCHEMA_VERSION);
-    assert_int_equal(reg_user_version(path), 2);
+    assert_int_equal(reg_user_version(path), 3);
 
     pl_perflib_info info;
     pl_error err;
@@ -281,8 +281,8 @@ static void migrate_from_v0(void **state)
     assert_int_equal(reg_user_version(path), 0);
 
     st = reg_open(path);
-    assert_int_equal(pl_store_schema_version(st), 2); /* 0 -> 1 -> 2 */
-    assert_int_equal(reg_user_version(path), 2);
+    assert_int_equal(pl_store_schema_version(st), 3); /* 0 -> 1 -> 2 -> 3 */
+    assert_int_equal(reg_user_version(path), 3);
     /* Data kept; the seed refresh adds the missing built-in titles without
      * overwriting any title already there (1, 2 and 1848 were). */
     pl_titles *t = NULL;
@@ -352,12 +352,12 @@ static void migrate_from_v1(void **state)
     pl_store *st = NULL;
     pl_error err;
     assert_int_equal(pl_store_open(path, PL_STORE_READONLY, &st, &err), PL_E_SCHEMA);
-    assert_non_null(strstr(err.msg, "schema version 1, this library reads 2"));
+    assert_non_null(strstr(err.msg, "schema version 1, this library reads 3"));
     assert_int_equal(reg_user_version(path), 1);
 
     st = reg_open(path);
-    assert_int_equal(pl_store_schema_version(st), 2);
-    assert_int_equal(reg_user_version(path), 2);
+    assert_int_equal(pl_store_schema_version(st), 3);
+    assert_int_equal(reg_user_version(path), 3);
     pl_provider_info p;
     assert_int_equal(pl_store_provider(st, "ThirdParty", &p, &err), PL_OK);
     assert_int_equal(p.isolation, PL_ISOLATION_HELPER);
@@ -500,7 +500,7 @@ static void foreign_database_refused(void **state)
     /* a current version number over a damaged layout */
     char path2[512];
     reg_tmpfile(path2, sizeof path2, "damaged.db");
-    reg_sql(path2, "CREATE TABLE meta(key, value); PRAGMA user_version = 2;");
+    reg_sql(path2, "CREATE TABLE meta(key, value); PRAGMA user_version = 3;");
     assert_int_equal(pl_store_open(path2, 0, &st, &err), PL_E_SCHEMA);
     assert_null(st);
 
