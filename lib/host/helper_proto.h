@@ -51,6 +51,7 @@
 #define PLH_OPEN 2u
 #define PLH_COLLECT 3u
 #define PLH_CLOSE 4u
+#define PLH_WRAP 5u                   /* Collect of a wrapper, with the original's result */
 #define PLH_REPLY 0x80u
 
 #define PLH_LOAD_OK 0u

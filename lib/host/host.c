@@ -92,6 +92,11 @@ typedef struct prov {
     uint64_t collects, errors;
     int warned_align;           /* the multiple-of-8 warning was logged */
     char last_error[256];
+    /* Wrapping (docs/provider-host.md, "Providers that wrap providers"). */
+    struct prov *wrapped;       /* the provider this one wraps, or NULL */
+    struct prov *wrapper;       /* the provider that wraps this one, or NULL */
+    const uint8_t *orig;        /* during a wrapper's Collect: the original's result */
+    uint32_t orig_len, orig_n;
 } prov;
 
 struct pl__host {
@@ -200,6 +205,8 @@ static void apply_state(pl__host *h, prov *p)
     }
 }
 
+static void link_wrappers(pl__host *h);
+
 int pl__host_new(pl_store *st, const pl__host_config *cfg, pl__host **out, pl_error *err)
 {
     pl__host *h = calloc(1, sizeof *h);
@@ -257,6 +264,7 @@ int pl__host_new(pl_store *st, const pl__host_config *cfg, pl__host **out, pl_er
         h->n++;
     }
     free(list); /* the records' strings now belong to h->p */
+    link_wrappers(h);
     h->state = pl__state_open(pl_store_path(st));
     for (size_t i = 0; i < h->n; i++) apply_state(h, &h->p[i]);
     *out = h;
@@ -405,6 +413,7 @@ static int name_ok(const pl__host *h, const prov *p, uint32_t idx)
     if (idx >= 2 && idx <= h->base_index) return 1;
     if (idx == PL_CTR_UNAVAILABLE_COUNTERS) return 1;
     if (pl__host_app_index_ok(&p->info, idx, 0)) return 1;
+    if (p->wrapped && p->wrapped != p && name_ok(h, p->wrapped, idx)) return 1; /* the original's objects */
     return p->info.first_counter && idx >= p->info.first_counter && idx <= p->info.last_counter;
 }
 
@@ -413,6 +422,7 @@ static int help_ok(const pl__host *h, const prov *p, uint32_t idx)
     if (idx == 0 || idx <= h->base_index + 1) return 1;
     if (idx == PL_HELP(PL_CTR_UNAVAILABLE_COUNTERS)) return 1;
     if (pl__host_app_index_ok(&p->info, idx, 1)) return 1;
+    if (p->wrapped && p->wrapped != p && help_ok(h, p->wrapped, idx)) return 1;
     return p->info.first_help && idx >= p->info.first_help && idx <= p->info.last_help;
 }
 
@@ -668,14 +678,16 @@ static int collect_inproc(pl__host *h, prov *p, const WCHAR *wq, pl__buf *out, u
         p->opened = 1;
     }
     size_t cap = p->bufcap ? p->bufcap : FIRST_BUFFER;
+    if (p->orig && cap < (size_t)p->orig_len + FIRST_BUFFER) cap = (size_t)p->orig_len + FIRST_BUFFER;
     for (uint32_t round = 0;; round++) {
         if (ensure_buf(p, cap) != PL_OK) return PL_E_NOMEM;
         cap = p->bufcap;
         memset(p->buf + cap, GUARD_BYTE, GUARD_BYTES);
         WCHAR *q = wdup(wq);
         if (!q) return PL_E_NOMEM;
+        if (p->orig) memcpy(p->buf, p->orig, p->orig_len); /* a wrapper gets the original's result in place */
         pl__call c = {.kind = PL__CALL_COLLECT, .collect = p->collect, .arg = q, .data = p->buf,
-                      .bytes = room_of(cap)};
+                      .bytes = room_of(cap), .nobj = p->orig ? p->orig_n : 0};
         if (!inproc_call(p, &c, p->collect_ms, 'C')) {
             disable(h, p, "Collect did not return within %u ms (in-process: the call was abandoned)", p->collect_ms);
             return PL_OK;
@@ -1002,7 +1014,7 @@ static int xfer(prov *p, uint32_t type, const void *a, size_t alen, const void *
     }
     *reply_len = rlen;
     size_t take = rlen < reply_cap ? rlen : reply_cap;
-    if (type != PLH_COLLECT && type != PLH_LOAD && rlen != reply_cap) {
+    if (type != PLH_COLLECT && type != PLH_WRAP && type != PLH_LOAD && rlen != reply_cap) {
         snprintf(why, whylen, "reply of %u bytes to request %u, expected %zu", rlen, type, reply_cap);
         return XF_BAD;
     }
@@ -1160,17 +1172,35 @@ static int collect_isolated(pl__host *h, prov *p, const WCHAR *wq, pl__buf *out,
     size_t qbytes = wlen(wq) * 2;
     if (qbytes > PLH_MAX_QUERY) qbytes = PLH_MAX_QUERY & ~(size_t)1;
     size_t cap = p->bufcap ? p->bufcap : FIRST_BUFFER;
+    if (p->orig && cap < (size_t)p->orig_len + FIRST_BUFFER) cap = (size_t)p->orig_len + FIRST_BUFFER;
     if (cap > PLH_MAX_ROOM) cap = PLH_MAX_ROOM;
+    if (p->orig && p->orig_len > cap) {
+        note(h, p, LOG_WARNING, "the original's %u bytes do not fit a helper's buffer; not wrapped", p->orig_len);
+        return PL_OK;
+    }
     for (uint32_t round = 0;; round++) {
         if (ensure_buf(p, cap) != PL_OK) return PL_E_NOMEM;
         cap = p->bufcap > PLH_MAX_ROOM ? PLH_MAX_ROOM : p->bufcap;
-        uint8_t req[4];
         DWORD room = room_of(cap);
-        put32(req, room);
         uint8_t fixed[PLH_COLLECT_FIXED] = {0};
         size_t rl = 0;
         int64_t started = now_ms();
-        int x = xfer(p, PLH_COLLECT, req, 4, wq, qbytes, p->collect_ms, fixed, sizeof fixed, &rl, why, sizeof why);
+        int x;
+        if (p->orig) { /* PLH_WRAP: room, query bytes, the original's objects, the query, its bytes */
+            uint8_t *req = malloc(12 + qbytes);
+            if (!req) return PL_E_NOMEM;
+            put32(req, room);
+            put32(req + 4, (uint32_t)qbytes);
+            put32(req + 8, p->orig_n);
+            memcpy(req + 12, wq, qbytes);
+            x = xfer(p, PLH_WRAP, req, 12 + qbytes, p->orig, p->orig_len, p->collect_ms, fixed, sizeof fixed, &rl,
+                     why, sizeof why);
+            free(req);
+        } else {
+            uint8_t req[4];
+            put32(req, room);
+            x = xfer(p, PLH_COLLECT, req, 4, wq, qbytes, p->collect_ms, fixed, sizeof fixed, &rl, why, sizeof why);
+        }
         call_result r;
         memset(&r, 0, sizeof r);
         if (x == XF_OK) {
@@ -1211,6 +1241,95 @@ static int collect_one(pl__host *h, prov *p, const WCHAR *wq, pl__buf *out, uint
     return p->isolated ? collect_isolated(h, p, wq, out, nobjects) : collect_inproc(h, p, wq, out, nobjects);
 }
 
+/* ------------------------------------------------------------ wrapping */
+
+/* Pair every wrapper with the provider it names (case-insensitive). A
+ * wrapper of a missing provider, of itself, of a provider that is itself a
+ * wrapper, or a second wrapper of one provider is left unpaired, and is
+ * then never called (it is logged when a query would have reached it). */
+static void link_wrappers(pl__host *h)
+{
+    for (size_t i = 0; i < h->n; i++) {
+        prov *w = &h->p[i];
+        if (!w->info.wraps) continue;
+        for (size_t j = 0; j < h->n; j++) {
+            prov *o = &h->p[j];
+            if (o == w || !o->info.name || pl__utf8_casecmp(o->info.name, w->info.wraps) != 0) continue;
+            if (!o->info.wraps && !o->wrapper) {
+                o->wrapper = w;
+                w->wrapped = o;
+            }
+            break;
+        }
+        if (!w->wrapped)
+            snprintf(w->last_error, sizeof w->last_error,
+                     "wraps %.100s, which is not installed, is a wrapper itself or has another wrapper: never called",
+                     w->info.wraps);
+    }
+}
+
+/* Does the wrapper's answer still hold every object of the original (by
+ * title index)? A wrapper may change them and add objects, not drop them. */
+static int keeps_objects(const uint8_t *orig, uint32_t orig_len, uint32_t orig_n, const uint8_t *neu, size_t neu_len,
+                         uint32_t neu_n, char *why, size_t whylen)
+{
+    if (!orig_n) return 1;
+    pl_block a, b;
+    pl_error e;
+    if (pl_block_open(&a, orig, orig_len, PL_BLOCK_BARE, orig_n, &e) != PL_OK) return 1; /* cannot happen: judged */
+    if (pl_block_open(&b, neu, neu_len, PL_BLOCK_BARE, neu_n, &e) != PL_OK) {
+        snprintf(why, whylen, "its answer cannot be read");
+        return 0;
+    }
+    pl_object o, x;
+    int rc = pl_block_object(&a, 0, &o);
+    for (uint32_t i = 0; i < orig_n && rc == PL_OK; i++, rc = pl_object_next(&o, &o))
+        if (pl_block_find_object(&b, o.hdr.ObjectNameTitleIndex, &x) != PL_OK) {
+            snprintf(why, whylen, "its answer lost the original's object %u", o.hdr.ObjectNameTitleIndex);
+            return 0;
+        }
+    return 1;
+}
+
+/* After the original `o` appended its objects to out (from len0 / n0 on):
+ * let its wrapper see them and answer in their place. Whatever the wrapper
+ * does -- an error, a crash or hang (isolated), a contract break, an answer
+ * without the original's objects -- the original's objects stay. Called
+ * with o->mu held; takes the wrapper's. */
+static int wrap_step(pl__host *h, prov *o, const WCHAR *wq, pl__buf *out, uint32_t *nobjects, size_t len0,
+                     uint32_t n0)
+{
+    prov *w = o->wrapper;
+    int rc = PL_OK;
+    pthread_mutex_lock(&w->mu);
+    if (!w->disabled && out->len - len0 <= UINT32_MAX) {
+        pl__buf tmp = {0};
+        uint32_t tn = 0;
+        uint64_t judged = w->collects;
+        w->orig = out->p ? out->p + len0 : NULL;
+        w->orig_len = (uint32_t)(out->len - len0);
+        w->orig_n = *nobjects - n0;
+        static const uint8_t none[8];
+        if (!w->orig) w->orig = none;
+        rc = collect_one(h, w, wq, &tmp, &tn);
+        char why[160];
+        if (rc == PL_OK && w->collects > judged) {
+            if (keeps_objects(w->orig, w->orig_len, w->orig_n, tmp.p, tmp.len, tn, why, sizeof why)) {
+                out->len = len0;
+                *nobjects = n0;
+                rc = pl__buf_append(out, tmp.p, tmp.len);
+                *nobjects += tn;
+            } else {
+                disable(h, w, "%s", why);
+            }
+        }
+        w->orig = NULL;
+        pl__buf_free(&tmp);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return rc;
+}
+
 int pl__host_collect(pl__host *h, const pl_query_items *q, pl__buf *out, uint32_t *nobjects)
 {
     if (q->kind != PL_QUERY_KIND_GLOBAL && q->kind != PL_QUERY_KIND_COSTLY && q->kind != PL_QUERY_KIND_ITEMS)
@@ -1222,8 +1341,14 @@ int pl__host_collect(pl__host *h, const pl_query_items *q, pl__buf *out, uint32_
     int rc = PL_OK;
     for (size_t i = 0; i < h->n && rc == PL_OK; i++) {
         prov *p = &h->p[i];
+        if (p->info.wraps) continue; /* a wrapper is called after the provider it wraps, or never */
         pthread_mutex_lock(&p->mu);
-        if (!p->disabled && wants(p, q)) rc = collect_one(h, p, wq, out, nobjects);
+        if (!p->disabled && wants(p, q)) {
+            size_t len0 = out->len;
+            uint32_t n0 = *nobjects;
+            rc = collect_one(h, p, wq, out, nobjects);
+            if (rc == PL_OK && p->wrapper) rc = wrap_step(h, p, wq, out, nobjects, len0, n0);
+        }
         pthread_mutex_unlock(&p->mu);
     }
     free(wq);

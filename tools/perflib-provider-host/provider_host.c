@@ -328,21 +328,14 @@ static void do_open(const uint8_t *pl, uint32_t len)
     reply32(PLH_OPEN, rc);
 }
 
-static void do_collect(const uint8_t *pl, uint32_t len)
+/* Run Collect on buf (room bytes, then the guard) and reply to `type`.
+ * preload bytes of buf already hold a wrapped provider's result and nobj
+ * its object count (0 and 0 for a plain Collect). */
+static void run_collect(uint32_t type, WCHAR *q, uint32_t room, DWORD nobj)
 {
-    if (!loaded || len < 4 || len - 4 > PLH_MAX_QUERY) bye(PLH_EXIT_PROTOCOL);
-    uint32_t room = get32(pl);
-    if (room > PLH_MAX_ROOM) bye(PLH_EXIT_PROTOCOL);
-    WCHAR *q = wide(pl + 4, len - 4);
-    if (!buf || bufcap < room) {
-        uint8_t *nb = realloc(buf, (size_t)room + PLH_GUARD_BYTES);
-        if (!nb) bye(PLH_EXIT_NOMEM);
-        buf = nb;
-        bufcap = room;
-    }
     memset(buf + room, PLH_GUARD_BYTE, PLH_GUARD_BYTES);
     void *data = buf;
-    DWORD bytes = room, nobj = 0;
+    DWORD bytes = room;
     cpu_budget(lim.collect_cpu);
     __atomic_store_n(&in_call, 1, __ATOMIC_SEQ_CST);
     DWORD rc = p_collect(q, &data, &bytes, &nobj);
@@ -362,7 +355,48 @@ static void do_collect(const uint8_t *pl, uint32_t len)
     memcpy(fixed + 16, &moved, 8);
     size_t n = 0;
     if (rc == 0 && !flags && bytes <= room && moved == (int64_t)bytes) n = bytes;
-    reply(PLH_COLLECT, fixed, sizeof fixed, buf, n);
+    reply(type, fixed, sizeof fixed, buf, n);
+}
+
+static void room_for(uint32_t room)
+{
+    if (!buf || bufcap < room) {
+        uint8_t *nb = realloc(buf, (size_t)room + PLH_GUARD_BYTES);
+        if (!nb) bye(PLH_EXIT_NOMEM);
+        buf = nb;
+        bufcap = room;
+    }
+}
+
+static void do_collect(const uint8_t *pl, uint32_t len)
+{
+    if (!loaded || len < 4 || len - 4 > PLH_MAX_QUERY) bye(PLH_EXIT_PROTOCOL);
+    uint32_t room = get32(pl);
+    if (room > PLH_MAX_ROOM) bye(PLH_EXIT_PROTOCOL);
+    WCHAR *q = wide(pl + 4, len - 4);
+    room_for(room);
+    run_collect(PLH_COLLECT, q, room, 0);
+}
+
+/* PLH_WRAP: u32 room, u32 query bytes, u32 the original's objects, the
+ * query, then the original's result (the rest, at most room bytes), read
+ * straight into the buffer the wrapper's Collect gets. */
+static void do_wrap(uint32_t len)
+{
+    uint8_t fx[12];
+    if (!loaded || len < sizeof fx || read_full(fx, sizeof fx) <= 0) bye(PLH_EXIT_PROTOCOL);
+    uint32_t room = get32(fx), qb = get32(fx + 4), nobj = get32(fx + 8);
+    if (room > PLH_MAX_ROOM || qb > PLH_MAX_QUERY || qb > len - sizeof fx) bye(PLH_EXIT_PROTOCOL);
+    uint32_t orig = len - (uint32_t)sizeof fx - qb;
+    if (orig > room) bye(PLH_EXIT_PROTOCOL);
+    uint8_t *qt = malloc(qb ? qb : 1);
+    if (!qt) bye(PLH_EXIT_NOMEM);
+    if (qb && read_full(qt, qb) <= 0) bye(PLH_EXIT_PROTOCOL);
+    WCHAR *q = wide(qt, qb);
+    free(qt);
+    room_for(room);
+    if (orig && read_full(buf, orig) <= 0) bye(PLH_EXIT_PROTOCOL);
+    run_collect(PLH_WRAP, q, room, nobj);
 }
 
 /* The provider's end, as when a Windows process unloads it or exits:
@@ -432,6 +466,10 @@ int main(int argc, char **argv)
         if (r == 0) finish(1); /* the host went away between requests */
         if (r < 0) host_gone();
         uint32_t type = get32(hdr), len = get32(hdr + 4);
+        if (type == PLH_WRAP) { /* its payload may be far larger than a request */
+            do_wrap(len);
+            continue;
+        }
         if (len > PLH_MAX_REQUEST) bye(PLH_EXIT_PROTOCOL);
         if (len && read_full(pl, len) <= 0) bye(PLH_EXIT_PROTOCOL);
         switch (type) {

@@ -1,0 +1,2 @@
+/* MyCoolCounter's symbol offsets (lodctr). */
+#define MYCOOL_COUNTER 0

@@ -1,0 +1,1 @@
+#define TW_NOTHING 0
