@@ -171,10 +171,14 @@ static void lost_updates(const char *threads_list)
            (unsigned long long)per, reps);
     printf("%-20s %4s %14s %12s %10s\n", "what", "T", "lost (median)", "lost %", "ns/op");
     const char *names[] = {"pl_app_inc", "bare atomic add", "PCP MMV mmv_inc"};
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", threads_list);
-    for (char *tok = strtok(buf, " "); tok; tok = strtok(NULL, " ")) {
-        int T = atoi(tok);
+    for (const char *tok = threads_list; *tok;) {
+        char *end;
+        long T = strtol(tok, &end, 10);
+        if (end == tok) {
+            tok++;
+            continue;
+        }
+        tok = end;
         if (T < 1 || T > 64) continue;
         for (int kind = 0; kind < 3; kind++) {
 #ifdef HAVE_MMV
@@ -199,7 +203,7 @@ static void lost_updates(const char *threads_list)
                 lost[r] = (double)(want - (got < want ? got : want));
             }
             double l = median(lost, reps);
-            printf("%-20s %4d %14.0f %11.2f%% %10.3f\n", names[kind], T, l, 100.0 * l / (double)(per * (uint64_t)T),
+            printf("%-20s %4ld %14.0f %11.2f%% %10.3f\n", names[kind], T, l, 100.0 * l / (double)(per * (uint64_t)T),
                    median(ns, reps));
             fflush(stdout);
         }
