@@ -1,0 +1,659 @@
+// System Monitor in the browser (docs/web.md). Values are perfd's formatted
+// PDH values; the page only scales them for display (as System Monitor's
+// per-counter scale does) and keeps statistics over what it shows.
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import './style.css';
+
+const PALETTE = ['#e6194b', '#3cb44b', '#0a58ca', '#f58231', '#911eb4', '#0fa3a3', '#d6249f', '#7a9c00',
+  '#b8860b', '#00798c', '#9a6324', '#800000', '#2f4f4f', '#808000', '#000075', '#ff4500'];
+const MAX_COUNTERS = 64;     // perfd's per-stream limit (docs/web.md)
+const $ = (id) => document.getElementById(id);
+
+// ------------------------------------------------------------ URL state
+// #v=graph&i=1000&w=100&y=0,100&p=0&hl=KEY&c=SCALE~COLOR~PATH&c=...
+const state = { view: 'graph', interval: 1000, window: 100, ymin: 0, ymax: 100, paused: false, hl: '',
+  counters: [] };  // {path, scale (null: counter default), color ('' auto)}
+
+function readUrl() {
+  const q = new URLSearchParams(location.hash.slice(1));
+  const num = (k, d, lo, hi) => { const v = Number(q.get(k)); return q.has(k) && Number.isFinite(v) ? Math.min(hi, Math.max(lo, v)) : d; };
+  state.view = ['graph', 'hist', 'report'].includes(q.get('v')) ? q.get('v') : 'graph';
+  state.interval = num('i', 1000, 100, 3600000);
+  state.window = Math.round(num('w', 100, 10, 36000));
+  const y = (q.get('y') || '').split(',').map(Number);
+  if (y.length === 2 && y.every(Number.isFinite) && y[0] < y[1]) [state.ymin, state.ymax] = y;
+  state.paused = q.get('p') === '1';
+  state.hl = q.get('hl') || '';
+  state.counters = [];
+  for (const c of q.getAll('c')) {
+    const m = /^(-?\d*)~(#[0-9a-fA-F]{6})?~(.+)$/.exec(c);
+    if (!m || state.counters.some((x) => x.path === m[3]) || state.counters.length >= MAX_COUNTERS) continue;
+    state.counters.push({ path: m[3], scale: m[1] === '' ? null : Math.max(-7, Math.min(7, Number(m[1]))), color: m[2] || '' });
+  }
+  state.colors = {};
+  for (const c of q.getAll('k')) {
+    const m = /^(#[0-9a-fA-F]{6})~(.+)$/.exec(c);
+    if (m) state.colors[m[2]] = m[1];
+  }
+}
+
+function writeUrl() {
+  const q = new URLSearchParams();
+  q.set('v', state.view);
+  q.set('i', String(state.interval));
+  q.set('w', String(state.window));
+  q.set('y', `${state.ymin},${state.ymax}`);
+  if (state.paused) q.set('p', '1');
+  if (state.hl) q.set('hl', state.hl);
+  for (const c of state.counters) q.append('c', `${c.scale ?? ''}~${c.color}~${c.path}`);
+  for (const [k, v] of Object.entries(state.colors)) q.append('k', `${v}~${k}`);
+  history.replaceState(null, '', '#' + q.toString());
+}
+
+// ------------------------------------------------------------ data store
+// One time axis (seconds) shared by every series; a series is a counter, or
+// one item (instance) of a wildcard counter. null is a gap.
+const store = { t: [], series: new Map() };  // key -> {key, ci, item, raw: [], color, ...}
+let meta = [];     // per counter, from perfd's meta event
+let order = [];    // series keys in display order
+
+function seriesKey(path, item, multi) { return multi ? `${path}|${item}` : path; }
+
+function ensureSeries(ci, item, multi) {
+  const c = state.counters[ci];
+  const key = seriesKey(c.path, item, multi);
+  let s = store.series.get(key);
+  if (!s) {
+    s = { key, path: c.path, item, multi, raw: new Array(store.t.length).fill(null) };
+    store.series.set(key, s);
+    rebuildPlot = true;
+  }
+  s.ci = ci;
+  s.seen = store.t.length;
+  return s;
+}
+
+function appendSample(t, values) {
+  store.t.push(t / 1000);
+  const n = store.t.length;
+  for (let ci = 0; ci < state.counters.length; ci++) {
+    const m = meta[ci];
+    const v = values[ci];
+    if (!m || !m.ok) continue;
+    if (m.multi) {
+      if (Array.isArray(v)) for (const [item, x] of v) ensureSeries(ci, item, true).raw.push(x);
+    } else {
+      ensureSeries(ci, '', false).raw.push(typeof v === 'number' ? v : null);
+    }
+  }
+  for (const s of store.series.values()) if (s.raw.length < n) s.raw.push(null);
+  // Trim in batches: uPlot draws only what the x range shows.
+  const cap = state.window + 1;
+  if (n > cap + Math.max(8, cap >> 3)) trim(cap);
+}
+
+function trim(cap) {
+  const drop = store.t.length - cap;
+  if (drop <= 0) return;
+  store.t.splice(0, drop);
+  for (const s of store.series.values()) s.raw.splice(0, drop);
+  // A wildcard item gone for a whole window goes from the legend.
+  for (const [k, s] of store.series) {
+    if (s.multi && s.raw.every((x) => x === null)) { store.series.delete(k); rebuildPlot = true; }
+  }
+}
+
+function gapSample() {  // a disconnection or a restarted stream breaks the line
+  if (!store.t.length) return;
+  store.t.push(store.t[store.t.length - 1] + 1e-3);
+  for (const s of store.series.values()) s.raw.push(null);
+}
+
+function clearData() {
+  store.t = [];
+  for (const s of store.series.values()) s.raw = [];
+  rebuildPlot = true;
+  schedule();
+}
+
+// ------------------------------------------------------------ series info
+function colorOf(s, i) {
+  const c = state.counters[s.ci];
+  return state.colors[s.key] || (!s.multi && c && c.color) || PALETTE[i % PALETTE.length];
+}
+function scaleOf(s) {
+  const c = state.counters[s.ci];
+  if (c && c.scale !== null && c.scale !== undefined) return c.scale;
+  const m = meta[s.ci];
+  return m && m.ok ? m.scale : 0;
+}
+function parts(s) {
+  const m = meta[s.ci] || {};
+  let inst = m.instance || '', parent = m.parent || '';
+  if (s.multi) {
+    const slash = s.item.indexOf('/');
+    if (slash >= 0) { parent = s.item.slice(0, slash); inst = s.item.slice(slash + 1); } else { inst = s.item; parent = ''; }
+  }
+  return { machine: m.machine || '', object: m.object || '', counter: m.counter || s.path, inst, parent };
+}
+
+function windowStats(raw) {
+  const start = Math.max(0, raw.length - state.window);
+  let n = 0, sum = 0, min = Infinity, max = -Infinity, last = null;
+  for (let i = start; i < raw.length; i++) {
+    const v = raw[i];
+    if (v === null) continue;
+    n++; sum += v; last = v;
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  // Last is the newest sample: a gap there shows as one.
+  last = raw.length ? raw[raw.length - 1] : null;
+  return n ? { last, avg: sum / n, min, max } : { last: null, avg: null, min: null, max: null };
+}
+
+function fmt(v) {
+  if (v === null || v === undefined) return '\u2014';
+  const a = Math.abs(v);
+  if (a !== 0 && (a >= 1e9 || a < 1e-3)) return v.toExponential(3);
+  return v.toLocaleString('en-US', { maximumFractionDigits: a >= 1000 ? 0 : 3 });
+}
+
+// ------------------------------------------------------------ graph
+let plot = null;
+let rebuildPlot = true;
+let selected = '';
+const perf = { samples: 0, frames: 0, drawMs: [], latencyMs: [], lastT: 0 };
+
+function buildPlot() {
+  if (plot) { plot.destroy(); plot = null; }
+  order = [...store.series.keys()];
+  const el = $('chart');
+  el.textContent = '';
+  const opts = {
+    width: Math.max(200, el.clientWidth || 800),
+    height: Math.max(180, Math.min(420, Math.round(window.innerHeight * 0.45))),
+    legend: { show: false },
+    cursor: { drag: { x: false, y: false } },
+    scales: { x: { time: true }, y: { auto: false, range: () => [state.ymin, state.ymax] } },
+    series: [{}, ...order.map((k, i) => {
+      const s = store.series.get(k);
+      const hl = state.hl && state.hl === k;
+      const dim = state.hl && !hl;
+      return { label: k, stroke: colorOf(s, i) + (dim ? '55' : ''), width: hl ? 3 : 1.5, spanGaps: false,
+        points: { show: false } };
+    })],
+    axes: [{ stroke: '#444', grid: { stroke: '#eee' } }, { stroke: '#444', grid: { stroke: '#eee' }, size: 60 }],
+    hooks: { draw: [() => { perf.frames++; }] },
+  };
+  plot = new uPlot(opts, plotData(), el);
+  rebuildPlot = false;
+}
+
+const scaled = new Map();  // key -> {scale, arr}: raw * 10^scale
+function plotData() {
+  const data = [store.t];
+  for (const k of order) {
+    const s = store.series.get(k);
+    const sc = scaleOf(s);
+    if (sc === 0) { data.push(s.raw); continue; }
+    const f = 10 ** sc;
+    let c = scaled.get(k);
+    if (!c || c.scale !== sc || c.src !== s.raw || c.arr.length > s.raw.length) c = { scale: sc, src: s.raw, arr: [] };
+    for (let i = c.arr.length; i < s.raw.length; i++) c.arr.push(s.raw[i] === null ? null : s.raw[i] * f);
+    scaled.set(k, c);
+    data.push(c.arr);
+  }
+  return data;
+}
+
+function drawGraph() {
+  if (rebuildPlot || !plot) buildPlot();
+  const t = store.t;
+  const t1 = t.length ? t[t.length - 1] : Date.now() / 1000;
+  const t0 = Math.max(t.length ? t[0] : t1, t1 - (state.window - 1) * state.interval / 1000);
+  plot.batch(() => {
+    plot.setData(plotData(), false);
+    plot.setScale('x', { min: t0, max: Math.max(t1, t0 + state.interval / 1000) });
+  });
+}
+
+// ------------------------------------------------------------ histogram, report
+function drawHist(stats) {
+  const el = $('hist');
+  const span = state.ymax - state.ymin;
+  const bars = order.map((k, i) => {
+    const s = store.series.get(k);
+    const st = stats.get(k);
+    const d = document.createElement('div');
+    d.className = 'b';
+    d.title = `${legendName(s)}: ${fmt(st.last)}`;
+    if (st.last === null) { d.classList.add('gap'); return d; }
+    const v = st.last * 10 ** scaleOf(s);
+    d.style.height = `${Math.max(0, Math.min(100, (v - state.ymin) / span * 100))}%`;
+    d.style.background = colorOf(s, i);
+    if (state.hl && state.hl !== k) d.style.opacity = '.35';
+    return d;
+  });
+  el.replaceChildren(...bars);
+}
+
+function drawReport(stats) {
+  // Grouped as System Monitor's report: computer and object, then counter rows
+  // with one column per instance.
+  const groups = new Map();
+  for (const k of order) {
+    const s = store.series.get(k);
+    const p = parts(s);
+    const g = `${p.machine}\u0000${p.object}`;
+    if (!groups.has(g)) groups.set(g, { p, insts: [], rows: new Map() });
+    const G = groups.get(g);
+    const inst = p.parent ? `${p.parent}/${p.inst}` : p.inst;
+    if (!G.insts.includes(inst)) G.insts.push(inst);
+    if (!G.rows.has(p.counter)) G.rows.set(p.counter, new Map());
+    G.rows.get(p.counter).set(inst, stats.get(k).last);
+  }
+  const out = [];
+  for (const G of groups.values()) {
+    const tb = document.createElement('table');
+    const cap = tb.createCaption();
+    cap.textContent = `\\\\${G.p.machine}  ${G.p.object}`;
+    const hr = tb.createTHead().insertRow();
+    hr.insertCell().outerHTML = '<th>Counter</th>';
+    for (const i of G.insts) { const th = document.createElement('th'); th.textContent = i || '\u00a0'; hr.appendChild(th); }
+    const body = tb.createTBody();
+    for (const [cn, vals] of G.rows) {
+      const r = body.insertRow();
+      r.insertCell().textContent = cn;
+      for (const i of G.insts) { const td = r.insertCell(); td.className = 'num'; td.textContent = vals.has(i) ? fmt(vals.get(i)) : ''; }
+    }
+    out.push(tb);
+  }
+  $('report').replaceChildren(...out);
+}
+
+// ------------------------------------------------------------ legend
+function legendName(s) {
+  const p = parts(s);
+  return `${p.counter}${p.inst ? ` (${p.parent ? p.parent + '/' : ''}${p.inst})` : ''}`;
+}
+
+let legendKeys = '';
+function drawLegend(stats) {
+  const tb = $('legend').tBodies[0];
+  const keys = order.join('\n') + '|' + state.hl + '|' + selected + '|' + order.map((k, i) => colorOf(store.series.get(k), i) + scaleOf(store.series.get(k))).join();
+  if (keys !== legendKeys) {
+    legendKeys = keys;
+    tb.replaceChildren(...order.map((k, i) => legendRow(store.series.get(k), i)));
+    // Counters that perfd refused, with the reason.
+    meta.forEach((m, ci) => {
+      if (m && !m.ok) {
+        const r = tb.insertRow();
+        r.className = 'bad';
+        const td = r.insertCell();
+        td.colSpan = 11;
+        td.textContent = `${state.counters[ci] ? state.counters[ci].path : ''}: ${m.error}${m.message ? ' - ' + m.message : ''}`;
+        const x = r.insertCell();
+        x.appendChild(removeButton(ci));
+      }
+    });
+  }
+  for (const r of tb.rows) {
+    const k = r.dataset.key;
+    if (!k) continue;
+    const st = stats.get(k);
+    const c = r.cells;
+    c[7].textContent = fmt(st.last); c[8].textContent = fmt(st.avg);
+    c[9].textContent = fmt(st.min); c[10].textContent = fmt(st.max);
+  }
+  $('empty').hidden = state.counters.length > 0;
+}
+
+function removeButton(ci) {
+  const b = document.createElement('button');
+  b.textContent = '\u00d7';
+  b.title = 'Remove this counter';
+  b.setAttribute('aria-label', 'Remove ' + (state.counters[ci] ? state.counters[ci].path : ''));
+  b.addEventListener('click', (e) => { e.stopPropagation(); removeCounter(ci); });
+  return b;
+}
+
+function legendRow(s, i) {
+  const r = document.createElement('tr');
+  r.dataset.key = s.key;
+  r.tabIndex = 0;
+  if (selected === s.key) r.classList.add('sel');
+  if (state.hl === s.key) r.classList.add('hl');
+  const p = parts(s);
+  const col = document.createElement('input');
+  col.type = 'color';
+  col.value = colorOf(s, i);
+  col.setAttribute('aria-label', 'Colour of ' + legendName(s));
+  col.addEventListener('change', () => { state.colors[s.key] = col.value; rebuildPlot = true; changed(false); });
+  const sc = document.createElement('select');
+  sc.setAttribute('aria-label', 'Scale of ' + legendName(s));
+  for (let e = 7; e >= -7; e--) {
+    const o = document.createElement('option');
+    o.value = String(e);
+    o.textContent = e >= 0 ? String(10 ** e) : `0.${'0'.repeat(-e - 1)}1`;
+    sc.appendChild(o);
+  }
+  sc.value = String(scaleOf(s));
+  sc.addEventListener('change', () => { state.counters[s.ci].scale = Number(sc.value); changed(false); });
+  const cells = [col, sc, p.counter, p.inst, p.parent, p.object, p.machine, '', '', '', ''];
+  cells.forEach((v, j) => {
+    const td = r.insertCell();
+    if (j >= 7) td.className = 'num';
+    if (j >= 4 && j <= 6) td.className = 'wide';
+    if (typeof v === 'string') td.textContent = v; else td.appendChild(v);
+  });
+  r.insertCell().appendChild(removeButton(s.ci));
+  r.addEventListener('click', () => select(s.key));
+  r.addEventListener('focus', () => { if (selected !== s.key) select(s.key, true); });
+  return r;
+}
+
+function select(key, fromFocus) {
+  selected = key;
+  legendKeys = '';
+  render();
+  if (!fromFocus) { const r = [...$('legend').tBodies[0].rows].find((x) => x.dataset.key === key); if (r) r.focus(); }
+}
+
+// ------------------------------------------------------------ rendering
+let pending = false;
+function schedule() {
+  if (pending) return;
+  pending = true;
+  requestAnimationFrame(render);
+}
+
+function render() {
+  pending = false;
+  const t0 = performance.now();
+  const stats = new Map();
+  for (const k of store.series.keys()) stats.set(k, windowStats(store.series.get(k).raw));
+  if (rebuildPlot) order = [...store.series.keys()];
+  $('chart').hidden = state.view !== 'graph';
+  $('hist').hidden = state.view !== 'hist';
+  $('report').hidden = state.view !== 'report';
+  for (const b of document.querySelectorAll('[data-view]')) b.setAttribute('aria-pressed', String(b.dataset.view === state.view));
+  if (state.view === 'graph') drawGraph();
+  else { if (rebuildPlot) order = [...store.series.keys()]; rebuildPlot = rebuildPlot && !!plot; }
+  if (state.view === 'hist') drawHist(stats);
+  if (state.view === 'report') drawReport(stats);
+  drawLegend(stats);
+  $('pause').setAttribute('aria-pressed', String(state.paused));
+  $('pause').textContent = state.paused ? 'Resume' : 'Pause';
+  $('highlight').setAttribute('aria-pressed', String(!!state.hl));
+  perf.drawMs.push(performance.now() - t0);
+  if (perf.drawMs.length > 2000) perf.drawMs.splice(0, 1000);
+  if (perf.lastT) { perf.latencyMs.push(Date.now() - perf.lastT); perf.lastT = 0; if (perf.latencyMs.length > 2000) perf.latencyMs.splice(0, 1000); }
+  document.body.dataset.samples = String(perf.samples);
+  document.body.dataset.view = state.view;
+}
+
+// ------------------------------------------------------------ the stream
+let es = null;
+let retryTimer = 0;
+let retryDelay = 1000;
+let lostAt = 0;
+
+function status(msg, ok) {
+  const el = $('status');
+  el.textContent = msg;
+  el.hidden = !msg;
+  el.className = ok ? 'ok' : '';
+  document.body.dataset.conn = msg && !ok ? 'lost' : 'open';
+}
+
+function connect() {
+  if (es) { es.close(); es = null; }
+  clearTimeout(retryTimer);
+  meta = [];
+  if (!state.counters.length) { render(); return; }
+  const q = new URLSearchParams({ i: String(state.interval) });
+  for (const c of state.counters) q.append('c', c.path);
+  es = new EventSource('v1/stream?' + q.toString());
+  const mine = es;
+  es.addEventListener('meta', (e) => {
+    if (mine !== es) return;
+    const m = JSON.parse(e.data);
+    meta = m.counters;
+    $('machine').textContent = m.machine ? `\\\\${m.machine}` : '';
+    gapSample();
+    if (lostAt) { status('Connected to perfd again.', true); setTimeout(() => { if (!lostAt) status(''); }, 3000); lostAt = 0; }
+    retryDelay = 1000;
+    for (const s of store.series.values()) {  // series whose counter left the set
+      if (!state.counters.some((c) => c.path === s.path)) { store.series.delete(s.key); rebuildPlot = true; }
+    }
+    rebuildPlot = true;
+    legendKeys = '';
+    schedule();
+  });
+  es.addEventListener('sample', (e) => {
+    if (mine !== es || state.paused) return;
+    const d = JSON.parse(e.data);
+    appendSample(d.t, d.v);
+    perf.samples++;
+    perf.lastT = d.t;
+    schedule();
+  });
+  es.onerror = () => {
+    if (mine !== es) return;
+    es.close();
+    es = null;
+    if (!lostAt) lostAt = Date.now();
+    gapSample();
+    status(`Lost the connection to perfd at ${location.host}; retrying every ${Math.round(retryDelay / 1000)} s. ` +
+      'Values while it is away show as gaps.', false);
+    retryTimer = setTimeout(connect, retryDelay);
+    retryDelay = Math.min(5000, retryDelay * 2);
+    schedule();
+  };
+}
+
+// ------------------------------------------------------------ actions
+function changed(reconnect) {
+  writeUrl();
+  legendKeys = '';
+  rebuildPlot = true;
+  if (reconnect) connect(); else schedule();
+}
+
+function addPaths(paths) {
+  let added = 0;
+  for (const p of paths) {
+    if (state.counters.length >= MAX_COUNTERS) return `at most ${MAX_COUNTERS} counters per page`;
+    if (state.counters.some((c) => c.path === p)) continue;
+    state.counters.push({ path: p, scale: null, color: '' });
+    added++;
+  }
+  if (added) changed(true);
+  return '';
+}
+
+function removeCounter(ci) {
+  const c = state.counters[ci];
+  if (!c) return;
+  state.counters.splice(ci, 1);
+  for (const [k, s] of store.series) if (s.path === c.path) { store.series.delete(k); delete state.colors[k]; }
+  if (state.hl && !store.series.has(state.hl)) state.hl = '';
+  selected = '';
+  changed(true);
+}
+
+function removeSelected() {
+  const s = store.series.get(selected);
+  if (s) removeCounter(s.ci);
+}
+
+function toggleHighlight() {
+  const k = state.hl ? '' : (selected || order[0] || '');
+  state.hl = k;
+  changed(false);
+}
+
+function setView(v) { state.view = v; rebuildPlot = true; changed(false); }
+
+function togglePause() {
+  state.paused = !state.paused;
+  if (!state.paused) gapSample();
+  changed(false);
+}
+
+// ------------------------------------------------------------ add dialog
+let objects = [];
+let objectInfo = null;
+
+async function getJson(url) {
+  const r = await fetch(url, { cache: 'no-store' });
+  const body = await r.json().catch(() => ({}));
+  if (!r.ok) throw new Error(body.error || `${r.status} ${r.statusText}`);
+  return body;
+}
+
+function machineParam() {
+  const m = $('d-machine').value.trim().replace(/^\\\\/, '');
+  return m ? `&machine=${encodeURIComponent(m)}` : '';
+}
+
+async function openDialog() {
+  $('d-error').textContent = '';
+  $('dlg').showModal();
+  await loadObjects();
+}
+
+async function loadObjects() {
+  try {
+    const r = await getJson('v1/browse/objects?' + machineParam().slice(1));
+    objects = r.objects;
+    const sel = $('d-object');
+    const keep = sel.value;
+    sel.replaceChildren(...objects.map((o) => new Option(o.name, o.name)));
+    sel.value = objects.some((o) => o.name === keep) ? keep : (objects.some((o) => o.name === 'Processor') ? 'Processor' : (objects[0] || {}).name);
+    $('d-error').textContent = '';
+    await loadObject();
+  } catch (e) {
+    $('d-error').textContent = 'Cannot list objects: ' + e.message;
+  }
+}
+
+async function loadObject() {
+  const name = $('d-object').value;
+  if (!name) return;
+  try {
+    objectInfo = await getJson(`v1/browse/object?object=${encodeURIComponent(name)}${machineParam()}`);
+  } catch (e) {
+    $('d-error').textContent = `Cannot read ${name}: ${e.message}`;
+    return;
+  }
+  const cs = $('d-counters');
+  cs.replaceChildren(...objectInfo.counters.map((c) => new Option(c.name, c.name)));
+  if (cs.options.length) cs.options[0].selected = true;
+  const is = $('d-instances');
+  is.replaceChildren(...objectInfo.instances.map((i) => new Option(i, i)));
+  const tot = [...is.options].find((o) => o.value === '_Total');
+  if (tot) tot.selected = true; else if (is.options.length) is.options[0].selected = true;
+  $('d-instbox').disabled = !objectInfo.has_instances;
+  explain();
+}
+
+function explain() {
+  if (!objectInfo) return;
+  const cs = $('d-counters');
+  const c = objectInfo.counters.find((x) => x.name === cs.value);
+  $('d-explain').textContent = c ? `${c.name}: ${c.explain || '(no explain text)'}` : (objectInfo.explain || '');
+}
+
+// Instance names as PDH paths write them: "parent/name#k" as it is.
+function dialogPaths() {
+  if (!objectInfo) return [];
+  const m = $('d-machine').value.trim().replace(/^\\\\/, '');
+  const pre = m ? `\\\\${m}` : '';
+  const obj = objectInfo.object;
+  const counters = $('d-allc').checked ? objectInfo.counters.map((c) => c.name)
+    : [...$('d-counters').selectedOptions].map((o) => o.value);
+  let insts = [''];
+  if (objectInfo.has_instances) {
+    insts = $('d-alli').checked ? ['*'] : [...$('d-instances').selectedOptions].map((o) => o.value);
+    if (!insts.length) return [];
+  }
+  const out = [];
+  for (const c of counters) for (const i of insts) out.push(`${pre}\\${obj}${objectInfo.has_instances ? `(${i})` : ''}\\${c}`);
+  return out;
+}
+
+function dialogAdd() {
+  const paths = dialogPaths();
+  if (!paths.length) { $('d-error').textContent = 'Choose at least one counter and one instance.'; return; }
+  $('d-error').textContent = addPaths(paths);
+}
+
+// ------------------------------------------------------------ wiring
+function numberInput(id, apply) {
+  $(id).addEventListener('change', () => {
+    const v = Number($(id).value);
+    if (Number.isFinite(v)) apply(v);
+  });
+}
+
+function init() {
+  readUrl();
+  $('interval').value = String(state.interval / 1000);
+  $('window').value = String(state.window);
+  $('ymin').value = String(state.ymin);
+  $('ymax').value = String(state.ymax);
+  for (const b of document.querySelectorAll('[data-view]')) b.addEventListener('click', () => setView(b.dataset.view));
+  $('add').addEventListener('click', openDialog);
+  $('remove').addEventListener('click', removeSelected);
+  $('highlight').addEventListener('click', toggleHighlight);
+  $('clear').addEventListener('click', clearData);
+  $('pause').addEventListener('click', togglePause);
+  numberInput('interval', (v) => { state.interval = Math.round(Math.min(3600, Math.max(0.1, v)) * 1000); clearData(); changed(true); });
+  numberInput('window', (v) => { state.window = Math.round(Math.min(36000, Math.max(10, v))); changed(false); });
+  numberInput('ymin', (v) => { if (v < state.ymax) { state.ymin = v; changed(false); } });
+  numberInput('ymax', (v) => { if (v > state.ymin) { state.ymax = v; changed(false); } });
+  $('d-object').addEventListener('change', loadObject);
+  $('d-machine').addEventListener('change', loadObjects);
+  $('d-counters').addEventListener('change', explain);
+  $('d-counters').addEventListener('focus', explain);
+  $('d-add').addEventListener('click', dialogAdd);
+  document.addEventListener('keydown', (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey || $('dlg').open) return;
+    const tag = e.target.tagName;
+    if (tag === 'INPUT' || tag === 'SELECT' || tag === 'TEXTAREA') return;
+    const keys = { a: openDialog, g: () => setView('graph'), b: () => setView('hist'), r: () => setView('report'),
+      h: toggleHighlight, c: clearData, p: togglePause, Delete: removeSelected };
+    if (e.target.tagName === 'TR' && (e.key === 'ArrowDown' || e.key === 'ArrowUp')) {
+      const r = e.key === 'ArrowDown' ? e.target.nextElementSibling : e.target.previousElementSibling;
+      if (r && r.dataset.key) { e.preventDefault(); select(r.dataset.key); }
+      return;
+    }
+    if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
+  });
+  window.addEventListener('resize', () => { rebuildPlot = true; schedule(); });
+  window.addEventListener('hashchange', () => { readUrl(); store.series.clear(); store.t = []; rebuildPlot = true; connect(); });
+  writeUrl();
+  connect();
+  render();
+}
+
+// For the browser tests and the frame-time benchmark (docs/web.md).
+window.perflibMonitor = {
+  state, store, perf,
+  fill(nSeries, nPoints, stepS) {  // synthetic history behind the live data
+    const t1 = Date.now() / 1000;
+    store.t = Array.from({ length: nPoints }, (_, i) => t1 - (nPoints - i) * stepS);
+    const keys = [...store.series.keys()];
+    for (let j = 0; j < Math.min(nSeries, keys.length); j++) {
+      const s = store.series.get(keys[j]);
+      s.raw = Array.from({ length: nPoints }, (_, i) => 50 + 40 * Math.sin(i / 50 + j));
+    }
+    rebuildPlot = true;
+    schedule();
+  },
+};
+
+init();
