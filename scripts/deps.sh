@@ -19,8 +19,14 @@ pkgs=(
   procps
   sqlite3
 )
+# The System Monitor page (web/) is built with node and npm; any install that
+# gives both commands will do, else Debian's.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  pkgs+=(nodejs npm)
+fi
 if [ "$what" = test ]; then
   pkgs+=(
+    chromium
     clang
     g++
     gnutls-bin

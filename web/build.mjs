@@ -1,7 +1,7 @@
 // Bundles the System Monitor page into OUTDIR (docs/web.md):
 //   node build.mjs OUTDIR
 // OUTDIR receives index.html, app.js and app.css (minified, no source maps),
-// and SIZE.txt with each file's raw and gzipped size and the total, which
+// their .gz twins, and SIZE.txt with each file's raw and gzipped size and the total, which
 // must stay at most 64 KiB gzipped (the build fails past it).
 import { build } from 'esbuild';
 import { gzipSync } from 'node:zlib';
@@ -33,7 +33,9 @@ let total = 0;
 const lines = [];
 for (const f of ['index.html', 'app.js', 'app.css']) {
   const raw = readFileSync(join(out, f));
-  const gz = gzipSync(raw, { level: 9 }).length;
+  const z = gzipSync(raw, { level: 9 });
+  writeFileSync(join(out, f + '.gz'), z);  // perfd sends these to clients that accept gzip
+  const gz = z.length;
   total += gz;
   lines.push(`${f}\t${raw.length}\t${gz}`);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "daemon.h"
+#include "stream.h"
 #include "tls.h"
 
 #define EXIT_USAGE 1
@@ -209,6 +210,7 @@ int main(int argc, char **argv)
         perfd_log("%s: stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
         break;
     }
+    perfd_streams_stop();  /* the page's streams end; their threads are joined */
     perfd_snap_stop();     /* no more collections; waiting requests answer 503 */
     perfd_server_stop();   /* closes every connection */
     pl_engine_close(engine);

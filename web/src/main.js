@@ -212,7 +212,7 @@ function drawGraph() {
   if (rebuildPlot || !plot) buildPlot();
   const t = store.t;
   const t1 = t.length ? t[t.length - 1] : Date.now() / 1000;
-  const t0 = Math.max(t.length ? t[0] : t1, t1 - (state.window - 1) * state.interval / 1000);
+  const t0 = t1 - (state.window - 1) * state.interval / 1000;  // the whole window, filling from the right
   plot.batch(() => {
     plot.setData(plotData(), false);
     plot.setScale('x', { min: t0, max: Math.max(t1, t0 + state.interval / 1000) });
@@ -282,9 +282,11 @@ function legendName(s) {
 let legendKeys = '';
 function drawLegend(stats) {
   const tb = $('legend').tBodies[0];
-  const keys = order.join('\n') + '|' + state.hl + '|' + selected + '|' + order.map((k, i) => colorOf(store.series.get(k), i) + scaleOf(store.series.get(k))).join();
+  const keys = order.join('\n') + '|' + state.hl + '|' + order.map((k, i) => colorOf(store.series.get(k), i) + scaleOf(store.series.get(k))).join();
   if (keys !== legendKeys) {
     legendKeys = keys;
+    const act = document.activeElement;
+    const focusKey = act && act.tagName === 'TR' && tb.contains(act) ? act.dataset.key : '';
     tb.replaceChildren(...order.map((k, i) => legendRow(store.series.get(k), i)));
     // Counters that perfd refused, with the reason.
     meta.forEach((m, ci) => {
@@ -298,7 +300,10 @@ function drawLegend(stats) {
         x.appendChild(removeButton(ci));
       }
     });
+    const again = focusKey && [...tb.rows].find((r) => r.dataset.key === focusKey);
+    if (again) again.focus();
   }
+  for (const r of tb.rows) r.classList.toggle('sel', !!selected && r.dataset.key === selected);
   for (const r of tb.rows) {
     const k = r.dataset.key;
     if (!k) continue;
@@ -356,7 +361,6 @@ function legendRow(s, i) {
 
 function select(key, fromFocus) {
   selected = key;
-  legendKeys = '';
   render();
   if (!fromFocus) { const r = [...$('legend').tBodies[0].rows].find((x) => x.dataset.key === key); if (r) r.focus(); }
 }
@@ -412,6 +416,7 @@ function connect() {
   if (es) { es.close(); es = null; }
   clearTimeout(retryTimer);
   meta = [];
+  document.body.dataset.meta = '0';
   if (!state.counters.length) { render(); return; }
   const q = new URLSearchParams({ i: String(state.interval) });
   for (const c of state.counters) q.append('c', c.path);
@@ -421,6 +426,7 @@ function connect() {
     if (mine !== es) return;
     const m = JSON.parse(e.data);
     meta = m.counters;
+    document.body.dataset.meta = String(meta.length);
     $('machine').textContent = m.machine ? `\\\\${m.machine}` : '';
     gapSample();
     if (lostAt) { status('Connected to perfd again.', true); setTimeout(() => { if (!lostAt) status(''); }, 3000); lostAt = 0; }
@@ -553,7 +559,8 @@ async function loadObject() {
   cs.replaceChildren(...objectInfo.counters.map((c) => new Option(c.name, c.name)));
   if (cs.options.length) cs.options[0].selected = true;
   const is = $('d-instances');
-  is.replaceChildren(...objectInfo.instances.map((i) => new Option(i, i)));
+  const insts = [...objectInfo.instances].sort((a, b) => (b === '_Total') - (a === '_Total') || a.localeCompare(b, 'en', { numeric: true }));
+  is.replaceChildren(...insts.map((i) => new Option(i, i)));
   const tot = [...is.options].find((o) => o.value === '_Total');
   if (tot) tot.selected = true; else if (is.options.length) is.options[0].selected = true;
   $('d-instbox').disabled = !objectInfo.has_instances;
@@ -643,15 +650,18 @@ function init() {
 // For the browser tests and the frame-time benchmark (docs/web.md).
 window.perflibMonitor = {
   state, store, perf,
-  fill(nSeries, nPoints, stepS) {  // synthetic history behind the live data
-    const t1 = Date.now() / 1000;
-    store.t = Array.from({ length: nPoints }, (_, i) => t1 - (nPoints - i) * stepS);
-    const keys = [...store.series.keys()];
-    for (let j = 0; j < Math.min(nSeries, keys.length); j++) {
-      const s = store.series.get(keys[j]);
-      s.raw = Array.from({ length: nPoints }, (_, i) => 50 + 40 * Math.sin(i / 50 + j));
+  fill(nSeries, nPoints, stepS, t1) {  // synthetic history (tests, benchmark)
+    t1 = t1 || Date.now() / 1000;
+    meta.forEach((m, ci) => { if (m && m.ok && !m.multi) ensureSeries(ci, '', false); });
+    store.t = Array.from({ length: nPoints }, (_, i) => t1 - (nPoints - 1 - i) * stepS);
+    let j = 0;
+    for (const s of store.series.values()) {
+      const k = j++;
+      s.raw = k < nSeries ? Array.from({ length: nPoints }, (_, i) => 50 + 40 * Math.sin(i / 20 + k)) : new Array(nPoints).fill(null);
     }
+    scaled.clear();
     rebuildPlot = true;
+    legendKeys = '';
     schedule();
   },
 };

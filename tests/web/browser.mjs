@@ -1,0 +1,318 @@
+// The System Monitor page in a real browser against a real perfd
+// (docs/web.md). One case per process: node browser.mjs CASE
+//   ui        add a counter through the dialog, points arrive, views switch,
+//             reload from the URL gives the same view, remove by keyboard
+//   outage    perfd stops: the page says so; perfd returns: the page recovers,
+//             with a gap where it was away
+//   screenshot a known view compared with the committed reference
+//             (tolerant), saved as an artifact in the build tree
+//   limits    perfd's stream and browse endpoints refuse what they must
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import http from 'node:http';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Perfd, browser, need, until, sleep } from './lib.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const artifacts = need('PL_WEB_ARTIFACTS');
+mkdirSync(artifacts, { recursive: true });
+
+function check(cond, msg) { if (!cond) throw new Error('check failed: ' + msg); }
+
+const samples = (page) => page.evaluate(() => Number(document.body.dataset.samples || 0));
+const legendRows = (page) => page.$$eval('#legend tbody tr[data-key]', (rs) => rs.map((r) => [...r.cells].map((c) => c.textContent)));
+
+async function addThroughDialog(page, object, counter, instance) {
+  await page.click('#add');
+  await until('the dialog', () => page.isVisible('#dlg'));
+  await until(`object ${object} listed`, () => page.$eval('#d-object', (s, o) => [...s.options].some((x) => x.value === o), object));
+  await page.selectOption('#d-object', object);
+  await until(`counter ${counter} listed`, () => page.$eval('#d-counters', (s, c) => [...s.options].some((x) => x.value === c), counter));
+  await page.selectOption('#d-counters', counter);
+  const explain = await page.textContent('#d-explain');
+  check(explain.startsWith(counter + ':') && explain.length > counter.length + 8, `explain text shown for ${counter}: "${explain}"`);
+  if (instance !== undefined) {
+    await until(`instance ${instance} listed`, () => page.$eval('#d-instances', (s, i) => [...s.options].some((x) => x.value === i), instance));
+    await page.selectOption('#d-instances', instance);
+  }
+  await page.click('#d-add');
+  check((await page.textContent('#d-error')) === '', 'no error after Add');
+  await page.keyboard.press('Escape');
+  await until('the dialog closed', async () => !(await page.isVisible('#dlg')));
+}
+
+async function caseUi() {
+  const d = new Perfd();
+  const b = await browser();
+  try {
+    await d.start();
+    const page = await b.ctx.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(d.url + '/');
+    check(await page.isVisible('#empty'), 'an empty page says how to start');
+    // A faster interval through the settings.
+    await page.fill('#interval', '0.25');
+    await page.press('#interval', 'Enter');
+    await page.locator('#interval').blur();
+    await addThroughDialog(page, 'Processor', '% Processor Time', '_Total');
+    await until('points arriving', async () => (await samples(page)) >= 4, 15000);
+    const rows = await legendRows(page);
+    check(rows.length === 1 && rows[0][2] === '% Processor Time' && rows[0][3] === '_Total', 'legend row: ' + JSON.stringify(rows));
+    // The rate counter's first sample cannot be computed: a gap, not a zero.
+    const first = await page.evaluate(() => [...window.perflibMonitor.store.series.values()][0].raw.slice(0, 2));
+    check(first[0] === null || first[1] === null, 'the first rate sample is a gap: ' + JSON.stringify(first));
+    await until('a computed value in the legend', async () => /\d/.test((await legendRows(page))[0][7]));
+    check(await page.$('#chart canvas') !== null, 'the graph draws on a canvas');
+
+    // Add a memory counter and one process (perfd itself).
+    await addThroughDialog(page, 'Memory', 'Available Bytes');
+    await addThroughDialog(page, 'Process', 'Working Set', 'perfd');
+    await until('three legend rows with values', async () => {
+      const r = await legendRows(page);
+      return r.length === 3 && r.every((x) => /\d/.test(x[7]));
+    }, 15000);
+
+    // Views.
+    await page.click('#v-hist');
+    check(await page.isVisible('#hist') && !(await page.isVisible('#chart')), 'histogram shown');
+    await until('three bars', async () => (await page.$$('#hist .b')).length === 3);
+    await page.keyboard.press('r');
+    check(await page.isVisible('#report'), 'report shown by keyboard (r)');
+    await until('report rows', async () => (await page.textContent('#report')).includes('Available Bytes'));
+    check(/\d/.test(await page.textContent('#report td.num')), 'report shows a number');
+
+    // Highlight and a per-counter scale, then the URL carries them.
+    await page.click('#legend tbody tr[data-key]');
+    await page.keyboard.press('h');
+    await page.selectOption('#legend tbody tr[data-key] >> nth=1 >> select', '-3');
+    const url = page.url();
+    check(url.includes('v=report') && url.includes('hl=') && url.includes('c=-3'), 'URL carries view, highlight, scale: ' + url);
+
+    // Reload: the same view.
+    const before = await page.evaluate(() => JSON.stringify({ c: window.perflibMonitor.state.counters, v: window.perflibMonitor.state.view, hl: window.perflibMonitor.state.hl, i: window.perflibMonitor.state.interval }));
+    await page.reload();
+    await until('points after reload', async () => (await samples(page)) >= 2, 15000);
+    const after = await page.evaluate(() => JSON.stringify({ c: window.perflibMonitor.state.counters, v: window.perflibMonitor.state.view, hl: window.perflibMonitor.state.hl, i: window.perflibMonitor.state.interval }));
+    check(before === after, `same state after reload:\n${before}\n${after}`);
+    check(await page.isVisible('#report'), 'still the report view');
+    // Opening the URL in a new page (a shared link) gives the same too.
+    const other = await b.ctx.newPage();
+    await other.goto(page.url());
+    await until('the shared link streams', async () => (await samples(other)) >= 1, 15000);
+    check(await other.evaluate(() => window.perflibMonitor.state.counters.length) === 3, 'shared link has 3 counters');
+    await other.close();
+
+    // Back to the graph; remove the selected counter with the keyboard.
+    await page.keyboard.press('g');
+    check(await page.isVisible('#chart'), 'graph shown by keyboard (g)');
+    await until('legend rebuilt', async () => (await legendRows(page)).length === 3);
+    await page.focus('#legend tbody tr[data-key] >> nth=0');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Delete');
+    await until('two counters left', async () => (await legendRows(page)).length === 2);
+    const left = (await legendRows(page)).map((r) => r[2]);
+    check(!left.includes('Available Bytes'), 'removed the second counter: ' + left);
+    check(!page.url().includes('Available'), 'the URL forgets it');
+    const n0 = await samples(page);
+    await until('points keep coming after the removal', async () => (await samples(page)) > n0 + 2, 15000);
+
+    // Pause stops the chart; resume restarts it.
+    await page.keyboard.press('p');
+    const p0 = await samples(page);
+    await sleep(1000);
+    check(await samples(page) === p0, 'paused: no new points');
+    await page.keyboard.press('p');
+    await until('resumed', async () => (await samples(page)) > p0, 5000);
+    // Phone width: the page still lays out (no horizontal scroll of the body).
+    await page.setViewportSize({ width: 390, height: 800 });
+    await sleep(300);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    await page.screenshot({ path: join(artifacts, 'phone.png'), fullPage: true });
+    check(overflow <= 2, `no horizontal overflow at phone width (${overflow} px)`);
+    check(errors.length === 0, 'no page errors: ' + errors.join('; '));
+  } finally {
+    await b.close();
+    await d.stop();
+    d.cleanup();
+  }
+}
+
+async function caseOutage() {
+  const d = new Perfd();
+  const b = await browser();
+  try {
+    await d.start();
+    const page = await b.ctx.newPage();
+    const hash = '#v=graph&i=250&w=100&y=0,100&c=~~' + encodeURIComponent('\\Processor(_Total)\\% Processor Time');
+    await page.goto(d.url + '/' + hash);
+    await until('points', async () => (await samples(page)) >= 3, 15000);
+    check(await page.isHidden('#status'), 'no message while connected');
+    const port = d.port;
+    await d.stop();
+    await until('the lost-connection message', async () => (await page.isVisible('#status')) &&
+      (await page.textContent('#status')).includes('Lost the connection'), 10000);
+    check(await page.evaluate(() => document.body.dataset.conn) === 'lost', 'conn marked lost');
+    await page.screenshot({ path: join(artifacts, 'outage.png') });
+    await d.start(port);
+    const n0 = await samples(page);
+    await until('recovery', async () => (await page.evaluate(() => document.body.dataset.conn)) === 'open' &&
+      (await samples(page)) > n0 + 1, 20000);
+    const gap = await page.evaluate(() => [...window.perflibMonitor.store.series.values()][0].raw.some((v, i, a) => v === null && i > 2));
+    check(gap, 'the time perfd was away is a gap');
+    await until('the message goes', async () => await page.isHidden('#status'), 6000);
+  } finally {
+    await b.close();
+    await d.stop();
+    d.cleanup();
+  }
+}
+
+// Compare two PNGs in the page: mean absolute difference per 8x8 block (0-255).
+async function compare(page, a, b) {
+  return page.evaluate(async ([pa, pb]) => {
+    const load = (s) => new Promise((res, rej) => { const i = new Image(); i.onload = () => res(i); i.onerror = rej; i.src = 'data:image/png;base64,' + s; });
+    const [ia, ib] = await Promise.all([load(pa), load(pb)]);
+    if (ia.width !== ib.width || ia.height !== ib.height) return { sizeDiffers: true, worst: 255, mean: 255 };
+    const px = (img) => { const c = document.createElement('canvas'); c.width = img.width; c.height = img.height; const g = c.getContext('2d'); g.drawImage(img, 0, 0); return g.getImageData(0, 0, c.width, c.height).data; };
+    const A = px(ia), B = px(ib), W = ia.width, H = ia.height;
+    let worst = 0, sum = 0, blocks = 0, bad = 0;
+    for (let by = 0; by < H; by += 8) for (let bx = 0; bx < W; bx += 8) {
+      let d = 0, n = 0;
+      for (let y = by; y < Math.min(H, by + 8); y++) for (let x = bx; x < Math.min(W, bx + 8); x++) {
+        const o = (y * W + x) * 4;
+        d += (Math.abs(A[o] - B[o]) + Math.abs(A[o + 1] - B[o + 1]) + Math.abs(A[o + 2] - B[o + 2])) / 3; n++;
+      }
+      const m = d / n; sum += m; blocks++; if (m > worst) worst = m; if (m > 40) bad++;
+    }
+    return { worst, mean: sum / blocks, badFraction: bad / blocks };
+  }, [a.toString('base64'), b.toString('base64')]);
+}
+
+async function caseScreenshot() {
+  const d = new Perfd();
+  const b = await browser();
+  try {
+    await d.start();
+    const page = await b.ctx.newPage();
+    await page.setViewportSize({ width: 900, height: 700 });
+    const c = (s, col, p) => `&c=${s}~${encodeURIComponent(col)}~${encodeURIComponent(p)}`;
+    const hash = '#v=graph&i=1000&w=100&y=0,100&p=1' + c('', '#e6194b', '\\Processor(_Total)\\% Processor Time') +
+      c('', '#0a58ca', '\\Memory\\% Committed Bytes In Use') + c('0', '#3cb44b', '\\System\\Processor Queue Length');
+    await page.goto(d.url + '/' + hash);
+    await until('meta for 3 counters', async () => (await page.evaluate(() => document.body.dataset.meta)) === '3', 15000);
+    await page.evaluate(() => window.perflibMonitor.fill(3, 100, 1, 1767225600));  // 2026-01-01T00:00:00Z
+    await sleep(300);
+    const shot = await page.locator('#chart').screenshot({ path: join(artifacts, 'graph.png') });
+    const refPath = join(here, 'reference', 'graph.png');
+    if (process.env.PL_WEB_UPDATE_REFERENCE === '1') {
+      mkdirSync(dirname(refPath), { recursive: true });
+      writeFileSync(refPath, shot);
+      console.log('wrote ' + refPath);
+    }
+    check(existsSync(refPath), 'reference image ' + refPath);
+    const ref = readFileSync(refPath);
+    const same = await compare(page, shot, ref);
+    console.log('known view vs reference: ' + JSON.stringify(same));
+    // Tolerant: fonts and anti-aliasing may move a few pixels, not lines.
+    const matches = (r) => !r.sizeDiffers && r.mean < 1.5 && r.badFraction < 0.005;
+    check(matches(same), 'the known view matches the reference: ' + JSON.stringify(same));
+    // The comparison can fail: another vertical range must not pass.
+    await page.evaluate(() => { window.perflibMonitor.state.ymax = 200; });
+    await page.evaluate(() => window.perflibMonitor.fill(3, 100, 1, 1767225600));
+    await sleep(300);
+    const changed = await page.locator('#chart').screenshot({ path: join(artifacts, 'graph-changed.png') });
+    const diff = await compare(page, changed, ref);
+    console.log('changed view vs reference: ' + JSON.stringify(diff));
+    check(!matches(diff), 'a changed view does not match the reference: ' + JSON.stringify(diff));
+  } finally {
+    await b.close();
+    await d.stop();
+    d.cleanup();
+  }
+}
+
+async function caseLimits() {
+  const d = new Perfd();
+  try {
+    await d.start();
+    const u = d.url;
+    const status = async (path) => (await fetch(u + path)).status;
+    check(await status('/v1/stream') === 400, 'a stream without counters is refused');
+    check(await status('/v1/stream?i=5&c=%5CMemory%5CAvailable%20Bytes') === 400, 'an interval under 100 ms is refused');
+    check(await status('/v1/stream?i=abc&c=x') === 400, 'a bad interval is refused');
+    const many = Array.from({ length: 65 }, (_, i) => 'c=' + encodeURIComponent(`\\Memory\\Available Bytes#${i}`)).join('&');
+    check(await status('/v1/stream?' + many) === 400, '65 counters are refused');
+    check(await status('/v1/browse/object') === 400, 'browse without object is refused');
+    check(await status('/v1/browse/object?object=No%20Such%20Object') === 404, 'an unknown object is 404');
+    check(await status('/v1/browse/objects?machine=bad%20name') === 400, 'a bad machine name is refused');
+    const objs = await (await fetch(u + '/v1/browse/objects')).json();
+    check(objs.objects.some((o) => o.name === 'Processor' && o.explain.length > 0), 'objects with explain text');
+    const mem = await (await fetch(u + '/v1/browse/object?object=Memory')).json();
+    check(!mem.has_instances && mem.counters.some((c) => c.name === 'Available Bytes' && c.explain), 'Memory counters with explain');
+    const proc = await (await fetch(u + '/v1/browse/object?object=Process')).json();
+    check(proc.has_instances && proc.instances.includes('perfd'), 'Process instances include perfd');
+    // A stream: meta first, then samples with a gap for a bad counter.
+    const ac = new AbortController();
+    const r = await fetch(u + '/v1/stream?i=200&c=' + encodeURIComponent('\\Memory\\Available Bytes') + '&c=' + encodeURIComponent('\\No Such\\Thing'), { signal: ac.signal });
+    check(r.status === 200 && r.headers.get('content-type').startsWith('text/event-stream'), 'stream answers as event-stream');
+    const rd = r.body.getReader();
+    let text = '';
+    const end = Date.now() + 10000;
+    while ((text.match(/event: sample/g) || []).length < 3 && Date.now() < end) {
+      const { value, done } = await Promise.race([rd.read(), sleep(5000).then(() => ({ done: true }))]);
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    ac.abort();
+    const ev = text.split('\n\n').filter((x) => x.includes('data:')).map((x) => ({ name: /event: (\w+)/.exec(x)[1], data: JSON.parse(/data: (.*)/.exec(x)[1]) }));
+    check(ev[0].name === 'meta' && ev[0].data.counters.length === 2, 'meta first: ' + text.slice(0, 300));
+    check(ev[0].data.counters[0].ok && !ev[0].data.counters[1].ok && ev[0].data.counters[1].error.startsWith('PDH_'), 'meta says which counter failed');
+    const s = ev.filter((e) => e.name === 'sample');
+    check(s.length >= 3 && s.every((e) => typeof e.data.v[0] === 'number' && e.data.v[1] === null), 'samples: value and gap');
+    check(s[2].data.t - s[1].data.t >= 150 && s[2].data.t - s[1].data.t <= 1000, 'samples ~200 ms apart');
+    // At most 16 streams at once. perfd allows 8 connections per client
+    // address, so they come from 127.0.0.2..5 (4 each) and the 17th from .6.
+    const open = (from) => new Promise((resolve, reject) => {
+      const req = http.get({ host: '127.0.0.1', port: d.port, localAddress: from, timeout: 5000,
+        path: '/v1/stream?i=1000&c=' + encodeURIComponent('\\Memory\\Available Bytes') }, (res) => resolve({ req, res }));
+      req.on('error', reject);
+      req.on('timeout', () => req.destroy(new Error('timeout')));
+    });
+    const held = [];
+    for (let i = 0; i < 16; i++) {
+      const h = await open(`127.0.0.${2 + (i >> 2)}`);
+      held.push(h);
+      check(h.res.statusCode === 200, `stream ${i + 1} accepted`);
+    }
+    const extra = await open('127.0.0.6');
+    check(extra.res.statusCode === 503, `the 17th stream is refused (${extra.res.statusCode})`);
+    extra.req.destroy();
+    for (const h of held) h.req.destroy();
+    await until('streams released once their clients left', async () => {
+      const h = await open('127.0.0.7');
+      h.req.destroy();
+      return h.res.statusCode === 200;
+    }, 10000, 300);
+  } finally {
+    await d.stop();
+    d.cleanup();
+  }
+}
+
+const cases = { ui: caseUi, outage: caseOutage, screenshot: caseScreenshot, limits: caseLimits };
+const name = process.argv[2];
+if (!cases[name]) {
+  console.error('usage: browser.mjs ' + Object.keys(cases).join('|'));
+  process.exit(2);
+}
+const watchdog = setTimeout(() => { console.error(`web.${name}: over 90 s, giving up`); process.exit(1); }, 90000);
+try {
+  await cases[name]();
+  console.log(`web.${name}: passed`);
+  clearTimeout(watchdog);
+  process.exit(0);
+} catch (e) {
+  console.error(`web.${name}: FAILED: ${e.stack || e}`);
+  process.exit(1);
+}

@@ -1,0 +1,505 @@
+/* perfd: the page's live data, one Server-Sent-Events stream per page
+ * (docs/web.md).
+ *
+ *   GET /v1/stream?i=MS&c=PATH&c=PATH...
+ *
+ * A stream owns a PDH query with the page's counters on perfd's engine and a
+ * thread that collects it every MS milliseconds and formats the values
+ * (PDH_FMT_DOUBLE | PDH_FMT_NOCAP100, as typeperf): the browser never does
+ * counter math. Events:
+ *
+ *   event: meta    {"version":1,"machine":..,"interval":MS,"counters":[
+ *                    {"path":..,"ok":true,"multi":bool,"machine":..,"object":..,"counter":..,
+ *                     "instance":..,"parent":..,"scale":DEFAULT_SCALE,"type":"PERF_..","explain":..}
+ *                  | {"path":..,"ok":false,"error":"PDH_CSTATUS_NO_OBJECT","message":..}]}
+ *   event: sample  {"t":UNIX_MS,"v":[VALUE, ...]}   one entry per counter, in order:
+ *                  a number, null (cannot be computed now: a gap, never 0),
+ *                  or for a wildcard counter [[ "parent/name#k", VALUE ], ...]
+ *   ": k" comment lines keep a quiet connection alive.
+ *
+ * Threads and libmicrohttpd: the server thread never waits. The response is
+ * a content-reader callback: with bytes pending it hands them over, with none
+ * it suspends the connection; the stream thread appends an event and resumes
+ * it. Both happen under the stream's lock, so a resume never precedes its
+ * suspend. When the client goes, libmicrohttpd frees the response, which
+ * marks the stream gone; its thread notices within one tick and ends.
+ *
+ * Limits: STREAM_MAX streams at once (503 past it), STREAM_MAX_COUNTERS
+ * counters and STREAM_MAX_PATH bytes a path (400), intervals of
+ * STREAM_MIN_MS..STREAM_MAX_MS (400), and STREAM_MAX_PENDING bytes waiting for
+ * a client that does not read (it is then dropped, one log line). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "perfd.h"
+#include "perflib/block.h"
+#include "perflib/pdh.h"
+#include "perflib/winperf.h"
+#include "stream.h"
+#include "webbuf.h"
+
+#define STREAM_MAX 16
+#define STREAM_MAX_COUNTERS 64
+#define STREAM_MAX_PATH 1024
+#define STREAM_MIN_MS 100u
+#define STREAM_MAX_MS 3600000u
+#define STREAM_KEEPALIVE_MS 5000u
+#define STREAM_MAX_PENDING (1u << 20)
+#define STREAM_FMT (PL_PDH_FMT_DOUBLE | PL_PDH_FMT_NOCAP100)
+
+typedef struct stream {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct MHD_Connection *conn;
+    char *buf;            /* pending event text: buf[off..len) */
+    size_t len, cap, off;
+    int suspended;        /* the reader suspended conn and nobody resumed it */
+    int gone;             /* libmicrohttpd freed the response */
+    int closing;          /* end the response (overflow, shutdown) */
+    int refs;             /* the thread and the response */
+    unsigned interval_ms;
+    size_t n;
+    char **paths;
+    struct stream *next, *prev;  /* in the live list */
+} stream;
+
+static pthread_mutex_t live_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t live_cv = PTHREAD_COND_INITIALIZER;
+static stream *live;
+static int live_threads;   /* stream threads not yet finished */
+static int live_count;     /* streams not yet freed */
+static int stopping;
+
+static void stream_unref(stream *st)
+{
+    pthread_mutex_lock(&st->mu);
+    int last = --st->refs == 0;
+    pthread_mutex_unlock(&st->mu);
+    if (!last) return;
+    pthread_mutex_lock(&live_mu);
+    if (st->prev) st->prev->next = st->next;
+    else live = st->next;
+    if (st->next) st->next->prev = st->prev;
+    live_count--;
+    pthread_mutex_unlock(&live_mu);
+    for (size_t i = 0; i < st->n; i++) free(st->paths[i]);
+    free(st->paths);
+    free(st->buf);
+    pthread_cond_destroy(&st->cv);
+    pthread_mutex_destroy(&st->mu);
+    free(st);
+}
+
+/* ------------------------------------------------ libmicrohttpd's side */
+
+static ssize_t reader(void *cls, uint64_t pos, char *out, size_t max)
+{
+    (void)pos;
+    stream *st = cls;
+    pthread_mutex_lock(&st->mu);
+    if (st->off < st->len) {
+        size_t k = st->len - st->off < max ? st->len - st->off : max;
+        memcpy(out, st->buf + st->off, k);
+        st->off += k;
+        if (st->off == st->len) st->off = st->len = 0;
+        pthread_mutex_unlock(&st->mu);
+        return (ssize_t)k;
+    }
+    if (st->closing) {
+        pthread_mutex_unlock(&st->mu);
+        return MHD_CONTENT_READER_END_OF_STREAM;
+    }
+    st->suspended = 1;
+    MHD_suspend_connection(st->conn);
+    pthread_mutex_unlock(&st->mu);
+    return 0;
+}
+
+static void response_freed(void *cls)
+{
+    stream *st = cls;
+    pthread_mutex_lock(&st->mu);
+    st->gone = 1;
+    st->suspended = 0;
+    pthread_cond_signal(&st->cv);
+    pthread_mutex_unlock(&st->mu);
+    stream_unref(st);
+}
+
+/* Queue text for the client and wake its connection. -1 when the stream is
+ * over (client gone, or dropped for not reading). Lock held by the caller. */
+static int emit_locked(stream *st, const char *text, size_t n)
+{
+    if (st->gone || st->closing) return -1;
+    if (st->len - st->off + n > STREAM_MAX_PENDING) {
+        st->closing = 1;
+        perfd_log("stream: dropped a client that read nothing for %zu bytes", st->len - st->off);
+    } else {
+        if (st->off) {
+            memmove(st->buf, st->buf + st->off, st->len - st->off);
+            st->len -= st->off;
+            st->off = 0;
+        }
+        if (st->len + n > st->cap) {
+            size_t cap = st->cap ? st->cap : 4096;
+            while (cap < st->len + n) cap *= 2;
+            char *p = realloc(st->buf, cap);
+            if (!p) {
+                st->closing = 1;
+            } else {
+                st->buf = p;
+                st->cap = cap;
+            }
+        }
+        if (!st->closing) {
+            memcpy(st->buf + st->len, text, n);
+            st->len += n;
+        }
+    }
+    if (st->suspended) {
+        st->suspended = 0;
+        MHD_resume_connection(st->conn);
+    }
+    return st->closing ? -1 : 0;
+}
+
+static int emit(stream *st, const char *text, size_t n)
+{
+    pthread_mutex_lock(&st->mu);
+    int rc = emit_locked(st, text, n);
+    pthread_mutex_unlock(&st->mu);
+    return rc;
+}
+
+/* ------------------------------------------------------ the collector */
+
+static uint64_t now_ms(clockid_t clk)
+{
+    struct timespec ts;
+    clock_gettime(clk, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* Wait until monotonic time `until` (ms) or until the stream ends: 0 on the
+ * deadline, -1 when it ended. */
+static int wait_until(stream *st, uint64_t until)
+{
+    struct timespec ts = {(time_t)(until / 1000u), (long)(until % 1000u) * 1000000L};
+    pthread_mutex_lock(&st->mu);
+    while (!st->gone && !st->closing && now_ms(CLOCK_MONOTONIC) < until) {
+        if (pthread_cond_timedwait(&st->cv, &st->mu, &ts) == ETIMEDOUT) break;
+    }
+    int over = st->gone || st->closing;
+    pthread_mutex_unlock(&st->mu);
+    return over ? -1 : 0;
+}
+
+static int valid(uint32_t rc, const pl_pdh_value *v)
+{
+    return rc == PL_PDH_CSTATUS_VALID_DATA &&
+           (v->cstatus == PL_PDH_CSTATUS_VALID_DATA || v->cstatus == PL_PDH_CSTATUS_NEW_DATA);
+}
+
+static void sample_json(wb *b, pl_pdh_query *q, pl_pdh_counter **cs, const int *multi, size_t n, int collected)
+{
+    int64_t ft = collected ? pl_pdh_query_time(q) : 0;
+    /* FILETIME (100 ns since 1601) to Unix milliseconds */
+    uint64_t t = ft > 116444736000000000LL ? (uint64_t)(ft - 116444736000000000LL) / 10000u : now_ms(CLOCK_REALTIME);
+    wb_printf(b, "event: sample\ndata: {\"t\":%llu,\"v\":[", (unsigned long long)t);
+    for (size_t i = 0; i < n; i++) {
+        if (i) wb_str(b, ",");
+        if (!cs[i] || !collected) {
+            wb_str(b, multi[i] ? "[]" : "null");
+            continue;
+        }
+        if (multi[i]) {
+            pl_pdh_value_item *items = NULL;
+            size_t ni = 0;
+            uint32_t rc = pl_pdh_get_formatted_array(cs[i], STREAM_FMT, &items, &ni);
+            wb_str(b, "[");
+            for (size_t k = 0; rc == PL_PDH_CSTATUS_VALID_DATA && k < ni; k++) {
+                wb_str(b, k ? ",[" : "[");
+                wb_json(b, items[k].name);
+                wb_str(b, ",");
+                if (valid(0, &items[k].value)) wb_num(b, items[k].value.v.double_value);
+                else wb_str(b, "null");
+                wb_str(b, "]");
+            }
+            wb_str(b, "]");
+            pl_free(items);
+        } else {
+            pl_pdh_value v;
+            uint32_t rc = pl_pdh_get_formatted(cs[i], STREAM_FMT, NULL, &v);
+            if (valid(rc, &v)) wb_num(b, v.v.double_value);
+            else wb_str(b, "null");
+        }
+    }
+    wb_str(b, "]}\n\n");
+}
+
+static int has_wildcard(const char *path, int *counter_wild)
+{
+    pl_pdh_path_elements *e = NULL;
+    *counter_wild = 0;
+    if (pl_pdh_parse_path_alloc(path, &e, NULL) != PL_PDH_CSTATUS_VALID_DATA) return 0;
+    int w = (e->instance && strchr(e->instance, '*')) || (e->parent && strchr(e->parent, '*'));
+    *counter_wild = e->counter && strchr(e->counter, '*') != NULL;
+    pl_free(e);
+    return w;
+}
+
+static void meta_counter(wb *b, const char *path, pl_pdh_counter *c, int multi, uint32_t status, const char *msg)
+{
+    wb_str(b, "{\"path\":");
+    wb_json(b, path);
+    if (!c) {
+        const char *name = pl_pdh_status_name(status);
+        wb_str(b, ",\"ok\":false,\"error\":");
+        wb_json(b, name ? name : "PDH error");
+        wb_str(b, ",\"message\":");
+        wb_json(b, msg);
+        wb_str(b, "}");
+        return;
+    }
+    pl_pdh_counter_info info;
+    memset(&info, 0, sizeof info);
+    pl_pdh_get_counter_info(c, &info);
+    wb_printf(b, ",\"ok\":true,\"multi\":%s,\"machine\":", multi ? "true" : "false");
+    wb_json(b, info.machine);
+    wb_str(b, ",\"object\":");
+    wb_json(b, info.object);
+    wb_str(b, ",\"counter\":");
+    wb_json(b, info.counter);
+    wb_str(b, ",\"instance\":");
+    wb_json(b, info.instance);
+    wb_str(b, ",\"parent\":");
+    wb_json(b, info.parent);
+    wb_printf(b, ",\"scale\":%d,\"type\":", (int)info.default_scale);
+    const char *tn = pl_type_name(info.type);
+    wb_json(b, tn ? tn : "");
+    wb_str(b, ",\"explain\":");
+    wb_json(b, info.explain);
+    wb_str(b, "}");
+}
+
+static void *stream_main(void *arg)
+{
+    stream *st = arg;
+    pl_pdh_source src = {0};
+    pl_pdh_query *q = NULL;
+    pl_error err = {0};
+    pl_pdh_counter **cs = calloc(st->n ? st->n : 1, sizeof *cs);
+    int *multi = calloc(st->n ? st->n : 1, sizeof *multi);
+    wb b = {0};
+    int have_src = 0;
+    if (!cs || !multi) goto out;
+    uint32_t rc = pl_pdh_engine_source(perfd_engine(), &src, &err);
+    have_src = rc == PL_PDH_CSTATUS_VALID_DATA;
+    if (have_src) rc = pl_pdh_open_query(&src, &q, &err);
+    wb meta = {0};
+    wb_printf(&meta, "retry: 2000\nevent: meta\ndata: {\"version\":1,\"interval\":%u,\"counters\":[", st->interval_ms);
+    for (size_t i = 0; i < st->n; i++) {
+        int cw = 0;
+        multi[i] = has_wildcard(st->paths[i], &cw);
+        uint32_t s = rc;
+        const char *msg = err.msg;
+        pl_error e2 = {0};
+        if (rc == PL_PDH_CSTATUS_VALID_DATA) {
+            if (cw) {
+                s = PL_PDH_CSTATUS_BAD_COUNTERNAME;
+                msg = "a stream takes counters one by one, not a counter wildcard";
+            } else {
+                s = pl_pdh_add_counter(q, st->paths[i], &cs[i], &e2);
+                msg = e2.msg;
+                if (s != PL_PDH_CSTATUS_VALID_DATA) cs[i] = NULL;
+            }
+        }
+        if (i) wb_str(&meta, ",");
+        meta_counter(&meta, st->paths[i], cs[i], multi[i], s, msg);
+    }
+    int collected = q && pl_pdh_collect(q, NULL) == PL_PDH_CSTATUS_VALID_DATA;
+    wb_str(&meta, "],\"machine\":");
+    wb_json(&meta, q ? pl_pdh_query_machine(q) : "");
+    wb_str(&meta, "}\n\n");
+    int over = meta.oom || emit(st, meta.p, meta.len) != 0;
+    wb_free(&meta);
+    /* The first sample: single-sample types have values, rates are gaps. */
+    uint64_t next = now_ms(CLOCK_MONOTONIC);
+    uint64_t last_sent = next;
+    while (!over) {
+        b.len = 0;
+        sample_json(&b, q, cs, multi, st->n, collected);
+        if (b.oom || emit(st, b.p, b.len) != 0) break;
+        last_sent = now_ms(CLOCK_MONOTONIC);
+        next += st->interval_ms;
+        if (next < last_sent) next = last_sent + st->interval_ms;  /* fell behind: no burst */
+        /* Keep-alive comments on a quiet connection. */
+        while (next - last_sent > STREAM_KEEPALIVE_MS && !over) {
+            if (wait_until(st, last_sent + STREAM_KEEPALIVE_MS) != 0 || emit(st, ": k\n\n", 5) != 0) over = 1;
+            last_sent = now_ms(CLOCK_MONOTONIC);
+        }
+        if (over || wait_until(st, next) != 0) break;
+        collected = pl_pdh_collect(q, NULL) == PL_PDH_CSTATUS_VALID_DATA;
+    }
+out:
+    /* Make sure the response ends (a collector failure, an allocation). */
+    pthread_mutex_lock(&st->mu);
+    if (!st->gone && !st->closing) {
+        st->closing = 1;
+        if (st->suspended) {
+            st->suspended = 0;
+            MHD_resume_connection(st->conn);
+        }
+    }
+    pthread_mutex_unlock(&st->mu);
+    wb_free(&b);
+    pl_pdh_close_query(q);
+    if (have_src) pl_pdh_source_close(&src);
+    free(cs);
+    free(multi);
+    stream_unref(st);
+    pthread_mutex_lock(&live_mu);
+    live_threads--;
+    pthread_cond_broadcast(&live_cv);
+    pthread_mutex_unlock(&live_mu);
+    return NULL;
+}
+
+/* ------------------------------------------------------ the request */
+
+typedef struct args {
+    stream *st;
+    const char *bad;
+} args;
+
+static enum MHD_Result each_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    (void)kind;
+    args *a = cls;
+    if (a->bad || !key) return MHD_YES;
+    if (strcmp(key, "c") == 0) {
+        if (!value || !*value || strlen(value) > STREAM_MAX_PATH) {
+            a->bad = "c: a counter path of 1 to 1024 bytes";
+        } else if (a->st->n >= STREAM_MAX_COUNTERS) {
+            a->bad = "too many counters: at most 64 a stream";
+        } else {
+            for (const char *p = value; *p; p++)
+                if ((unsigned char)*p < 0x20) a->bad = "c: control characters in a path";
+            if (!a->bad) {
+                char *dup = strdup(value);
+                if (!dup) a->bad = "out of memory";
+                else a->st->paths[a->st->n++] = dup;
+            }
+        }
+    }
+    return MHD_YES;
+}
+
+static int h_stream(perfd_req *r)
+{
+    const char *is = perfd_arg(r, "i");
+    char *end = NULL;
+    errno = 0;
+    unsigned long ms = is ? strtoul(is, &end, 10) : 1000ul;
+    if (is && (errno || end == is || *end || ms < STREAM_MIN_MS || ms > STREAM_MAX_MS))
+        return perfd_reply_error(r, MHD_HTTP_BAD_REQUEST, "i: an interval of 100 to 3600000 milliseconds");
+    stream *st = calloc(1, sizeof *st);
+    if (!st || !(st->paths = calloc(STREAM_MAX_COUNTERS, sizeof *st->paths))) {
+        free(st);
+        return perfd_reply_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+    }
+    st->interval_ms = (unsigned)ms;
+    args a = {st, NULL};
+    MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, each_arg, &a);
+    if (!a.bad && st->n == 0) a.bad = "c: at least one counter path";
+    pthread_mutex_lock(&live_mu);
+    int full = !a.bad && (live_count >= STREAM_MAX || stopping);
+    if (!a.bad && !full) {
+        live_count++;
+        st->next = live;
+        if (live) live->prev = st;
+        live = st;
+    }
+    pthread_mutex_unlock(&live_mu);
+    if (a.bad || full) {
+        for (size_t i = 0; i < st->n; i++) free(st->paths[i]);
+        free(st->paths);
+        free(st);
+        return a.bad ? perfd_reply_error(r, MHD_HTTP_BAD_REQUEST, a.bad)
+                     : perfd_reply_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "too many streams: at most 16 at once");
+    }
+    pthread_mutex_init(&st->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&st->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    st->conn = r->conn;
+    st->refs = 1;  /* the response's */
+    struct MHD_Response *resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, reader, st, response_freed);
+    if (!resp) {
+        stream_unref(st);
+        return PERFD_FAIL;
+    }
+    int ok = MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream; charset=utf-8") ==
+                 MHD_YES &&
+             MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store") == MHD_YES &&
+             MHD_add_response_header(resp, "X-Accel-Buffering", "no") == MHD_YES;
+    pthread_t th;
+    pthread_attr_t ta;
+    pthread_attr_init(&ta);
+    pthread_attr_setdetachstate(&ta, PTHREAD_CREATE_DETACHED);
+    if (ok) {
+        st->refs = 2;
+        pthread_mutex_lock(&live_mu);
+        live_threads++;
+        pthread_mutex_unlock(&live_mu);
+        if (pthread_create(&th, &ta, stream_main, st) != 0) {
+            st->refs = 1;
+            pthread_mutex_lock(&live_mu);
+            live_threads--;
+            pthread_mutex_unlock(&live_mu);
+            ok = 0;
+        }
+    }
+    pthread_attr_destroy(&ta);
+    if (!ok) {
+        MHD_destroy_response(resp);  /* frees st through response_freed */
+        return perfd_reply_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot start the stream");
+    }
+    ok = MHD_queue_response(r->conn, MHD_HTTP_OK, resp) == MHD_YES;
+    MHD_destroy_response(resp);
+    return ok ? PERFD_DONE : PERFD_FAIL;
+}
+
+void perfd_streams_stop(void)
+{
+    pthread_mutex_lock(&live_mu);
+    stopping = 1;
+    for (stream *st = live; st; st = st->next) {
+        pthread_mutex_lock(&st->mu);
+        st->closing = 1;
+        if (st->suspended) {
+            st->suspended = 0;
+            MHD_resume_connection(st->conn);
+        }
+        pthread_cond_signal(&st->cv);
+        pthread_mutex_unlock(&st->mu);
+    }
+    /* A stream thread finishes its collection (bounded by the engine's own
+     * provider timeouts) and ends; wait for them, but not forever. */
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += 10;
+    while (live_threads > 0)
+        if (pthread_cond_timedwait(&live_cv, &live_mu, &ts) == ETIMEDOUT) break;
+    if (live_threads > 0) perfd_log("stream: %d stream threads still collecting at shutdown", live_threads);
+    pthread_mutex_unlock(&live_mu);
+}
+
+PERFD_ROUTE(stream_route, "GET", "/v1/stream", 0, h_stream)

@@ -1,0 +1,10 @@
+/* perfd: the page's event streams (stream.c, docs/web.md). */
+#ifndef PERFD_STREAM_H
+#define PERFD_STREAM_H
+
+/* End every stream and wait (at most 10 s) for their collector threads:
+ * call before stopping libmicrohttpd (a suspended connection must be
+ * resumed first) and before closing the engine they collect from. */
+void perfd_streams_stop(void);
+
+#endif

@@ -1,0 +1,22 @@
+/* perfd: a growing text buffer for the page's JSON and event-stream text
+ * (web.c, browse.c, stream.c). A failed allocation sets oom and stops
+ * appending; the caller checks oom once at the end. */
+#ifndef PERFD_WEBBUF_H
+#define PERFD_WEBBUF_H
+
+#include <stddef.h>
+
+typedef struct wb {
+    char *p;
+    size_t len, cap;
+    int oom;
+} wb;
+
+void wb_put(wb *b, const char *s, size_t n);
+void wb_str(wb *b, const char *s);                 /* raw text */
+void wb_printf(wb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void wb_json(wb *b, const char *s);                /* a JSON string, quoted; invalid UTF-8 becomes U+FFFD */
+void wb_num(wb *b, double v);                      /* a JSON number, or null when not finite */
+void wb_free(wb *b);
+
+#endif
