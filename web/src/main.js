@@ -181,7 +181,7 @@ function buildPlot() {
       const s = store.series.get(k);
       const hl = state.hl && state.hl === k;
       const dim = state.hl && !hl;
-      return { label: k, stroke: colorOf(s, i) + (dim ? '55' : ''), width: hl ? 3 : 1.5, spanGaps: false,
+      return { label: k, stroke: colorOf(s, i) + (dim ? '55' : ''), width: hl ? 2 : 1, spanGaps: false,
         points: { show: false } };
     })],
     axes: [{ stroke: '#444', grid: { stroke: '#eee' } }, { stroke: '#444', grid: { stroke: '#eee' }, size: 60 }],
@@ -650,6 +650,7 @@ function init() {
 // For the browser tests and the frame-time benchmark (docs/web.md).
 window.perflibMonitor = {
   state, store, perf,
+  redraw() { render(); },  // the benchmark's continuous-redraw mode
   fill(nSeries, nPoints, stepS, t1) {  // synthetic history (tests, benchmark)
     t1 = t1 || Date.now() / 1000;
     meta.forEach((m, ci) => { if (m && m.ok && !m.multi) ensureSeries(ci, '', false); });
