@@ -270,7 +270,10 @@ async function caseLimits() {
     check(ev[0].data.counters[0].ok && !ev[0].data.counters[1].ok && ev[0].data.counters[1].error.startsWith('PDH_'), 'meta says which counter failed');
     const s = ev.filter((e) => e.name === 'sample');
     check(s.length >= 3 && s.every((e) => typeof e.data.v[0] === 'number' && e.data.v[1] === null), 'samples: value and gap');
-    check(s[2].data.t - s[1].data.t >= 150 && s[2].data.t - s[1].data.t <= 1000, 'samples ~200 ms apart');
+    // The schedule never bursts to catch up: samples at least ~200 ms apart
+    // (a loaded machine may make them later, never closer).
+    const gaps = s.slice(1).map((e, i) => e.data.t - s[i].data.t);
+    check(gaps.every((g) => g >= 150 && g <= 5000), 'samples ~200 ms apart: ' + gaps);
     // At most 16 streams at once. perfd allows 8 connections per client
     // address, so they come from 127.0.0.2..5 (4 each) and the 17th from .6.
     const open = (from) => new Promise((resolve, reject) => {

@@ -84,12 +84,16 @@ export class Perfd {
   async stop() {
     const p = this.proc;
     if (!p || p.exitCode !== null || p.signalCode) return;
-    const done = new Promise((r) => p.once('exit', r));
+    const done = new Promise((r) => p.once('exit', (code, sig) => r({ code, sig })));
     p.kill('SIGTERM');
     const t = setTimeout(() => p.kill('SIGKILL'), 12000);
-    await done;
+    const { code, sig } = await done;
     clearTimeout(t);
     this.proc = null;
+    // A clean stop: exit 0 and nothing from the sanitizers (ASan/UBSan builds).
+    if (code !== 0 || /AddressSanitizer|LeakSanitizer|runtime error:/.test(this.log)) {
+      throw new Error(`perfd did not stop cleanly (exit ${code}, signal ${sig}):\n${this.log.slice(-3000)}`);
+    }
   }
 
   cleanup() { rmSync(this.dir, { recursive: true, force: true }); }
