@@ -16,6 +16,7 @@ pkgs=(
   libsqlite3-dev
   ninja-build
   pkg-config
+  scdoc
   procps
   sqlite3
 )
@@ -35,6 +36,7 @@ if [ "$what" = test ]; then
     libcmocka-dev
     libpcp-mmv1-dev
     llvm
+    man-db
     sysstat
     tmux
     tzdata

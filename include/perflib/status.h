@@ -53,6 +53,9 @@ typedef struct pl_error {
 /* A static, English description of a status code; never NULL. */
 PL_EXTERN const char *pl_strerror(int status);
 
+/* The library's version, "MAJOR.MINOR.PATCH" (static; never NULL). */
+PL_EXTERN const char *pl_version(void);
+
 /* Free any memory the library handed to the caller with "free with pl_free".
  * Accepts NULL. */
 PL_EXTERN void pl_free(void *p);

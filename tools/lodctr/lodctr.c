@@ -342,6 +342,10 @@ int main(int argc, char **argv)
             usage(stdout);
             return EX_OK;
         }
+        if (!strcmp(a, "--version")) {
+            printf("lodctr (perflib) %s\n", pl_version());
+            return fflush(stdout) == 0 && !ferror(stdout) ? EX_OK : EX_USAGE;
+        }
         if (a[0] == '-' && a[1] == '-') {
             static const struct {
                 const char *name;

@@ -58,6 +58,10 @@ static int apply_args(int argc, char **argv, perfd_config *c, int *check_only)
             usage(stdout);
             exit(0);
         }
+        if (strcmp(a, "--version") == 0) {
+            printf("perfd (perflib) %s\n", pl_version());
+            exit(fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1);
+        }
         if (strcmp(a, "--check-config") == 0) {
             *check_only = 1;
             continue;

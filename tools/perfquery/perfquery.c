@@ -753,6 +753,9 @@ int main(int argc, char **argv)
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
             return 0;
+        } else if (strcmp(a, "--version") == 0) {
+            printf("perfquery (perflib) %s\n", pl_version());
+            return fflush(stdout) == 0 && !ferror(stdout) ? 0 : EXIT_USAGE;
         } else if (strcmp(a, "--json") == 0) {
             o.json = 1;
             continue;

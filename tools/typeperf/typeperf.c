@@ -62,7 +62,8 @@ static void usage(FILE *out)
         "                                '*' may stand for a whole instance, parent or counter.\r\n"
         "\r\n"
         "Options:\r\n"
-        "  -?                            Displays this help.\r\n"
+        "  -?, --help                    Displays this help.\r\n"
+        "  --version                     Displays the version.\r\n"
         "  -f <CSV|TSV|BIN>              Output file format. Default is CSV (BIN is not supported).\r\n"
         "  -cf <filename>                File containing performance counters to sample, one per line.\r\n"
         "  -si <[[hh:]mm:]ss>            Time between samples. Default is 1 second.\r\n"
@@ -226,9 +227,12 @@ static int parse_args(int argc, char **argv, opts *o)
             o->paths[o->npaths++] = a;
             continue;
         }
-        if (opt_is(a, "?") || opt_is(a, "h") || opt_is(a, "help")) {
+        if (opt_is(a, "?") || opt_is(a, "h") || opt_is(a, "help") || !strcmp(a, "--help")) {
             usage(stdout);
-            exit(EXIT_OK);
+            exit(fflush(stdout) == 0 && !ferror(stdout) ? EXIT_OK : EXIT_OUTPUT);
+        } else if (!strcmp(a, "--version")) {
+            printf("typeperf (perflib) %s\r\n", pl_version());
+            exit(fflush(stdout) == 0 && !ferror(stdout) ? EXIT_OK : EXIT_OUTPUT);
         } else if (opt_is(a, "q") || opt_is(a, "qx")) {
             o->query = opt_is(a, "q") ? 1 : 2;
             if (has_next && next[0] != '\\') { o->qobject = next; i++; }

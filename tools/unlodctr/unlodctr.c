@@ -45,6 +45,10 @@ int main(int argc, char **argv)
             usage(stdout);
             return 0;
         }
+        if (!strcmp(a, "--version")) {
+            printf("unlodctr (perflib) %s\n", pl_version());
+            return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+        }
         if (!strncmp(a, "--registry", 10) && (a[10] == '=' || a[10] == '\0')) {
             if (a[10] == '=') registry = a + 11;
             else if (i + 1 < argc) registry = argv[++i];
