@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lodctr_int.h"
@@ -530,6 +531,27 @@ out:
     return rc;
 }
 
+/* PL_OK when nothing is at `path` or a regular file is; else PL_E_IO. */
+static int not_regular(const char *path, pl_error *err)
+{
+    struct stat sb;
+    if (lstat(path, &sb) != 0) {
+        if (errno == ENOENT) return PL_OK;
+        char eb[128];
+        return pl__fail(err, PL_E_IO, "%s: cannot check: %s", path, pl__strerror(errno, eb, sizeof eb));
+    }
+    if (S_ISREG(sb.st_mode)) return PL_OK;
+    const char *what = S_ISLNK(sb.st_mode)    ? "a symbolic link"
+                       : S_ISCHR(sb.st_mode)  ? "a character device"
+                       : S_ISBLK(sb.st_mode)  ? "a block device"
+                       : S_ISFIFO(sb.st_mode) ? "a FIFO"
+                       : S_ISSOCK(sb.st_mode) ? "a socket"
+                       : S_ISDIR(sb.st_mode)  ? "a directory"
+                                              : "not a regular file";
+    return pl__fail(err, PL_E_IO, "%s: is %s; a backup replaces only a regular file (give the path of a new or "
+                    "regular file)", path, what);
+}
+
 PL_EXTERN int pl_backup_write_file(const pl_backup *bk, const char *path, pl_error *err)
 {
     if (!path) return pl__fail(err, PL_E_INVAL, "pl_backup_write_file: path is NULL");
@@ -537,6 +559,15 @@ PL_EXTERN int pl_backup_write_file(const pl_backup *bk, const char *path, pl_err
     size_t len = 0;
     int rc = pl_backup_write_mem(bk, &data, &len, err);
     if (rc != PL_OK) return rc;
+    /* Only a regular file is replaced: a device, a FIFO, a socket or a
+     * directory at the path is refused, and so is a symbolic link (the
+     * rename would replace the link, not what it points to: say so rather
+     * than do either silently). */
+    int nr = not_regular(path, err);
+    if (nr != PL_OK) {
+        free(data);
+        return nr;
+    }
     size_t pl = strlen(path);
     char *tmp = malloc(pl + 8);
     if (!tmp) {
@@ -575,6 +606,7 @@ PL_EXTERN int pl_backup_write_file(const pl_backup *bk, const char *path, pl_err
         int e = errno;
         rc = pl__fail(err, PL_E_IO, "%s: cannot write: %s", path, strerror_r(e, eb, sizeof eb));
     }
+    if (rc == PL_OK) rc = not_regular(path, err); /* again: it may have changed while we wrote */
     if (rc == PL_OK && rename(tmp, path) != 0) {
         int e = errno;
         rc = pl__fail(err, PL_E_IO, "%s: cannot rename: %s", path, strerror_r(e, eb, sizeof eb));

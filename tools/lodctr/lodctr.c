@@ -9,6 +9,7 @@
 
 #include "perflib/lodctr.h"
 #include "perflib/registry.h"
+#include "tool_stdout.h"
 
 /* Exit codes (docs/lodctr.md). */
 enum {
@@ -331,7 +332,19 @@ static int long_opt_value(int argc, char **argv, int *i, const char *name, const
     return 1;
 }
 
+static int run(int argc, char **argv);
+
+/* Every command's output must reach stdout: a failed write (a full disk, a
+ * closed stdout) is exit 2, like any file that cannot be written. */
 int main(int argc, char **argv)
+{
+    tool_guard_stdio();
+    int ex = run(argc, argv);
+    if (tool_stdout_close(prog) != 0 && ex == EX_OK) ex = EX_REFUSED;
+    return ex;
+}
+
+static int run(int argc, char **argv)
 {
     opts o;
     memset(&o, 0, sizeof o);

@@ -17,6 +17,7 @@
 #include "perflib/status.h"
 #include "pq_json.h"
 #include "pq_text.h"
+#include "tool_stdout.h"
 
 #define EXIT_USAGE 1
 #define EXIT_NOTFOUND 2
@@ -727,7 +728,19 @@ out:
 
 /* --------------------------------------------------------------- main */
 
+static int run(int argc, char **argv);
+
+/* Output that cannot be written (a full disk, a closed stdout) is exit 3,
+ * like a file that cannot be written. */
 int main(int argc, char **argv)
+{
+    tool_guard_stdio();
+    int ex = run(argc, argv);
+    if (tool_stdout_close("perfquery") != 0 && ex == 0) ex = 3;
+    return ex;
+}
+
+static int run(int argc, char **argv)
 {
     opts o;
     memset(&o, 0, sizeof o);

@@ -14,6 +14,7 @@
 #include "perflib/block.h"
 #include "perflib/pdh.h"
 #include "perflib/registry.h"
+#include "tool_stdout.h"
 #include "tzname.h"
 #ifdef TYPEPERF_HAVE_ENGINE
 #include "perflib/query.h"
@@ -229,10 +230,10 @@ static int parse_args(int argc, char **argv, opts *o)
         }
         if (opt_is(a, "?") || opt_is(a, "h") || opt_is(a, "help") || !strcmp(a, "--help")) {
             usage(stdout);
-            exit(fflush(stdout) == 0 && !ferror(stdout) ? EXIT_OK : EXIT_OUTPUT);
+            exit(tool_stdout_close("typeperf") ? EXIT_OUTPUT : EXIT_OK);
         } else if (!strcmp(a, "--version")) {
             printf("typeperf (perflib) %s\r\n", pl_version());
-            exit(fflush(stdout) == 0 && !ferror(stdout) ? EXIT_OK : EXIT_OUTPUT);
+            exit(tool_stdout_close("typeperf") ? EXIT_OUTPUT : EXIT_OK);
         } else if (opt_is(a, "q") || opt_is(a, "qx")) {
             o->query = opt_is(a, "q") ? 1 : 2;
             if (has_next && next[0] != '\\') { o->qobject = next; i++; }
@@ -531,7 +532,19 @@ static int confirm_overwrite(const char *file)
     return line[0] == 'y' || line[0] == 'Y';
 }
 
+static int run(int argc, char **argv);
+
+/* Output that cannot be written (a full disk, a closed stdout) is exit 4,
+ * like an output file that cannot be written. */
 int main(int argc, char **argv)
+{
+    tool_guard_stdio();
+    int rc = run(argc, argv);
+    if (tool_stdout_close("typeperf") != 0 && rc == EXIT_OK) rc = EXIT_OUTPUT;
+    return rc;
+}
+
+static int run(int argc, char **argv)
 {
     opts o;
     int rc = parse_args(argc, argv, &o);
@@ -614,6 +627,14 @@ int main(int argc, char **argv)
             rc = list_counters(&wrapped, &o, remote, out);
         } else {
             rc = list_counters(&src, &o, NULL, out);
+        }
+        if (rc == EXIT_OK && out != stdout) {
+            int bad = ferror(out) | fclose(out);
+            out = stdout;
+            if (bad) {
+                errorf("writing \"%s\" failed.", o.out);
+                rc = EXIT_OUTPUT;
+            }
         }
         if (rc == EXIT_OK) fputs("The command completed successfully.\r\n", stdout);
         goto done;
@@ -701,7 +722,7 @@ int main(int argc, char **argv)
 
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    int header_done = 0;
+    int header_done = 0, write_failed = 0;
     char stamp[64];
     char **vals = calloc(ncols, sizeof *vals);
     if (!vals) { rc = EXIT_SOURCE; goto done; }
@@ -760,7 +781,15 @@ int main(int argc, char **argv)
             fields[i + 1] = vals[i];
         }
         put_row(out, sep, fields, ncols + 1);
-        fflush(out);
+        if (fflush(out) != 0 || ferror(out)) { /* a full disk, a closed pipe: stop sampling now */
+            write_failed = 1;
+            break;
+        }
+    }
+    if (write_failed) {
+        errorf("writing %s%s%s failed.", o.out ? "\"" : "", o.out ? o.out : "the output", o.out ? "\"" : "");
+        rc = EXIT_OUTPUT;
+        goto freevals;
     }
     fputs("Exiting, please wait...\r\n", stdout);
     if (out != stdout && (ferror(out) || fclose(out) != 0)) {
