@@ -172,7 +172,7 @@ static int apply(perfd_config *c, const char *key, const char *val, int *listen_
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
         if (strcmp(key, paths[i].name) != 0) continue;
         if (set_path(paths[i].dst, paths[i].cap, val) != 0) {
-            snprintf(why, whylen, "%s: empty or too long", key);
+            snprintf(why, whylen, "%.64s: empty or too long", key);
             return -1;
         }
         return 0;
@@ -182,7 +182,7 @@ static int apply(perfd_config *c, const char *key, const char *val, int *listen_
         if (strcmp(key, k->name) != 0) continue;
         unsigned long x;
         if (parse_num(val, k->lo, k->hi, &x) != 0) {
-            snprintf(why, whylen, "%s: expected a whole number from %lu to %lu", key, k->lo, k->hi);
+            snprintf(why, whylen, "%.64s: expected a whole number from %lu to %lu", key, k->lo, k->hi);
             return -1;
         }
         if (k->is_size)
