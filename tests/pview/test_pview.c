@@ -311,8 +311,8 @@ static void tmux_golden_replay(void **state)
     s = wait_for(f, "Name^");
     compare_golden(s, "replay-sorted-80x24.txt");
     free(s);
-    keys(f, "q");
-    free(wait_for(f, "PVIEW-EXIT=0"));
+    keys(f, "C-c");
+    free(wait_for(f, "PVIEW-EXIT=0")); /* Ctrl-C quits cleanly too */
 }
 
 static void tmux_help_and_memory_on_replay(void **state)

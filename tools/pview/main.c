@@ -353,6 +353,10 @@ int main(int argc, char **argv)
     }
     a.src = &src;
     pv_model_init(&a.model);
+    /* Ctrl-C, SIGTERM and a closed terminal end pview between two
+     * collections, never inside one: a consumer that dies during a
+     * provider's Collect is taken for a crash by the next one. */
+    signal(SIGINT, on_term);
     signal(SIGTERM, on_term);
     signal(SIGHUP, on_term);
     if (pv_ui_start() != 0) {
