@@ -14,6 +14,7 @@
 #include "perflib/block.h"
 #include "perflib/pdh.h"
 #include "perflib/registry.h"
+#include "counterfile.h"
 #include "tool_stdout.h"
 #include "tzname.h"
 #ifdef TYPEPERF_HAVE_ENGINE
@@ -296,23 +297,7 @@ static int read_counter_file(const char *file, opts *o, char **mem)
     fclose(f);
     if (!buf) return EXIT_SOURCE;
     buf[n] = '\0';
-    char *p = buf;
-    if ((unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF) p += 3;
-    size_t lines = 1;
-    for (char *q = p; *q; q++) lines += *q == '\n';
-    const char **np = realloc(o->paths, (o->npaths + lines + 1) * sizeof *np);
-    if (!np) { free(buf); return EXIT_SOURCE; }
-    o->paths = np;
-    while (*p) {
-        char *e = strchr(p, '\n');
-        char *next = e ? e + 1 : p + strlen(p);
-        if (e) *e = '\0';
-        while (*p == ' ' || *p == '\t') p++;
-        size_t l = strlen(p);
-        while (l && (p[l - 1] == '\r' || p[l - 1] == ' ' || p[l - 1] == '\t')) p[--l] = '\0';
-        if (l) o->paths[o->npaths++] = p;
-        p = next;
-    }
+    if (tp_counter_file_split(buf, &o->paths, &o->npaths) != 0) { free(buf); return EXIT_SOURCE; }
     *mem = buf;
     return EXIT_OK;
 }
