@@ -7,6 +7,10 @@
 //   screenshot a known view compared with the committed reference
 //             (tolerant), saved as an artifact in the build tree
 //   limits    perfd's stream and browse endpoints refuse what they must
+//   machines  two perfds: the page on A charts A's and B's counters (B's
+//             through A, \\127.0.0.1:PORT paths); B stops: only B's counter
+//             is a gap; B returns: its values return; a counter of a machine
+//             that was not up when the page opened resolves once it is
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import http from 'node:http';
 import { dirname, join } from 'node:path';
@@ -309,7 +313,67 @@ async function caseLimits() {
   }
 }
 
-const cases = { ui: caseUi, outage: caseOutage, screenshot: caseScreenshot, limits: caseLimits };
+async function caseMachines() {
+  const a = new Perfd();
+  const bd = new Perfd();
+  const c = new Perfd();
+  const b = await browser();
+  try {
+    await a.start();
+    await bd.start();
+    const page = await b.ctx.newPage();
+    await page.goto(a.url + '/#i=250');
+    // B's object list through A, with B named in the dialog's Computer field.
+    await page.click('#add');
+    await page.fill('#d-machine', `127.0.0.1:${bd.port}`);
+    await page.press('#d-machine', 'Tab');
+    await until('B\'s objects', () => page.$eval('#d-object', (s) => [...s.options].some((x) => x.value === 'Memory')));
+    await page.selectOption('#d-object', 'Memory');
+    await until('B\'s Memory counters', () => page.$eval('#d-counters', (s) => [...s.options].some((x) => x.value === 'Available Bytes')));
+    await page.selectOption('#d-counters', 'Available Bytes');
+    await page.click('#d-add');
+    await page.fill('#d-machine', '');
+    await page.press('#d-machine', 'Tab');
+    await until('A\'s objects', () => page.$eval('#d-object', (s) => s.options.length > 3));
+    await page.selectOption('#d-object', 'Memory');
+    await until('A\'s Memory counters', () => page.$eval('#d-counters', (s) => [...s.options].some((x) => x.value === 'Committed Bytes')));
+    await page.selectOption('#d-counters', 'Committed Bytes');
+    await page.click('#d-add');
+    await page.keyboard.press('Escape');
+    const remote = `127.0.0.1:${bd.port}`;
+    await until('both machines with values', async () => {
+      const r = await legendRows(page);
+      return r.length === 2 && r.some((x) => x[6] === remote && /\d/.test(x[7])) && r.some((x) => x[6] !== remote && /\d/.test(x[7]));
+    }, 15000);
+    check(page.url().includes(encodeURIComponent(`\\\\${remote}\\Memory`)), 'the URL names B: ' + page.url());
+    // B goes: only B's counter becomes a gap.
+    const bport = bd.port;
+    await bd.stop();
+    await until('B\'s counter is a gap, A\'s is not', async () => {
+      const r = await legendRows(page);
+      return r.some((x) => x[6] === remote && x[7] === '\u2014') && r.some((x) => x[6] !== remote && /\d/.test(x[7]));
+    }, 15000);
+    check(await page.isHidden('#status'), 'no connection banner: A is still there');
+    await bd.start(bport);
+    await until('B\'s values return', async () => (await legendRows(page)).some((x) => x[6] === remote && /\d/.test(x[7])), 20000);
+    // A machine that is not up yet: an error row, then values once it is.
+    const cport = await (async () => { await c.start(); const p = c.port; await c.stop(); return p; })();
+    const cpath = `\\\\127.0.0.1:${cport}\\System\\Processes`;
+    await page.goto(a.url + '/#i=250&c=~~' + encodeURIComponent(cpath));
+    await until('the refused counter is listed with its reason', async () =>
+      (await page.textContent('#legend tbody')).includes('PDH_CSTATUS_NO_MACHINE'), 15000);
+    await c.start(cport);
+    await until('it resolves once its machine is up', async () => {
+      const r = await legendRows(page);
+      return r.length === 1 && /\d/.test(r[0][7]);
+    }, 30000, 200);
+  } finally {
+    await b.close();
+    for (const d of [a, bd, c]) { await d.stop(); d.cleanup(); }
+  }
+}
+
+const cases = { ui: caseUi, outage: caseOutage, screenshot: caseScreenshot, limits: caseLimits, machines: caseMachines };
 const name = process.argv[2];
 if (!cases[name]) {
   console.error('usage: browser.mjs ' + Object.keys(cases).join('|'));

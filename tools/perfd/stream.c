@@ -17,6 +17,10 @@
  *                  or for a wildcard counter [[ "parent/name#k", VALUE ], ...]
  *   ": k" comment lines keep a quiet connection alive.
  *
+ * A counter that could not be added (its machine did not answer, its object
+ * or instance was not there) is tried again every STREAM_RETRY_MS; when one
+ * resolves, a new meta event says so and its values follow.
+ *
  * Threads and libmicrohttpd: the server thread never waits. The response is
  * a content-reader callback: with bytes pending it hands them over, with none
  * it suspends the connection; the stream thread appends an event and resumes
@@ -51,6 +55,8 @@
 #define STREAM_KEEPALIVE_MS 5000u
 #define STREAM_MAX_PENDING (1u << 20)
 #define STREAM_FMT (PL_PDH_FMT_DOUBLE | PL_PDH_FMT_NOCAP100)
+#define STREAM_RETRY_MS 10000u  /* counters that could not be added yet */
+#define STREAM_MSG 512
 
 typedef struct stream {
     pthread_mutex_t mu;
@@ -287,50 +293,82 @@ static void meta_counter(wb *b, const char *path, pl_pdh_counter *c, int multi, 
     wb_str(b, "}");
 }
 
+/* Add counter i to the query; its status and message are kept for meta. */
+static void add_one(stream *st, pl_pdh_query *q, size_t i, pl_pdh_counter **cs, uint32_t *status,
+                    char (*msgs)[STREAM_MSG])
+{
+    int cw = 0;
+    has_wildcard(st->paths[i], &cw);
+    if (cw) {
+        status[i] = PL_PDH_CSTATUS_BAD_COUNTERNAME;
+        snprintf(msgs[i], STREAM_MSG, "a stream takes counters one by one, not a counter wildcard");
+        return;
+    }
+    pl_error e = {0};
+    status[i] = pl_pdh_add_counter(q, st->paths[i], &cs[i], &e);
+    snprintf(msgs[i], STREAM_MSG, "%s", e.msg);
+    if (status[i] != PL_PDH_CSTATUS_VALID_DATA) cs[i] = NULL;
+}
+
+/* Worth adding again later: the machine, object or instance may come. */
+static int retryable(uint32_t status)
+{
+    return status != PL_PDH_CSTATUS_VALID_DATA && status != PL_PDH_CSTATUS_BAD_COUNTERNAME &&
+           status != PL_PDH_INVALID_PATH && status != PL_PDH_INVALID_ARGUMENT &&
+           status != PL_PDH_MEMORY_ALLOCATION_FAILURE;
+}
+
+static int emit_meta(stream *st, pl_pdh_query *q, pl_pdh_counter **cs, const int *multi, const uint32_t *status,
+                     char (*msgs)[STREAM_MSG])
+{
+    wb meta = {0};
+    wb_printf(&meta, "retry: 2000\nevent: meta\ndata: {\"version\":1,\"interval\":%u,\"counters\":[", st->interval_ms);
+    for (size_t i = 0; i < st->n; i++) {
+        if (i) wb_str(&meta, ",");
+        meta_counter(&meta, st->paths[i], cs[i], multi[i], status[i], msgs[i]);
+    }
+    wb_str(&meta, "],\"machine\":");
+    wb_json(&meta, q ? pl_pdh_query_machine(q) : "");
+    wb_str(&meta, "}\n\n");
+    int rc = meta.oom || emit(st, meta.p, meta.len) != 0 ? -1 : 0;
+    wb_free(&meta);
+    return rc;
+}
+
 static void *stream_main(void *arg)
 {
     stream *st = arg;
     pl_pdh_source src = {0};
     pl_pdh_query *q = NULL;
     pl_error err = {0};
-    pl_pdh_counter **cs = calloc(st->n ? st->n : 1, sizeof *cs);
-    int *multi = calloc(st->n ? st->n : 1, sizeof *multi);
+    size_t n1 = st->n ? st->n : 1;
+    pl_pdh_counter **cs = calloc(n1, sizeof *cs);
+    int *multi = calloc(n1, sizeof *multi);
+    uint32_t *status = calloc(n1, sizeof *status);
+    char (*msgs)[STREAM_MSG] = calloc(n1, sizeof *msgs);
     wb b = {0};
     int have_src = 0;
-    if (!cs || !multi) goto out;
+    if (!cs || !multi || !status || !msgs) goto out;
     uint32_t rc = pl_pdh_engine_source(perfd_engine(), &src, &err);
     have_src = rc == PL_PDH_CSTATUS_VALID_DATA;
     if (have_src) rc = pl_pdh_open_query(&src, &q, &err);
-    wb meta = {0};
-    wb_printf(&meta, "retry: 2000\nevent: meta\ndata: {\"version\":1,\"interval\":%u,\"counters\":[", st->interval_ms);
+    int retry = 0;
     for (size_t i = 0; i < st->n; i++) {
         int cw = 0;
         multi[i] = has_wildcard(st->paths[i], &cw);
-        uint32_t s = rc;
-        const char *msg = err.msg;
-        pl_error e2 = {0};
-        if (rc == PL_PDH_CSTATUS_VALID_DATA) {
-            if (cw) {
-                s = PL_PDH_CSTATUS_BAD_COUNTERNAME;
-                msg = "a stream takes counters one by one, not a counter wildcard";
-            } else {
-                s = pl_pdh_add_counter(q, st->paths[i], &cs[i], &e2);
-                msg = e2.msg;
-                if (s != PL_PDH_CSTATUS_VALID_DATA) cs[i] = NULL;
-            }
+        if (rc != PL_PDH_CSTATUS_VALID_DATA) {
+            status[i] = rc;
+            snprintf(msgs[i], STREAM_MSG, "%s", err.msg);
+        } else {
+            add_one(st, q, i, cs, status, msgs);
+            retry |= retryable(status[i]);
         }
-        if (i) wb_str(&meta, ",");
-        meta_counter(&meta, st->paths[i], cs[i], multi[i], s, msg);
     }
     int collected = q && pl_pdh_collect(q, NULL) == PL_PDH_CSTATUS_VALID_DATA;
-    wb_str(&meta, "],\"machine\":");
-    wb_json(&meta, q ? pl_pdh_query_machine(q) : "");
-    wb_str(&meta, "}\n\n");
-    int over = meta.oom || emit(st, meta.p, meta.len) != 0;
-    wb_free(&meta);
+    int over = emit_meta(st, q, cs, multi, status, msgs) != 0;
     /* The first sample: single-sample types have values, rates are gaps. */
     uint64_t next = now_ms(CLOCK_MONOTONIC);
-    uint64_t last_sent = next;
+    uint64_t last_sent = next, last_retry = next;
     while (!over) {
         b.len = 0;
         sample_json(&b, q, cs, multi, st->n, collected);
@@ -344,6 +382,20 @@ static void *stream_main(void *arg)
             last_sent = now_ms(CLOCK_MONOTONIC);
         }
         if (over || wait_until(st, next) != 0) break;
+        /* Counters whose machine, object or instance was not there: try
+         * again now and then, and tell the page when one resolves. */
+        if (retry && q && now_ms(CLOCK_MONOTONIC) - last_retry >= STREAM_RETRY_MS) {
+            int added = 0;
+            retry = 0;
+            for (size_t i = 0; i < st->n; i++) {
+                if (cs[i] || !retryable(status[i])) continue;
+                add_one(st, q, i, cs, status, msgs);
+                added |= cs[i] != NULL;
+                retry |= retryable(status[i]);
+            }
+            last_retry = now_ms(CLOCK_MONOTONIC);
+            if (added && emit_meta(st, q, cs, multi, status, msgs) != 0) break;
+        }
         collected = pl_pdh_collect(q, NULL) == PL_PDH_CSTATUS_VALID_DATA;
     }
 out:
@@ -362,6 +414,8 @@ out:
     if (have_src) pl_pdh_source_close(&src);
     free(cs);
     free(multi);
+    free(status);
+    free(msgs);
     stream_unref(st);
     pthread_mutex_lock(&live_mu);
     live_threads--;
