@@ -431,6 +431,75 @@ static void tmux_live_filter_threads_priority_end(void **state)
     free(wait_for(f, "PVIEW-EXIT=0"));
 }
 
+/* A real perfd on 127.0.0.1 (ephemeral port) that dies with the test. */
+static pid_t start_perfd(const char *log, unsigned *port)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        FILE *fp = freopen(log, "w", stderr);
+        (void)fp;
+        dup2(2, 1);
+        execl(PERFD_BIN, "perfd", "--listen", "127.0.0.1:0", "--system-name", "PVREMOTE", (char *)NULL);
+        _exit(127);
+    }
+    for (int i = 0; i < 300; i++) {
+        char buf[4096] = "";
+        FILE *fp = fopen(log, "r");
+        if (fp) {
+            size_t n = fread(buf, 1, sizeof buf - 1, fp);
+            buf[n] = 0;
+            fclose(fp);
+        }
+        const char *m = strstr(buf, "listening on http://127.0.0.1:");
+        if (m && strstr(buf, "perfd: ready")) {
+            *port = (unsigned)strtoul(m + strlen("listening on http://127.0.0.1:"), NULL, 10);
+            return pid;
+        }
+        usleep(20000);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    fail_msg("perfd did not start");
+    return -1;
+}
+
+static void tmux_remote_through_perfd(void **state)
+{
+    tm_fx *f = *state;
+    char log[128], args[64];
+    snprintf(log, sizeof log, "%s/perfd.log", f->dir);
+    unsigned port = 0;
+    pid_t pd = start_perfd(log, &port);
+    snprintf(args, sizeof args, "-d 0.5 -s 127.0.0.1:%u", port);
+    start(f, 100, 30, "TERM=screen", args);
+    char want[64];
+    snprintf(want, sizeof want, "\\\\127.0.0.1:%u", port);
+    char *s = wait_for(f, want);
+    assert_non_null(strstr(s, " PVREMOTE "));
+    free(s);
+    free(wait_for(f, "_Total"));
+    int st = 0;
+    if (waitpid(pd, &st, WNOHANG) == pd) {
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, "cat %s >&2", log);
+        fprintf(stderr, "perfd ended (status 0x%x):\n", st);
+        sh("%s", cmd);
+        fail();
+    }
+    /* actions are for the local machine only */
+    keys(f, "k");
+    free(wait_for(f, "[y/N]"));
+    keys(f, "y Enter");
+    free(wait_for(f, "local machine only"));
+    /* perfd goes away: the last rows stay and the footer says why */
+    kill(pd, SIGTERM);
+    waitpid(pd, NULL, 0);
+    free(wait_for(f, "no new data, showing the last good rows"));
+    keys(f, "q");
+    free(wait_for(f, "PVIEW-EXIT=0"));
+}
+
 static void tmux_not_a_terminal(void **state)
 {
     (void)state;
@@ -452,6 +521,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(tmux_golden_replay, setup_tmux, teardown_tmux),
         cmocka_unit_test_setup_teardown(tmux_help_and_memory_on_replay, setup_tmux, teardown_tmux),
         cmocka_unit_test_setup_teardown(tmux_live_filter_threads_priority_end, setup_tmux, teardown_tmux),
+        cmocka_unit_test_setup_teardown(tmux_remote_through_perfd, setup_tmux, teardown_tmux),
         cmocka_unit_test(tmux_not_a_terminal),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);

@@ -118,7 +118,7 @@ static int refresh_data(pv_app *a)
     a->last_collect_ms = (now_s() - t0) * 1000;
     if (rc != PL_OK) {
         char msg[600];
-        snprintf(msg, sizeof msg, "%.100s: %.300s (showing the last good data)", a->src->label,
+        snprintf(msg, sizeof msg, "%.100s: no new data, showing the last good rows: %.300s", a->src->label,
                  err.msg[0] ? err.msg : pl_strerror(rc));
         set_status(a, 1, msg);
         return -1;
