@@ -1,8 +1,9 @@
 /* perflib: the Windows PDH API (pdh.h) for ported code, a thin layer over
  * the native PDH API (perflib/pdh.h). docs/pdh.md, "Windows names".
  *
- * - Strings are the "A" forms, in UTF-8 (the W forms are not provided); the
- *   unsuffixed names (PdhAddCounter, ...) map to the A forms.
+ * - Strings: the "A" forms in UTF-8, the "W" forms in UTF-16 (WCHAR); the
+ *   unsuffixed names (PdhAddCounter, ...) map to the A forms, or to the W
+ *   forms when UNICODE is defined.
  * - Structures have the Windows x86_64 layouts (static asserts below).
  * - PDH_HQUERY / PDH_HCOUNTER are opaque handles checked against a handle
  *   table: a closed handle, a counter where a query is expected or any other
@@ -48,6 +49,7 @@ typedef struct _FILETIME {
 } FILETIME, *PFILETIME, *LPFILETIME;
 #endif
 typedef CHAR *PZZSTR;         /* a list of strings ending with an empty one */
+typedef WCHAR *PZZWSTR;
 
 typedef HANDLE PDH_HQUERY;
 typedef HANDLE PDH_HCOUNTER;
@@ -127,6 +129,45 @@ typedef struct _PDH_FMT_COUNTERVALUE_ITEM_A {
     PDH_FMT_COUNTERVALUE FmtValue;
 } PDH_FMT_COUNTERVALUE_ITEM_A, *PPDH_FMT_COUNTERVALUE_ITEM_A;
 
+typedef struct _PDH_FMT_COUNTERVALUE_ITEM_W {
+    LPWSTR szName;
+    PDH_FMT_COUNTERVALUE FmtValue;
+} PDH_FMT_COUNTERVALUE_ITEM_W, *PPDH_FMT_COUNTERVALUE_ITEM_W;
+
+typedef struct _PDH_COUNTER_PATH_ELEMENTS_W {
+    LPWSTR szMachineName;
+    LPWSTR szObjectName;
+    LPWSTR szInstanceName;
+    LPWSTR szParentInstance;
+    DWORD dwInstanceIndex;
+    LPWSTR szCounterName;
+} PDH_COUNTER_PATH_ELEMENTS_W, *PPDH_COUNTER_PATH_ELEMENTS_W;
+
+typedef struct _PDH_COUNTER_INFO_W {
+    DWORD dwLength;
+    DWORD dwType;
+    DWORD CVersion;
+    DWORD CStatus;
+    LONG lScale;
+    LONG lDefaultScale;
+    DWORD_PTR dwUserData;
+    DWORD_PTR dwQueryUserData;
+    LPWSTR szFullPath;
+    union {
+        PDH_COUNTER_PATH_ELEMENTS_W CounterPath;
+        struct {
+            LPWSTR szMachineName;
+            LPWSTR szObjectName;
+            LPWSTR szInstanceName;
+            LPWSTR szParentInstance;
+            DWORD dwInstanceIndex;
+            LPWSTR szCounterName;
+        };
+    };
+    LPWSTR szExplainText;
+    DWORD DataBuffer[1];
+} PDH_COUNTER_INFO_W, *PPDH_COUNTER_INFO_W;
+
 typedef struct _PDH_COUNTER_PATH_ELEMENTS_A {
     LPSTR szMachineName;
     LPSTR szObjectName;
@@ -191,6 +232,10 @@ PL__STATIC_ASSERT(offsetof(PDH_COUNTER_INFO_A, dwInstanceIndex) == 80, "dwInstan
 PL__STATIC_ASSERT(offsetof(PDH_COUNTER_INFO_A, szCounterName) == 88, "szCounterName@88");
 PL__STATIC_ASSERT(offsetof(PDH_COUNTER_INFO_A, szExplainText) == 96, "szExplainText@96");
 PL__STATIC_ASSERT(offsetof(PDH_COUNTER_INFO_A, DataBuffer) == 104, "DataBuffer@104");
+PL__STATIC_ASSERT(sizeof(PDH_COUNTER_INFO_W) == 112, "PDH_COUNTER_INFO_W is 112 bytes");
+PL__STATIC_ASSERT(offsetof(PDH_COUNTER_INFO_W, szExplainText) == 96, "W szExplainText@96");
+PL__STATIC_ASSERT(sizeof(PDH_COUNTER_PATH_ELEMENTS_W) == 48, "PDH_COUNTER_PATH_ELEMENTS_W is 48 bytes");
+PL__STATIC_ASSERT(sizeof(PDH_FMT_COUNTERVALUE_ITEM_W) == 24, "PDH_FMT_COUNTERVALUE_ITEM_W is 24 bytes");
 #endif
 
 /* ------------------------------------------------------ functions */
@@ -263,7 +308,103 @@ PL_EXTERN PDH_STATUS WINAPI PdhLookupPerfIndexByNameA(LPCSTR szMachineName, LPCS
 PL_EXTERN PDH_STATUS WINAPI PdhLookupPerfNameByIndexA(LPCSTR szMachineName, DWORD dwNameIndex, LPSTR szNameBuffer,
                                                       LPDWORD pcchNameBufferSize);
 
-/* Unsuffixed names: this library has only the A (UTF-8) forms. */
+/* ------------------------------------------------------ W forms */
+/* Every function above with strings has a W form: strings are UTF-16
+ * (WCHAR); sizes given in characters count UTF-16 units; buffers of
+ * structures hold their strings (UTF-16) after them, as in the A forms.
+ * Behaviour and results are those of the A form. Invalid UTF-16 in an
+ * argument is PDH_INVALID_ARGUMENT. */
+PL_EXTERN PDH_STATUS WINAPI PdhOpenQueryW(LPCWSTR szDataSource, DWORD_PTR dwUserData, PDH_HQUERY *phQuery);
+PL_EXTERN PDH_STATUS WINAPI PdhAddCounterW(PDH_HQUERY hQuery, LPCWSTR szFullCounterPath, DWORD_PTR dwUserData,
+                                           PDH_HCOUNTER *phCounter);
+PL_EXTERN PDH_STATUS WINAPI PdhAddEnglishCounterW(PDH_HQUERY hQuery, LPCWSTR szFullCounterPath, DWORD_PTR dwUserData,
+                                                  PDH_HCOUNTER *phCounter);
+PL_EXTERN PDH_STATUS WINAPI PdhGetFormattedCounterArrayW(PDH_HCOUNTER hCounter, DWORD dwFormat,
+                                                         LPDWORD lpdwBufferSize, LPDWORD lpdwItemCount,
+                                                         PPDH_FMT_COUNTERVALUE_ITEM_W ItemBuffer);
+PL_EXTERN PDH_STATUS WINAPI PdhGetCounterInfoW(PDH_HCOUNTER hCounter, BOOLEAN bRetrieveExplainText,
+                                               LPDWORD pdwBufferSize, PPDH_COUNTER_INFO_W lpBuffer);
+PL_EXTERN PDH_STATUS WINAPI PdhParseCounterPathW(LPCWSTR szFullPathBuffer,
+                                                 PPDH_COUNTER_PATH_ELEMENTS_W pCounterPathElements,
+                                                 LPDWORD pdwBufferSize, DWORD dwFlags);
+PL_EXTERN PDH_STATUS WINAPI PdhMakeCounterPathW(PPDH_COUNTER_PATH_ELEMENTS_W pCounterPathElements,
+                                                LPWSTR szFullPathBuffer, LPDWORD pcchBufferSize, DWORD dwFlags);
+PL_EXTERN PDH_STATUS WINAPI PdhExpandWildCardPathW(LPCWSTR szDataSource, LPCWSTR szWildCardPath,
+                                                   PZZWSTR mszExpandedPathList, LPDWORD pcchPathListLength,
+                                                   DWORD dwFlags);
+PL_EXTERN PDH_STATUS WINAPI PdhValidatePathW(LPCWSTR szFullPathBuffer);
+PL_EXTERN PDH_STATUS WINAPI PdhLookupPerfIndexByNameW(LPCWSTR szMachineName, LPCWSTR szNameBuffer,
+                                                      LPDWORD pdwIndex);
+PL_EXTERN PDH_STATUS WINAPI PdhLookupPerfNameByIndexW(LPCWSTR szMachineName, DWORD dwNameIndex,
+                                                      LPWSTR szNameBuffer, LPDWORD pcchNameBufferSize);
+
+/* ------------------------------------------------------ more functions */
+/* The objects of the data source (NULL: real time) on szMachineName (NULL
+ * or this machine, else PDH_CSTATUS_NO_MACHINE) as a list of strings ending
+ * with an empty one. *pcchBufferSize: characters in, used or needed out;
+ * PDH_MORE_DATA (nothing written) when the list is NULL or too small.
+ * dwDetailLevel and bRefresh are accepted (every object is listed; the list
+ * is always current). */
+PL_EXTERN PDH_STATUS WINAPI PdhEnumObjectsA(LPCSTR szDataSource, LPCSTR szMachineName, PZZSTR mszObjectList,
+                                            LPDWORD pcchBufferSize, DWORD dwDetailLevel, BOOL bRefresh);
+PL_EXTERN PDH_STATUS WINAPI PdhEnumObjectsW(LPCWSTR szDataSource, LPCWSTR szMachineName, PZZWSTR mszObjectList,
+                                            LPDWORD pcchBufferSize, DWORD dwDetailLevel, BOOL bRefresh);
+/* An object's counters and current instances, two lists as above. When
+ * either list is NULL or too small: PDH_MORE_DATA with both sizes set. An
+ * object without instances gives an instance size of 0 (nothing written);
+ * an unknown object PDH_CSTATUS_NO_OBJECT. dwFlags must be 0. */
+PL_EXTERN PDH_STATUS WINAPI PdhEnumObjectItemsA(LPCSTR szDataSource, LPCSTR szMachineName, LPCSTR szObjectName,
+                                                PZZSTR mszCounterList, LPDWORD pcchCounterListLength,
+                                                PZZSTR mszInstanceList, LPDWORD pcchInstanceListLength,
+                                                DWORD dwDetailLevel, DWORD dwFlags);
+PL_EXTERN PDH_STATUS WINAPI PdhEnumObjectItemsW(LPCWSTR szDataSource, LPCWSTR szMachineName, LPCWSTR szObjectName,
+                                                PZZWSTR mszCounterList, LPDWORD pcchCounterListLength,
+                                                PZZWSTR mszInstanceList, LPDWORD pcchInstanceListLength,
+                                                DWORD dwDetailLevel, DWORD dwFlags);
+/* Collect, and give the time of the sample as a local FILETIME (as Windows
+ * stamps PDH_RAW_COUNTER). */
+PL_EXTERN PDH_STATUS WINAPI PdhCollectQueryDataWithTime(PDH_HQUERY hQuery, LONGLONG *pllTimeStamp);
+/* Collect every dwIntervalTime seconds on a thread of the library and set
+ * hNewDataEvent (an event of CreateEvent) after each collection, until the
+ * query is closed or this is called again for it. The first collection is
+ * made at once. PDH_INVALID_ARGUMENT for a 0 interval or an event that is
+ * not one. */
+PL_EXTERN PDH_STATUS WINAPI PdhCollectQueryDataEx(PDH_HQUERY hQuery, DWORD dwIntervalTime, HANDLE hNewDataEvent);
+/* The frequency of the counter's time base: 10,000,000 (PerfFreq and the
+ * 100 ns types), or its object's PerfFreq for object-timer types once a
+ * sample was collected (PDH_CSTATUS_INVALID_DATA before). */
+PL_EXTERN PDH_STATUS WINAPI PdhGetCounterTimeBase(PDH_HCOUNTER hCounter, LONGLONG *pTimeBase);
+/* PDH_VERSION (0x503, the version of Windows XP and later). */
+PL_EXTERN PDH_STATUS WINAPI PdhGetDllVersion(LPDWORD lpdwVersion);
+/* PdhValidatePath on a data source (hDataSource NULL: real time). */
+PL_EXTERN PDH_STATUS WINAPI PdhValidatePathExA(PDH_HLOG hDataSource, LPCSTR szFullPathBuffer);
+PL_EXTERN PDH_STATUS WINAPI PdhValidatePathExW(PDH_HLOG hDataSource, LPCWSTR szFullPathBuffer);
+/* The counter as a double (PDH_FMT_DOUBLE); *pdwCounterStatus gets its
+ * CStatus (may be NULL). 0.0 when it cannot be computed. */
+PL_EXTERN double WINAPI PdhVbGetDoubleCounterValue(PDH_HCOUNTER hCounter, LPDWORD pdwCounterStatus);
+
+#ifdef UNICODE
+#define PdhOpenQuery PdhOpenQueryW
+#define PdhAddCounter PdhAddCounterW
+#define PdhAddEnglishCounter PdhAddEnglishCounterW
+#define PdhGetFormattedCounterArray PdhGetFormattedCounterArrayW
+#define PdhGetCounterInfo PdhGetCounterInfoW
+#define PdhParseCounterPath PdhParseCounterPathW
+#define PdhMakeCounterPath PdhMakeCounterPathW
+#define PdhExpandWildCardPath PdhExpandWildCardPathW
+#define PdhValidatePath PdhValidatePathW
+#define PdhValidatePathEx PdhValidatePathExW
+#define PdhLookupPerfIndexByName PdhLookupPerfIndexByNameW
+#define PdhLookupPerfNameByIndex PdhLookupPerfNameByIndexW
+#define PdhEnumObjects PdhEnumObjectsW
+#define PdhEnumObjectItems PdhEnumObjectItemsW
+#define PDH_COUNTER_PATH_ELEMENTS PDH_COUNTER_PATH_ELEMENTS_W
+#define PPDH_COUNTER_PATH_ELEMENTS PPDH_COUNTER_PATH_ELEMENTS_W
+#define PDH_COUNTER_INFO PDH_COUNTER_INFO_W
+#define PPDH_COUNTER_INFO PPDH_COUNTER_INFO_W
+#define PDH_FMT_COUNTERVALUE_ITEM PDH_FMT_COUNTERVALUE_ITEM_W
+#define PPDH_FMT_COUNTERVALUE_ITEM PPDH_FMT_COUNTERVALUE_ITEM_W
+#else
 #define PdhOpenQuery PdhOpenQueryA
 #define PdhAddCounter PdhAddCounterA
 #define PdhAddEnglishCounter PdhAddEnglishCounterA
@@ -273,14 +414,18 @@ PL_EXTERN PDH_STATUS WINAPI PdhLookupPerfNameByIndexA(LPCSTR szMachineName, DWOR
 #define PdhMakeCounterPath PdhMakeCounterPathA
 #define PdhExpandWildCardPath PdhExpandWildCardPathA
 #define PdhValidatePath PdhValidatePathA
+#define PdhValidatePathEx PdhValidatePathExA
 #define PdhLookupPerfIndexByName PdhLookupPerfIndexByNameA
 #define PdhLookupPerfNameByIndex PdhLookupPerfNameByIndexA
+#define PdhEnumObjects PdhEnumObjectsA
+#define PdhEnumObjectItems PdhEnumObjectItemsA
 #define PDH_COUNTER_PATH_ELEMENTS PDH_COUNTER_PATH_ELEMENTS_A
 #define PPDH_COUNTER_PATH_ELEMENTS PPDH_COUNTER_PATH_ELEMENTS_A
 #define PDH_COUNTER_INFO PDH_COUNTER_INFO_A
 #define PPDH_COUNTER_INFO PPDH_COUNTER_INFO_A
 #define PDH_FMT_COUNTERVALUE_ITEM PDH_FMT_COUNTERVALUE_ITEM_A
 #define PPDH_FMT_COUNTERVALUE_ITEM PPDH_FMT_COUNTERVALUE_ITEM_A
+#endif
 
 /* perflib extension (not in Windows): make `src` the real-time data source
  * of queries opened afterwards and of the path/name functions, instead of

@@ -1361,3 +1361,7 @@ PL_EXTERN uint32_t pl_pdh_enum_object_items(const pl_pdh_source *src, const char
     pl__clear(err);
     return PL_PDH_CSTATUS_VALID_DATA;
 }
+
+/* The frequency of a counter's time base, 0 when not known yet (win32
+ * PdhGetCounterTimeBase). */
+int64_t pl__pdh_counter_freq(const pl_pdh_counter *c) { return counter_ok(c) ? c->freq : 0; }

@@ -616,3 +616,140 @@ PL_EXTERN PDH_STATUS WINAPI PdhLookupPerfNameByIndexA(LPCSTR szMachineName, DWOR
         *pcchNameBufferSize = (DWORD)size;
     UNLOCK_RET(st);
 }
+
+/* ----------------------------------------------------- more functions */
+
+PL_EXTERN PDH_STATUS WINAPI PdhCollectQueryDataWithTime(PDH_HQUERY hQuery, LONGLONG *pllTimeStamp)
+{
+    if (!pllTimeStamp) return PDH_INVALID_ARGUMENT;
+    LOCK();
+    int64_t qi = find_slot(hQuery, KIND_QUERY);
+    if (qi < 0) UNLOCK_RET(PDH_INVALID_HANDLE);
+    uint32_t st = pl_pdh_collect(g_slots[qi].obj, NULL);
+    int64_t t = pl_pdh_query_time(g_slots[qi].obj);
+    if (!st || st == PDH_NO_DATA) *pllTimeStamp = t ? pl__pdh_local_filetime(t) : 0;
+    UNLOCK_RET(st);
+}
+
+PL_EXTERN PDH_STATUS WINAPI PdhGetCounterTimeBase(PDH_HCOUNTER hCounter, LONGLONG *pTimeBase)
+{
+    LOCK();
+    int64_t ci = find_slot(hCounter, KIND_COUNTER);
+    if (ci < 0) UNLOCK_RET(PDH_INVALID_HANDLE);
+    if (!pTimeBase) UNLOCK_RET(PDH_INVALID_ARGUMENT);
+    pl_pdh_counter_info in;
+    uint32_t st = pl_pdh_get_counter_info(g_slots[ci].obj, &in);
+    if (st) UNLOCK_RET(st);
+    int64_t f = pl__pdh_counter_freq(g_slots[ci].obj);
+    if (f <= 0 && (in.type & 0x00200000u) == 0) f = 10000000; /* PerfFreq and the 100 ns timer */
+    if (f <= 0) UNLOCK_RET(PDH_CSTATUS_INVALID_DATA);
+    *pTimeBase = f;
+    UNLOCK_RET(PDH_CSTATUS_VALID_DATA);
+}
+
+PL_EXTERN PDH_STATUS WINAPI PdhGetDllVersion(LPDWORD lpdwVersion)
+{
+    if (!lpdwVersion) return PDH_INVALID_ARGUMENT;
+    *lpdwVersion = PDH_VERSION;
+    return PDH_CSTATUS_VALID_DATA;
+}
+
+PL_EXTERN PDH_STATUS WINAPI PdhValidatePathExA(PDH_HLOG hDataSource, LPCSTR szFullPathBuffer)
+{
+    if (hDataSource) return PDH_INVALID_HANDLE; /* only the real-time source */
+    return PdhValidatePathA(szFullPathBuffer);
+}
+
+PL_EXTERN double WINAPI PdhVbGetDoubleCounterValue(PDH_HCOUNTER hCounter, LPDWORD pdwCounterStatus)
+{
+    PDH_FMT_COUNTERVALUE v;
+    memset(&v, 0, sizeof v);
+    PDH_STATUS st = PdhGetFormattedCounterValue(hCounter, PDH_FMT_DOUBLE, NULL, &v);
+    if (pdwCounterStatus) *pdwCounterStatus = st == PDH_CSTATUS_VALID_DATA ? v.CStatus : (DWORD)st;
+    return st == PDH_CSTATUS_VALID_DATA ? v.doubleValue : 0.0;
+}
+
+/* A list of strings as a MULTI_SZ of *pcch characters (the final empty
+ * string included): PDH_MORE_DATA with the size when `out` is NULL or too
+ * small. */
+static PDH_STATUS put_multisz(char *const *list, size_t n, PZZSTR out, LPDWORD pcch)
+{
+    size_t need = 1;
+    for (size_t i = 0; i < n; i++) need += strlen(list[i]) + 1;
+    if (need > 0xFFFFFFFFu) return PDH_INSUFFICIENT_BUFFER;
+    if (!out || *pcch < need) {
+        *pcch = (DWORD)need;
+        return PDH_MORE_DATA;
+    }
+    char *w = out;
+    for (size_t i = 0; i < n; i++) {
+        size_t l = strlen(list[i]) + 1;
+        memcpy(w, list[i], l);
+        w += l;
+    }
+    *w = '\0';
+    *pcch = (DWORD)need;
+    return PDH_CSTATUS_VALID_DATA;
+}
+
+PL_EXTERN PDH_STATUS WINAPI PdhEnumObjectsA(LPCSTR szDataSource, LPCSTR szMachineName, PZZSTR mszObjectList,
+                                            LPDWORD pcchBufferSize, DWORD dwDetailLevel, BOOL bRefresh)
+{
+    (void)dwDetailLevel;
+    (void)bRefresh;
+    if (!pcchBufferSize) return PDH_INVALID_ARGUMENT;
+    if (szDataSource && *szDataSource) return PDH_NOT_IMPLEMENTED;
+    if (!is_local_machine(szMachineName)) return PDH_CSTATUS_NO_MACHINE;
+    LOCK();
+    pl_pdh_source src;
+    uint32_t st = get_source(&src);
+    if (st) UNLOCK_RET(st);
+    char **names = NULL;
+    size_t n = 0;
+    st = pl_pdh_enum_objects(&src, 1, &names, &n, NULL);
+    if (st) UNLOCK_RET(st);
+    st = put_multisz(names, n, mszObjectList, pcchBufferSize);
+    pl_free(names);
+    UNLOCK_RET(st);
+}
+
+PL_EXTERN PDH_STATUS WINAPI PdhEnumObjectItemsA(LPCSTR szDataSource, LPCSTR szMachineName, LPCSTR szObjectName,
+                                                PZZSTR mszCounterList, LPDWORD pcchCounterListLength,
+                                                PZZSTR mszInstanceList, LPDWORD pcchInstanceListLength,
+                                                DWORD dwDetailLevel, DWORD dwFlags)
+{
+    (void)dwDetailLevel;
+    if (!szObjectName || !pcchCounterListLength || !pcchInstanceListLength || dwFlags != 0)
+        return PDH_INVALID_ARGUMENT;
+    if (szDataSource && *szDataSource) return PDH_NOT_IMPLEMENTED;
+    if (!is_local_machine(szMachineName)) return PDH_CSTATUS_NO_MACHINE;
+    LOCK();
+    pl_pdh_source src;
+    uint32_t st = get_source(&src);
+    if (st) UNLOCK_RET(st);
+    char **ctrs = NULL, **insts = NULL;
+    size_t nc = 0, ni = 0;
+    int has_inst = 0;
+    st = pl_pdh_enum_object_items(&src, szObjectName, &ctrs, &nc, &insts, &ni, &has_inst, NULL);
+    if (st) UNLOCK_RET(st);
+    /* Sizes first: when either list does not fit, nothing is written and
+     * both sizes are what is needed. */
+    DWORD cneed = 0, ineed = 0;
+    st = put_multisz(ctrs, nc, NULL, &cneed);
+    if (has_inst && st == PDH_MORE_DATA) st = put_multisz(insts, ni, NULL, &ineed);
+    if (st == PDH_MORE_DATA) {
+        int fits = mszCounterList && *pcchCounterListLength >= cneed &&
+                   (!has_inst || (mszInstanceList && *pcchInstanceListLength >= ineed));
+        *pcchCounterListLength = cneed;
+        *pcchInstanceListLength = ineed;
+        st = PDH_MORE_DATA;
+        if (fits) {
+            (void)put_multisz(ctrs, nc, mszCounterList, &cneed);
+            if (has_inst) (void)put_multisz(insts, ni, mszInstanceList, &ineed);
+            st = PDH_CSTATUS_VALID_DATA;
+        }
+    }
+    pl_free(ctrs);
+    pl_free(insts);
+    UNLOCK_RET(st);
+}
