@@ -351,7 +351,7 @@ static void inproc_kill_then_next_disables(const char *mode, const char *call)
     assert_int_equal(ps.disabled, 1);
     pl_engine_close(e);
     assert_store_reason("Bad", want);
-    assert_int_equal(traced(mode, "collect", NULL, 0), 1);
+    assert_int_equal(traced(mode, strcmp(call, "Open") == 0 ? "open" : "collect", NULL, 0), 1); /* once: the crash */
     /* No marker left behind by the engines that closed. */
     char path[600];
     snprintf(path, sizeof path, "%s.state", store);
@@ -372,6 +372,26 @@ static void inproc_exit_next_consumer_disables(void **s)
 {
     (void)s;
     inproc_kill_then_next_disables("exit", "Collect");
+}
+
+static void inproc_crash_in_open_next_consumer_disables(void **s)
+{
+    (void)s;
+    inproc_kill_then_next_disables("crash_open", "Open");
+}
+
+/* The same provider isolated: only its helper dies. */
+static void iso_crash_in_open(void **s)
+{
+    (void)s;
+    add("Good", "good", PL_ISOLATION_INPROC, 0, 0);
+    add("Bad", "crash_open", PL_ISOLATION_HELPER, 0, 0);
+    pl_engine *e = engine();
+    int64_t ms;
+    assert_int_equal(query_objects(e, &ms), 1);
+    assert_true(ms < 2000);
+    pl_engine_close(e);
+    assert_store_reason("Bad", "helper process killed by signal 11 (SIGSEGV) during Open");
 }
 
 /* An in-process Collect (or Open) that never returns: the query answers with
@@ -404,6 +424,13 @@ static void inproc_hang_open_watchdog(void **s)
 {
     (void)s;
     inproc_hang_watchdog("hang_open", "Open");
+}
+
+/* A Collect that loops on the CPU is a hang like any other. */
+static void inproc_spin_watchdog(void **s)
+{
+    (void)s;
+    inproc_hang_watchdog("spin", "Collect");
 }
 
 /* ------------------------------------------------ 3-5. helper processes */
@@ -568,6 +595,9 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(readonly_consumer_keeps_its_own_state, setup, teardown),
         cmocka_unit_test_setup_teardown(inproc_crash_next_consumer_disables, setup, teardown),
         cmocka_unit_test_setup_teardown(inproc_exit_next_consumer_disables, setup, teardown),
+        cmocka_unit_test_setup_teardown(inproc_crash_in_open_next_consumer_disables, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_crash_in_open, setup, teardown),
+        cmocka_unit_test_setup_teardown(inproc_spin_watchdog, setup, teardown),
         cmocka_unit_test_setup_teardown(inproc_hang_collect_watchdog, setup, teardown),
         cmocka_unit_test_setup_teardown(inproc_hang_open_watchdog, setup, teardown),
         cmocka_unit_test_setup_teardown(iso_fork_then_crash, setup, teardown),

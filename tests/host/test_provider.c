@@ -48,6 +48,7 @@
 #define TP_LEAK 27           /* every Collect leaks 64 MiB it has touched, then answers */
 #define TP_SPIN 28           /* Collect spins on the CPU for ever */
 #define TP_FD_LEAK 29        /* every Collect leaks 40 descriptors, then answers */
+#define TP_CRASH_OPEN 30     /* Open dereferences NULL (SIGSEGV) */
 
 #ifndef TP_MODE
 #error "build with -DTP_MODE=..."
@@ -81,7 +82,7 @@ static void trace(const char *what, const WCHAR *arg)
     close(fd);
 }
 
-#if TP_MODE == TP_CRASH || TP_MODE == TP_FORK_CRASH
+#if TP_MODE == TP_CRASH || TP_MODE == TP_FORK_CRASH || TP_MODE == TP_CRASH_OPEN
 __attribute__((no_sanitize("undefined"))) static void crash(void)
 {
     volatile int *volatile nowhere = NULL;
@@ -126,6 +127,9 @@ PL_PROVIDER_EXPORT DWORD TpOpen(LPWSTR linkage)
     tp_open_calls++;
     trace("open", linkage);
     if (TP_MODE == TP_HANG_OPEN) hang();
+#if TP_MODE == TP_CRASH_OPEN
+    crash();
+#endif
     tp_last_linkage[0] = '\0';
     for (size_t i = 0; linkage && linkage[i] && i < sizeof tp_last_linkage - 1; i++) {
         tp_last_linkage[i] = (char)linkage[i];
