@@ -34,10 +34,14 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 step "build the packages"
 version=$(dpkg-parsechangelog -S Version -l debian/changelog)
-rm -rf "$work/src" && mkdir -p "$work/src"
-git archive --prefix="perflib-$version/" HEAD | tar -x -C "$work/src"
-(cd "$work/src/perflib-$version" && dpkg-buildpackage -b -us -uc >"$work/build.log" 2>&1) ||
-  { tail -30 "$work/build.log"; fail "dpkg-buildpackage (log: $work/build.log)"; }
+if [ "${REUSE_DEBS:-0}" = 1 ] && ls "$work"/src/*.deb >/dev/null 2>&1; then
+  echo "reusing the packages in $work/src (REUSE_DEBS=1)"
+else
+  rm -rf "$work/src" && mkdir -p "$work/src"
+  git archive --prefix="perflib-$version/" HEAD | tar -x -C "$work/src"
+  (cd "$work/src/perflib-$version" && dpkg-buildpackage -b -us -uc >"$work/build.log" 2>&1) ||
+    { tail -30 "$work/build.log"; fail "dpkg-buildpackage (log: $work/build.log)"; }
+fi
 debs=$(ls "$work"/src/*.deb | grep -v dbgsym)
 echo "$debs"
 
@@ -66,7 +70,7 @@ mode=$(in_root stat -c %a /var/lib/perflib/perflib.db)
 in_root getent passwd perfd >/dev/null || fail "no perfd system user"
 
 step "run"
-in_root typeperf "\\Processor(_Total)\\% Processor Time" -sc 1 | tee "$work/typeperf.out"
+in_root typeperf "\\Processor(_Total)\\% Processor Time" -sc 2 | tee "$work/typeperf.out"
 grep -q '_Total' "$work/typeperf.out" || fail "typeperf printed no counter"
 in_root perfquery --summary | tee "$work/summary.out" | head -5
 grep -qi 'process' "$work/summary.out" || fail "perfquery --summary shows no Process object"
@@ -93,8 +97,9 @@ done
 [ -z "$left" ] || fail "files left after remove:$left"
 
 step "purge: the store and the user go"
-in_root sh -c 'DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq perfd perflib-tools libperflib-dev libperflib0' \
-  >"$work/purge.log" 2>&1 || { tail -20 "$work/purge.log"; fail "apt-get purge"; }
+# (dpkg: packages installed from files are unknown to apt once removed)
+in_root dpkg --purge perfd perflib-tools libperflib-dev libperflib0 >"$work/purge.log" 2>&1 ||
+  { tail -20 "$work/purge.log"; fail "dpkg --purge"; }
 in_root test ! -e /var/lib/perflib || fail "purge left /var/lib/perflib"
 in_root test ! -e /etc/perfd/perfd.conf || fail "purge left /etc/perfd/perfd.conf"
 if in_root getent passwd perfd >/dev/null; then fail "purge left the perfd user"; fi
