@@ -37,6 +37,7 @@ if [ "$what" = test ]; then
     libpcp-mmv1-dev
     llvm
     man-db
+    prometheus
     sysstat
     tmux
     tzdata

@@ -103,8 +103,14 @@ static void sb_help(sbuf *b, const char *v, int om)
 
 static void sb_num(sbuf *b, double v)
 {
-    if (v == (double)(int64_t)v && v < 9e15 && v > -9e15) sb_f(b, "%" PRId64, (int64_t)v);
-    else sb_f(b, "%.17g", v);
+    if (v == (double)(int64_t)v && v < 9e15 && v > -9e15) {
+        sb_f(b, "%" PRId64, (int64_t)v);
+        return;
+    }
+    char t[40];
+    snprintf(t, sizeof t, "%.15g", v); /* the shortest of these that reads back exactly */
+    if (strtod(t, NULL) != v) snprintf(t, sizeof t, "%.17g", v);
+    sb_s(b, t);
 }
 
 /* -------------------------------------------------------------- types */
