@@ -661,8 +661,9 @@ static int collect_inproc(pl__host *h, prov *p, const WCHAR *wq, pl__buf *out, u
     if (!p->opened) {
         DWORD rc = 0;
         if (p->open) {
-            WCHAR *link = p->info.linkage_export ? to_wide(p->info.linkage_export) : NULL;
-            if (p->info.linkage_export && !link) return PL_E_NOMEM;
+            const char *arg = pl__host_open_arg(h->st, &p->info);
+            WCHAR *link = arg ? to_wide(arg) : NULL;
+            if (arg && !link) return PL_E_NOMEM;
             pl__call c = {.kind = PL__CALL_OPEN, .open = p->open, .arg = link};
             if (!inproc_call(p, &c, p->open_ms, 'O')) {
                 disable(h, p, "Open did not return within %u ms (in-process: the call was abandoned)", p->open_ms);
@@ -1147,8 +1148,9 @@ static int collect_isolated(pl__host *h, prov *p, const WCHAR *wq, pl__buf *out,
     char why[160] = "";
     if (!p->opened) {
         uint8_t has[4];
-        WCHAR *link = p->info.linkage_export ? to_wide(p->info.linkage_export) : NULL;
-        if (p->info.linkage_export && !link) return PL_E_NOMEM;
+        const char *arg = pl__host_open_arg(h->st, &p->info);
+        WCHAR *link = arg ? to_wide(arg) : NULL;
+        if (arg && !link) return PL_E_NOMEM;
         put32(has, link ? 1 : 0);
         uint8_t reply[4];
         size_t rl = 0;

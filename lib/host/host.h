@@ -63,5 +63,10 @@ int pl__host_align8(const uint8_t *data, uint32_t bytes, uint32_t nobj, uint8_t 
 /* host_app.c: may the built-in AppCounters provider use this name (help: 1)
  * index? 0 for every other provider. */
 int pl__host_app_index_ok(const pl_provider_info *p, uint32_t idx, int help);
+/* host_app.c: the string Open gets: the engine's store path for the
+ * built-in AppCounters (so it reads the applications' records where the
+ * engine reads its titles), the record's Linkage export for every other
+ * provider (NULL: none). */
+const char *pl__host_open_arg(pl_store *st, const pl_provider_info *p);
 
 #endif

@@ -17,10 +17,13 @@
 #include "perflib/indices.h"
 #include "perflib/provider.h"
 #include "perflib/registry.h"
+#include "pl_internal.h"
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pl_builder *bld;
 static pl_store *store;
+static char *store_path; /* the engine's store, from Open; NULL: the default store */
+static unsigned opens;   /* engines in this process that opened us (each Closes once) */
 
 typedef struct snap {
     uint32_t slot;
@@ -44,24 +47,42 @@ PL_PROVIDER_EXPORT DWORD AppCountersOpen(LPWSTR device_names);
 PL_PROVIDER_EXPORT DWORD AppCountersCollect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects);
 PL_PROVIDER_EXPORT DWORD AppCountersClose(void);
 
-/* The default store, read-only (as a provider reads HKLM). Opened at the
+/* The store the applications registered in, read-only: the engine's own
+ * (the host passes its path to Open), else the default store. Opened at the
  * first Collect that needs it, and tried again later when it does not
  * exist yet: no store, no registered application, nothing to show. */
 static int have_store(void)
 {
     if (!store) {
         pl_error e;
-        if (pl_store_open(NULL, PL_STORE_READONLY, &store, &e) != PL_OK) store = NULL;
+        if (pl_store_open(store_path, PL_STORE_READONLY, &store, &e) != PL_OK) store = NULL;
     }
     return store != NULL;
 }
 
 DWORD AppCountersOpen(LPWSTR device_names)
 {
-    (void)device_names;
     pthread_mutex_lock(&mu);
     if (!bld) bld = pl_builder_new();
     DWORD rc = bld ? ERROR_SUCCESS : ERROR_OUTOFMEMORY;
+    char *path = NULL;
+    if (device_names && device_names[0]) {
+        size_t n = 0;
+        while (device_names[n] && n < 65536) n++;
+        if (pl__utf16_to_utf8_dup(device_names, n, &path, 0) != PL_OK) rc = ERROR_OUTOFMEMORY;
+    }
+    if (rc == ERROR_SUCCESS) {
+        /* A second engine in this process with another store: follow it. */
+        if ((path == NULL) != (store_path == NULL) || (path && strcmp(path, store_path) != 0)) {
+            pl_store_close(store);
+            store = NULL;
+        }
+        free(store_path);
+        store_path = path;
+        path = NULL;
+    }
+    free(path);
+    if (rc == ERROR_SUCCESS) opens++;
     pthread_mutex_unlock(&mu);
     return rc;
 }
@@ -69,10 +90,18 @@ DWORD AppCountersOpen(LPWSTR device_names)
 DWORD AppCountersClose(void)
 {
     pthread_mutex_lock(&mu);
+    if (opens > 1) { /* another engine of this process still uses us */
+        opens--;
+        pthread_mutex_unlock(&mu);
+        return ERROR_SUCCESS;
+    }
+    opens = 0;
     pl_builder_free(bld);
     bld = NULL;
     pl_store_close(store);
     store = NULL;
+    free(store_path);
+    store_path = NULL;
     pthread_mutex_unlock(&mu);
     return ERROR_SUCCESS;
 }

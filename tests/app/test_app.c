@@ -270,6 +270,41 @@ static void test_publish_and_read(void **state)
     teardown_dirs();
 }
 
+/* The engine's store is not the default one: AppCounters reads the
+ * applications' records in the engine's store (the host gives it the path). */
+static void test_engine_store_not_default(void **state)
+{
+    (void)state;
+    setup_dirs();
+    char other[600];
+    snprintf(other, sizeof other, "%s/other.db", dir);
+    setenv("PERFLIB_REGISTRY", other, 1); /* the default store: another one */
+    pl_app *app;
+    pl_error err;
+    pl_app_options opt = {.store_path = store_path};
+    assert_int_equal(pl_app_start(&HERD, &opt, &app, &err), PL_OK);
+    pl_app_instance in;
+    assert_int_equal(pl_app_instance_create(app, 0, "Only", PL_APP_NONE, &in, &err), PL_OK);
+    pl_engine *e = engine(); /* store_path */
+    answer a;
+    query(e, "Global", &a);
+    pl_object o;
+    assert_true(find_object(&a, pl_app_get_indices(app).first_counter, &o));
+    assert_int_equal(value_of(&o, "Only", 0), 0);
+    pl_free(a.buf);
+    pl_engine_close(e);
+    /* An engine on the other store does not see it (not registered there). */
+    pl_engine_config cfg = {.store_path = other};
+    assert_int_equal(pl_engine_open(&cfg, &e, &err), PL_OK);
+    query(e, "Global", &a);
+    assert_false(find_object(&a, pl_app_get_indices(app).first_counter, &o));
+    pl_free(a.buf);
+    pl_engine_close(e);
+    pl_app_stop(app);
+    unlink(other);
+    teardown_dirs();
+}
+
 static void test_instance_limit(void **state)
 {
     (void)state;
@@ -638,6 +673,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_register_keeps_indices),
         cmocka_unit_test(test_publish_and_read),
+        cmocka_unit_test(test_engine_store_not_default),
         cmocka_unit_test(test_instance_limit),
         cmocka_unit_test(test_no_torn_values),
         cmocka_unit_test(test_no_lost_updates),
