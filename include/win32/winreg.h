@@ -160,6 +160,12 @@ PL_EXTERN LSTATUS WINAPI RegSetValueExA(HKEY hKey, LPCSTR lpValueName, DWORD Res
 PL_EXTERN LSTATUS WINAPI RegSetValueExW(HKEY hKey, LPCWSTR lpValueName, DWORD Reserved, DWORD dwType,
                                         const BYTE *lpData, DWORD cbData);
 
+/* RegCreateKeyEx of lpSubKey (when given) and RegSetValueEx on it. */
+PL_EXTERN LSTATUS WINAPI RegSetKeyValueA(HKEY hKey, LPCSTR lpSubKey, LPCSTR lpValueName, DWORD dwType,
+                                         LPCVOID lpData, DWORD cbData);
+PL_EXTERN LSTATUS WINAPI RegSetKeyValueW(HKEY hKey, LPCWSTR lpSubKey, LPCWSTR lpValueName, DWORD dwType,
+                                         LPCVOID lpData, DWORD cbData);
+
 /* Subkeys: ERROR_INVALID_HANDLE on HKPD, ERROR_NO_MORE_ITEMS on HKPT/HKPN
  * (Windows). The Perflib key lists "009" then "CurrentLanguage". */
 PL_EXTERN LSTATUS WINAPI RegEnumKeyExA(HKEY hKey, DWORD dwIndex, LPSTR lpName, LPDWORD lpcchName,
@@ -179,8 +185,10 @@ PL_EXTERN LSTATUS WINAPI RegEnumValueA(HKEY hKey, DWORD dwIndex, LPSTR lpValueNa
 PL_EXTERN LSTATUS WINAPI RegEnumValueW(HKEY hKey, DWORD dwIndex, LPWSTR lpValueName, LPDWORD lpcchValueName,
                                        LPDWORD lpReserved, LPDWORD lpType, LPBYTE lpData, LPDWORD lpcbData);
 
-/* A performance key: 0 subkeys, 2 values (Windows); the other counts are 0,
- * the class is empty and the time is 0. The Perflib key: 2 subkeys, 3 values.
+/* A performance key: 0 subkeys, 2 values (Windows), the longest value name
+ * 7 ("Counter") and the longest value the size of its Counter or Help text
+ * (in the form's encoding), as the KB Q107728 walker uses it; the other
+ * counts are 0, the class is empty and the time is 0. The Perflib key: 2 subkeys, 3 values.
  * Every output may be NULL. */
 PL_EXTERN LSTATUS WINAPI RegQueryInfoKeyA(HKEY hKey, LPSTR lpClass, LPDWORD lpcchClass, LPDWORD lpReserved,
                                           LPDWORD lpcSubKeys, LPDWORD lpcbMaxSubKeyLen, LPDWORD lpcbMaxClassLen,
@@ -203,6 +211,7 @@ PL_EXTERN LSTATUS WINAPI RegQueryInfoKeyW(HKEY hKey, LPWSTR lpClass, LPDWORD lpc
 #define RegQueryValue RegQueryValueW
 #define RegSetValue RegSetValueW
 #define RegSetValueEx RegSetValueExW
+#define RegSetKeyValue RegSetKeyValueW
 #define RegEnumKeyEx RegEnumKeyExW
 #define RegEnumKey RegEnumKeyW
 #define RegEnumValue RegEnumValueW
@@ -217,6 +226,7 @@ PL_EXTERN LSTATUS WINAPI RegQueryInfoKeyW(HKEY hKey, LPWSTR lpClass, LPDWORD lpc
 #define RegQueryValue RegQueryValueA
 #define RegSetValue RegSetValueA
 #define RegSetValueEx RegSetValueExA
+#define RegSetKeyValue RegSetKeyValueA
 #define RegEnumKeyEx RegEnumKeyExA
 #define RegEnumKey RegEnumKeyA
 #define RegEnumValue RegEnumValueA

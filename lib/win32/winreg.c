@@ -464,6 +464,34 @@ PL_EXTERN LSTATUS WINAPI RegSetValueExW(HKEY hKey, LPCWSTR lpValueName, DWORD Re
     return ret;
 }
 
+/* RegSetKeyValue: RegCreateKeyEx of the subkey (when one is given), then
+ * RegSetValueEx on it, with their results; so on the performance keys
+ * Windows' codes: ERROR_INVALID_HANDLE with a subkey or on HKPD,
+ * ERROR_BADKEY on HKPT/HKPN. */
+PL_EXTERN LSTATUS WINAPI RegSetKeyValueA(HKEY hKey, LPCSTR lpSubKey, LPCSTR lpValueName, DWORD dwType,
+                                         LPCVOID lpData, DWORD cbData)
+{
+    if (!lpSubKey || !*lpSubKey) return RegSetValueExA(hKey, lpValueName, 0, dwType, lpData, cbData);
+    HKEY k = NULL;
+    LSTATUS r = RegCreateKeyExA(hKey, lpSubKey, 0, NULL, 0, KEY_SET_VALUE, NULL, &k, NULL);
+    if (r != (LSTATUS)ERROR_SUCCESS) return r;
+    r = RegSetValueExA(k, lpValueName, 0, dwType, lpData, cbData);
+    RegCloseKey(k);
+    return r;
+}
+
+PL_EXTERN LSTATUS WINAPI RegSetKeyValueW(HKEY hKey, LPCWSTR lpSubKey, LPCWSTR lpValueName, DWORD dwType,
+                                         LPCVOID lpData, DWORD cbData)
+{
+    if (!lpSubKey || !*lpSubKey) return RegSetValueExW(hKey, lpValueName, 0, dwType, lpData, cbData);
+    HKEY k = NULL;
+    LSTATUS r = RegCreateKeyExW(hKey, lpSubKey, 0, NULL, 0, KEY_SET_VALUE, NULL, &k, NULL);
+    if (r != (LSTATUS)ERROR_SUCCESS) return r;
+    r = RegSetValueExW(k, lpValueName, 0, dwType, lpData, cbData);
+    RegCloseKey(k);
+    return r;
+}
+
 /* ------------------------------------------------------------ enumerate */
 
 static const char *const g_perflib_subkeys[] = {"009", "CurrentLanguage"};
@@ -584,6 +612,33 @@ PL_EXTERN LSTATUS WINAPI RegEnumValueW(HKEY hKey, DWORD dwIndex, LPWSTR lpValueN
     return enum_value(hKey, dwIndex, lpValueName, lpcchValueName, lpReserved, lpType, lpData, lpcbData, 1);
 }
 
+/* The largest value of a performance key: its Counter or Help text in the
+ * key's language (HKPN: the default language, else 009), in bytes of the
+ * A (UTF-8) or W (UTF-16) encoding; the KB Q107728 walker sizes its buffer
+ * from it. 0 when the engine or the language is not there. */
+static DWORD perf_max_value(int kind, int wide)
+{
+    pl_engine *e = NULL;
+    DWORD max = 0;
+    if (pl__w32_enter(1, &e) == PL_OK) {
+        pl_store *st = pl_engine_store(e);
+        char lang[16];
+        if (kind == K_HKPN) pl__w32_default_language(st, lang, sizeof lang);
+        else memcpy(lang, "009", 4);
+        pl_titles *t = NULL;
+        if (pl_titles_load(st, lang, &t, NULL) == PL_OK) {
+            for (int k = PL_TITLE_NAME; k <= PL_TITLE_HELP; k++) {
+                size_t need = 0;
+                (void)pl_titles_export_multisz(t, k, wide ? PL_MULTISZ_UTF16 : 0, NULL, 0, &need);
+                if (need > max) max = need > 0xFFFFFFFFu ? 0xFFFFFFFFu : (DWORD)need;
+            }
+            pl_titles_free(t);
+        }
+    }
+    pl__w32_leave();
+    return max;
+}
+
 static LSTATUS query_info(HKEY hKey, void *lpClass, LPDWORD lpcchClass, LPDWORD lpcSubKeys,
                           LPDWORD lpcbMaxSubKeyLen, LPDWORD lpcbMaxClassLen, LPDWORD lpcValues,
                           LPDWORD lpcbMaxValueNameLen, LPDWORD lpcbMaxValueLen, LPDWORD lpcbSecurityDescriptor,
@@ -596,7 +651,9 @@ static LSTATUS query_info(HKEY hKey, void *lpClass, LPDWORD lpcchClass, LPDWORD 
         LSTATUS r = pl__w32_svc_info(hKey, &subkeys, &maxsub, &values, &maxname, &maxval, wide);
         if (r != (LSTATUS)ERROR_SUCCESS) return r;
     } else if (is_perf(kind)) {
-        values = 2; /* what Windows reports */
+        values = 2; /* what Windows reports: Counter and Help */
+        maxname = 7; /* "Counter" */
+        if (lpcbMaxValueLen) maxval = perf_max_value(kind, wide);
     } else if (kind == K_PERFLIB) {
         subkeys = 2;
         maxsub = 15;  /* "CurrentLanguage" */

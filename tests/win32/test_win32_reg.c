@@ -638,6 +638,62 @@ static void status_mapping(void **state)
     assert_int_equal(pl_win32_error_from_status(12345), 31);
 }
 
+/* Registry details Windows programs rely on (issue 10 item 5). */
+static void registry_details(void **state)
+{
+    (void)state;
+    /* KB Q107728 sizes its buffer from RegQueryInfoKey on Perflib\009. */
+    HKEY k009 = NULL;
+    assert_int_equal(RegOpenKeyExA(HKEY_LOCAL_MACHINE, "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib\\009", 0,
+                                   KEY_READ, &k009),
+                     ERROR_SUCCESS);
+    DWORD values = 0, maxname = 0, maxval = 0;
+    assert_int_equal(RegQueryInfoKeyA(k009, NULL, NULL, NULL, NULL, NULL, NULL, &values, &maxname, &maxval, NULL, NULL),
+                     ERROR_SUCCESS);
+    assert_int_equal(values, 2);
+    assert_int_equal(maxname, 7);
+    DWORD csize = 0, hsize = 0;
+    assert_int_equal(RegQueryValueExA(k009, "Counter", NULL, NULL, NULL, &csize), ERROR_SUCCESS);
+    assert_int_equal(RegQueryValueExA(k009, "Help", NULL, NULL, NULL, &hsize), ERROR_SUCCESS);
+    assert_int_equal(maxval, csize > hsize ? csize : hsize);
+    unsigned char *buf = malloc(maxval + 64);
+    assert_non_null(buf);
+    memset(buf, 0xAB, maxval + 64);
+    DWORD size = maxval;
+    assert_int_equal(RegQueryValueExA(k009, "Counter", NULL, NULL, buf, &size), ERROR_SUCCESS);
+    assert_int_equal(size, csize);
+    for (DWORD i = size; i < maxval + 64; i++) assert_int_equal(buf[i], 0xAB); /* untouched after the data */
+    DWORD wmax = 0, wc = 0;
+    assert_int_equal(RegQueryInfoKeyW(k009, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, &wmax, NULL, NULL),
+                     ERROR_SUCCESS);
+    uint16_t *wname = w32_widen("Counter");
+    assert_int_equal(RegQueryValueExW(k009, (LPCWSTR)wname, NULL, NULL, NULL, &wc), ERROR_SUCCESS);
+    free(wname);
+    assert_true(wmax >= wc && wc > csize); /* UTF-16 sizes */
+    free(buf);
+    RegCloseKey(k009);
+
+    /* A performance data block leaves the rest of the buffer alone. */
+    buf = malloc(BIG);
+    assert_non_null(buf);
+    memset(buf, 0xAB, BIG);
+    size = BIG;
+    assert_int_equal(RegQueryValueExA(HKEY_PERFORMANCE_DATA, "Global", NULL, NULL, buf, &size), ERROR_SUCCESS);
+    for (DWORD i = size; i < BIG; i++)
+        if (buf[i] != 0xAB) fail_msg("byte %u after the %u-byte block was written", i, size);
+    free(buf);
+
+    /* RegSetKeyValue on the performance keys: Windows' codes. */
+    DWORD v = 1;
+    assert_int_equal(RegSetKeyValueA(HKEY_PERFORMANCE_DATA, NULL, "x", REG_DWORD, &v, 4), ERROR_INVALID_HANDLE);
+    assert_int_equal(RegSetKeyValueA(HKEY_PERFORMANCE_TEXT, NULL, "x", REG_DWORD, &v, 4), ERROR_BADKEY);
+    assert_int_equal(RegSetKeyValueA(HKEY_PERFORMANCE_NLSTEXT, "", "x", REG_DWORD, &v, 4), ERROR_BADKEY);
+    assert_int_equal(RegSetKeyValueA(HKEY_PERFORMANCE_TEXT, "sub", "x", REG_DWORD, &v, 4), ERROR_INVALID_HANDLE);
+    assert_int_equal(RegSetKeyValueA(HKEY_LOCAL_MACHINE, "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib",
+                                     "Last Counter", REG_DWORD, &v, 4),
+                     ERROR_ACCESS_DENIED);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -657,6 +713,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(connect_registry, setup, teardown),
         cmocka_unit_test_setup_teardown(set_engine_override, setup, teardown),
         cmocka_unit_test_setup_teardown(status_mapping, setup, teardown),
+        cmocka_unit_test_setup_teardown(registry_details, setup, teardown),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     return cmocka_run_group_tests(tests, NULL, NULL);
