@@ -4,6 +4,7 @@
  * are taken by the main thread only (sigwait): SIGHUP reloads certificates
  * and tokens, SIGTERM and SIGINT stop it cleanly. */
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -151,6 +152,14 @@ int main(int argc, char **argv)
         free(cfg);
         return 0;
     }
+
+    /* Memory: snapshots and renderings are large, short-lived buffers.
+     * A fixed mmap threshold (glibc otherwise raises it after each large
+     * free, up to 32 MiB) hands every buffer above 256 KiB back to the
+     * kernel when its last reference goes, and two arenas stop the
+     * collector and server threads from each keeping a heap of their own. */
+    mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+    mallopt(M_ARENA_MAX, 2);
 
     /* Signals go to this thread only: block them before any thread starts. */
     sigset_t sigs;

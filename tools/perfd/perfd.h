@@ -98,6 +98,28 @@ perfd_snap *perfd_snapshot(perfd_req *r, const char *query);
  * publications. */
 perfd_snap *perfd_snapshot_peek(const char *query);
 
+/* Start a collection of `query` unless one is queued or running, without a
+ * request (for streams that sample on their own clock). 0, or -1 when
+ * perfd is stopping or the query cannot be cached now. Never blocks. */
+int perfd_snapshot_request(const char *query);
+
+/* Called on the collector thread right after each publication, with the new
+ * snapshot (borrowed: perfd_snap_ref it to keep it). Must not block: resume
+ * suspended connections (MHD_resume_connection), flag work, return.
+ *     static void on_new(perfd_snap *s) {...}
+ *     PERFD_ON_PUBLISH(stream, on_new) */
+typedef struct perfd_publish_hook {
+    void (*fn)(perfd_snap *s);
+    struct perfd_publish_hook *next_;
+} perfd_publish_hook;
+void perfd_publish_hook_add(perfd_publish_hook *h);
+#define PERFD_ON_PUBLISH(name, fn)                                                                                     \
+    static perfd_publish_hook perfd_publish_##name = {fn, NULL};                                                       \
+    __attribute__((constructor)) static void perfd_publish_init_##name(void)                                           \
+    {                                                                                                                  \
+        perfd_publish_hook_add(&perfd_publish_##name);                                                                 \
+    }
+
 pl_engine *perfd_engine(void);
 
 /* Query-string argument of the request, or NULL. */

@@ -52,6 +52,14 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+static perfd_publish_hook *hooks;
+
+void perfd_publish_hook_add(perfd_publish_hook *h)
+{
+    h->next_ = hooks;
+    hooks = h;
+}
+
 pl_engine *perfd_engine(void)
 {
     return S.engine;
@@ -187,6 +195,42 @@ perfd_snap *perfd_snapshot(perfd_req *r, const char *query)
     return NULL;
 }
 
+int perfd_snapshot_request(const char *query)
+{
+    const char *q = norm_query(query);
+    pthread_mutex_lock(&S.mu);
+    int rc = -1;
+    entry *e = S.stopping ? NULL : find_entry(q);
+    if (!S.stopping && !e && (S.n_entries < S.max_entries || evict_one() == 0)) {
+        e = calloc(1, sizeof *e);
+        if (e && !(e->query = strdup(q))) {
+            free(e);
+            e = NULL;
+        }
+        if (e) {
+            e->next = S.entries;
+            S.entries = e;
+            S.n_entries++;
+        }
+    }
+    if (e) {
+        e->used_ns = now_ns();
+        if (!e->queued) {
+            e->queued = 1;
+            e->qnext = NULL;
+            if (S.qtail)
+                S.qtail->qnext = e;
+            else
+                S.qhead = e;
+            S.qtail = e;
+            pthread_cond_signal(&S.wake);
+        }
+        rc = 0;
+    }
+    pthread_mutex_unlock(&S.mu);
+    return rc;
+}
+
 perfd_snap *perfd_snapshot_peek(const char *query)
 {
     const char *q = norm_query(query);
@@ -259,14 +303,19 @@ static void *collector(void *arg)
 
         pthread_mutex_lock(&S.mu);
         if (!s) s = error_snap(e->query, PL_E_NOMEM, "out of memory");
+        e->queued = 0;
         if (s) {
             s->collected_ns = t1;
             s->took_ns = t1 - t0;
             s->seq = ++S.seq;
             publish_locked(e, s);
+            /* The hooks run without the lock (they may ask for the next
+             * collection); s stays alive through our reference. */
+            pthread_mutex_unlock(&S.mu);
+            for (perfd_publish_hook *h = hooks; h; h = h->next_) h->fn(s);
             perfd_snap_unref(s);
+            pthread_mutex_lock(&S.mu);
         }
-        e->queued = 0;
     }
     pthread_mutex_unlock(&S.mu);
     return NULL;

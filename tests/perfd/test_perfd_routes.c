@@ -1,0 +1,101 @@
+/* The interface route files use (tools/perfd/perfd.h), through perfd_testd:
+ * perfd with tests/perfd/pd_testroutes.c compiled in. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pd_util.h"
+#include "pl_test.h"
+#include "pq_fixture.h"
+
+static pq_fixture fx;
+static pd_proc pd;
+
+static int setup(void **state)
+{
+    (void)state;
+    if (pq_fixture_make(&fx, PL_SOURCE_DIR "/tests/perfd/pdslow.ini", PD_SLOWPROV_SO) != 0) return -1;
+    const char *args[] = {"--registry", fx.store, "--set", "snapshot_max_age_ms=0", "--set", "test_greeting=hi", NULL};
+    const char *env[] = {"PD_SLOW_MS=200", NULL};
+    return pd_start(&pd, args, env);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    int rc = pd.pid > 0 ? pd_stop(&pd) : 0;
+    pq_fixture_done(&fx);
+    return rc == 0 ? 0 : -1;
+}
+
+static char *get(const char *path, int want)
+{
+    pd_resp r;
+    assert_int_equal(pd_get(pd.port, path, "", &r, 10000), 0);
+    if (r.status != want) fprintf(stderr, "%s -> %d %s\n", path, r.status, r.body ? (char *)r.body : "");
+    assert_int_equal(r.status, want);
+    char *body = strdup(r.body ? (char *)r.body : "");
+    pd_resp_free(&r);
+    return body;
+}
+
+static void publish_hook_request_and_peek(void **state)
+{
+    (void)state;
+    char *b = get("/test/published", 200);
+    assert_string_equal(b, "published=0 greeting=hi\n"); /* the config key reached the route file */
+    free(b);
+    b = get("/test/peek?q=Global", 404);
+    free(b);
+    b = get("/test/request?q=Global", 202); /* answers at once, collects behind */
+    assert_string_equal(b, "queued\n");
+    free(b);
+    /* The hook sees the publication within a few collections' time. */
+    int seen = 0;
+    for (int i = 0; i < 100 && !seen; i++) { /* at most 5 s */
+        b = get("/test/published", 200);
+        seen = strcmp(b, "published=1 greeting=hi\n") == 0;
+        free(b);
+        if (!seen) {
+            struct timespec ts = {0, 50000000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    assert_true(seen);
+    b = get("/test/peek?q=Global", 200);
+    assert_non_null(strstr(b, "seq=1 len="));
+    free(b);
+}
+
+static void handler_state_across_wait(void **state)
+{
+    (void)state;
+    char *b = get("/test/calls/deeper/path", 200);
+    assert_string_equal(b, "calls=2 path=/test/calls/deeper/path\n");
+    free(b);
+    b = get("/test/calls", 404); /* the prefix is "/test/calls/" */
+    free(b);
+}
+
+static void bad_config_key(void **state)
+{
+    (void)state;
+    char *err = NULL;
+    const char *args[] = {"--set", "test_greeting=0123456789012345678901234567890123456789012345678901234567890123456789",
+                          "--check-config", NULL};
+    assert_int_equal(pd_run(args, &err, 5000), 2);
+    assert_non_null(strstr(err, "test_greeting: too long"));
+    free(err);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(publish_hook_request_and_peek, setup, teardown),
+        cmocka_unit_test_setup_teardown(handler_state_across_wait, setup, teardown),
+        cmocka_unit_test(bad_config_key),
+    };
+    if (argc > 1) cmocka_set_test_filter(argv[1]);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
