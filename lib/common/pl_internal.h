@@ -62,6 +62,9 @@ int pl__utf16_to_utf8_dup(const void *src, size_t n, char **out, int lenient);
 /* Case-insensitive compare of two UTF-8 strings: ASCII letters fold, and so do
  * Latin-1 Supplement, Latin Extended-A, Greek and Cyrillic letters. */
 int pl__utf8_casecmp(const char *a, const char *b);
+/* Does s match pattern, where '*' stands for any run of characters (none
+ * included) and everything else compares as pl__utf8_casecmp does? 1 or 0. */
+int pl__utf8_casematch(const char *pattern, const char *s);
 
 /* Thread-safe description of an errno value (strerror is not); returns a
  * string valid while buf is. */

@@ -188,6 +188,52 @@ int pl__utf8_casecmp(const char *a, const char *b)
     }
 }
 
+/* The next code point of [p, p + n), folded; 0 bytes at the end. */
+static size_t next_folded(const unsigned char *p, size_t n, uint32_t *c)
+{
+    if (n == 0) return 0;
+    size_t k = utf8_decode(p, n, c);
+    if (k == 0) { *c = *p; k = 1; }
+    *c = fold(*c);
+    return k;
+}
+
+int pl__utf8_casematch(const char *pattern, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)pattern, *q = (const unsigned char *)s;
+    size_t lp = strlen(pattern), lq = strlen(s);
+    /* the classic linear-backtracking match for '*': remember the last star
+     * and the text position it stands for, retry one code point later */
+    const unsigned char *star = NULL, *mark = NULL;
+    size_t lstar = 0, lmark = 0;
+    for (;;) {
+        if (lq == 0) {
+            while (lp && *p == '*') { p++; lp--; }
+            return lp == 0;
+        }
+        if (lp && *p == '*') {
+            star = ++p;
+            lstar = --lp;
+            mark = q;
+            lmark = lq;
+            continue;
+        }
+        uint32_t cp = 0, cq = 0;
+        size_t np = next_folded(p, lp, &cp), nq = next_folded(q, lq, &cq);
+        if (np && cp == cq) {
+            p += np; lp -= np;
+            q += nq; lq -= nq;
+            continue;
+        }
+        if (!star) return 0;
+        size_t skip = next_folded(mark, lmark, &cq);
+        mark += skip;
+        lmark -= skip;
+        p = star; lp = lstar;
+        q = mark; lq = lmark;
+    }
+}
+
 int pl__grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap) return PL_OK;

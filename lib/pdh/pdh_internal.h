@@ -11,8 +11,8 @@
 typedef struct pl__pdh_path {
     char *mem;
     pl_pdh_path_elements e;
-    int inst_wild;            /* instance is "*" */
-    int parent_wild;          /* parent is "*" */
+    int inst_wild;            /* instance holds a '*' ("*", "svc*") */
+    int parent_wild;          /* parent holds a '*' */
     int counter_wild;         /* counter is "*" */
 } pl__pdh_path;
 
@@ -20,6 +20,13 @@ typedef struct pl__pdh_path {
  * PL_PDH_CSTATUS_BAD_COUNTERNAME (syntax) or PL_PDH_MEMORY_ALLOCATION_FAILURE.
  * On success free p->mem with free(). */
 uint32_t pl__pdh_split(const char *path, pl__pdh_path *p, pl_error *err);
+
+/* Does an instance name end in "#digits" after at least one character (so
+ * a path must spell its index, "x#1#0")? */
+int pl__pdh_ends_with_index(const char *name);
+/* pl_pdh_make_path with e->instance an item key ("parent/name#k") written
+ * as it is (expansion: the key already spells parent and index). */
+uint32_t pl__pdh_make_path_raw(const pl_pdh_path_elements *e, char *buf, size_t *size);
 
 /* Fill *err with a PDH status and return it. */
 uint32_t pl__pdh_fail(pl_error *err, uint32_t status, const char *fmt, ...) PL__PRINTF(3, 4);

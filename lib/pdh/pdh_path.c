@@ -10,8 +10,12 @@
  * - parent is what precedes the first '/' of the instance list, when text
  *   stands on both sides of it (else there is no parent); "#digits" at
  *   the end is the 0-based duplicate index (#0 is the same as no suffix);
- * - '*' is a wildcard only as a whole instance, parent or counter; a part
- *   that holds a '*' among other characters ("pro*") is rejected. */
+ * - '*' in an instance or parent name is a wildcard for any run of
+ *   characters ("*", "svc*", "*host"); the counter may only be "*" as a
+ *   whole, the object and machine never hold one;
+ * - an instance name that itself ends in "#digits" (a process "x#1") is
+ *   written with its index even when it is 0 ("x#1#0"), so make -> parse
+ *   gives every name back. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,7 +117,7 @@ uint32_t pl__pdh_split(const char *path, pl__pdh_path *p, pl_error *err)
         /* a trailing "#digits" is the duplicate index */
         const char *h = ie;
         while (h > is && h[-1] >= '0' && h[-1] <= '9') h--;
-        if (h < ie && h > is && h[-1] == '#') {
+        if (h < ie && h - 1 > is && h[-1] == '#') { /* "#1" alone is a name */
             uint64_t v = 0;
             for (const char *d = h; d < ie; d++) {
                 v = v * 10u + (uint64_t)(*d - '0');
@@ -126,9 +130,11 @@ uint32_t pl__pdh_split(const char *path, pl__pdh_path *p, pl_error *err)
         inst = is;
         ilen = (size_t)(ie - is);
         if (ilen == 0) return pl__pdh_fail(err, PL_PDH_CSTATUS_BAD_COUNTERNAME, "counter path \"%s\": empty instance name", path);
-        if ((ilen > 1 && has_star(inst, ilen)) || (plen > 1 && has_star(par, plen)))
+        /* partial wildcards ("svc*", "*host", "s*c") match names as Windows
+         * PDH does; they match every duplicate, so no "#n" after one */
+        if (index && has_star(inst, ilen))
             return pl__pdh_fail(err, PL_PDH_CSTATUS_BAD_COUNTERNAME,
-                                "counter path \"%s\": partial wildcards (like \"pro*\") are not supported", path);
+                                "counter path \"%s\": an instance wildcard takes no \"#n\" index", path);
     }
     char *mem = malloc(len + 6);
     if (!mem) return pl__pdh_fail(err, PL_PDH_MEMORY_ALLOCATION_FAILURE, "out of memory");
@@ -140,10 +146,17 @@ uint32_t pl__pdh_split(const char *path, pl__pdh_path *p, pl_error *err)
     if (inst) p->e.instance = put(&w, inst, ilen);
     p->e.index = index;
     p->e.counter = put(&w, ctr, clen);
-    p->inst_wild = inst && ilen == 1 && inst[0] == '*';
-    p->parent_wild = par && plen == 1 && par[0] == '*';
+    p->inst_wild = inst && has_star(inst, ilen);
+    p->parent_wild = par && has_star(par, plen);
     p->counter_wild = clen == 1 && ctr[0] == '*';
     return PL_PDH_CSTATUS_VALID_DATA;
+}
+
+int pl__pdh_ends_with_index(const char *name)
+{
+    size_t n = strlen(name), d = n;
+    while (d > 0 && name[d - 1] >= '0' && name[d - 1] <= '9') d--;
+    return d < n && d >= 2 && name[d - 1] == '#';
 }
 
 static size_t slen(const char *s) { return s ? strlen(s) + 1 : 0; }
@@ -193,7 +206,20 @@ PL_EXTERN uint32_t pl_pdh_parse_path_alloc(const char *path, pl_pdh_path_element
     return st;
 }
 
+static uint32_t make(const pl_pdh_path_elements *e, char *buf, size_t *size, pl_error *err, int raw);
+
 PL_EXTERN uint32_t pl_pdh_make_path(const pl_pdh_path_elements *e, char *buf, size_t *size, pl_error *err)
+{
+    return make(e, buf, size, err, 0);
+}
+
+uint32_t pl__pdh_make_path_raw(const pl_pdh_path_elements *e, char *buf, size_t *size)
+{
+    return make(e, buf, size, NULL, 1);
+}
+
+/* raw: the instance is an item key that already spells its index. */
+static uint32_t make(const pl_pdh_path_elements *e, char *buf, size_t *size, pl_error *err, int raw)
 {
     if (!e || !size) return pl__pdh_fail(err, PL_PDH_INVALID_ARGUMENT, "elements or size is NULL");
     if (!e->object || !*e->object || !e->counter || !*e->counter)
@@ -203,7 +229,8 @@ PL_EXTERN uint32_t pl_pdh_make_path(const pl_pdh_path_elements *e, char *buf, si
     if (m && !*m) m = NULL;
     char idx[16] = "";
     int have_inst = e->instance && *e->instance;
-    if (have_inst && e->index > 0) snprintf(idx, sizeof idx, "#%u", (unsigned)e->index);
+    if (have_inst && !raw && (e->index > 0 || pl__pdh_ends_with_index(e->instance)))
+        snprintf(idx, sizeof idx, "#%u", (unsigned)e->index);
     int have_par = have_inst && e->parent && *e->parent;
     size_t need = (m ? 2 + strlen(m) : 0) + 1 + strlen(e->object) +
                   (have_inst ? 2 + strlen(e->instance) + strlen(idx) + (have_par ? strlen(e->parent) + 1 : 0) : 0) +

@@ -314,7 +314,10 @@ static uint32_t load_inames(const pl_object *o, inames *x)
         size_t l = strlen(e->full);
         e->key = malloc(l + 12);
         if (!e->key) goto nomem;
-        if (e->dup_full) snprintf(e->key, l + 12, "%s#%u", e->full, (unsigned)e->dup_full);
+        /* "#k" also for k = 0 when the name itself ends in "#digits": the
+         * key reads back as this instance, never as another's duplicate */
+        if (e->dup_full || pl__pdh_ends_with_index(e->full))
+            snprintf(e->key, l + 12, "%s#%u", e->full, (unsigned)e->dup_full);
         else memcpy(e->key, e->full, l + 1);
     }
     free(ord);
@@ -334,9 +337,9 @@ static int inst_match(const pl__pdh_path *p, const iname *e)
     if (p->inst_wild || p->parent_wild) {
         if (pe->parent) {
             if (!e->parent) return 0;
-            if (!p->parent_wild && !ieq(pe->parent, e->parent)) return 0;
+            if (p->parent_wild ? !pl__utf8_casematch(pe->parent, e->parent) : !ieq(pe->parent, e->parent)) return 0;
         }
-        if (p->inst_wild) return 1;
+        if (p->inst_wild) return pl__utf8_casematch(pe->instance, e->own);
         return ieq(pe->instance, e->own) && (pe->index == 0 || e->dup_own == pe->index);
     }
     if (pe->parent) {
@@ -649,7 +652,8 @@ PL_EXTERN uint32_t pl_pdh_add_counter(pl_pdh_query *q, const char *path, pl_pdh_
                 if (c->items[0].key) {
                     if (c->p.e.parent) need = (size_t)snprintf(c->items[0].key, l, "%s/%s", c->p.e.parent, c->p.e.instance);
                     else need = (size_t)snprintf(c->items[0].key, l, "%s", c->p.e.instance);
-                    if (c->p.e.index) snprintf(c->items[0].key + need, l - need, "#%u", (unsigned)c->p.e.index);
+                    if (c->p.e.index || pl__pdh_ends_with_index(c->p.e.instance))
+                        snprintf(c->items[0].key + need, l - need, "#%u", (unsigned)c->p.e.index);
                 }
             } else {
                 c->items[0].key = pl__strdup("");
@@ -1223,7 +1227,7 @@ PL_EXTERN uint32_t pl_pdh_expand_path(const pl_pdh_source *src, const char *path
             }
         } else {
             char key[16] = "";
-            if (p.e.index) snprintf(key, sizeof key, "#%u", (unsigned)p.e.index);
+            if (p.e.index || pl__pdh_ends_with_index(p.e.instance)) snprintf(key, sizeof key, "#%u", (unsigned)p.e.index);
             size_t l = strlen(p.e.instance) + (p.e.parent ? strlen(p.e.parent) + 1 : 0) + sizeof key;
             char *t = malloc(l);
             if (!t) insts.oom = 1;
@@ -1243,10 +1247,10 @@ PL_EXTERN uint32_t pl_pdh_expand_path(const pl_pdh_source *src, const char *path
             e.counter = ctrs.v[ci];
             if (p.e.instance) e.instance = insts.v[ii]; /* the key already holds parent/ and #k */
             size_t need = 0;
-            pl_pdh_make_path(&e, NULL, &need, NULL);
+            pl__pdh_make_path_raw(&e, NULL, &need);
             char *b = malloc(need);
             if (!b) { out.oom = 1; break; }
-            pl_pdh_make_path(&e, b, &need, NULL);
+            pl__pdh_make_path_raw(&e, b, &need);
             sl_adds(&out, b);
             free(b);
         }

@@ -252,12 +252,73 @@ static void thread_key_moves_to_another_thread(void **state)
     canned_close(&s.c);
 }
 
+/* Issue 11 items 9 and 10: every listed path names its instance. A
+ * process named "x#1" is listed as x#1#0 (the second "x" is x#1); the
+ * fourth "n" is n#3; a partial wildcard finds names in any case. */
+static void listed_paths_name_their_instance(void **state)
+{
+    (void)state;
+    static const proc s0[] = {{"x#1", 5, 0, FT0 - 1, 0, 0}, {"x", 6, 0, FT0 - 1, 0, 0}, {"x", 7, 0, FT0 - 1, 0, 0},
+                              {"n", 8, 0, FT0 - 1, 0, 0},   {"n", 9, 0, FT0 - 1, 0, 0}, {"n", 10, 0, FT0 - 1, 0, 0},
+                              {"n", 11, 0, FT0 - 1, 0, 0},  {"Svc.exe", 12, 0, FT0 - 1, 0, 0}};
+    scen s = {0};
+    pl_pdh_source src;
+    open_scen(&s, &src);
+    s.procs[0] = s0;
+    s.nprocs[0] = 8;
+    char **paths;
+    size_t n;
+    assert_int_equal(pl_pdh_expand_path(&src, "\\Process(*)\\ID Process", &paths, &n, NULL), 0);
+    assert_int_equal(n, 8);
+    assert_string_equal(paths[0], "\\Process(x#1#0)\\ID Process");
+    assert_string_equal(paths[1], "\\Process(x)\\ID Process");
+    assert_string_equal(paths[2], "\\Process(x#1)\\ID Process");
+    assert_string_equal(paths[6], "\\Process(n#3)\\ID Process");
+    pl_pdh_query *q;
+    assert_int_equal(pl_pdh_open_query(&src, &q, NULL), 0);
+    pl_pdh_counter *c[8];
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(pl_pdh_validate_path(&src, paths[i], NULL), 0);
+        assert_int_equal(pl_pdh_add_counter(q, paths[i], &c[i], NULL), 0);
+    }
+    assert_int_equal(pl_pdh_collect(q, NULL), 0);
+    for (size_t i = 0; i < n; i++) {
+        pl_pdh_value v;
+        assert_int_equal(pl_pdh_get_formatted(c[i], PL_PDH_FMT_LARGE, NULL, &v), 0);
+        if (v.v.large_value != (int64_t)s0[i].pid) fail_msg("%s gave pid %lld", paths[i], (long long)v.v.large_value);
+    }
+    pl_free(paths);
+    /* the wildcard's items carry the same unambiguous names */
+    pl_pdh_counter *w;
+    assert_int_equal(pl_pdh_add_counter(q, "\\Process(x*)\\ID Process", &w, NULL), 0);
+    assert_int_equal(pl_pdh_collect(q, NULL), 0);
+    pl_pdh_value_item *items;
+    assert_int_equal(pl_pdh_get_formatted_array(w, PL_PDH_FMT_LARGE, &items, &n), 0);
+    assert_int_equal(n, 3);
+    assert_string_equal(items[0].name, "x#1#0");
+    assert_int_equal(items[0].value.v.large_value, 5);
+    free(items);
+    assert_int_equal(pl_pdh_expand_path(&src, "\\Process(sVC*)\\ID Process", &paths, &n, NULL), 0);
+    assert_int_equal(n, 1);
+    assert_string_equal(paths[0], "\\Process(Svc.exe)\\ID Process");
+    pl_free(paths);
+    assert_int_equal(pl_pdh_expand_path(&src, "\\Process(*.EXE)\\ID Process", &paths, &n, NULL), 0);
+    assert_int_equal(n, 1);
+    pl_free(paths);
+    assert_int_equal(pl_pdh_expand_path(&src, "\\Process(q*)\\ID Process", &paths, &n, NULL), 0);
+    assert_int_equal(n, 0);
+    pl_free(paths);
+    pl_pdh_close_query(q);
+    canned_close(&s.c);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(process_key_moves_to_another_process),
         cmocka_unit_test(pid_reused_is_another_process),
         cmocka_unit_test(thread_key_moves_to_another_thread),
+        cmocka_unit_test(listed_paths_name_their_instance),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     return cmocka_run_group_tests(tests, NULL, NULL);

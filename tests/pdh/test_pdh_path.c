@@ -35,6 +35,14 @@ static const vec vectors[] = {
     {"\\Thread(*/0)\\ID Thread", OK, NULL, "Thread", "*", "0", 0, "ID Thread", 0, 1, 0},
     {"\\Processor(*)\\*", OK, NULL, "Processor", NULL, "*", 0, "*", 1, 0, 1},
     {"\\Memory\\*", OK, NULL, "Memory", NULL, NULL, 0, "*", 0, 0, 1},
+    {"\\Process(pro*)\\ID Process", OK, NULL, "Process", NULL, "pro*", 0, "ID Process", 1, 0, 0},
+    {"\\Process(*host)\\ID Process", OK, NULL, "Process", NULL, "*host", 0, "ID Process", 1, 0, 0},
+    {"\\Thread(ex*/1)\\ID Thread", OK, NULL, "Thread", "ex*", "1", 0, "ID Thread", 0, 1, 0},
+    /* issue 11 item 9: a name that itself ends in "#digits" spells its
+     * index, also #0, so make -> parse gives it back */
+    {"\\Process(x#1#0)\\ID Process", OK, NULL, "Process", NULL, "x#1", 0, "ID Process", 0, 0, 0},
+    {"\\Process(x#1#2)\\ID Process", OK, NULL, "Process", NULL, "x#1", 2, "ID Process", 0, 0, 0},
+    {"\\Process(x#1)\\ID Process", OK, NULL, "Process", NULL, "x", 1, "ID Process", 0, 0, 0},
     /* parentheses inside the instance: the LAST ')' before the counter's '\' ends it */
     {"\\Process(foo (1))\\ID Process", OK, NULL, "Process", NULL, "foo (1)", 0, "ID Process", 0, 0, 0},
     {"\\Network Interface(Intel(R) PRO_1000)\\Bytes Total/sec", OK, NULL, "Network Interface", NULL,
@@ -65,11 +73,13 @@ static const vec vectors[] = {
     {"\\Processor(_Total\\% Processor Time", BAD, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0},
     {"\\Processor(_Total)x\\% Processor Time", BAD, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0},
     {"\\Processor()\\% Processor Time", BAD, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0},
-    {"\\Process(#3)\\ID Process", BAD, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0},
+    /* "#digits" with nothing before it is a name, not an index of nothing */
+    {"\\Process(#3)\\ID Process", OK, NULL, "Process", NULL, "#3", 0, "ID Process", 0, 0, 0},
     {"\\(x)\\C", BAD, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0},
     {"\\\\C", BAD, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0},
-    {"\\Process(pro*)\\ID Process", BAD, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0},
-    {"\\Thread(ex*/1)\\ID Thread", BAD, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0},
+    /* issue 11 item 10: partial wildcards in the instance and parent, as
+     * Windows PDH accepts them; no "#n" after one */
+    {"\\Process(svc*#1)\\ID Process", BAD, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0},
     {"\\Processor(_Total)\\% Proc*", BAD, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0},
     {"\\*\\Available Bytes", BAD, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0},
     {"\\\\*\\Memory\\Available Bytes", BAD, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0},
@@ -227,10 +237,30 @@ static void make_parse_roundtrip(void **state)
         char buf[512];
         size_t n = sizeof buf;
         assert_int_equal(pl_pdh_make_path(a, buf, &n, NULL), 0);
-        /* #0 normalises away; everything else round-trips */
-        if (strstr(vectors[i].path, "#0)")) assert_string_equal(buf, "\\Process(svchost)\\ID Process");
+        /* #0 normalises away (unless the name ends in "#digits");
+         * everything else round-trips */
+        if (strstr(vectors[i].path, "svchost#0)")) assert_string_equal(buf, "\\Process(svchost)\\ID Process");
         else assert_string_equal(buf, vectors[i].path);
         pl_free(a);
+    }
+    /* every instance name, made into a path and parsed back, is itself */
+    static const char *const names[] = {"x#1", "x#", "#1", "a#b#12", "x#1#0", "svc#007", "p#1)", "#", "x##3"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        for (uint32_t idx = 0; idx < 3; idx++) {
+            pl_pdh_path_elements e = {0};
+            e.object = "Process";
+            e.instance = (char *)names[i];
+            e.index = idx;
+            e.counter = "ID Process";
+            char buf[256];
+            size_t n = sizeof buf;
+            assert_int_equal(pl_pdh_make_path(&e, buf, &n, NULL), 0);
+            pl_pdh_path_elements *a = NULL;
+            assert_int_equal(pl_pdh_parse_path_alloc(buf, &a, NULL), 0);
+            if (strcmp(a->instance, names[i]) != 0 || a->index != idx)
+                fail_msg("%s #%u -> %s -> %s #%u", names[i], idx, buf, a->instance, a->index);
+            pl_free(a);
+        }
     }
 }
 

@@ -449,7 +449,16 @@ static void validate_and_expand(void **state)
     assert_int_equal(n, 1);
     pl_free(p);
     assert_int_equal(pl_pdh_expand_path(s, "\\Memory(*)\\*", &p, &n, NULL), PL_PDH_CSTATUS_NO_INSTANCE);
-    assert_int_equal(pl_pdh_expand_path(s, "\\Process(pro*)\\*", &p, &n, NULL), PL_PDH_CSTATUS_BAD_COUNTERNAME);
+    /* issue 11 item 10: partial wildcards, any case; every duplicate */
+    assert_int_equal(pl_pdh_expand_path(s, "\\Process(SVC*)\\ID Process", &p, &n, NULL), 0);
+    assert_true(n >= 2);
+    for (size_t i = 0; i < n; i++) assert_non_null(strstr(p[i], "\\Process(svchost"));
+    pl_free(p);
+    assert_int_equal(pl_pdh_expand_path(s, "\\Process(*N*T)\\ID Process", &p, &n, NULL), 0);
+    assert_int_equal(n, 1);
+    assert_string_equal(p[0], "\\Process(init)\\ID Process");
+    pl_free(p);
+    assert_int_equal(pl_pdh_expand_path(s, "\\Process(pro*#1)\\*", &p, &n, NULL), PL_PDH_CSTATUS_BAD_COUNTERNAME);
 }
 
 static void enumerate_and_lookup(void **state)

@@ -474,7 +474,7 @@ static void path_errors(void **state)
     const struct { const char *path; const char *code; } cases[] = {
         {"Memory\\Available Bytes", "0xC0000BC0"},
         {"\\Memory", "0xC0000BC0"},
-        {"\\Process(pro*)\\ID Process", "0xC0000BC0"},
+        {"\\Process(pro*#1)\\ID Process", "0xC0000BC0"},
         {"\\Memory\\No Such Counter", "0xC0000BB9"},
         {"\\No Such Object\\Available Bytes", "0xC0000BB8"},
         {"\\Process(nosuch)\\ID Process", "0x800007D1"},
