@@ -404,7 +404,7 @@ static int build_proto(const struct pobj *po, const struct pl__snmp *s, const st
     return rc;
 }
 
-static int build_interfaces(int have_sys, int have_speed, int have_mtu)
+static int build_interfaces(int have_sys)
 {
     pl_object_desc od = {0};
     od.name_index = PL_OBJ_NETWORK_INTERFACE;
@@ -417,10 +417,10 @@ static int build_interfaces(int have_sys, int have_speed, int have_mtu)
     int handles[N_IF_COUNTERS];
     int use[N_IF_COUNTERS];
     for (size_t i = 0; rc == PL_OK && i < N_IF_COUNTERS; i++) {
+        /* Every counter is offered, so every path to it is valid (issue 11
+         * item 11): an interface without a speed or an mtu (or every
+         * interface, without sysfs) has it marked unavailable. */
         use[i] = 1;
-        if (if_counters[i].src == N_BANDWIDTH && !have_speed) use[i] = 0;
-        if (if_counters[i].src == N_MTU && !have_mtu) use[i] = 0;
-        if (!use[i]) continue;
         pl_counter_desc cd = {0};
         cd.name_index = if_counters[i].index;
         cd.help_index = PL_HELP(if_counters[i].index);
@@ -510,7 +510,7 @@ static DWORD do_collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objec
 
     if (want_if && pl__read_net_dev(rootfd, &g.nd) == 0) {
         int cnfd = pl__root_open(root, "sys/class/net");
-        int have_sys = cnfd >= 0, have_speed = 0, have_mtu = 0;
+        int have_sys = cnfd >= 0;
         size_t need = g.nd.n ? g.nd.n : 1;
         if (need > g.attrs_cap) {
             struct pl__netif_attrs *na = realloc(g.attrs, need * sizeof *na);
@@ -530,13 +530,11 @@ static DWORD do_collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objec
                 g.attrs[k].have = UINT32_MAX; /* gone since /proc/net/dev was read */
                 continue;
             }
-            if (g.attrs[k].have & PL__NETIF_HAVE_SPEED) have_speed = 1;
-            if (g.attrs[k].have & PL__NETIF_HAVE_MTU) have_mtu = 1;
         }
         if (cnfd >= 0) close(cnfd);
         if (brc == PL_OK) {
             output_queues(strcmp(root, "/") == 0, have_sys, g.attrs, g.nd.n, &g.qd, g.extra);
-            brc = build_interfaces(have_sys, have_speed, have_mtu);
+            brc = build_interfaces(have_sys);
         }
     }
     int have4 = want_v4 && pl__read_net_snmp(rootfd, &g.snmp) == 0;

@@ -228,17 +228,21 @@ static void old_kernel(void **state)
     ph_object(&r, PL_OBJ_NETWORK_INTERFACE, &o);
     static const char *const want[] = {"lo", "eth0"};
     ph_names_are(&o, want, 2, 0);
-    /* No /sys/class/net: no bandwidth or MTU counters (not zeros), and so
-     * nothing to mark: the marker is there and 0. */
+    /* No /sys/class/net: Current Bandwidth and MTU still exist, so their
+     * paths are valid (issue 11 item 11), and are marked unavailable in
+     * every instance (positions 4 and 17, value 0), never left out. */
     pl_counter c;
-    assert_int_equal(pl_object_find_counter(&o, PL_CTR_CURRENT_BANDWIDTH, &c), PL_E_NOT_FOUND);
-    assert_int_equal(pl_object_find_counter(&o, PL_CTR_MTU, &c), PL_E_NOT_FOUND);
-    /* Output Queue Length is there (position 12 without Current Bandwidth)
-     * and marked: a canned tree has no qdiscs to ask. */
-    assert_int_equal(o.hdr.NumCounters, 17);
-    assert_int_equal(ph_position(&o, PL_CTR_OUTPUT_QUEUE_LENGTH), 12);
-    assert_int_equal(ph_value_of(&o, "lo", PL_CTR_UNAVAILABLE_COUNTERS), 0x1000);
-    assert_int_equal(ph_value_of(&o, "eth0", PL_CTR_UNAVAILABLE_COUNTERS), 0x1000);
+    assert_int_equal(ph_position(&o, PL_CTR_CURRENT_BANDWIDTH), 4);
+    assert_int_equal(ph_position(&o, PL_CTR_MTU), 17);
+    assert_int_equal(ph_available_of(&o, "eth0", PL_CTR_CURRENT_BANDWIDTH), 0);
+    assert_int_equal(ph_value_of(&o, "eth0", PL_CTR_CURRENT_BANDWIDTH), 0);
+    assert_int_equal(ph_available_of(&o, "lo", PL_CTR_MTU), 0);
+    /* Output Queue Length is there and marked: a canned tree has no qdiscs
+     * to ask. */
+    assert_int_equal(o.hdr.NumCounters, 19);
+    assert_int_equal(ph_position(&o, PL_CTR_OUTPUT_QUEUE_LENGTH), 13);
+    assert_int_equal(ph_value_of(&o, "lo", PL_CTR_UNAVAILABLE_COUNTERS), 0x22010);
+    assert_int_equal(ph_value_of(&o, "eth0", PL_CTR_UNAVAILABLE_COUNTERS), 0x22010);
     assert_int_equal(ph_value_of(&o, "eth0", PL_CTR_BYTES_TOTAL_PER_SEC), 6000);
     assert_int_equal(pl_block_find_object(&r.blk, PL_OBJ_ICMP, &o), PL_E_NOT_FOUND);
     assert_int_equal(pl_block_find_object(&r.blk, PL_OBJ_IPV6, &o), PL_E_NOT_FOUND);
