@@ -45,6 +45,10 @@ extern "C" {
 
 /* The built-in provider that presents every application's objects. */
 #define PL_APP_PROVIDER "AppCounters"
+/* The Linkage export of an application's record in the store: how such a
+ * record (no library; its objects come through AppCounters) is told from
+ * a provider's. */
+#define PL_APP_RECORD_MARKER "perflib application"
 
 /* Limits of one application. */
 #define PL_APP_MAX_OBJECTS 64

@@ -8,9 +8,7 @@
 #include "perflib/registry.h"
 #include "pl_internal.h"
 
-/* The Linkage export of an application's record: how a record made by
- * pl_app_register is told from a provider's. */
-#define APP_MARKER "perflib application"
+#define APP_MARKER PL_APP_RECORD_MARKER
 
 static int text_ok(const char *s, size_t max)
 {

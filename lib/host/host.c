@@ -42,6 +42,7 @@
 #include "host_limits.h"
 #include "host_state.h"
 #include "host_worker.h"
+#include "perflib/app.h"
 #include "perflib/block.h"
 #include "perflib/indices.h"
 #include "pl_internal.h"
@@ -265,6 +266,10 @@ int pl__host_new(pl_store *st, const pl__host_config *cfg, pl__host **out, pl_er
     }
     free(list); /* the records' strings now belong to h->p */
     link_wrappers(h);
+    for (size_t i = 0; i < h->n; i++)
+        if (pl__host_is_app_record(&h->p[i].info))
+            snprintf(h->p[i].last_error, sizeof h->p[i].last_error,
+                     "an application's record: its objects come through %s", PL_APP_PROVIDER);
     h->state = pl__state_open(pl_store_path(st));
     for (size_t i = 0; i < h->n; i++) apply_state(h, &h->p[i]);
     *out = h;
@@ -1344,6 +1349,7 @@ int pl__host_collect(pl__host *h, const pl_query_items *q, pl__buf *out, uint32_
     for (size_t i = 0; i < h->n && rc == PL_OK; i++) {
         prov *p = &h->p[i];
         if (p->info.wraps) continue; /* a wrapper is called after the provider it wraps, or never */
+        if (pl__host_is_app_record(&p->info)) continue; /* its objects come through AppCounters */
         pthread_mutex_lock(&p->mu);
         if (!p->disabled && wants(p, q)) {
             size_t len0 = out->len;

@@ -68,5 +68,8 @@ int pl__host_app_index_ok(const pl_provider_info *p, uint32_t idx, int help);
  * engine reads its titles), the record's Linkage export for every other
  * provider (NULL: none). */
 const char *pl__host_open_arg(pl_store *st, const pl_provider_info *p);
+/* host_app.c: is this the record of an application (pl_app_register)? Its
+ * objects come through AppCounters; the host never loads it. */
+int pl__host_is_app_record(const pl_provider_info *p);
 
 #endif

@@ -8,6 +8,7 @@
  * reserved block; the provider itself checks every application's indices
  * against that application's record before it returns them, in the
  * engine's own store: its Open gets the store's path. */
+#include <string.h>
 #include <strings.h>
 
 #include "host.h"
@@ -17,6 +18,12 @@
 static int is_app_provider(const pl_provider_info *p)
 {
     return p->builtin && p->name && strcasecmp(p->name, PL_APP_PROVIDER) == 0;
+}
+
+int pl__host_is_app_record(const pl_provider_info *p)
+{
+    return (!p->library || !p->library[0]) && p->linkage_export &&
+           strcmp(p->linkage_export, PL_APP_RECORD_MARKER) == 0;
 }
 
 const char *pl__host_open_arg(pl_store *st, const pl_provider_info *p)

@@ -264,6 +264,10 @@ static void test_publish_and_read(void **state)
         if (strcmp(ps[i].name, PL_APP_PROVIDER) == 0) {
             assert_int_equal(ps[i].disabled, 0);
             assert_true(ps[i].collects >= 4);
+        } else if (strcmp(ps[i].name, "TestHerd") == 0) { /* the record itself is never loaded */
+            assert_int_equal(ps[i].loaded, 0);
+            assert_int_equal(ps[i].errors, 0);
+            assert_non_null(strstr(ps[i].last_error, "come through AppCounters"));
         }
     pl_free(ps);
     pl_engine_close(e);
