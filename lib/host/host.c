@@ -66,6 +66,7 @@ extern char **environ;
 #define CLOSE_WAIT_MS 1000           /* for Close's reply at engine close */
 #define EXIT_WAIT_MS 500             /* for a helper to exit after Close or EOF */
 #define MAX_TIMEOUTS_IN_ROW 3u
+#define MAX_DEAD_IN_ROW 2u /* consumers that ended inside an in-process call, in a row */
 
 typedef struct prov {
     pl_provider_info info;
@@ -333,11 +334,23 @@ static int load(pl__host *h, prov *p)
         return 0;
     }
     /* A consumer that ended inside one of this provider's calls: the
-     * provider most likely took it down, and would take this one too. */
+     * provider most likely took it down, and would take this one too. But a
+     * consumer can also end there for reasons of its own (Ctrl-C, kill,
+     * the OOM killer: a Collect is most of a one-shot tool's life), and a
+     * disable in the store holds for everyone until lodctr /e. So it counts
+     * as a failure in the failure state, with the timeouts: two in a row
+     * (no Collect answering in between) disable the provider, and one
+     * leaves a warning. Without a failure state, the first disables. */
     char why[200];
     if (pl__state_dead_consumer(h->state, p->info.name, why, sizeof why)) {
-        disable(h, p, "%s", why);
-        return 0;
+        unsigned n = pl__state_add_timeout(h->state, p->info.name);
+        p->timeouts_in_row = n;
+        if (n == 0 || n >= MAX_DEAD_IN_ROW) {
+            if (n > 1) disable(h, p, "%s (%u failures in a row)", why, n);
+            else disable(h, p, "%s", why);
+            return 0;
+        }
+        note(h, p, LOG_WARNING, "%s; it is tried again, and disabled if a consumer ends inside it once more", why);
     }
     if (!library_trusted(h, p)) return 0;
     dlerror();
@@ -697,6 +710,10 @@ static int collect_inproc(pl__host *h, prov *p, const WCHAR *wq, pl__buf *out, u
         if (!inproc_call(p, &c, p->collect_ms, 'C')) {
             disable(h, p, "Collect did not return within %u ms (in-process: the call was abandoned)", p->collect_ms);
             return PL_OK;
+        }
+        if (p->timeouts_in_row && c.rc == 0) { /* it answered: the failures in a row are over */
+            p->timeouts_in_row = 0;
+            pl__state_clear(h->state, p->info.name);
         }
         call_result r = {c.rc, c.bytes, c.nobj, plh_pointer_moved(c.data, p->buf), 0, p->buf};
         for (size_t g = 0; g < GUARD_BYTES; g++)

@@ -320,12 +320,12 @@ static void readonly_consumer_keeps_its_own_state(void **s)
 
 /* ------------------------------------ 2. in-process: markers, watchdog */
 
-/* A consumer that an in-process provider takes down: the next consumer
- * finds its marker, disables the provider with the reason, and lives. */
-static void inproc_kill_then_next_disables(const char *mode, const char *call)
+/* A consumer that an in-process provider takes down, twice in a row: the
+ * next consumer finds the second marker, disables the provider with the
+ * reason, and lives. After the first, the provider is only warned about (a
+ * consumer may end inside a Collect for reasons of its own). */
+static pid_t consumer_that_dies(void)
 {
-    add("Good", "good", PL_ISOLATION_INPROC, 0, 0);
-    add("Bad", mode, PL_ISOLATION_INPROC, 0, 0);
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
@@ -343,15 +343,26 @@ static void inproc_kill_then_next_disables(const char *mode, const char *call)
     int ws;
     assert_int_equal(waitpid(pid, &ws, 0), pid);
     assert_false(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+    return pid;
+}
+
+static void inproc_kill_then_next_disables(const char *mode, const char *call)
+{
+    add("Good", "good", PL_ISOLATION_INPROC, 0, 0);
+    add("Bad", mode, PL_ISOLATION_INPROC, 0, 0);
+    (void)consumer_that_dies();
+    pid_t pid = consumer_that_dies(); /* the second consumer still called it: not disabled by one */
+    assert_int_equal(traced(mode, strcmp(call, "Open") == 0 ? "open" : "collect", NULL, 0), 2);
     pl_engine *e = engine();
     assert_int_equal(query_objects(e, NULL), 1); /* Good answers; Bad is not called */
     char want[200];
-    snprintf(want, sizeof want, "a consumer process (pid %ld) ended during its in-process %s", (long)pid, call);
+    snprintf(want, sizeof want, "a consumer process (pid %ld) ended during its in-process %s (2 failures in a row)",
+             (long)pid, call);
     pl_provider_status ps = status_of(e, "Bad");
     assert_int_equal(ps.disabled, 1);
     pl_engine_close(e);
     assert_store_reason("Bad", want);
-    assert_int_equal(traced(mode, strcmp(call, "Open") == 0 ? "open" : "collect", NULL, 0), 1); /* once: the crash */
+    assert_int_equal(traced(mode, strcmp(call, "Open") == 0 ? "open" : "collect", NULL, 0), 2); /* twice: the crashes */
     /* No marker left behind by the engines that closed. */
     char path[600];
     snprintf(path, sizeof path, "%s.state", store);
@@ -360,6 +371,38 @@ static void inproc_kill_then_next_disables(const char *mode, const char *call)
     struct dirent *de;
     while ((de = readdir(d))) assert_null(strstr(de->d_name, ".busy"));
     closedir(d);
+}
+
+/* A consumer killed from outside during an in-process Collect (Ctrl-C, kill,
+ * the OOM killer) leaves the same marker as a crash. One such death only
+ * warns: the next consumer calls the provider, which answers, and nothing is
+ * disabled (a disable in the store would hold for everyone). */
+static void inproc_one_killed_consumer_does_not_disable(void **s)
+{
+    (void)s;
+    add("Slow", "slow_once", PL_ISOLATION_INPROC, 0, 5000);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        pl_engine_config cfg = {.store_path = store, .provider_dir = TP_DIR, .system_name = "T"};
+        pl_engine *e = NULL;
+        pl_error err;
+        if (pl_engine_open(&cfg, &e, &err) != PL_OK) _exit(11);
+        void *data = NULL;
+        size_t len = 0;
+        pl_engine_query_alloc(e, "Global", &data, &len, NULL, &err); /* sleeps 2 s inside Collect */
+        _exit(0);
+    }
+    usleep(700000);
+    kill(pid, SIGKILL);
+    int ws;
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    assert_true(WIFSIGNALED(ws));
+    pl_engine *e = engine();
+    assert_int_equal(query_objects(e, NULL), 1); /* called again, and it answers */
+    assert_int_equal(status_of(e, "Slow").disabled, 0);
+    pl_engine_close(e);
+    assert_store_reason("Slow", "");
 }
 
 static void inproc_crash_next_consumer_disables(void **s)
@@ -593,6 +636,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(hang_open_disables_one_shot_consumers, setup, teardown),
         cmocka_unit_test_setup_teardown(timeouts_reset_by_an_answer, setup, teardown),
         cmocka_unit_test_setup_teardown(readonly_consumer_keeps_its_own_state, setup, teardown),
+        cmocka_unit_test_setup_teardown(inproc_one_killed_consumer_does_not_disable, setup, teardown),
         cmocka_unit_test_setup_teardown(inproc_crash_next_consumer_disables, setup, teardown),
         cmocka_unit_test_setup_teardown(inproc_exit_next_consumer_disables, setup, teardown),
         cmocka_unit_test_setup_teardown(inproc_crash_in_open_next_consumer_disables, setup, teardown),
