@@ -309,6 +309,53 @@ static void test_engine_store_not_default(void **state)
     teardown_dirs();
 }
 
+/* An index query for a child object brings its parent object along, and
+ * PDH-style full names use the parent instance ("Pool A/w1"). */
+static void test_index_query_brings_parent(void **state)
+{
+    (void)state;
+    setup_dirs();
+    static const pl_app_counter_decl c[] = {{"Jobs", NULL, PERF_COUNTER_LARGE_RAWCOUNT, 0, 0}};
+    static const pl_app_object_decl o[] = {
+        {"Pool", NULL, 0, 0, PL_APP_NO_PARENT_OBJECT, 8, c, 1},
+        {"Worker", NULL, 0, 0, 0, 64, c, 1},
+        {"Unrelated", NULL, 0, 0, PL_APP_NO_PARENT_OBJECT, 0, c, 1},
+    };
+    pl_app_decl d = {"PoolApp", o, 3, NULL, 0};
+    pl_app *app;
+    pl_error err;
+    assert_int_equal(pl_app_start(&d, NULL, &app, &err), PL_OK);
+    pl_app_instance pa, pb, w1, w2;
+    assert_int_equal(pl_app_instance_create(app, 0, "Pool A", PL_APP_NONE, &pa, &err), PL_OK);
+    assert_int_equal(pl_app_instance_create(app, 0, "Pool B", PL_APP_NONE, &pb, &err), PL_OK);
+    assert_int_equal(pl_app_instance_create(app, 1, "w1", pa, &w1, &err), PL_OK);
+    assert_int_equal(pl_app_instance_create(app, 1, "w2", pb, &w2, &err), PL_OK);
+    assert_int_equal(pl_app_instance_create(app, 1, "w3", pa, &w2, &err), PL_OK);
+    pl_app_instance bad;
+    assert_int_equal(pl_app_instance_create(app, 1, "wx", w1, &bad, &err), PL_E_INVAL); /* parent of the wrong object */
+    pl_app_value v;
+    assert_int_equal(pl_app_counter(app, w1, 0, &v, &err), PL_OK);
+    pl_app_set(v, 9);
+    uint32_t fc = pl_app_get_indices(app).first_counter;
+    uint32_t pool = fc, worker = fc + 4, unrelated = fc + 8;
+    pl_engine *e = engine();
+    answer a;
+    char q[32];
+    snprintf(q, sizeof q, "%u", worker);
+    query(e, q, &a);
+    pl_object ob;
+    assert_true(find_object(&a, worker, &ob));
+    assert_int_equal(value_of(&ob, "Pool A/w1", 0), 9);
+    assert_int_equal(value_of(&ob, "Pool B/w2", 0), 0);
+    assert_int_equal(value_of(&ob, "Pool A/w3", 0), 0);
+    assert_true(find_object(&a, pool, &ob)); /* the parent object came along */
+    assert_false(find_object(&a, unrelated, &ob));
+    pl_free(a.buf);
+    pl_engine_close(e);
+    pl_app_stop(app);
+    teardown_dirs();
+}
+
 static void test_instance_limit(void **state)
 {
     (void)state;
@@ -678,6 +725,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_register_keeps_indices),
         cmocka_unit_test(test_publish_and_read),
         cmocka_unit_test(test_engine_store_not_default),
+        cmocka_unit_test(test_index_query_brings_parent),
         cmocka_unit_test(test_instance_limit),
         cmocka_unit_test(test_no_torn_values),
         cmocka_unit_test(test_no_lost_updates),
