@@ -87,6 +87,28 @@ static void live_promtool_whole_exposition(void **state)
     assert_int_equal(pd_stop(&pd), 0);
 }
 
+/* metrics_objects names objects: only those, collected alone. */
+static void live_object_list(void **state)
+{
+    (void)state;
+    pd_proc pd;
+    char store[700];
+    start_perfd(&pd, store, sizeof store, "metrics_objects=Processor, 4");
+    pd_resp r;
+    assert_int_equal(pd_get(pd.port, "/metrics", "", &r, 20000), 0);
+    assert_int_equal(r.status, 200);
+    const char *body = (char *)r.body;
+    assert_non_null(strstr(body, "perflib_processor_"));
+    assert_non_null(strstr(body, "perflib_memory_"));
+    for (const char *l = body; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        if (*l == '#' || *l == '\n') continue;
+        if (strncmp(l, "perflib_processor_", 18) != 0 && strncmp(l, "perflib_memory_", 15) != 0)
+            fail_msg("an object not asked for: %.80s", l);
+    }
+    pd_resp_free(&r);
+    assert_int_equal(pd_stop(&pd), 0);
+}
+
 /* ---------------------------------------------------------- Prometheus */
 
 static unsigned free_port(void)
@@ -280,6 +302,7 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(live_promtool_whole_exposition),
+        cmocka_unit_test(live_object_list),
         cmocka_unit_test(live_prometheus_scrapes_rate),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);

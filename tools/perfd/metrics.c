@@ -131,7 +131,34 @@ static double accept_q(const char *accept, const char *type, int wildcard)
 
 static int metrics(perfd_req *r)
 {
-    perfd_snap *s = perfd_snapshot(r, "Global");
+    /* The objects listed in metrics_objects are collected alone ("230 232");
+     * default and all take the Global snapshot. */
+    const pl_titles *t = english();
+    uint32_t idx[MAX_OBJECT_WORDS];
+    size_t n = 0;
+    char q[MAX_OBJECT_WORDS * 11 + 1];
+    size_t qw = 0;
+    q[0] = '\0';
+    for (size_t i = 0; i < M.nwords; i++) {
+        const char *w = M.words[i];
+        char *end = NULL;
+        unsigned long v = strtoul(w, &end, 10);
+        uint32_t found = (end && *end == '\0' && v > 0 && v <= 0xFFFFFFFFul) ? (uint32_t)v : 0;
+        if (!found && t) found = pl_titles_find(t, PL_TITLE_NAME, w);
+        if (!found) continue;
+        idx[n++] = found;
+        qw += (size_t)snprintf(q + qw, sizeof q - qw, qw ? " %u" : "%u", (unsigned)found);
+    }
+    if (M.nwords && n == 0) { /* nothing configured exists: an empty exposition */
+        const char *accept = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Accept");
+        int om = accept && accept_q(accept, "application/openmetrics-text", 0) > 0 &&
+                 accept_q(accept, "application/openmetrics-text", 0) >= accept_q(accept, "text/plain", 1);
+        return perfd_reply_bytes(r, 200,
+                                 om ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+                                    : "text/plain; version=0.0.4; charset=utf-8",
+                                 om ? "# EOF\n" : "", om ? 6 : 0);
+    }
+    perfd_snap *s = perfd_snapshot(r, n ? q : "Global");
     if (!s) return PERFD_WAIT;
     if (s->status != PL_OK) return perfd_reply_snap_error(r, s);
     pl_block blk;
@@ -141,29 +168,14 @@ static int metrics(perfd_req *r)
     double q_om = accept ? accept_q(accept, "application/openmetrics-text", 0) : 0;
     double q_text = accept ? accept_q(accept, "text/plain", 1) : 1;
     pm_options opt = {.openmetrics = q_om > 0 && q_om >= q_text, .include_total = M.include_total, .all = M.all};
-    const pl_titles *t = english();
     pm_names names = {.name = t_name, .help = t_help, .ctx = (void *)t};
-    uint32_t idx[MAX_OBJECT_WORDS];
-    size_t n = 0;
-    for (size_t i = 0; i < M.nwords; i++) {
-        const char *w = M.words[i];
-        char *end = NULL;
-        unsigned long v = strtoul(w, &end, 10);
-        uint32_t found = (end && *end == '\0' && v > 0 && v <= 0xFFFFFFFFul) ? (uint32_t)v : 0;
-        if (!found && t) found = pl_titles_find(t, PL_TITLE_NAME, w);
-        if (found) idx[n++] = found;
-    }
     opt.objects = idx;
     opt.nobjects = n;
     if (!M.state && !(M.state = pm_state_new())) return perfd_reply_error(r, 500, "out of memory");
     char *text = NULL;
     size_t len = 0;
-    if (M.nwords && n == 0) { /* nothing configured exists: an empty exposition */
-        text = strdup(opt.openmetrics ? "# EOF\n" : "");
-        len = text ? strlen(text) : 0;
-    } else if (pm_render(&blk, s->seq, &names, &opt, M.state, &text, &len) != 0) {
+    if (pm_render(&blk, s->seq, &names, &opt, M.state, &text, &len) != 0)
         return perfd_reply_error(r, 500, "out of memory");
-    }
     if (!text) return perfd_reply_error(r, 500, "out of memory");
     return perfd_reply_owned(r, 200,
                              opt.openmetrics ? "application/openmetrics-text; version=1.0.0; charset=utf-8"

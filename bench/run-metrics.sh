@@ -1,0 +1,134 @@
+#!/bin/sh
+# bench/run-metrics.sh -- perfd's /metrics with Process and Thread against
+# the local snapshot of the same objects and the Prometheus-side peers.
+#
+#   bench/run-metrics.sh [BUILD_DIR]
+#
+# Without BUILD_DIR it builds an optimised tree in build/bench first. With N
+# idle processes of T threads (bench/spawn_idle) it times, in one run, the
+# median of K scrapes (one keep-alive curl, the first dropped):
+#   engine           the local engine's snapshot "230 232" (bench_snapshot)
+#   metrics-pt       perfd /metrics with metrics_objects = Process, Thread
+#                    (collects "230 232" alone; snapshot_max_age_ms=0, so
+#                    every scrape is a fresh collection)
+#   metrics-all      perfd /metrics with every Global object
+#   node_exporter    /metrics of prometheus-node-exporter with
+#                    --collector.processes, when installed
+#   pmproxy          PCP pmproxy's /metrics, when pmproxy and pmcd run
+# with the answer's size and sample lines. Ratios are to the engine row;
+# the goal (issue 9) is metrics-pt <= 1.3 x engine.
+# Environment: N (1000), T (1), K (21).
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+if [ $# -ge 1 ]; then
+  BUILD=$1
+else
+  BUILD=$HERE/../build/bench
+  "$HERE/../scripts/deps.sh" build || exit 1
+  cmake -S "$HERE/.." -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPL_TESTS=OFF >/dev/null || exit 1
+  cmake --build "$BUILD" >/dev/null || exit 1
+fi
+N=${N:-1000}
+T=${T:-1}
+K=${K:-21}
+SPAWN=$BUILD/bench/spawn_idle
+SNAP=$BUILD/bench/bench_snapshot
+PERFD=$BUILD/tools/perfd/perfd
+for f in "$SPAWN" "$SNAP" "$PERFD"; do
+  [ -x "$f" ] || { echo "missing $f: build the tree first (cmake --build $BUILD)" >&2; exit 1; }
+done
+command -v curl >/dev/null || { echo "curl is needed (Debian curl)" >&2; exit 1; }
+
+TMP=$(mktemp -d)
+STORE=$TMP/perflib.db
+SPAWN_PID= P1= P2= NE_PID=
+cleanup() {
+  for p in $P1 $P2 $NE_PID; do kill -TERM "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+  P1= P2= NE_PID=
+  if [ -n "$SPAWN_PID" ]; then kill -TERM "$SPAWN_PID" 2>/dev/null; wait "$SPAWN_PID" 2>/dev/null; SPAWN_PID=; fi
+}
+trap 'cleanup; rm -rf "$TMP"' EXIT
+trap 'cleanup; exit 130' INT TERM HUP
+
+median() { sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "nan"}'; }
+
+# curl_median URL: median ms of K transfers over one keep-alive connection.
+curl_median() {
+  urls=
+  i=0
+  while [ "$i" -le "$K" ]; do urls="$urls -o /dev/null $1"; i=$((i + 1)); done
+  # shellcheck disable=SC2086
+  curl -s -w '%{http_code} %{time_total}\n' $urls | tail -n +2 |
+    awk '$1 != 200 {bad=1} {print $2 * 1000} END {if (bad) exit 1}' | median
+}
+
+size_of() { curl -s "$1" | awk '!/^#/ {n++} {b += length($0) + 1} END {printf "%d KB, %d samples", b / 1024, n}'; }
+
+# start_perfd LOG OBJECTS: prints the port
+start_perfd() {
+  PERFLIB_REGISTRY=$STORE PERFLIB_PROVIDER_DIR=$BUILD/providers \
+    "$PERFD" --listen 127.0.0.1:0 --set snapshot_max_age_ms=0 --set "metrics_objects=$2" >"$1" 2>&1 &
+  last_pid=$!
+  i=0
+  while [ "$i" -lt 100 ]; do
+    port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$1" | head -1)
+    [ -n "$port" ] && grep -q 'perfd: ready' "$1" && return 0
+    sleep 0.1
+    i=$((i + 1))
+  done
+  cat "$1" >&2
+  return 1
+}
+
+fifo=$TMP/ready
+mkfifo "$fifo"
+"$SPAWN" "$N" "$T" >"$fifo" &
+SPAWN_PID=$!
+read -r ready pg <"$fifo" || true
+[ "${ready:-}" = ready ] || { echo "spawn_idle $N $T failed" >&2; exit 1; }
+procs=$(ls -d /proc/[0-9]* 2>/dev/null | wc -l)
+echo "/metrics benchmark: $N idle processes x $T threads ($procs processes on the machine), K=$K"
+
+line=$("$SNAP" engine "$K" "$STORE" "$BUILD/providers")
+engine_ms=$(echo "$line" | sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p')
+row() { # name ms [what]
+  awk -v n="$1" -v ms="$2" -v e="$engine_ms" -v w="${3:-}" 'BEGIN {
+    r = (e > 0 && ms != "nan" && ms != "") ? sprintf("%.2f", ms / e) : "-";
+    printf "%-14s %10.3f %8s  %s\n", n, ms, r, w }'
+}
+printf '%-14s %10s %8s  %s\n' row median_ms x_engine answer
+row engine "$engine_ms" '"230 232" block'
+
+start_perfd "$TMP/p1.log" "Process, Thread" || { echo "perfd did not start" >&2; exit 1; }
+P1=$last_pid
+u="http://127.0.0.1:$port/metrics"
+ms=$(curl_median "$u") && row metrics-pt "$ms" "$(size_of "$u")" || echo "metrics-pt     failed"
+kill -TERM "$P1"; wait "$P1" 2>/dev/null; P1=
+
+start_perfd "$TMP/p2.log" all || { echo "perfd did not start" >&2; exit 1; }
+P2=$last_pid
+u="http://127.0.0.1:$port/metrics"
+ms=$(curl_median "$u") && row metrics-all "$ms" "$(size_of "$u")" || echo "metrics-all    failed"
+kill -TERM "$P2"; wait "$P2" 2>/dev/null; P2=
+
+NE=$(command -v prometheus-node-exporter || command -v node_exporter || true)
+if [ -n "$NE" ]; then
+  neport=19100
+  while [ "$neport" -lt 19200 ] && curl -s -o /dev/null "http://127.0.0.1:$neport/"; do neport=$((neport + 1)); done
+  "$NE" --web.listen-address="127.0.0.1:$neport" --collector.processes >"$TMP/ne.log" 2>&1 &
+  NE_PID=$!
+  i=0
+  while [ "$i" -lt 50 ] && ! curl -s -o /dev/null "http://127.0.0.1:$neport/metrics"; do sleep 0.1; i=$((i + 1)); done
+  u="http://127.0.0.1:$neport/metrics"
+  ms=$(curl_median "$u") && row node_exporter "$ms" "$(size_of "$u") (system-wide, --collector.processes)" ||
+    echo "node_exporter  failed"
+else
+  echo "node_exporter  skipped: prometheus-node-exporter is not installed"
+fi
+
+if command -v pmproxy >/dev/null 2>&1 && curl -s -o /dev/null "http://127.0.0.1:44322/metrics?names=proc.psinfo.utime"; then
+  u="http://127.0.0.1:44322/metrics?names=proc.psinfo.utime,proc.psinfo.stime,proc.memory.rss"
+  ms=$(curl_median "$u") && row pmproxy "$ms" "$(size_of "$u") (3 proc metrics)" || echo "pmproxy        failed"
+else
+  echo "pmproxy        skipped: PCP pmproxy (with pmcd) is not running on 127.0.0.1:44322"
+fi
