@@ -15,6 +15,7 @@
 #include "metrics_text.h"
 #include "perflib/block.h"
 #include "perflib/indices.h"
+#include "perflib/provider.h"
 #include "perflib/winperf.h"
 #include "pl_test.h"
 #include "pq_run.h"
@@ -302,12 +303,42 @@ static void labels_unique(void **state)
     free(buf);
 }
 
+/* A value its provider marked unavailable gives no sample, not a 0. */
+static void unavailable_left_out(void **state)
+{
+    (void)state;
+    pl_builder *b = pl_builder_new();
+    pl_object_desc wd = {.name_index = OBJ_WIDGET, .help_index = OBJ_WIDGET + 1, .has_instances = 1};
+    int wo, wc, wm;
+    assert_int_equal(pl_builder_add_object(b, &wd, &wo), PL_OK);
+    pl_counter_desc fm = {.name_index = 10, .help_index = 11, .type = PERF_COUNTER_RAWCOUNT};
+    assert_int_equal(pl_builder_add_counter(b, wo, &fm, &wc), PL_OK);
+    pl_counter_desc mk = {.name_index = PL_CTR_UNAVAILABLE_COUNTERS, .help_index = PL_CTR_UNAVAILABLE_COUNTERS + 1,
+                          .type = PERF_COUNTER_LARGE_RAWCOUNT_HEX};
+    assert_int_equal(pl_builder_add_counter(b, wo, &mk, &wm), PL_OK);
+    int i1, i2;
+    assert_int_equal(pl_builder_add_instance(b, wo, "readable", 0, 0, PERF_NO_UNIQUE_ID, &i1), PL_OK);
+    assert_int_equal(pl_builder_add_instance(b, wo, "unreadable", 0, 0, PERF_NO_UNIQUE_ID, &i2), PL_OK);
+    pl_builder_set_u32(b, wo, i1, wc, 3);
+    pl_builder_set_u64(b, wo, i2, wm, PL_UNAVAILABLE_BIT(0));
+    size_t len;
+    uint8_t *buf = finish(b, &len);
+    pm_options opt = {.all = 1};
+    char *text = render(buf, len, 1, &opt, NULL);
+    assert_non_null(strstr(text, "perflib_widget_free_bytes{widget=\"readable\"} 3145728\n"));
+    assert_null(strstr(text, "unreadable"));
+    assert_null(strstr(text, "unavailable")); /* the marker is not a metric */
+    free(text);
+    free(buf);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(golden_every_type),
         cmocka_unit_test(wrap_extended),
         cmocka_unit_test(labels_unique),
+        cmocka_unit_test(unavailable_left_out),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -381,7 +381,34 @@ static uint64_t extend32(pm_state *st, const char *key, uint32_t raw, uint64_t s
 typedef struct inst_labels {
     char *labels;             /* `object="name",parent="p",pid="1"` (escaped) */
     int skip;                 /* _Total left out */
+    uint64_t unavail;         /* the instance's Unavailable Counters bits (0: none) */
 } inst_labels;
+
+/* The Unavailable Counters marker of an instance (docs/block-format.md):
+ * read once per instance instead of once per sample. */
+static uint64_t unavail_bits(const pl_object *o, const pl_instance *in)
+{
+    pl_counter m;
+    uint64_t v = 0;
+    int rc = o->hdr.NumCounters ? pl_object_counter(o, 0, &m) : PL_E_NOT_FOUND;
+    for (; rc == PL_OK; rc = pl_counter_next(&m, &m))
+        if (m.def.CounterNameTitleIndex == PL_CTR_UNAVAILABLE_COUNTERS &&
+            m.def.CounterType == PERF_COUNTER_LARGE_RAWCOUNT_HEX && m.def.CounterSize == 8)
+            break;
+    if (rc != PL_OK || pl_counter_value(&m, in, &v) != PL_OK) return 0;
+    return v;
+}
+
+/* Is counter c readable where the marker says `bits`? Its own bit and its
+ * base's (pl_counter_available's rule, without the per-call lookup). */
+static int available(const pl_counter *c, uint64_t bits)
+{
+    if (!bits || c->def.CounterNameTitleIndex == PL_CTR_UNAVAILABLE_COUNTERS) return 1;
+    uint32_t p = c->position;
+    uint64_t own = (uint64_t)1 << (p >= 63 ? 63 : p);
+    uint64_t base = c->has_base ? (uint64_t)1 << (p + 1 >= 63 ? 63 : p + 1) : 0;
+    return (bits & (own | base)) == 0;
+}
 
 static int find_pid(const pl_object *o, const pl_instance *in, uint64_t *pid)
 {
@@ -439,6 +466,7 @@ static int object_labels(const pl_object *o, const char *label, int pidlabel, in
         }
         v[k].labels = b.p;
         v[k].skip = !include_total && strcmp(name, "_Total") == 0;
+        v[k].unavail = unavail_bits(o, &in);
     }
     n = k;
     /* duplicates: order positions by (labels, position); in each run of
@@ -584,7 +612,8 @@ static void one_counter(sbuf *b, const pl_block *blk, const pl_object *o, const 
     for (uint32_t i = 0; rc == PL_OK; i++, rc = instanced ? pl_instance_next(&in, &in) : PL_E_NOT_FOUND) {
         const char *labels = instanced ? (i < nil ? il[i].labels : NULL) : "";
         if (instanced && (i >= nil || il[i].skip)) continue;
-        if (!pl_counter_available(c, &in)) continue; /* unreadable: no number rather than a wrong one */
+        /* unreadable: no number rather than a wrong one */
+        if (instanced ? !available(c, il[i].unavail) : !pl_counter_available(c, &in)) continue;
         if (k == PM_TEXT) {
             char text[1024];
             if (pl_counter_text(c, &in, text, sizeof text) != PL_OK) continue;
@@ -657,7 +686,7 @@ static void precision_base(sbuf *b, const pl_block *blk, const pl_object *o, con
     for (uint32_t i = 0; rc == PL_OK; i++, rc = instanced ? pl_instance_next(&in, &in) : PL_E_NOT_FOUND) {
         const char *labels = instanced ? (i < nil ? il[i].labels : NULL) : "";
         if (instanced && (i >= nil || il[i].skip)) continue;
-        if (!pl_counter_available(c, &in) || f <= 0) continue;
+        if ((instanced ? !available(c, il[i].unavail) : !pl_counter_available(c, &in)) || f <= 0) continue;
         uint64_t base = 0;
         if (!c->has_base || pl_counter_base(c, &in, &base) != PL_OK) continue;
         sample(b, fam, "_total", labels, (double)cum_value(st, seq, c, c->base.CounterSize, base, 1, labels) / f);
