@@ -104,7 +104,17 @@ static void sb_help(sbuf *b, const char *v, int om)
 static void sb_num(sbuf *b, double v)
 {
     if (v == (double)(int64_t)v && v < 9e15 && v > -9e15) {
-        sb_f(b, "%" PRId64, (int64_t)v);
+        /* integers by hand: most samples are, and snprintf is the cost */
+        char t[24];
+        int64_t x = (int64_t)v;
+        uint64_t u = x < 0 ? (uint64_t)(-x) : (uint64_t)x;
+        size_t i = sizeof t;
+        do {
+            t[--i] = (char)('0' + u % 10);
+            u /= 10;
+        } while (u);
+        if (x < 0) t[--i] = '-';
+        sb_add(b, t + i, sizeof t - i);
         return;
     }
     char t[40];
