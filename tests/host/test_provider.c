@@ -7,6 +7,7 @@
  * ("open LINKAGE", "collect QUERY", "close", "overlap"), which is how the
  * tests see calls made inside a helper process. */
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +88,16 @@ __attribute__((no_sanitize("undefined"))) static void crash(void)
 {
     volatile int *volatile nowhere = NULL;
     *nowhere = 1;
+}
+#endif
+
+#if TP_MODE == TP_SPIN
+static void *spin_thread(void *arg)
+{
+    (void)arg;
+    volatile unsigned long spin = 0;
+    for (;;) spin++;
+    return NULL;
 }
 #endif
 
@@ -282,10 +293,17 @@ static DWORD collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects)
         memset(leak, 0x5A, n); /* resident, not just reserved */
         __asm__ volatile("" : : "r"(leak) : "memory");
     }
-    if (TP_MODE == TP_SPIN) {
-        volatile unsigned long spin = 0;
-        for (;;) spin++;
+#if TP_MODE == TP_SPIN
+    /* $TP_SPIN_THREADS more threads spin too (at most 8): CPU time adds up
+     * faster than wall time, even on a loaded machine. */
+    const char *nt = getenv("TP_SPIN_THREADS");
+    int extra = nt ? atoi(nt) : 0;
+    for (int i = 0; i < extra && i < 8; i++) {
+        pthread_t th;
+        if (pthread_create(&th, NULL, spin_thread, NULL) == 0) pthread_detach(th);
     }
+    spin_thread(NULL);
+#endif
     if (TP_MODE == TP_FD_LEAK)
         for (int i = 0; i < 40; i++)
             if (open("/dev/null", O_RDONLY) < 0) break;
