@@ -13,10 +13,14 @@
 #   perfd-json    GET /v1/json?q=230 232 likewise
 #   perfd-metrics GET /metrics, when this perfd has it
 #   node_exporter its /metrics with --collector.processes, when installed
+#   perfd-query+idle  perfd-query again with $IDLE idle connections open
 # then requests per second with $C concurrent clients (wrk, $D seconds) on
 # /v1/query and /metrics, and the resident memory (VmRSS, VmHWM) of perfd
 # and node_exporter afterwards. Ratios are to the engine row.
-# Environment: N (1000), T (1), K (21), C (100), D (10).
+# Environment: N (1000), T (1), K (21), C (100), D (10), IDLE (1000).
+# perfd runs with snapshot_max_age_ms=0 (every request a collection) and
+# connection limits raised (1100, 128 per address) so that wrk and the idle
+# connections fit.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 if [ $# -ge 1 ]; then
@@ -32,6 +36,7 @@ T=${T:-1}
 K=${K:-21}
 C=${C:-100}
 D=${D:-10}
+IDLE=${IDLE:-1000}
 SPAWN=$BUILD/bench/spawn_idle
 SNAP=$BUILD/bench/bench_snapshot
 PERFD=$BUILD/tools/perfd/perfd
@@ -42,10 +47,10 @@ command -v curl >/dev/null || { echo "curl is needed (Debian curl)" >&2; exit 1;
 
 TMP=$(mktemp -d)
 STORE=$TMP/perflib.db
-SPAWN_PID= PERFD_PID= NE_PID=
+SPAWN_PID= PERFD_PID= NE_PID= IDLE_PID=
 cleanup() {
-  for p in $PERFD_PID $NE_PID; do kill -TERM "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-  PERFD_PID= NE_PID=
+  for p in $IDLE_PID $PERFD_PID $NE_PID; do kill -TERM "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+  PERFD_PID= NE_PID= IDLE_PID=
   if [ -n "$SPAWN_PID" ]; then kill -TERM "$SPAWN_PID" 2>/dev/null; wait "$SPAWN_PID" 2>/dev/null; SPAWN_PID=; fi
 }
 trap 'cleanup; rm -rf "$TMP"' EXIT
@@ -81,8 +86,8 @@ line=$("$SNAP" engine "$K" "$STORE" "$BUILD/providers")
 engine_ms=$(echo "$line" | sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p')
 
 PERFLIB_REGISTRY=$STORE PERFLIB_PROVIDER_DIR=$BUILD/providers \
-  "$PERFD" --listen 127.0.0.1:0 --set snapshot_max_age_ms=0 --set max_connections=256 \
-  --set max_connections_per_ip=128 >"$TMP/perfd.log" 2>&1 &
+  "$PERFD" --listen 127.0.0.1:0 --set snapshot_max_age_ms=0 --set max_connections=1100 \
+  --set max_connections_per_ip=128 --set idle_timeout=60 >"$TMP/perfd.log" 2>&1 &
 PERFD_PID=$!
 port=
 i=0
@@ -111,6 +116,21 @@ if [ "$(curl -s -o /dev/null -w '%{http_code}' "$base/metrics")" = 200 ]; then
   ms=$(curl_median "$base/metrics") && row perfd-metrics "$ms"
 else
   echo "perfd-metrics    skipped: this perfd has no /metrics"
+fi
+# The same scrape with IDLE idle connections held open (limits raised for
+# this run so that they fit: by default perfd would refuse all but 64).
+IDLE_BIN=$BUILD/bench/idle_conns
+if [ -x "$IDLE_BIN" ]; then
+  "$IDLE_BIN" "$port" "$IDLE" 600 >"$TMP/idle.out" 2>&1 &
+  IDLE_PID=$!
+  i=0
+  while [ "$i" -lt 300 ] && ! grep -q '^open' "$TMP/idle.out"; do sleep 0.1; i=$((i + 1)); done
+  held=$(cat "$TMP/idle.out")
+  ms=$(curl_median "$base/v1/query?q=230%20232") && row "perfd-query+idle" "$ms"
+  echo "  (idle_conns $IDLE: $held)"
+  kill "$IDLE_PID" 2>/dev/null; wait "$IDLE_PID" 2>/dev/null
+else
+  echo "perfd-query+idle skipped: $IDLE_BIN not built"
 fi
 NE=$(command -v prometheus-node-exporter || command -v node_exporter || true)
 if [ -n "$NE" ]; then
