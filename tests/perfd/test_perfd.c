@@ -189,6 +189,7 @@ static void bad_requests(void **state)
 {
     (void)state;
     expect_status("GET /nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 404, "no such path");
+    expect_status("GET /x%0Aforged%20line HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 404, NULL);
     expect_status("POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", 405,
                   "method not allowed");
     expect_status("DELETE /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 405, NULL);
@@ -213,6 +214,9 @@ static void bad_requests(void **state)
     assert_non_null(strstr(log, "404 127.0.0.1 GET /nope: no such path"));
     assert_non_null(strstr(log, "405 127.0.0.1 POST /v1/query"));
     assert_non_null(strstr(log, "414 127.0.0.1 GET /v1/query: query too long"));
+    /* A path with an encoded newline stays on its one log line. */
+    assert_null(strstr(log, "\nforged"));
+    assert_non_null(strstr(log, "404 127.0.0.1 GET /x?forged line: no such path"));
     free(log);
 }
 

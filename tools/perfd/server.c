@@ -31,6 +31,10 @@ void perfd_log(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    /* One line, whatever a client put in its path (%0A decodes to a
+     * newline): control characters become '?'. */
+    for (char *p = line; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
     /* One write per line, so lines from two threads never interleave. */
     char out[1100];
     int n = snprintf(out, sizeof out, "perfd: %s\n", line);
