@@ -107,6 +107,16 @@ PL_EXTERN uint32_t pl_titles_last_help(const pl_titles *t);
 PL_EXTERN int pl_titles_export_multisz(const pl_titles *t, int kind, int flags, void *buf, size_t cap,
                                        size_t *needed);
 
+/* The reverse: a title database built from two UTF-8 MULTI_SZ lists as
+ * pl_titles_export_multisz writes them (names, help; either may be empty),
+ * e.g. the copy a counter log carries. The input is checked as hostile:
+ * PL_E_PARSE for a bad index or an unterminated entry, PL_E_ENCODING for
+ * text that is not UTF-8, PL_E_INVAL for a bad language id (NULL means
+ * "009"). A repeated index keeps the later text. Last Counter/Help are the
+ * highest indices present. Free with pl_titles_free(). */
+PL_EXTERN int pl_titles_from_multisz(const char *lang, const void *names, size_t names_len, const void *help,
+                                     size_t help_len, pl_titles **out, pl_error *err);
+
 /* Set or remove single entries (used by tools and tests); each is one
  * transaction. text NULL removes. Last Counter/Help are not changed.
  * PL_E_NOT_FOUND when the language is missing, PL_E_RANGE for an index

@@ -323,3 +323,94 @@ PL_EXTERN int pl_titles_export_multisz(const pl_titles *t, int kind, int flags, 
     free(scratch);
     return PL_OK;
 }
+
+/* ---------------------------------------------- titles from a MULTI_SZ */
+
+typedef struct mentry {
+    uint32_t idx;
+    size_t seq;               /* position in the input: the later one wins */
+    const char *text;
+    size_t len;
+} mentry;
+
+static int mentry_cmp(const void *a, const void *b)
+{
+    const mentry *x = a, *y = b;
+    if (x->idx != y->idx) return x->idx < y->idx ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Parse one UTF-8 MULTI_SZ ("index\0text\0...\0") into t->k[kind]. */
+static int load_multisz(pl_titles *t, int kind, const char *p, size_t n, pl_error *err)
+{
+    mentry *es = NULL;
+    size_t ne = 0, cap = 0;
+    size_t pos = 0;
+    int s = PL_OK;
+    while (pos < n && p[pos] != '\0') {
+        const char *a = p + pos;
+        const char *ae = memchr(a, 0, n - pos);
+        if (!ae) { s = pl__fail(err, PL_E_PARSE, "title list (%s): index at byte %zu has no end", kind ? "help" : "names", pos); break; }
+        const char *b = ae + 1;
+        const char *be = b < p + n ? memchr(b, 0, (size_t)(p + n - b)) : NULL;
+        if (!be) { s = pl__fail(err, PL_E_PARSE, "title list (%s): text at byte %zu has no end", kind ? "help" : "names", pos); break; }
+        uint64_t v = 0;
+        for (const char *q = a; q < ae; q++) {
+            if (*q < '0' || *q > '9' || v > PL__INDEX_MAX) { v = 0; break; }
+            v = v * 10 + (uint64_t)(*q - '0');
+        }
+        if (v < 1 || v > PL__INDEX_MAX) {
+            s = pl__fail(err, PL_E_PARSE, "title list (%s): bad index at byte %zu", kind ? "help" : "names", pos);
+            break;
+        }
+        size_t len = (size_t)(be - b), units = 0;
+        if (pl__utf8_to_utf16(b, len, NULL, 0, &units) == PL_E_ENCODING || units > UINT32_MAX - 1) {
+            s = pl__fail(err, PL_E_ENCODING, "title list (%s): index %llu is not valid UTF-8", kind ? "help" : "names",
+                         (unsigned long long)v);
+            break;
+        }
+        void *arr = es;
+        if (pl__grow(&arr, &cap, ne + 1, sizeof *es)) { s = pl__fail(err, PL_E_NOMEM, "out of memory"); break; }
+        es = arr;
+        es[ne] = (mentry){(uint32_t)v, ne, b, len};
+        ne++;
+        pos = (size_t)(be + 1 - p);
+    }
+    if (!s) {
+        qsort(es, ne, sizeof *es, mentry_cmp);
+        for (size_t i = 0; i < ne && !s; i++) {
+            size_t off, units = 0;
+            pl__utf8_to_utf16(es[i].text, es[i].len, NULL, 0, &units);
+            if (pool_add(t, es[i].text, es[i].len, &off) ||
+                kind_push(&t->k[kind], es[i].idx, off, es[i].len, (uint32_t)units))
+                s = pl__fail(err, PL_E_NOMEM, "out of memory");
+            uint32_t *last = kind ? &t->last_help : &t->last_counter;
+            if (es[i].idx > *last) *last = es[i].idx;
+        }
+    }
+    free(es);
+    return s;
+}
+
+PL_EXTERN int pl_titles_from_multisz(const char *lang, const void *names, size_t names_len, const void *help,
+                                     size_t help_len, pl_titles **out, pl_error *err)
+{
+    pl__clear(err);
+    if (!out || (!names && names_len) || (!help && help_len)) return pl__fail(err, PL_E_INVAL, "pl_titles_from_multisz: NULL argument");
+    *out = NULL;
+    pl_titles *t = calloc(1, sizeof *t);
+    if (!t) return pl__fail(err, PL_E_NOMEM, "out of memory");
+    if (pl__lang_norm(lang ? lang : "009", t->lang) != 0) {
+        free(t);
+        return pl__fail(err, PL_E_INVAL, "language id '%s' is not 1 to 7 hex digits", lang);
+    }
+    int s = load_multisz(t, PL_TITLE_NAME, names, names_len, err);
+    if (!s) s = load_multisz(t, PL_TITLE_HELP, help, help_len, err);
+    if (!s && finish(t) != PL_OK) s = pl__fail(err, PL_E_NOMEM, "out of memory");
+    if (s) {
+        pl_titles_free(t);
+        return s;
+    }
+    *out = t;
+    return PL_OK;
+}
