@@ -19,6 +19,7 @@ pkgs=(
   scdoc
   procps
   sqlite3
+  zlib1g-dev
 )
 # The System Monitor page (web/) is built with node and npm; any install that
 # gives both commands will do, else Debian's.
