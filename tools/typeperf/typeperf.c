@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "perflib/block.h"
+#include "perflib/log.h"
 #include "perflib/pdh.h"
 #include "perflib/registry.h"
 #include "counterfile.h"
@@ -66,7 +67,8 @@ static void usage(FILE *out)
         "Options:\r\n"
         "  -?, --help                    Displays this help.\r\n"
         "  --version                     Displays the version.\r\n"
-        "  -f <CSV|TSV|BIN>              Output file format. Default is CSV (BIN is not supported).\r\n"
+        "  -f <CSV|TSV|BIN>              Output file format. Default is CSV. BIN (a perflib counter\r\n"
+        "                                log, docs/counter-log.md) needs -o.\r\n"
         "  -cf <filename>                File containing performance counters to sample, one per line.\r\n"
         "  -si <[[hh:]mm:]ss>            Time between samples. Default is 1 second.\r\n"
         "  -o <filename>                 Output file. Default is the console.\r\n"
@@ -79,7 +81,8 @@ static void usage(FILE *out)
         "\r\n"
         "Exit codes:\r\n"
         "  0  success\r\n"
-        "  1  bad command line (unknown option, missing or invalid value, -f BIN, no counters)\r\n"
+        "  1  bad command line (unknown option, missing or invalid value, -f BIN without -o,\r\n"
+        "     no counters)\r\n"
         "  2  no valid counter: every path is malformed or names an unknown object, counter,\r\n"
         "     instance or computer (bad paths among valid ones are reported and skipped)\r\n"
         "  3  the performance data could not be read (engine or registry store failed)\r\n"
@@ -165,6 +168,7 @@ typedef struct opts {
     const char *cf;
     const char *out;
     int tsv;
+    int bin;                  /* -f BIN: a binary counter log */
     double interval;          /* seconds */
     long samples;             /* 0: until Ctrl+C */
     const char *computer;
@@ -250,11 +254,9 @@ static int parse_args(int argc, char **argv, opts *o)
             else if (opt_is(a, "f")) {
                 if (strcasecmp(next, "CSV") == 0) o->tsv = 0;
                 else if (strcasecmp(next, "TSV") == 0) o->tsv = 1;
-                else if (strcasecmp(next, "BIN") == 0) {
-                    errorf("the binary log format (-f BIN) is not supported; use -f CSV or -f TSV.");
-                    return EXIT_USAGE;
-                } else {
-                    errorf("unknown file format \"%s\" (use CSV or TSV).", next);
+                else if (strcasecmp(next, "BIN") == 0) o->bin = 1;
+                else {
+                    errorf("unknown file format \"%s\" (use CSV, TSV or BIN).", next);
                     return EXIT_USAGE;
                 }
             } else if (opt_is(a, "si")) {
@@ -274,6 +276,10 @@ static int parse_args(int argc, char **argv, opts *o)
     }
     if (!o->query && o->npaths == 0 && !o->cf) {
         errorf("no counters given. Run typeperf -? for help.");
+        return EXIT_USAGE;
+    }
+    if (o->bin && !o->query && !o->out) {
+        errorf("-f BIN writes a binary log: give its file with -o.");
         return EXIT_USAGE;
     }
     return EXIT_OK;
@@ -377,6 +383,35 @@ static void put_row(FILE *out, char sep, char **fields, size_t n)
         fputc('"', out);
     }
     fputs("\r\n", out);
+}
+
+/* ----------------------------------------------------- binary log (-f BIN) */
+
+/* Create the log at the first sample: its header names the columns with
+ * their type, scale and help, and carries the source's title database. */
+static int bin_create(const opts *o, const pl_pdh_source *src, const char *machine, const column *cols, size_t ncols,
+                      pl_log_writer **w)
+{
+    pl_log_column *lc = calloc(ncols, sizeof *lc);
+    if (!lc) return EXIT_SOURCE;
+    for (size_t i = 0; i < ncols; i++) {
+        pl_pdh_counter_info info;
+        memset(&info, 0, sizeof info);
+        pl_pdh_get_counter_info(cols[i].c, &info);
+        lc[i].path = cols[i].header;
+        lc[i].type = info.type;
+        lc[i].scale = info.default_scale;
+        lc[i].help = info.explain;
+    }
+    pl_log_header h = {PL_LOG_BLOCKS, machine, lc, ncols, src->titles(src->ctx, 0), src->titles(src->ctx, 1)};
+    pl_error err = {0};
+    int s = pl_log_create(o->out, &h, PL_LOG_OVERWRITE, w, &err);
+    free(lc);
+    if (s) {
+        errorf("cannot create \"%s\": %s.", o->out, err.msg);
+        return EXIT_OUTPUT;
+    }
+    return EXIT_OK;
 }
 
 /* -------------------------------------------------------------- main */
@@ -543,16 +578,31 @@ static int run(int argc, char **argv)
         return EXIT_USAGE;
     }
 
-    pl_pdh_source src = {0};
+    pl_pdh_source src = {0}, inner = {0};
     canned_src cs;
     memset(&cs, 0, sizeof cs);
     void *engine = NULL;
-    if ((rc = open_source(&src, &cs, &engine)) != 0) {
+    if ((rc = open_source(&inner, &cs, &engine)) != 0) {
         free(cfmem);
         free(o.paths);
         return rc;
     }
-    int canned = src.collect == canned_collect;
+    int canned = inner.collect == canned_collect;
+    /* -f BIN records the blocks the query collects: a tap in front of the
+     * source keeps the last one */
+    pl_log_tap *tap = NULL;
+    pl_log_writer *binlog = NULL;
+    src = inner;
+    if (o.bin && !o.query) {
+        pl_error terr = {0};
+        if (pl_log_tap_open(&inner, &src, &tap, &terr) != PL_OK) {
+            errorf("%s.", terr.msg);
+            close_source(&inner, engine);
+            free(cfmem);
+            free(o.paths);
+            return EXIT_SOURCE;
+        }
+    }
     FILE *out = stdout;
     pl_pdh_query *q = NULL;
     column *cols = NULL;
@@ -673,12 +723,12 @@ static int run(int argc, char **argv)
         goto done;
     }
 
-    if (o.out && !(out = fopen(o.out, "wb"))) {
+    if (o.out && !o.bin && !(out = fopen(o.out, "wb"))) {
         errorf("cannot create \"%s\": %s.", o.out, strerror(errno));
         rc = EXIT_OUTPUT;
         goto done;
     }
-    int console = out == stdout;
+    int console = out == stdout && !o.bin;
     char sep = o.tsv ? '\t' : ',';
     fields = calloc(ncols + 1, sizeof *fields);
     if (!fields) { rc = EXIT_SOURCE; goto done; }
@@ -735,6 +785,21 @@ static int run(int argc, char **argv)
             clock_gettime(CLOCK_REALTIME, &now);
             ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
         }
+        if (o.bin) {
+            pl_error lerr = {0};
+            const void *blk = NULL;
+            size_t blen = 0;
+            if (!binlog && (rc = bin_create(&o, &src, st ? "" : pl_pdh_query_machine(q), cols, ncols, &binlog)) != 0)
+                goto freevals;
+            if (!st) pl_log_tap_last(tap, &blk, &blen);
+            /* a failed collection is recorded as a gap */
+            if (pl_log_append(binlog, (ms + 11644473600000LL) * 10000, blk, blk ? blen : 0, &lerr) != PL_OK) {
+                errorf("writing \"%s\" failed: %s.", o.out, lerr.msg);
+                rc = EXIT_OUTPUT;
+                goto freevals;
+            }
+            continue;
+        }
         struct tm tm;
         fmt_time(ms, stamp, sizeof stamp, &tm);
         if (!header_done) {
@@ -777,11 +842,17 @@ static int run(int argc, char **argv)
         goto freevals;
     }
     fputs("Exiting, please wait...\r\n", stdout);
-    if (out != stdout && (ferror(out) || fclose(out) != 0)) {
+    pl_error cerr = {0};
+    if (binlog && pl_log_writer_close(binlog, &cerr) != PL_OK) {
+        binlog = NULL;
+        errorf("writing \"%s\" failed: %s.", o.out, cerr.msg);
+        rc = EXIT_OUTPUT;
+    } else if (out != stdout && (ferror(out) || fclose(out) != 0)) {
         out = stdout;
         errorf("writing \"%s\" failed.", o.out);
         rc = EXIT_OUTPUT;
     } else {
+        binlog = NULL;
         out = stdout;
         fputs("The command completed successfully.\r\n", stdout);
     }
@@ -795,7 +866,9 @@ done:
     for (size_t i = 0; i < ncols; i++) free(cols[i].header);
     free(cols);
     pl_pdh_close_query(q);
-    close_source(&src, engine);
+    pl_log_writer_close(binlog, NULL);
+    if (tap) pl_pdh_source_close(&src);
+    close_source(&inner, engine);
     if (mpaths)
         for (size_t i = 0; i < o.npaths; i++) free(mpaths[i]);
     free(mpaths);
