@@ -177,6 +177,7 @@ static void csv_identical_to_typeperf(void **state)
     snprintf(csv, sizeof csv, "%s/tp.csv", f->dir);
     snprintf(bin, sizeof bin, "%s/tp.plog", f->dir);
     snprintf(out, sizeof out, "%s/relog.csv", f->dir);
+    snprintf(tsv, sizeof tsv, "%s/tp.tsv", f->dir);
     record(f, NULL, csv, bin);
     const char *a[] = {bin, "-f", "CSV", "-o", out, "-y", NULL};
     run(f, RELOG_BIN, NULL, a);
