@@ -196,6 +196,41 @@ static void csv_identical_to_typeperf(void **state)
     same_files(tsv, tsv2);
 }
 
+/* typeperf -i replays a log: the same CSV again, and -q lists what the
+ * log holds */
+static void typeperf_replays_a_log(void **state)
+{
+    fx *f = *state;
+    char csv[128], bin[128], out[128];
+    snprintf(csv, sizeof csv, "%s/tp.csv", f->dir);
+    snprintf(bin, sizeof bin, "%s/tp.plog", f->dir);
+    snprintf(out, sizeof out, "%s/replay.csv", f->dir);
+    record(f, "1700000000000,1000", csv, bin);
+    const char *a[32];
+    int n = 0;
+    for (size_t i = 0; i < sizeof k_paths / sizeof *k_paths; i++) a[n++] = k_paths[i];
+    a[n++] = "-i";
+    a[n++] = bin;
+    a[n++] = "-o";
+    a[n++] = out;
+    a[n++] = "-y";
+    a[n] = NULL;
+    run(f, TYPEPERF_BIN, NULL, a);
+    expect_code(f, 0);
+    same_files(csv, out);
+    const char *q[] = {"-qx", "Memory", "-i", bin, NULL};
+    run(f, TYPEPERF_BIN, NULL, q);
+    expect_code(f, 0);
+    assert_non_null(strstr(f->out, "\\Memory\\Available Bytes\r\n"));
+    char junk[128];
+    snprintf(junk, sizeof junk, "%s/junk", f->dir);
+    write_file(junk, "x", 1);
+    const char *b[] = {"\\Memory\\Available Bytes", "-i", junk, NULL};
+    run(f, TYPEPERF_BIN, NULL, b);
+    expect_code(f, 3);
+    assert_non_null(strstr(f->err, "not a perflib counter log"));
+}
+
 static void query_prints_samples(void **state)
 {
     fx *f = *state;
@@ -449,6 +484,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(csv_identical_to_typeperf, setup, teardown),
         cmocka_unit_test_setup_teardown(query_prints_samples, setup, teardown),
+        cmocka_unit_test_setup_teardown(typeperf_replays_a_log, setup, teardown),
         cmocka_unit_test_setup_teardown(csv_and_bin_round_trips, setup, teardown),
         cmocka_unit_test_setup_teardown(every_nth_and_range, setup, teardown),
         cmocka_unit_test_setup_teardown(merge_in_time_order, setup, teardown),

@@ -78,6 +78,8 @@ static void usage(FILE *out)
         "  -s <computer_name>            Server to monitor if no server is specified in the counter path\r\n"
         "                                (another machine is read from its perfd: docs/typeperf.md).\r\n"
         "  -y                            Overwrite an existing output file without asking.\r\n"
+        "  -i <filename>                 Replay a binary counter log (typeperf -f BIN) instead of\r\n"
+        "                                sampling the machine (a perflib extension).\r\n"
         "\r\n"
         "Exit codes:\r\n"
         "  0  success\r\n"
@@ -175,6 +177,7 @@ typedef struct opts {
     int yes;
     int query;                /* 1: -q, 2: -qx */
     const char *qobject;
+    const char *in;           /* -i: replay a binary counter log */
 } opts;
 
 static int opt_is(const char *a, const char *name)
@@ -245,12 +248,13 @@ static int parse_args(int argc, char **argv, opts *o)
         } else if (opt_is(a, "y")) {
             o->yes = 1;
         } else if (opt_is(a, "cf") || opt_is(a, "o") || opt_is(a, "f") || opt_is(a, "si") || opt_is(a, "sc") ||
-                   opt_is(a, "s")) {
+                   opt_is(a, "s") || opt_is(a, "i")) {
             if (!next) { errorf("option %s needs a value.", a); return EXIT_USAGE; }
             i++;
             if (opt_is(a, "cf")) o->cf = next;
             else if (opt_is(a, "o")) o->out = next;
             else if (opt_is(a, "s")) o->computer = next;
+            else if (opt_is(a, "i")) o->in = next;
             else if (opt_is(a, "f")) {
                 if (strcasecmp(next, "CSV") == 0) o->tsv = 0;
                 else if (strcasecmp(next, "TSV") == 0) o->tsv = 1;
@@ -386,6 +390,24 @@ static void put_row(FILE *out, char sep, char **fields, size_t n)
 }
 
 /* ----------------------------------------------------- binary log (-f BIN) */
+
+/* -i: the data source is a counter log read through PDH; each sample is the
+ * next record. */
+static int open_replay(const char *file, pl_pdh_source *src, pl_log **log, pl_log_source **ls)
+{
+    pl_error err = {0};
+    if (pl_log_open(file, log, &err) != PL_OK) {
+        errorf("cannot read the log \"%s\": %s.", file, err.msg);
+        return EXIT_SOURCE;
+    }
+    if (pl_log_source_open(*log, src, ls, &err) != PL_OK) {
+        errorf("cannot replay \"%s\": %s.", file, err.msg);
+        pl_log_close(*log);
+        *log = NULL;
+        return EXIT_SOURCE;
+    }
+    return EXIT_OK;
+}
 
 /* Create the log at the first sample: its header names the columns with
  * their type, scale and help, and carries the source's title database. */
@@ -582,7 +604,9 @@ static int run(int argc, char **argv)
     canned_src cs;
     memset(&cs, 0, sizeof cs);
     void *engine = NULL;
-    if ((rc = open_source(&inner, &cs, &engine)) != 0) {
+    pl_log *rlog = NULL;
+    pl_log_source *rls = NULL;
+    if ((rc = o.in ? open_replay(o.in, &inner, &rlog, &rls) : open_source(&inner, &cs, &engine)) != 0) {
         free(cfmem);
         free(o.paths);
         return rc;
@@ -598,6 +622,7 @@ static int run(int argc, char **argv)
         if (pl_log_tap_open(&inner, &src, &tap, &terr) != PL_OK) {
             errorf("%s.", terr.msg);
             close_source(&inner, engine);
+    pl_log_close(rlog);
             free(cfmem);
             free(o.paths);
             return EXIT_SOURCE;
@@ -753,7 +778,7 @@ static int run(int argc, char **argv)
     /* PERFLIB_TYPEPERF_REALTIME=1 makes canned runs wait -si between samples
      * (for the Ctrl+C test). */
     const char *rt = getenv("PERFLIB_TYPEPERF_REALTIME");
-    int no_wait = fixed_clock || (canned && !(rt && strcmp(rt, "1") == 0));
+    int no_wait = fixed_clock || rlog || (canned && !(rt && strcmp(rt, "1") == 0));
 
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -776,11 +801,18 @@ static int run(int argc, char **argv)
         }
         if (g_stop) break;
         cs.cur = (int)n;
+        if (rlog) {
+            /* replay: the next record; its time is the sample's (a gap or a
+             * damaged record fails the collection and shows " ") */
+            if ((size_t)n >= pl_log_count(rlog)) break;
+            pl_log_source_set(rls, (size_t)n, NULL);
+        }
         uint32_t st = pl_pdh_collect(q, &err);
         if (st && canned && cs.exhausted) break; /* canned data ran out: stop like Ctrl+C */
         int64_t ms = fixed_clock ? clk_start + clk_step * n
                                  : (st == 0 ? pl_pdh_query_time(q) / 10000 - 11644473600000LL : 0);
-        if (!fixed_clock && st) {
+        if (rlog && !fixed_clock) ms = pl_log_time(rlog, (size_t)n) / 10000 - 11644473600000LL;
+        else if (!fixed_clock && st) {
             struct timespec now;
             clock_gettime(CLOCK_REALTIME, &now);
             ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
@@ -872,6 +904,7 @@ done:
     if (mpaths)
         for (size_t i = 0; i < o.npaths; i++) free(mpaths[i]);
     free(mpaths);
+    pl_log_close(rlog);
     free(cfmem);
     free(o.paths);
     return rc;
