@@ -116,6 +116,13 @@ typedef struct _PDH_FMT_COUNTERVALUE {
     };
 } PDH_FMT_COUNTERVALUE, *PPDH_FMT_COUNTERVALUE;
 
+/* PdhGetDataSourceTimeRange: times are local FILETIMEs. */
+typedef struct _PDH_TIME_INFO {
+    LONGLONG StartTime;
+    LONGLONG EndTime;
+    DWORD SampleCount;
+} PDH_TIME_INFO, *PPDH_TIME_INFO;
+
 typedef struct _PDH_STATISTICS {
     DWORD dwFormat;
     DWORD count;
@@ -241,10 +248,30 @@ PL__STATIC_ASSERT(sizeof(PDH_FMT_COUNTERVALUE_ITEM_W) == 24, "PDH_FMT_COUNTERVAL
 /* ------------------------------------------------------ functions */
 /* Argument checks come before handle checks unless noted. */
 
-/* szDataSource must be NULL (real time; a log file is PDH_NOT_IMPLEMENTED).
- * PDH_INVALID_ARGUMENT for a NULL phQuery. The first query opens the local
- * engine (PDH_CANNOT_CONNECT_MACHINE if that fails). */
+/* szDataSource NULL or "": real time; the first such query opens the local
+ * engine (PDH_CANNOT_CONNECT_MACHINE if that fails). Otherwise the name of
+ * a perflib binary counter log (typeperf -f BIN, docs/counter-log.md): each
+ * PdhCollectQueryData then reads the next record (damaged ones are passed
+ * over) and returns PDH_NO_MORE_DATA after the last. Log errors:
+ * PDH_FILE_NOT_FOUND, PDH_UNKNOWN_LOG_FORMAT (not a counter log),
+ * PDH_UNABLE_READ_LOG_HEADER, PDH_LOG_TYPE_NOT_FOUND (a log of formatted
+ * values, made from CSV), PDH_LOG_FILE_OPEN_ERROR. PDH_INVALID_ARGUMENT for
+ * a NULL phQuery. */
 PL_EXTERN PDH_STATUS WINAPI PdhOpenQueryA(LPCSTR szDataSource, DWORD_PTR dwUserData, PDH_HQUERY *phQuery);
+/* Name a log as a data source (the first name of LogFileNameList; one log
+ * per handle). NULL or "" gives H_REALTIME_DATASOURCE. The log is opened
+ * once to check it (the errors of PdhOpenQueryA). */
+PL_EXTERN PDH_STATUS WINAPI PdhBindInputDataSourceA(PDH_HLOG *phDataSource, LPCSTR LogFileNameList);
+/* A query on a bound data source (H_REALTIME_DATASOURCE: real time); every
+ * query has its own position in the log. */
+PL_EXTERN PDH_STATUS WINAPI PdhOpenQueryH(PDH_HLOG hDataSource, DWORD_PTR dwUserData, PDH_HQUERY *phQuery);
+/* Release a bound data source (queries opened on it stay valid). */
+PL_EXTERN PDH_STATUS WINAPI PdhCloseLog(PDH_HLOG hLog, DWORD dwFlags);
+/* One PDH_TIME_INFO for a log: first and last record time, record count.
+ * PDH_DATA_SOURCE_IS_REAL_TIME without a file; PDH_MORE_DATA with the
+ * size when *pdwBufferSize is too small. */
+PL_EXTERN PDH_STATUS WINAPI PdhGetDataSourceTimeRangeA(LPCSTR szDataSource, LPDWORD pdwNumEntries,
+                                                       PPDH_TIME_INFO pInfo, LPDWORD pdwBufferSize);
 /* Closes the query and every counter of it; their handles become invalid. */
 PL_EXTERN PDH_STATUS WINAPI PdhCloseQuery(PDH_HQUERY hQuery);
 /* Path syntax and wildcards: docs/pdh.md. On failure *phCounter is set to
@@ -294,7 +321,8 @@ PL_EXTERN PDH_STATUS WINAPI PdhParseCounterPathA(LPCSTR szFullPathBuffer,
  * WBEM conversions are PDH_NOT_IMPLEMENTED). */
 PL_EXTERN PDH_STATUS WINAPI PdhMakeCounterPathA(PPDH_COUNTER_PATH_ELEMENTS_A pCounterPathElements,
                                                 LPSTR szFullPathBuffer, LPDWORD pcchBufferSize, DWORD dwFlags);
-/* szDataSource NULL. The paths as a list of NUL-terminated strings ending
+/* szDataSource NULL (real time) or a counter log (expanded against its
+ * first readable record). The paths as a list of NUL-terminated strings ending
  * with an empty one; *pcchPathListLength characters in/used/needed
  * (PDH_MORE_DATA when too small; the list may be NULL then). dwFlags:
  * PDH_NOEXPANDCOUNTERS, PDH_NOEXPANDINSTANCES. */
@@ -406,6 +434,8 @@ PL_EXTERN double WINAPI PdhVbGetDoubleCounterValue(PDH_HCOUNTER hCounter, LPDWOR
 #define PPDH_FMT_COUNTERVALUE_ITEM PPDH_FMT_COUNTERVALUE_ITEM_W
 #else
 #define PdhOpenQuery PdhOpenQueryA
+#define PdhBindInputDataSource PdhBindInputDataSourceA
+#define PdhGetDataSourceTimeRange PdhGetDataSourceTimeRangeA
 #define PdhAddCounter PdhAddCounterA
 #define PdhAddEnglishCounter PdhAddEnglishCounterA
 #define PdhGetFormattedCounterArray PdhGetFormattedCounterArrayA

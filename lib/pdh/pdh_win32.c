@@ -15,10 +15,21 @@
 #include <unistd.h>
 
 #include "pdh_internal.h"
+#include "perflib/log.h"
 #include "win32/pdh.h"
 
 #define KIND_QUERY 0x51u   /* 'Q' */
 #define KIND_COUNTER 0x43u /* 'C' */
+#define KIND_LOG 0x4Cu     /* 'L': PdhBindInputDataSource; obj is the file name */
+
+/* A query reading a counter log (docs/counter-log.md): each
+ * PdhCollectQueryData moves to the next record. */
+typedef struct logq {
+    pl_log *log;
+    pl_pdh_source src;
+    pl_log_source *ls;
+    size_t next;
+} logq;
 
 typedef struct slot {
     uint32_t gen;
@@ -26,6 +37,7 @@ typedef struct slot {
     uint32_t owner;           /* counters: slot index of their query */
     DWORD_PTR user;
     void *obj;                /* pl_pdh_query * or pl_pdh_counter * */
+    logq *log;                /* queries on a log file */
 } slot;
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -96,6 +108,7 @@ static void free_slot(uint32_t i)
     slot *s = &g_slots[i];
     s->kind = 0;
     s->obj = NULL;
+    s->log = NULL;
     s->user = 0;
     s->gen = (s->gen + 1) & GEN_MASK;
     if (s->gen == 0) s->gen = 1;
@@ -140,26 +153,147 @@ static int is_local_machine(LPCSTR m)
     return 0;
 }
 
+/* ------------------------------------------------------------ log files */
+
+static void logq_close(logq *l)
+{
+    if (!l) return;
+    pl_pdh_source_close(&l->src);
+    pl_log_close(l->log);
+    free(l);
+}
+
+/* Open a counter log as a data source (its first readable record is
+ * current until the first collect). */
+static uint32_t logq_open(const char *file, logq **out)
+{
+    *out = NULL;
+    logq *l = calloc(1, sizeof *l);
+    if (!l) return PDH_MEMORY_ALLOCATION_FAILURE;
+    int s = pl_log_open(file, &l->log, NULL);
+    if (s) {
+        free(l);
+        switch (s) {
+        case PL_E_NOT_FOUND: return PDH_FILE_NOT_FOUND;
+        case PL_E_PARSE: case PL_E_UNSUPPORTED: return PDH_UNKNOWN_LOG_FORMAT;
+        case PL_E_BAD_BLOCK: return PDH_UNABLE_READ_LOG_HEADER;
+        case PL_E_NOMEM: return PDH_MEMORY_ALLOCATION_FAILURE;
+        default: return PDH_LOG_FILE_OPEN_ERROR;
+        }
+    }
+    if (pl_log_source_open(l->log, &l->src, &l->ls, NULL) != PL_OK) {
+        /* a log of formatted values (made from CSV) has no raw counters */
+        pl_log_close(l->log);
+        free(l);
+        return PDH_LOG_TYPE_NOT_FOUND;
+    }
+    *out = l;
+    return 0;
+}
+
 /* ------------------------------------------------------------- queries */
+
+/* Open a query on the real-time source (file NULL) or on a log. Lock held. */
+static uint32_t open_query(const char *file, DWORD_PTR dwUserData, PDH_HQUERY *phQuery)
+{
+    pl_pdh_source src;
+    logq *l = NULL;
+    uint32_t st = file ? logq_open(file, &l) : get_source(&src);
+    if (st) return st;
+    if (l) src = l->src;
+    pl_pdh_query *q = NULL;
+    st = pl_pdh_open_query(&src, &q, NULL);
+    if (st) {
+        logq_close(l);
+        return st;
+    }
+    int64_t i = new_slot(KIND_QUERY, q, 0, dwUserData);
+    if (i < 0) {
+        pl_pdh_close_query(q);
+        logq_close(l);
+        return PDH_MEMORY_ALLOCATION_FAILURE;
+    }
+    g_slots[i].log = l;
+    *phQuery = make_handle(KIND_QUERY, (uint32_t)i);
+    return PDH_CSTATUS_VALID_DATA;
+}
 
 PL_EXTERN PDH_STATUS WINAPI PdhOpenQueryA(LPCSTR szDataSource, DWORD_PTR dwUserData, PDH_HQUERY *phQuery)
 {
     if (!phQuery) return PDH_INVALID_ARGUMENT;
-    if (szDataSource && *szDataSource) return PDH_NOT_IMPLEMENTED; /* log files */
     LOCK();
-    pl_pdh_source src;
-    uint32_t st = get_source(&src);
-    if (st) UNLOCK_RET(st);
-    pl_pdh_query *q = NULL;
-    st = pl_pdh_open_query(&src, &q, NULL);
-    if (st) UNLOCK_RET(st);
-    int64_t i = new_slot(KIND_QUERY, q, 0, dwUserData);
+    UNLOCK_RET(open_query(szDataSource && *szDataSource ? szDataSource : NULL, dwUserData, phQuery));
+}
+
+PL_EXTERN PDH_STATUS WINAPI PdhBindInputDataSourceA(PDH_HLOG *phDataSource, LPCSTR LogFileNameList)
+{
+    if (!phDataSource) return PDH_INVALID_ARGUMENT;
+    if (!LogFileNameList || !*LogFileNameList) {
+        *phDataSource = H_REALTIME_DATASOURCE;
+        return PDH_CSTATUS_VALID_DATA;
+    }
+    /* the first name of the list; it must open as a log now */
+    logq *l = NULL;
+    uint32_t st = logq_open(LogFileNameList, &l);
+    if (st) return st;
+    logq_close(l);
+    char *name = pl__strdup(LogFileNameList);
+    if (!name) return PDH_MEMORY_ALLOCATION_FAILURE;
+    LOCK();
+    int64_t i = new_slot(KIND_LOG, name, 0, 0);
     if (i < 0) {
-        pl_pdh_close_query(q);
+        free(name);
         UNLOCK_RET(PDH_MEMORY_ALLOCATION_FAILURE);
     }
-    *phQuery = make_handle(KIND_QUERY, (uint32_t)i);
+    *phDataSource = make_handle(KIND_LOG, (uint32_t)i);
     UNLOCK_RET(PDH_CSTATUS_VALID_DATA);
+}
+
+PL_EXTERN PDH_STATUS WINAPI PdhOpenQueryH(PDH_HLOG hDataSource, DWORD_PTR dwUserData, PDH_HQUERY *phQuery)
+{
+    if (!phQuery) return PDH_INVALID_ARGUMENT;
+    LOCK();
+    if (hDataSource == H_REALTIME_DATASOURCE) UNLOCK_RET(open_query(NULL, dwUserData, phQuery));
+    int64_t li = find_slot(hDataSource, KIND_LOG);
+    if (li < 0) UNLOCK_RET(PDH_INVALID_HANDLE);
+    UNLOCK_RET(open_query(g_slots[li].obj, dwUserData, phQuery));
+}
+
+PL_EXTERN PDH_STATUS WINAPI PdhCloseLog(PDH_HLOG hLog, DWORD dwFlags)
+{
+    (void)dwFlags;
+    LOCK();
+    int64_t li = find_slot(hLog, KIND_LOG);
+    if (li < 0) UNLOCK_RET(PDH_INVALID_HANDLE);
+    free(g_slots[li].obj);
+    free_slot((uint32_t)li);
+    UNLOCK_RET(PDH_CSTATUS_VALID_DATA);
+}
+
+PL_EXTERN PDH_STATUS WINAPI PdhGetDataSourceTimeRangeA(LPCSTR szDataSource, LPDWORD pdwNumEntries,
+                                                       PPDH_TIME_INFO pInfo, LPDWORD pdwBufferSize)
+{
+    if (!pdwNumEntries || !pInfo || !pdwBufferSize) return PDH_INVALID_ARGUMENT;
+    if (!szDataSource || !*szDataSource) return PDH_DATA_SOURCE_IS_REAL_TIME;
+    if (*pdwBufferSize < sizeof *pInfo) {
+        *pdwBufferSize = sizeof *pInfo;
+        return PDH_MORE_DATA;
+    }
+    pl_log *log = NULL;
+    int s = pl_log_open(szDataSource, &log, NULL);
+    if (s) return s == PL_E_NOT_FOUND ? PDH_FILE_NOT_FOUND : s == PL_E_PARSE ? PDH_UNKNOWN_LOG_FORMAT
+                                                                              : PDH_UNABLE_READ_LOG_HEADER;
+    size_t n = pl_log_count(log);
+    memset(pInfo, 0, sizeof *pInfo);
+    if (n) {
+        pInfo->StartTime = pl__pdh_local_filetime(pl_log_time(log, 0));
+        pInfo->EndTime = pl__pdh_local_filetime(pl_log_time(log, n - 1));
+    }
+    pInfo->SampleCount = n > 0xFFFFFFFFu ? 0xFFFFFFFFu : (DWORD)n;
+    pl_log_close(log);
+    *pdwNumEntries = 1;
+    *pdwBufferSize = sizeof *pInfo;
+    return PDH_CSTATUS_VALID_DATA;
 }
 
 PL_EXTERN PDH_STATUS WINAPI PdhCloseQuery(PDH_HQUERY hQuery)
@@ -170,6 +304,7 @@ PL_EXTERN PDH_STATUS WINAPI PdhCloseQuery(PDH_HQUERY hQuery)
     for (uint32_t i = 0; i < g_nslots; i++)
         if (g_slots[i].kind == KIND_COUNTER && g_slots[i].owner == (uint32_t)qi) free_slot(i);
     pl_pdh_close_query(g_slots[qi].obj);
+    logq_close(g_slots[qi].log);
     free_slot((uint32_t)qi);
     UNLOCK_RET(PDH_CSTATUS_VALID_DATA);
 }
@@ -215,6 +350,16 @@ PL_EXTERN PDH_STATUS WINAPI PdhCollectQueryData(PDH_HQUERY hQuery)
     LOCK();
     int64_t qi = find_slot(hQuery, KIND_QUERY);
     if (qi < 0) UNLOCK_RET(PDH_INVALID_HANDLE);
+    logq *l = g_slots[qi].log;
+    if (l) {
+        /* a log query reads the next record; damaged records are passed
+         * over, a gap collects nothing (the values are invalid) */
+        int s;
+        do {
+            if (l->next >= pl_log_count(l->log)) UNLOCK_RET(PDH_NO_MORE_DATA);
+            s = pl_log_source_set(l->ls, l->next++, NULL);
+        } while (s == PL_E_BAD_BLOCK);
+    }
     UNLOCK_RET(pl_pdh_collect(g_slots[qi].obj, NULL));
 }
 
@@ -525,7 +670,6 @@ PL_EXTERN PDH_STATUS WINAPI PdhExpandWildCardPathA(LPCSTR szDataSource, LPCSTR s
 {
     if (!szWildCardPath || !*szWildCardPath || !pcchPathListLength) return PDH_INVALID_ARGUMENT;
     if (dwFlags & ~(DWORD)(PDH_NOEXPANDCOUNTERS | PDH_NOEXPANDINSTANCES)) return PDH_INVALID_ARGUMENT;
-    if (szDataSource && *szDataSource) return PDH_NOT_IMPLEMENTED;
     pl_pdh_path_elements *pat = NULL;
     uint32_t st = pl_pdh_parse_path_alloc(szWildCardPath, &pat, NULL);
     if (st) return st;
@@ -535,10 +679,14 @@ PL_EXTERN PDH_STATUS WINAPI PdhExpandWildCardPathA(LPCSTR szDataSource, LPCSTR s
     int keep_inst = iw && (dwFlags & PDH_NOEXPANDINSTANCES);
     LOCK();
     pl_pdh_source src;
-    st = get_source(&src);
+    logq *lq = NULL;
+    /* a log expands against its first readable record */
+    st = szDataSource && *szDataSource ? logq_open(szDataSource, &lq) : get_source(&src);
+    if (lq) src = lq->src;
     char **paths = NULL;
     size_t n = 0;
     if (!st) st = pl_pdh_expand_path(&src, szWildCardPath, &paths, &n, NULL);
+    logq_close(lq);
     pthread_mutex_unlock(&g_lock);
     if (st) { pl_free(pat); return st; }
     plist out = {calloc(n + 1, sizeof(char *)), 0};

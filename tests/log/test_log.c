@@ -22,6 +22,7 @@
 #include "pdh_canned.h"
 #include "perflib/log.h"
 #include "perflib/pdh.h"
+#include "win32/pdh.h"
 
 typedef struct fx {
     char dir[64];
@@ -493,6 +494,87 @@ static void pdh_reads_a_log(void **state)
     pl_log_close(log);
 }
 
+/* The Windows names: PdhOpenQuery on a log file, PdhBindInputDataSource +
+ * PdhOpenQueryH, collect until PDH_NO_MORE_DATA, the time range, wildcard
+ * expansion against the log, and the log errors. */
+static void windows_names_read_a_log(void **state)
+{
+    fx *f = *state;
+    pl_log_header h = {PL_LOG_BLOCKS, CANNED_SYSTEM, cols1, 1, f->c.def, f->c.en};
+    pl_log_writer *w = NULL;
+    pl_error err = {0};
+    assert_int_equal(pl_log_create(f->path, &h, 0, &w, &err), PL_OK);
+    for (int k = 0; k < CANNED_SAMPLES; k++) {
+        void *b;
+        size_t len;
+        assert_int_equal(canned_block(k, &b, &len), 0);
+        assert_int_equal(pl_log_append(w, CANNED_FT(k), b, len, &err), PL_OK);
+        free(b);
+    }
+    pl_log_writer_close(w, NULL);
+    setenv("TZ", "UTC", 1);
+    PDH_HLOG hl = NULL;
+    assert_int_equal(PdhBindInputDataSourceA(&hl, f->path), PDH_CSTATUS_VALID_DATA);
+    PDH_HQUERY q1 = NULL, q2 = NULL;
+    assert_int_equal(PdhOpenQueryH(hl, 0, &q1), PDH_CSTATUS_VALID_DATA);
+    assert_int_equal(PdhOpenQueryA(f->path, 0, &q2), PDH_CSTATUS_VALID_DATA);
+    PDH_HCOUNTER c1 = NULL, c2 = NULL;
+    assert_int_equal(PdhAddCounterA(q1, "\\Memory\\Page Faults/sec", 0, &c1), PDH_CSTATUS_VALID_DATA);
+    assert_int_equal(PdhAddCounterA(q2, "\\Processor(_Total)\\% Processor Time", 0, &c2), PDH_CSTATUS_VALID_DATA);
+    /* each query has its own position */
+    assert_int_equal(PdhCollectQueryData(q2), PDH_CSTATUS_VALID_DATA);
+    double faults[] = {100, 300, 500};
+    for (int k = 0; k < CANNED_SAMPLES; k++) {
+        assert_int_equal(PdhCollectQueryData(q1), PDH_CSTATUS_VALID_DATA);
+        PDH_FMT_COUNTERVALUE v;
+        PDH_STATUS st = PdhGetFormattedCounterValue(c1, PDH_FMT_DOUBLE, NULL, &v);
+        if (k == 0) {
+            assert_int_equal(st, PDH_INVALID_DATA);
+        } else {
+            assert_int_equal(st, PDH_CSTATUS_VALID_DATA);
+            assert_true(fabs(v.doubleValue - faults[k - 1]) < 1e-9);
+        }
+    }
+    assert_int_equal(PdhCollectQueryData(q1), PDH_NO_MORE_DATA);
+    assert_int_equal(PdhCollectQueryData(q2), PDH_CSTATUS_VALID_DATA);
+    PDH_FMT_COUNTERVALUE v;
+    assert_int_equal(PdhGetFormattedCounterValue(c2, PDH_FMT_DOUBLE, NULL, &v), PDH_CSTATUS_VALID_DATA);
+    assert_true(fabs(v.doubleValue - 37.5) < 1e-9);
+    assert_int_equal(PdhCloseQuery(q1), PDH_CSTATUS_VALID_DATA);
+    assert_int_equal(PdhCloseQuery(q2), PDH_CSTATUS_VALID_DATA);
+    assert_int_equal(PdhCloseLog(hl, 0), PDH_CSTATUS_VALID_DATA);
+    assert_int_equal(PdhCloseLog(hl, 0), PDH_INVALID_HANDLE);
+
+    PDH_TIME_INFO ti;
+    DWORD n = 0, size = sizeof ti;
+    assert_int_equal(PdhGetDataSourceTimeRangeA(f->path, &n, &ti, &size), PDH_CSTATUS_VALID_DATA);
+    assert_int_equal(n, 1);
+    assert_int_equal(ti.SampleCount, CANNED_SAMPLES);
+    assert_true(ti.StartTime == CANNED_FT(0)); /* TZ=UTC: local is UTC */
+    assert_true(ti.EndTime == CANNED_FT(CANNED_SAMPLES - 1));
+    size = 4;
+    assert_int_equal(PdhGetDataSourceTimeRangeA(f->path, &n, &ti, &size), PDH_MORE_DATA);
+    assert_int_equal(size, sizeof ti);
+
+    char list[1024];
+    DWORD cch = sizeof list;
+    assert_int_equal(PdhExpandWildCardPathA(f->path, "\\Processor(*)\\% User Time", list, &cch, 0),
+                     PDH_CSTATUS_VALID_DATA);
+    assert_string_equal(list, "\\Processor(0)\\% User Time");
+
+    char missing[160];
+    snprintf(missing, sizeof missing, "%s/none", f->dir);
+    PDH_HQUERY q = NULL;
+    assert_int_equal(PdhOpenQueryA(missing, 0, &q), PDH_FILE_NOT_FOUND);
+    assert_int_equal(PdhBindInputDataSourceA(&hl, missing), PDH_FILE_NOT_FOUND);
+    FILE *fp = fopen(missing, "wb");
+    fputs("not a log at all", fp);
+    fclose(fp);
+    assert_int_equal(PdhOpenQueryA(missing, 0, &q), PDH_UNKNOWN_LOG_FORMAT);
+    assert_int_equal(PdhBindInputDataSourceA(&hl, ""), PDH_CSTATUS_VALID_DATA);
+    assert_null(hl);
+}
+
 static void not_a_log(void **state)
 {
     fx *f = *state;
@@ -519,6 +601,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(values_log_and_append, setup, teardown),
         cmocka_unit_test_setup_teardown(pdh_reads_a_log, setup, teardown),
         cmocka_unit_test_setup_teardown(not_a_log, setup, teardown),
+        cmocka_unit_test_setup_teardown(windows_names_read_a_log, setup, teardown),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     return cmocka_run_group_tests(tests, NULL, NULL);
