@@ -312,9 +312,10 @@ PL_EXTERN int pl_log_append_open(const char *path, const pl_log_header *h, unsig
     if (s) return s;
     const pl_log_header *old = pl_log_get_header(log);
     if (old->kind != h->kind || old->ncolumns != h->ncolumns) {
+        s = pl__fail(err, PL_E_INVAL, "%s: its %zu columns (%s) differ from the %zu to append", path, old->ncolumns,
+                     old->kind == PL_LOG_BLOCKS ? "counter blocks" : "values", h->ncolumns);
         pl_log_close(log);
-        return pl__fail(err, PL_E_INVAL, "%s: its %zu columns (%s) differ from the %zu to append", path,
-                        old->ncolumns, old->kind == PL_LOG_BLOCKS ? "counter blocks" : "values", h->ncolumns);
+        return s;
     }
     for (size_t i = 0; i < h->ncolumns; i++) {
         if (strcmp(old->columns[i].path, h->columns[i].path) != 0) {
