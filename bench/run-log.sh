@@ -7,10 +7,11 @@
 # 1. Size: starts spawn_idle N T (default 1000 x 10), records S samples
 #    (default 60) 1 s apart of the Process and Thread objects into a perflib
 #    counter log, and prints bytes per value. When a Performance Co-Pilot
-#    pmcd answers, pmlogger records the proc metrics of the same processes
-#    (threads listed as processes: proc.control.all.threads) for the same S
-#    samples, and the same figure is printed from the archive's size and
-#    pmdumplog's value count.
+#    pmcd answers, pmlogger records the numeric per-process metrics of the
+#    same processes (psinfo counters, memory, io, schedstat; PCP lists no
+#    threads unless proc.control.all.threads is set, which made pmlogger
+#    stall here) for the same S samples, and the same figure is printed from
+#    the archive's size and pmdumplog's value count.
 # 2. Seek: builds (once) a log of SEEK_MB megabytes (default 1024) in
 #    $SEEK_DIR (default build dir) and times opening it with and without its
 #    index, and K (default 1001) seeks and seek+reads to random times.
@@ -62,19 +63,18 @@ case " $SKIP " in *" size "*) ;; *)
   "$BL" record "$S" "$WORK/perflib.db" "$BUILD/providers" "$WORK/procs.plog" || exit 1
   case " $SKIP " in *" pcp "*) ;; *)
     if command -v pmlogger >/dev/null 2>&1 && pminfo -f pmcd.version >/dev/null 2>&1; then
-      old=$(pminfo -f proc.control.all.threads 2>/dev/null | awk '/value/ {print $2}')
-      pmstore proc.control.all.threads 1 >/dev/null 2>&1
       cat >"$WORK/pmlogger.conf" <<'CONF'
 log mandatory on 1 sec {
-  proc.psinfo
+  proc.psinfo.utime proc.psinfo.stime proc.psinfo.minflt proc.psinfo.majflt
+  proc.psinfo.cmin_flt proc.psinfo.cmaj_flt proc.psinfo.priority proc.psinfo.nice
+  proc.psinfo.threads proc.psinfo.start_time proc.psinfo.vsize proc.psinfo.rss
+  proc.psinfo.processor proc.psinfo.ppid
   proc.memory
   proc.io
   proc.schedstat
-  proc.id
 }
 CONF
       pmlogger -c "$WORK/pmlogger.conf" -s "$S" -t 1sec -l "$WORK/pmlogger.log" "$WORK/pcp" >/dev/null 2>&1
-      [ -n "$old" ] && pmstore proc.control.all.threads "$old" >/dev/null 2>&1
       data=$(cat "$WORK"/pcp.[0-9]* 2>/dev/null | wc -c)
       all=$(cat "$WORK"/pcp.* 2>/dev/null | wc -c)
       values=$(pmdumplog "$WORK/pcp" 2>/dev/null | grep -c ' value ')
