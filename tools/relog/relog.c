@@ -17,6 +17,7 @@
 #include "perflib/log.h"
 #include "perflib/pdh.h"
 #include "relog_text.h"
+#include "tool_stdout.h"
 #include "tzname.h"
 
 enum {
@@ -67,7 +68,8 @@ static void usage(void)
           "                                Several logs are merged in time order.\r\n"
           "\r\n"
           "Options:\r\n"
-          "  -?                            Displays this help.\r\n"
+          "  -?, --help                    Displays this help.\r\n"
+          "  --version                     Displays the version.\r\n"
           "  -a                            Append to the existing output file.\r\n"
           "  -c <path [path ...]>          Counters to keep (wildcards for a whole instance,\r\n"
           "                                parent or counter). Default: every counter.\r\n"
@@ -191,9 +193,12 @@ static int parse_args(int argc, char **argv, opts *o)
             o->inputs[o->ninputs++] = a;
             continue;
         }
-        if (opt_is(a, "?") || opt_is(a, "h") || opt_is(a, "help")) {
+        if (opt_is(a, "?") || opt_is(a, "h") || opt_is(a, "help") || strcmp(a, "--help") == 0) {
             usage();
-            exit(EXIT_OK);
+            exit(tool_stdout_close("relog") ? EXIT_OUTPUT : EXIT_OK);
+        } else if (strcmp(a, "--version") == 0) {
+            printf("relog (perflib) %s\r\n", pl_version());
+            exit(tool_stdout_close("relog") ? EXIT_OUTPUT : EXIT_OK);
         } else if (opt_is(a, "q")) {
             o->query = 1;
         } else if (opt_is(a, "a")) {
@@ -825,6 +830,7 @@ int main(int argc, char **argv)
 {
     opts o;
     char *cfmem = NULL;
+    tool_guard_stdio();
     int rc = parse_args(argc, argv, &o);
     if (rc) return rc;
     if (o.cf && (rc = read_filter_file(&o, &cfmem)) != 0) return rc;
@@ -928,5 +934,7 @@ done:
     free(cfmem);
     free(o.inputs);
     free(o.filters);
+    /* the listing or the summary must reach stdout */
+    if (tool_stdout_close("relog") && (rc == EXIT_OK || rc == EXIT_DAMAGED)) rc = EXIT_OUTPUT;
     return rc;
 }
