@@ -343,6 +343,9 @@ PL_EXTERN PDH_STATUS WINAPI PdhLookupPerfNameByIndexA(LPCSTR szMachineName, DWOR
  * Behaviour and results are those of the A form. Invalid UTF-16 in an
  * argument is PDH_INVALID_ARGUMENT. */
 PL_EXTERN PDH_STATUS WINAPI PdhOpenQueryW(LPCWSTR szDataSource, DWORD_PTR dwUserData, PDH_HQUERY *phQuery);
+PL_EXTERN PDH_STATUS WINAPI PdhBindInputDataSourceW(PDH_HLOG *phDataSource, LPCWSTR LogFileNameList);
+PL_EXTERN PDH_STATUS WINAPI PdhGetDataSourceTimeRangeW(LPCWSTR szDataSource, LPDWORD pdwNumEntries,
+                                                       PPDH_TIME_INFO pInfo, LPDWORD pdwBufferSize);
 PL_EXTERN PDH_STATUS WINAPI PdhAddCounterW(PDH_HQUERY hQuery, LPCWSTR szFullCounterPath, DWORD_PTR dwUserData,
                                            PDH_HCOUNTER *phCounter);
 PL_EXTERN PDH_STATUS WINAPI PdhAddEnglishCounterW(PDH_HQUERY hQuery, LPCWSTR szFullCounterPath, DWORD_PTR dwUserData,
@@ -404,7 +407,8 @@ PL_EXTERN PDH_STATUS WINAPI PdhCollectQueryDataEx(PDH_HQUERY hQuery, DWORD dwInt
 PL_EXTERN PDH_STATUS WINAPI PdhGetCounterTimeBase(PDH_HCOUNTER hCounter, LONGLONG *pTimeBase);
 /* PDH_VERSION (0x503, the version of Windows XP and later). */
 PL_EXTERN PDH_STATUS WINAPI PdhGetDllVersion(LPDWORD lpdwVersion);
-/* PdhValidatePath on a data source (hDataSource NULL: real time). */
+/* PdhValidatePath on a data source (hDataSource NULL: real time; a bound
+ * log: its first readable record). */
 PL_EXTERN PDH_STATUS WINAPI PdhValidatePathExA(PDH_HLOG hDataSource, LPCSTR szFullPathBuffer);
 PL_EXTERN PDH_STATUS WINAPI PdhValidatePathExW(PDH_HLOG hDataSource, LPCWSTR szFullPathBuffer);
 /* The counter as a double (PDH_FMT_DOUBLE); *pdwCounterStatus gets its
@@ -413,6 +417,8 @@ PL_EXTERN double WINAPI PdhVbGetDoubleCounterValue(PDH_HCOUNTER hCounter, LPDWOR
 
 #ifdef UNICODE
 #define PdhOpenQuery PdhOpenQueryW
+#define PdhBindInputDataSource PdhBindInputDataSourceW
+#define PdhGetDataSourceTimeRange PdhGetDataSourceTimeRangeW
 #define PdhAddCounter PdhAddCounterW
 #define PdhAddEnglishCounter PdhAddEnglishCounterW
 #define PdhGetFormattedCounterArray PdhGetFormattedCounterArrayW

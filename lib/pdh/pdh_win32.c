@@ -804,8 +804,17 @@ PL_EXTERN PDH_STATUS WINAPI PdhGetDllVersion(LPDWORD lpdwVersion)
 
 PL_EXTERN PDH_STATUS WINAPI PdhValidatePathExA(PDH_HLOG hDataSource, LPCSTR szFullPathBuffer)
 {
-    if (hDataSource) return PDH_INVALID_HANDLE; /* only the real-time source */
-    return PdhValidatePathA(szFullPathBuffer);
+    if (!hDataSource) return PdhValidatePathA(szFullPathBuffer);
+    if (!szFullPathBuffer || !*szFullPathBuffer) return PDH_INVALID_ARGUMENT;
+    /* a bound log: validated against its first readable record */
+    LOCK();
+    int64_t li = find_slot(hDataSource, KIND_LOG);
+    if (li < 0) UNLOCK_RET(PDH_INVALID_HANDLE);
+    logq *lq = NULL;
+    uint32_t st = logq_open(g_slots[li].obj, &lq);
+    if (!st) st = pl_pdh_validate_path(&lq->src, szFullPathBuffer, NULL);
+    logq_close(lq);
+    UNLOCK_RET(st);
 }
 
 PL_EXTERN double WINAPI PdhVbGetDoubleCounterValue(PDH_HCOUNTER hCounter, LPDWORD pdwCounterStatus)
@@ -846,15 +855,19 @@ PL_EXTERN PDH_STATUS WINAPI PdhEnumObjectsA(LPCSTR szDataSource, LPCSTR szMachin
     (void)dwDetailLevel;
     (void)bRefresh;
     if (!pcchBufferSize) return PDH_INVALID_ARGUMENT;
-    if (szDataSource && *szDataSource) return PDH_NOT_IMPLEMENTED;
-    if (!is_local_machine(szMachineName)) return PDH_CSTATUS_NO_MACHINE;
+    int is_log = szDataSource && *szDataSource;
+    if (!is_log && !is_local_machine(szMachineName)) return PDH_CSTATUS_NO_MACHINE;
     LOCK();
     pl_pdh_source src;
-    uint32_t st = get_source(&src);
+    logq *lq = NULL;
+    /* a log lists the objects of its first readable record */
+    uint32_t st = is_log ? logq_open(szDataSource, &lq) : get_source(&src);
     if (st) UNLOCK_RET(st);
+    if (lq) src = lq->src;
     char **names = NULL;
     size_t n = 0;
     st = pl_pdh_enum_objects(&src, 1, &names, &n, NULL);
+    logq_close(lq);
     if (st) UNLOCK_RET(st);
     st = put_multisz(names, n, mszObjectList, pcchBufferSize);
     pl_free(names);
@@ -869,16 +882,19 @@ PL_EXTERN PDH_STATUS WINAPI PdhEnumObjectItemsA(LPCSTR szDataSource, LPCSTR szMa
     (void)dwDetailLevel;
     if (!szObjectName || !pcchCounterListLength || !pcchInstanceListLength || dwFlags != 0)
         return PDH_INVALID_ARGUMENT;
-    if (szDataSource && *szDataSource) return PDH_NOT_IMPLEMENTED;
-    if (!is_local_machine(szMachineName)) return PDH_CSTATUS_NO_MACHINE;
+    int is_log = szDataSource && *szDataSource;
+    if (!is_log && !is_local_machine(szMachineName)) return PDH_CSTATUS_NO_MACHINE;
     LOCK();
     pl_pdh_source src;
-    uint32_t st = get_source(&src);
+    logq *lq = NULL;
+    uint32_t st = is_log ? logq_open(szDataSource, &lq) : get_source(&src);
     if (st) UNLOCK_RET(st);
+    if (lq) src = lq->src;
     char **ctrs = NULL, **insts = NULL;
     size_t nc = 0, ni = 0;
     int has_inst = 0;
     st = pl_pdh_enum_object_items(&src, szObjectName, &ctrs, &nc, &insts, &ni, &has_inst, NULL);
+    logq_close(lq);
     if (st) UNLOCK_RET(st);
     /* Sizes first: when either list does not fit, nothing is written and
      * both sizes are what is needed. */

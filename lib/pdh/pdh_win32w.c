@@ -61,6 +61,28 @@ PL_EXTERN PDH_STATUS WINAPI PdhOpenQueryW(LPCWSTR szDataSource, DWORD_PTR dwUser
     return st;
 }
 
+PL_EXTERN PDH_STATUS WINAPI PdhBindInputDataSourceW(PDH_HLOG *phDataSource, LPCWSTR LogFileNameList)
+{
+    if (!phDataSource) return PDH_INVALID_ARGUMENT;
+    PDH_STATUS st = PDH_CSTATUS_VALID_DATA;
+    char *name;
+    if (!n8(LogFileNameList, &name, &st)) return st;
+    st = PdhBindInputDataSourceA(phDataSource, name);
+    free(name);
+    return st;
+}
+
+PL_EXTERN PDH_STATUS WINAPI PdhGetDataSourceTimeRangeW(LPCWSTR szDataSource, LPDWORD pdwNumEntries,
+                                                       PPDH_TIME_INFO pInfo, LPDWORD pdwBufferSize)
+{
+    PDH_STATUS st = PDH_CSTATUS_VALID_DATA;
+    char *name;
+    if (!n8(szDataSource, &name, &st)) return st;
+    st = PdhGetDataSourceTimeRangeA(name, pdwNumEntries, pInfo, pdwBufferSize);
+    free(name);
+    return st;
+}
+
 static PDH_STATUS add_w(int english, PDH_HQUERY hQuery, LPCWSTR path, DWORD_PTR user, PDH_HCOUNTER *ph)
 {
     if (!path || !ph) return PDH_INVALID_ARGUMENT;

@@ -565,6 +565,23 @@ static void windows_names_read_a_log(void **state)
                      PDH_CSTATUS_VALID_DATA);
     assert_string_equal(list, "\\Processor(0)\\% User Time");
 
+    /* the W form, PdhValidatePathEx and PdhEnumObjects on the log */
+    WCHAR wpath[256];
+    size_t k = 0;
+    for (; f->path[k] && k < 255; k++) wpath[k] = (WCHAR)(unsigned char)f->path[k];
+    wpath[k] = 0;
+    PDH_HLOG hw = NULL;
+    assert_int_equal(PdhBindInputDataSourceW(&hw, wpath), PDH_CSTATUS_VALID_DATA);
+    assert_int_equal(PdhValidatePathExA(hw, "\\Memory\\Available Bytes"), PDH_CSTATUS_VALID_DATA);
+    assert_int_equal(PdhValidatePathExA(hw, "\\Memory\\Nope"), PDH_CSTATUS_NO_COUNTER);
+    assert_int_equal(PdhCloseLog(hw, 0), PDH_CSTATUS_VALID_DATA);
+    char objs[4096];
+    DWORD occh = sizeof objs;
+    assert_int_equal(PdhEnumObjectsA(f->path, NULL, objs, &occh, PERF_DETAIL_WIZARD, 0), PDH_CSTATUS_VALID_DATA);
+    int found = 0;
+    for (const char *o = objs; *o; o += strlen(o) + 1) found |= strcmp(o, "Memory") == 0;
+    assert_true(found);
+
     char missing[160];
     snprintf(missing, sizeof missing, "%s/none", f->dir);
     PDH_HQUERY q = NULL;
