@@ -8,7 +8,8 @@
 #    (default 60) 1 s apart of the Process and Thread objects into a perflib
 #    counter log, and prints bytes per value. When a Performance Co-Pilot
 #    pmcd answers, pmlogger records the numeric per-process metrics of the
-#    same processes (psinfo counters, memory, io, schedstat; PCP lists no
+#    same processes (psinfo counters, memory sizes -- not proc.memory.maps,
+#    the text of /proc/PID/maps --, io, schedstat; PCP lists no
 #    threads unless proc.control.all.threads is set, which made pmlogger
 #    stall here) for the same S samples, and the same figure is printed from
 #    the archive's size and pmdumplog's value count.
@@ -69,7 +70,12 @@ log mandatory on 1 sec {
   proc.psinfo.cmin_flt proc.psinfo.cmaj_flt proc.psinfo.priority proc.psinfo.nice
   proc.psinfo.threads proc.psinfo.start_time proc.psinfo.vsize proc.psinfo.rss
   proc.psinfo.processor proc.psinfo.ppid
-  proc.memory
+  proc.memory.vmnonlib proc.memory.vmreal proc.memory.vmpte proc.memory.vmhwm
+  proc.memory.vmpin proc.memory.vmpeak proc.memory.vmswap proc.memory.vmlib
+  proc.memory.vmexe proc.memory.vmstack proc.memory.vmdata proc.memory.vmrss
+  proc.memory.vmlock proc.memory.vmsize proc.memory.dirty proc.memory.datrss
+  proc.memory.librss proc.memory.textrss proc.memory.share proc.memory.rss
+  proc.memory.size
   proc.io
   proc.schedstat
 }
