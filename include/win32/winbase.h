@@ -115,6 +115,12 @@ PL_EXTERN DWORD WINAPI GetCurrentThreadId(void);
 PL_EXTERN DWORD WINAPI GetModuleFileNameA(HMODULE hModule, LPSTR lpFilename, DWORD nSize);
 PL_EXTERN DWORD WINAPI GetModuleFileNameW(HMODULE hModule, LPWSTR lpFilename, DWORD nSize);
 
+/* OutputDebugString: the debugger's channel, here the event log's
+ * (syslog LOG_DEBUG, or the hook of pl_win32_set_event_hook) as
+ * "debug: <text>". */
+PL_EXTERN void WINAPI OutputDebugStringA(LPCSTR lpOutputString);
+PL_EXTERN void WINAPI OutputDebugStringW(LPCWSTR lpOutputString);
+
 /* DllMain, when a provider defines it, is called by the provider host (in
  * process and in the helper process) with DLL_PROCESS_ATTACH after the
  * library is loaded (FALSE fails the load, as on Windows) and with
@@ -236,6 +242,7 @@ static inline PVOID InterlockedCompareExchangePointer(PVOID volatile *p, PVOID x
 #define IsBadStringPtr IsBadStringPtrW
 #define GetComputerName GetComputerNameW
 #define GetModuleFileName GetModuleFileNameW
+#define OutputDebugString OutputDebugStringW
 #define RegisterEventSource RegisterEventSourceW
 #define ReportEvent ReportEventW
 #define CreateFileMapping CreateFileMappingW
@@ -254,6 +261,7 @@ static inline PVOID InterlockedCompareExchangePointer(PVOID volatile *p, PVOID x
 #define IsBadStringPtr IsBadStringPtrA
 #define GetComputerName GetComputerNameA
 #define GetModuleFileName GetModuleFileNameA
+#define OutputDebugString OutputDebugStringA
 #define RegisterEventSource RegisterEventSourceA
 #define ReportEvent ReportEventA
 #define CreateFileMapping CreateFileMappingA

@@ -159,6 +159,35 @@ typedef const TCHAR *LPCTSTR, *PCTSTR;
 #ifndef OPTIONAL
 #define OPTIONAL
 #endif
+/* SAL 1 and 2 annotations: nothing. */
+#define __in
+#define __in_opt
+#define __out
+#define __out_opt
+#define __inout
+#define __inout_opt
+#define __reserved
+#define __deref_out
+#define __deref_out_opt
+#define __in_ecount(n)
+#define __in_bcount(n)
+#define __out_ecount(n)
+#define __out_bcount(n)
+#define __out_ecount_opt(n)
+#define __out_bcount_opt(n)
+#define __inout_ecount(n)
+#define __inout_bcount(n)
+#define __in_z
+#define __out_z
+#define _In_reads_(n)
+#define _In_reads_bytes_(n)
+#define _Out_writes_(n)
+#define _Out_writes_bytes_(n)
+#define _Out_writes_opt_(n)
+#define _Inout_updates_(n)
+#define _Success_(e)
+#define _Check_return_
+#define _Ret_maybenull_
 #define _In_
 #define _In_opt_
 #define _Out_
@@ -216,6 +245,11 @@ typedef const TCHAR *LPCTSTR, *PCTSTR;
 #endif
 #define FIELD_OFFSET(type, field) ((LONG)offsetof(type, field))
 #define RTL_FIELD_SIZE(type, field) (sizeof(((type *)0)->field))
+#define RTL_SIZEOF_THROUGH_FIELD(type, field) (FIELD_OFFSET(type, field) + RTL_FIELD_SIZE(type, field))
+/* winnt.h's compile-time assertion, usable at file and block scope. */
+#define PERFLIB__CAT2(a, b) a##b
+#define PERFLIB__CAT(a, b) PERFLIB__CAT2(a, b)
+#define C_ASSERT(e) typedef char PERFLIB__CAT(perflib__c_assert_, __LINE__)[(e) ? 1 : -1] __attribute__((unused))
 #define ARRAYSIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define _countof(a) (sizeof(a) / sizeof((a)[0]))
 #define UNREFERENCED_PARAMETER(p) ((void)(p))

@@ -66,4 +66,8 @@
 #define ERROR_MAPPED_ALIGNMENT 1132u
 #endif
 
+#ifndef ERROR_NOT_CONNECTED
+#define ERROR_NOT_CONNECTED 2250u
+#endif
+
 #endif

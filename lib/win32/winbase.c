@@ -804,3 +804,33 @@ PL_EXTERN BOOL WINAPI DeregisterEventSource(HANDLE hEventLog)
     free(p);
     return TRUE;
 }
+
+/* ------------------------------------------------------------ debug output */
+
+static void debug_line(const char *text)
+{
+    char line[1024];
+    size_t n = (size_t)snprintf(line, sizeof line, "debug: ");
+    for (const char *p = text; *p && n + 1 < sizeof line; p++)
+        line[n++] = (unsigned char)*p < 0x20 || *p == 0x7f ? ' ' : *p;
+    line[n] = '\0';
+    pthread_mutex_lock(&g_ev_mu);
+    pl_win32_event_hook fn = g_ev_hook;
+    void *ctx = g_ev_ctx;
+    pthread_mutex_unlock(&g_ev_mu);
+    if (fn) fn(LOG_DEBUG, line, ctx);
+    else syslog(LOG_USER | LOG_DEBUG, "%s", line);
+}
+
+PL_EXTERN void WINAPI OutputDebugStringA(LPCSTR s)
+{
+    if (s) debug_line(s);
+}
+
+PL_EXTERN void WINAPI OutputDebugStringW(LPCWSTR s)
+{
+    if (!s) return;
+    char *u = NULL;
+    if (pl__utf16_to_utf8_dup(s, wlen(s), &u, 1) == PL_OK) debug_line(u);
+    free(u);
+}

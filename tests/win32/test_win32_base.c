@@ -4,6 +4,9 @@
  * shared memory and events across processes. Built as a Windows program:
  * <windows.h> only (plus perflib/win32.h for the event-log hook). */
 #include <windows.h>
+#include <ntsecapi.h>
+#include <ntstatus.h>
+#include <winternl.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -318,6 +321,44 @@ static void shared_memory_and_events(void **state)
     assert_int_equal(GetLastError(), ERROR_INVALID_PARAMETER);
 }
 
+/* What a provider's sources use from winnt.h/ntstatus.h: SAL annotations,
+ * C_ASSERT at file and block scope, RTL_SIZEOF_THROUGH_FIELD, NTSTATUS;
+ * and OutputDebugString, which goes where the event log goes. */
+typedef struct two_fields {
+    DWORD a;
+    ULONG b[3];
+} two_fields;
+C_ASSERT(RTL_SIZEOF_THROUGH_FIELD(two_fields, b[1]) == 12);
+C_ASSERT(FIELD_OFFSET(two_fields, b) == 4);
+
+static NTSTATUS annotated(__in DWORD x, __out PULONG y, __in_opt LPCWSTR z)
+{
+    (void)z;
+    *y = x;
+    return x ? STATUS_SUCCESS : STATUS_INVALID_PARAMETER;
+}
+
+static void nt_headers_and_debug_output(void **state)
+{
+    (void)state;
+    C_ASSERT(sizeof(NTSTATUS) == 4);
+    ULONG y = 0;
+    assert_true(NT_SUCCESS(annotated(3, &y, NULL)));
+    assert_int_equal(y, 3);
+    assert_false(NT_SUCCESS(annotated(0, &y, NULL)));
+    assert_true(NT_ERROR(STATUS_ACCESS_DENIED));
+    g_nlines = 0;
+    pl_win32_set_event_hook(hook, NULL);
+    OutputDebugStringA("JpkfbtQueryStatistics failed\n");
+    static const WCHAR w[] = {'w', 'i', 'd', 'e', 0};
+    OutputDebugStringW(w);
+    pl_win32_set_event_hook(NULL, NULL);
+    assert_int_equal(g_nlines, 2);
+    assert_int_equal(g_prio[0], LOG_DEBUG);
+    assert_string_equal(g_lines[0], "debug: JpkfbtQueryStatistics failed ");
+    assert_string_equal(g_lines[1], "debug: wide");
+}
+
 static void interlocked(void **state)
 {
     (void)state;
@@ -346,6 +387,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(event_log),
         cmocka_unit_test(shared_memory_and_events),
         cmocka_unit_test(interlocked),
+        cmocka_unit_test(nt_headers_and_debug_output),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     return cmocka_run_group_tests(tests, NULL, NULL);

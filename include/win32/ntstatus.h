@@ -1,0 +1,28 @@
+/* perflib: NTSTATUS and the status values performance code compares
+ * against (Windows' ntstatus.h, ntdef.h), with Windows' values. */
+#ifndef PERFLIB_WIN32_NTSTATUS_H
+#define PERFLIB_WIN32_NTSTATUS_H
+
+#include "windef.h"
+
+#ifndef PERFLIB_WIN32_NTSTATUS_TYPE
+#define PERFLIB_WIN32_NTSTATUS_TYPE
+typedef LONG NTSTATUS, *PNTSTATUS;
+#endif
+#define NT_SUCCESS(s) (((NTSTATUS)(s)) >= 0)
+#define NT_INFORMATION(s) ((((ULONG)(s)) >> 30) == 1)
+#define NT_WARNING(s) ((((ULONG)(s)) >> 30) == 2)
+#define NT_ERROR(s) ((((ULONG)(s)) >> 30) == 3)
+
+#define STATUS_SUCCESS ((NTSTATUS)0x00000000L)
+#define STATUS_UNSUCCESSFUL ((NTSTATUS)0xC0000001L)
+#define STATUS_NOT_IMPLEMENTED ((NTSTATUS)0xC0000002L)
+#define STATUS_INVALID_HANDLE ((NTSTATUS)0xC0000008L)
+#define STATUS_INVALID_PARAMETER ((NTSTATUS)0xC000000DL)
+#define STATUS_NO_MEMORY ((NTSTATUS)0xC0000017L)
+#define STATUS_ACCESS_DENIED ((NTSTATUS)0xC0000022L)
+#define STATUS_BUFFER_TOO_SMALL ((NTSTATUS)0xC0000023L)
+#define STATUS_NOT_SUPPORTED ((NTSTATUS)0xC00000BBL)
+#define STATUS_NOT_FOUND ((NTSTATUS)0xC0000225L)
+
+#endif
