@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
+#include <ctype.h>
 
 #include "perflib/win32.h"
 #include "windef.h"
@@ -34,11 +34,51 @@ extern "C" {
 typedef char _TCHAR, _TSCHAR;
 typedef unsigned char _TUCHAR;
 
+/* Own versions where the C library's need POSIX feature macros (a strict
+ * -std=c17 build has no strtok_r, strdup, strnlen or strcasecmp). */
 static inline char *perflib__tcstok(char *s, const char *delim)
 {
     static __thread char *save;
-    return strtok_r(s, delim, &save);
+    if (!s) s = save;
+    if (!s) return NULL;
+    s += strspn(s, delim);
+    if (!*s) {
+        save = NULL;
+        return NULL;
+    }
+    char *end = s + strcspn(s, delim);
+    if (*end) {
+        *end = '\0';
+        save = end + 1;
+    } else {
+        save = NULL;
+    }
+    return s;
 }
+static inline char *perflib__strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = (char *)malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+static inline size_t perflib__strnlen(const char *s, size_t max)
+{
+    size_t n = 0;
+    while (n < max && s[n]) n++;
+    return n;
+}
+static inline int perflib__strnicmp(const char *a, const char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        int x = (unsigned char)a[i], y = (unsigned char)b[i];
+        if (x >= 'A' && x <= 'Z') x += 'a' - 'A';
+        if (y >= 'A' && y <= 'Z') y += 'a' - 'A';
+        if (x != y || !x) return x - y;
+    }
+    return 0;
+}
+static inline int perflib__stricmp(const char *a, const char *b) { return perflib__strnicmp(a, b, (size_t)-1); }
 
 #define _tmain main
 #define _tprintf printf
@@ -48,18 +88,18 @@ static inline char *perflib__tcstok(char *s, const char *delim)
 #define _sntprintf snprintf
 #define _vsntprintf vsnprintf
 #define _tcslen strlen
-#define _tcsnlen strnlen
+#define _tcsnlen perflib__strnlen
 #define _tcscpy strcpy
 #define _tcsncpy strncpy
 #define _tcscat strcat
 #define _tcscmp strcmp
 #define _tcsncmp strncmp
-#define _tcsicmp strcasecmp
-#define _tcsnicmp strncasecmp
+#define _tcsicmp perflib__stricmp
+#define _tcsnicmp perflib__strnicmp
 #define _tcschr strchr
 #define _tcsrchr strrchr
 #define _tcsstr strstr
-#define _tcsdup strdup
+#define _tcsdup perflib__strdup
 #define _tcstok perflib__tcstok
 #define _ttoi atoi
 #define _ttol atol

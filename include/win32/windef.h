@@ -159,10 +159,13 @@ typedef const TCHAR *LPCTSTR, *PCTSTR;
 #ifndef OPTIONAL
 #define OPTIONAL
 #endif
-/* SAL 1 and 2 annotations: nothing. */
+/* SAL 1 and 2 annotations: nothing. In C++, __in and __out are left out:
+ * libstdc++ uses them as identifiers (docs/win32.md). */
+#ifndef __cplusplus
 #define __in
-#define __in_opt
 #define __out
+#endif
+#define __in_opt
 #define __out_opt
 #define __inout
 #define __inout_opt

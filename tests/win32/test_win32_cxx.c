@@ -128,6 +128,26 @@ static void check(const char *cxx)
     assert_non_null(strstr(out, "caf\xC3\xA9|Collections|"));
 }
 
+/* Every header, in C and C++, with both compilers and the macro sets
+ * Windows programs use (all_headers.c). */
+static void all_headers_compile(void **state)
+{
+    (void)state;
+    static const char *const compilers[] = {"gcc -std=c17", "clang -std=c17", "g++ -x c++ -std=c++17",
+                                            "clang++ -x c++ -std=c++17"};
+    static const char *const macros[] = {"", "-DUNICODE -D_UNICODE", "-DWIN32_LEAN_AND_MEAN -DNOMINMAX"};
+    char cmd[2048], log[8192];
+    for (size_t c = 0; c < sizeof compilers / sizeof compilers[0]; c++) {
+        for (size_t m = 0; m < sizeof macros / sizeof macros[0]; m++) {
+            snprintf(cmd, sizeof cmd,
+                     "%s -Wall -Wextra -Werror -fshort-wchar %s -I%s/include/win32 -I%s/include -fsyntax-only "
+                     "%s/tests/win32/w32gen/all_headers.c 2>&1",
+                     compilers[c], macros[m], PL_SOURCE_DIR, PL_SOURCE_DIR, PL_SOURCE_DIR);
+            if (run(cmd, log, sizeof log) != 0) fail_msg("%s\n%s", cmd, log);
+        }
+    }
+}
+
 static void cxx_unicode_gxx(void **state)
 {
     (void)state;
@@ -143,6 +163,7 @@ static void cxx_unicode_clangxx(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(all_headers_compile),
         cmocka_unit_test_setup_teardown(cxx_unicode_gxx, setup, teardown),
         cmocka_unit_test_setup_teardown(cxx_unicode_clangxx, setup, teardown),
     };
