@@ -82,6 +82,9 @@
 #define PL_CTR_PAGES_INPUT_PER_SEC                        822 /* Pages Input/sec */
 #define PL_CTR_PAGES_OUTPUT_PER_SEC                        48 /* Pages Output/sec */
 #define PL_CTR_PAGE_WRITES_PER_SEC                         50 /* Page Writes/sec */
+#define PL_CTR_TRANSITION_FAULTS_PER_SEC                   34 /* Transition Faults/sec */
+#define PL_CTR_CACHE_FAULTS_PER_SEC                        36 /* Cache Faults/sec */
+#define PL_CTR_DEMAND_ZERO_FAULTS_PER_SEC                  38 /* Demand Zero Faults/sec */
 #define PL_CTR_CACHE_BYTES                                818 /* Cache Bytes */
 #define PL_CTR_CACHE_BYTES_PEAK                           820 /* Cache Bytes Peak */
 #define PL_CTR_POOL_PAGED_BYTES                            56 /* Pool Paged Bytes; also Process */
@@ -419,7 +422,7 @@
  * seeded by an older version gets the missing built-in titles (never
  * overwriting a title already there) and the current built-in provider
  * records when it is next opened for writing. */
-#define PL_SEED_VERSION 3 /* 3: PerfOS's block reaches Unavailable Counters (1964) */
+#define PL_SEED_VERSION 4 /* 3: PerfOS's block reaches Unavailable Counters (1964); 4: Memory fault kinds 34-38 */
 
 /* Note: the Linux-only "Free Bytes" (Memory) shares its text with Heap's
  * 1768; look counters up by index, or by name within their object. */

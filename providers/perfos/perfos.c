@@ -120,7 +120,9 @@ static int64_t now_filetime(void)
 /* An object without instances from a list of (counter, value). */
 static int emit_single(pl_builder *b, uint32_t obj_index, int64_t perf_time, const vlist *l)
 {
-    if (l->n == 0) return PL_OK; /* nothing could be read: no object */
+    int real = 0;
+    for (int i = 0; i < l->n; i++) real += !l->v[i].unav;
+    if (real == 0) return PL_OK; /* nothing could be read: no object */
     pl_object_desc od = {
         .name_index = obj_index,
         .help_index = PL_HELP(obj_index),
@@ -265,6 +267,13 @@ static int build_system(pl_builder *b, int have_stat)
     if (have_stat && (st->have & PL__STAT_HAVE_PROCESSES))
         put(l, PL_CTR_FORKS_PER_SEC, PERF_COUNTER_BULK_COUNT, 0, PERF_DETAIL_ADVANCED, st->processes);
 
+    /* No Linux source: offered (valid paths), marked unavailable, the help
+     * texts say why. */
+    put_bad(l, PL_CTR_SYSTEM_CALLS_PER_SEC, PERF_COUNTER_BULK_COUNT, -1, PERF_DETAIL_NOVICE);
+    put_bad(l, PL_CTR_FILE_READ_OPERATIONS_PER_SEC, PERF_COUNTER_BULK_COUNT, -1, PERF_DETAIL_NOVICE);
+    put_bad(l, PL_CTR_FILE_WRITE_OPERATIONS_PER_SEC, PERF_COUNTER_BULK_COUNT, -1, PERF_DETAIL_NOVICE);
+    put_bad(l, PL_CTR_FILE_READ_BYTES_PER_SEC, PERF_COUNTER_BULK_COUNT, -4, PERF_DETAIL_NOVICE);
+    put_bad(l, PL_CTR_FILE_WRITE_BYTES_PER_SEC, PERF_COUNTER_BULK_COUNT, -4, PERF_DETAIL_NOVICE);
     int rc = emit_single(b, PL_OBJ_SYSTEM, now, l);
     free(l);
     return rc;
@@ -348,6 +357,40 @@ static int build_memory(pl_builder *b)
         {PL_CTR_HUGE_PAGES_TOTAL, PL__MEM_HUGE_TOTAL, 0}, {PL_CTR_HUGE_PAGES_FREE, PL__MEM_HUGE_FREE, 0},
         {PL_CTR_HUGE_PAGE_SIZE_BYTES, PL__MEM_HUGE_PAGE_SIZE, -6},
     };
+    /* Windows memory counters with a Linux source (docs/providers/perfos.md,
+     * "Memory: Windows' lists and pools"): pools are kernel memory by
+     * reclaimability, page lists by what the pages hold. */
+    static const struct {
+        uint32_t idx;
+        enum pl__mem_field f[3];
+        int n;
+    } win_mem[] = {
+        {PL_CTR_POOL_PAGED_BYTES, {PL__MEM_SRECLAIMABLE}, 1},
+        {PL_CTR_POOL_NONPAGED_BYTES, {PL__MEM_SUNRECLAIM, PL__MEM_KERNEL_STACK, PL__MEM_PAGE_TABLES}, 3},
+        {PL_CTR_FREE_AND_ZERO_PAGE_LIST_BYTES, {PL__MEM_FREE}, 1},
+        {PL_CTR_MODIFIED_PAGE_LIST_BYTES, {PL__MEM_DIRTY, PL__MEM_WRITEBACK}, 2},
+        {PL_CTR_STANDBY_CACHE_NORMAL_PRIORITY_BYTES, {PL__MEM_INACTIVE_FILE}, 1},
+        {PL_CTR_STANDBY_CACHE_CORE_BYTES, {PL__MEM_ACTIVE_FILE}, 1},
+    };
+    for (size_t i = 0; i < sizeof win_mem / sizeof win_mem[0]; i++) {
+        int all = 1, any_bad = 0, present = 1;
+        uint64_t sum = 0;
+        for (int k = 0; k < win_mem[i].n; k++) {
+            enum pl__mem_field f = win_mem[i].f[k];
+            if (!HAS(f)) all = 0;
+            if (BAD(f)) any_bad = 1;
+            if (!HAS(f) && !BAD(f)) present = 0;
+            sum += m.v[f]; /* each below 2^64 / 1024 * 1024: at most 3 of them */
+        }
+        if (all) put(l, win_mem[i].idx, LRAW, -6, PERF_DETAIL_ADVANCED, sum);
+        else if (present && any_bad) put_bad(l, win_mem[i].idx, LRAW, -6, PERF_DETAIL_ADVANCED);
+    }
+    /* No Linux source: offered, so paths to them are valid, and marked
+     * unavailable; the help texts say why. */
+    put_bad(l, PL_CTR_PAGE_WRITES_PER_SEC, PERF_COUNTER_BULK_COUNT, 0, PERF_DETAIL_ADVANCED);
+    put_bad(l, PL_CTR_TRANSITION_FAULTS_PER_SEC, PERF_COUNTER_BULK_COUNT, -1, PERF_DETAIL_ADVANCED);
+    put_bad(l, PL_CTR_CACHE_FAULTS_PER_SEC, PERF_COUNTER_BULK_COUNT, -1, PERF_DETAIL_ADVANCED);
+    put_bad(l, PL_CTR_DEMAND_ZERO_FAULTS_PER_SEC, PERF_COUNTER_BULK_COUNT, -1, PERF_DETAIL_ADVANCED);
     for (size_t i = 0; i < sizeof linux_only / sizeof linux_only[0]; i++) {
         if (HAS(linux_only[i].f))
             put(l, linux_only[i].idx, LRAW, linux_only[i].scale, PERF_DETAIL_ADVANCED, m.v[linux_only[i].f]);

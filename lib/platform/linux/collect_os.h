@@ -107,6 +107,8 @@ enum pl__mem_field {
     PL__MEM_HUGE_TOTAL,     /* HugePages_Total (a count, not bytes) */
     PL__MEM_HUGE_FREE,      /* HugePages_Free (a count) */
     PL__MEM_HUGE_PAGE_SIZE, /* Hugepagesize */
+    PL__MEM_ACTIVE_FILE,    /* Active(file) */
+    PL__MEM_INACTIVE_FILE,  /* Inactive(file) */
     PL__MEM_NFIELDS
 };
 

@@ -32,6 +32,8 @@ static const char *const mem_keys[PL__MEM_NFIELDS] = {
     [PL__MEM_HUGE_TOTAL] = "HugePages_Total",
     [PL__MEM_HUGE_FREE] = "HugePages_Free",
     [PL__MEM_HUGE_PAGE_SIZE] = "Hugepagesize",
+    [PL__MEM_ACTIVE_FILE] = "Active(file)",
+    [PL__MEM_INACTIVE_FILE] = "Inactive(file)",
 };
 
 int pl__parse_proc_meminfo(const char *text, struct pl__meminfo *out)
