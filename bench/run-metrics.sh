@@ -17,6 +17,8 @@
 #   pmproxy          PCP pmproxy's /metrics, when pmproxy and pmcd run
 # with the answer's size and sample lines. Ratios are to the engine row;
 # the goal (issue 9) is metrics-pt <= 1.3 x engine.
+# It also runs bench_foreign: "Foreign 127.0.0.1:PORT 230 232" against the
+# local engine's "230 232", K times each (median, p99).
 # Environment: N (1000), T (1), K (21).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -103,6 +105,11 @@ start_perfd "$TMP/p1.log" "Process, Thread" || { echo "perfd did not start" >&2;
 P1=$last_pid
 u="http://127.0.0.1:$port/metrics"
 ms=$(curl_median "$u") && row metrics-pt "$ms" "$(size_of "$u")" || echo "metrics-pt     failed"
+# the Foreign client against the local engine, same query, same perfd
+if [ -x "$BUILD/bench/bench_foreign" ]; then
+  echo "foreign: $(PERFLIB_REGISTRY=$STORE PERFLIB_PROVIDER_DIR=$BUILD/providers PERFLIB_REMOTE_CONFIG=/dev/null \
+    "$BUILD/bench/bench_foreign" "127.0.0.1:$port" "$K" "230 232")"
+fi
 kill -TERM "$P1"; wait "$P1" 2>/dev/null; P1=
 
 start_perfd "$TMP/p2.log" all || { echo "perfd did not start" >&2; exit 1; }
