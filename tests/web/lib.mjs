@@ -3,7 +3,7 @@
 // (docs/web.md). Every wait is bounded.
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -99,7 +99,7 @@ export class Perfd {
   cleanup() { rmSync(this.dir, { recursive: true, force: true }); }
 }
 
-export async function browser() {
+export async function browser(extraArgs = []) {
   const exe = process.env.CHROMIUM || '/usr/bin/chromium';
   if (!existsSync(exe)) throw new Error(`${exe} not found: install Debian's chromium (scripts/deps.sh test)`);
   const require = createRequire(join(resolve(need('PL_WEB_NODE_MODULES')), 'x.js'));
@@ -109,7 +109,7 @@ export async function browser() {
     executablePath: exe,
     headless: true,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      '--disable-background-networking', '--disable-component-update', '--disable-sync', ...extraArgs],
     viewport: { width: 1100, height: 800 },
     timezoneId: 'UTC',
     locale: 'en-US',
@@ -120,5 +120,21 @@ export async function browser() {
     await ctx.close().catch(() => {});
     rmSync(profile, { recursive: true, force: true });
   };
-  return { ctx, close };
+  return { ctx, close, profile };
+}
+
+// utime+stime ticks of every process of this browser (their command lines
+// name its profile directory).
+export function browserTicks(profile) {
+  let ticks = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes(profile)) continue;
+      const st = readFileSync(`/proc/${pid}/stat`, 'latin1');
+      const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(f[11]) + Number(f[12]);
+    } catch { /* gone meanwhile */ }
+  }
+  return ticks;
 }

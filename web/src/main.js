@@ -373,29 +373,44 @@ function schedule() {
   requestAnimationFrame(render);
 }
 
+// The graph redraws on every sample; the text (legend statistics,
+// histogram, report) at most every TEXT_MS, which is as fast as anyone reads
+// it and spares a pass over every point of every series at 10 Hz.
+const TEXT_MS = 250;
+let lastText = -Infinity;
+let textTimer = 0;
+
 function render() {
   pending = false;
   const t0 = performance.now();
-  const stats = new Map();
-  for (const k of store.series.keys()) stats.set(k, windowStats(store.series.get(k).raw));
+  const structural = rebuildPlot || legendKeys === '';
   if (rebuildPlot) order = [...store.series.keys()];
-  $('chart').hidden = state.view !== 'graph';
-  $('hist').hidden = state.view !== 'hist';
-  $('report').hidden = state.view !== 'report';
-  for (const b of document.querySelectorAll('[data-view]')) b.setAttribute('aria-pressed', String(b.dataset.view === state.view));
+  if (structural) {  // DOM writes only when something changed: each one costs a style pass
+    $('chart').hidden = state.view !== 'graph';
+    $('hist').hidden = state.view !== 'hist';
+    $('report').hidden = state.view !== 'report';
+    for (const b of document.querySelectorAll('[data-view]')) b.setAttribute('aria-pressed', String(b.dataset.view === state.view));
+    $('pause').setAttribute('aria-pressed', String(state.paused));
+    $('pause').textContent = state.paused ? 'Resume' : 'Pause';
+    $('highlight').setAttribute('aria-pressed', String(!!state.hl));
+    document.body.dataset.view = state.view;
+  }
   if (state.view === 'graph') drawGraph();
-  else { if (rebuildPlot) order = [...store.series.keys()]; rebuildPlot = rebuildPlot && !!plot; }
-  if (state.view === 'hist') drawHist(stats);
-  if (state.view === 'report') drawReport(stats);
-  drawLegend(stats);
-  $('pause').setAttribute('aria-pressed', String(state.paused));
-  $('pause').textContent = state.paused ? 'Resume' : 'Pause';
-  $('highlight').setAttribute('aria-pressed', String(!!state.hl));
+  else rebuildPlot = rebuildPlot && !!plot;
+  if (structural || t0 - lastText >= TEXT_MS) {
+    lastText = t0;
+    const stats = new Map();
+    for (const k of order) stats.set(k, windowStats(store.series.get(k).raw));
+    if (state.view === 'hist') drawHist(stats);
+    if (state.view === 'report') drawReport(stats);
+    drawLegend(stats);
+  } else if (!textTimer) {
+    textTimer = setTimeout(() => { textTimer = 0; lastText = -Infinity; schedule(); }, TEXT_MS - (t0 - lastText));
+  }
   perf.drawMs.push(performance.now() - t0);
   if (perf.drawMs.length > 2000) perf.drawMs.splice(0, 1000);
   if (perf.lastT) { perf.latencyMs.push(Date.now() - perf.lastT); perf.lastT = 0; if (perf.latencyMs.length > 2000) perf.latencyMs.splice(0, 1000); }
-  document.body.dataset.samples = String(perf.samples);
-  document.body.dataset.view = state.view;
+  if (document.body.dataset.samples !== String(perf.samples)) document.body.dataset.samples = String(perf.samples);
 }
 
 // ------------------------------------------------------------ the stream
@@ -651,14 +666,21 @@ function init() {
 window.perflibMonitor = {
   state, store, perf,
   redraw() { render(); },  // the benchmark's continuous-redraw mode
-  fill(nSeries, nPoints, stepS, t1) {  // synthetic history (tests, benchmark)
+  // Synthetic history (tests, benchmark). shape 'wave': a fast sine, a line
+  // that crosses most of the height in every pixel column (the worst case);
+  // 'walk': a slow sine with small noise, as counters usually look.
+  fill(nSeries, nPoints, stepS, t1, shape) {
     t1 = t1 || Date.now() / 1000;
+    let seed = 12345;
+    const noise = () => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648 - 0.5; };
+    const gen = shape === 'walk' ? (i, k) => 50 + 30 * Math.sin(i / 900 + k) + 4 * noise()
+      : (i, k) => 50 + 40 * Math.sin(i / 20 + k);
     meta.forEach((m, ci) => { if (m && m.ok && !m.multi) ensureSeries(ci, '', false); });
     store.t = Array.from({ length: nPoints }, (_, i) => t1 - (nPoints - 1 - i) * stepS);
     let j = 0;
     for (const s of store.series.values()) {
       const k = j++;
-      s.raw = k < nSeries ? Array.from({ length: nPoints }, (_, i) => 50 + 40 * Math.sin(i / 20 + k)) : new Array(nPoints).fill(null);
+      s.raw = k < nSeries ? Array.from({ length: nPoints }, (_, i) => gen(i, k)) : new Array(nPoints).fill(null);
     }
     scaled.clear();
     rebuildPlot = true;
