@@ -143,7 +143,7 @@ try {
   console.log(`ratio perfd per page / typeperf\t${f(per5 / m('tp'))}`);
   for (const sh of ['walk', 'wave']) {
     const k = (x) => m(`${sh}_${x}`);
-    const what = sh === 'walk' ? 'counter-like lines' : 'worst case, a fast wave';
+    const what = sh === 'walk' ? 'noisy lines' : 'smooth fast wave';
     console.log(`page (${what}): points per series\t${k('points')}`);
     console.log(`page (${what}): redraw after a sample, median ms\t${f(k('drawMed'), 1)}`);
     console.log(`page (${what}): redraw after a sample, p95 ms\t${f(k('drawP95'), 1)}`);

@@ -666,9 +666,9 @@ function init() {
 window.perflibMonitor = {
   state, store, perf,
   redraw() { render(); },  // the benchmark's continuous-redraw mode
-  // Synthetic history (tests, benchmark). shape 'wave': a fast sine, a line
-  // that crosses most of the height in every pixel column (the worst case);
-  // 'walk': a slow sine with small noise, as counters usually look.
+  // Synthetic history (tests, benchmark). shape 'wave': a smooth fast sine
+  // crossing most of the height every few pixels; 'walk': a slow sine with
+  // noise, which turns in every pixel column.
   fill(nSeries, nPoints, stepS, t1, shape) {
     t1 = t1 || Date.now() / 1000;
     let seed = 12345;
