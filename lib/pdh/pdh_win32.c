@@ -446,6 +446,15 @@ PL_EXTERN PDH_STATUS WINAPI PdhGetFormattedCounterArrayA(PDH_HCOUNTER hCounter, 
     UNLOCK_RET(PDH_CSTATUS_VALID_DATA);
 }
 
+/* The counter's query has not collected yet: Windows then reports a raw
+ * value (and the counter info) with CStatus 0 and no data, not an error
+ * (Wine's conformance test_PdhGetRawCounterValue records it). Lock held. */
+static int never_collected(uint32_t ci)
+{
+    uint32_t qi = g_slots[ci].owner;
+    return qi < g_nslots && g_slots[qi].kind == KIND_QUERY && pl_pdh_query_time(g_slots[qi].obj) == 0;
+}
+
 PL_EXTERN PDH_STATUS WINAPI PdhGetRawCounterValue(PDH_HCOUNTER hCounter, LPDWORD lpdwType, PPDH_RAW_COUNTER pValue)
 {
     if (!pValue) return PDH_INVALID_ARGUMENT;
@@ -458,6 +467,10 @@ PL_EXTERN PDH_STATUS WINAPI PdhGetRawCounterValue(PDH_HCOUNTER hCounter, LPDWORD
     if (st == PDH_INVALID_ARGUMENT) UNLOCK_RET(st);
     /* Windows returns success and tells the data's state in CStatus */
     if (lpdwType) *lpdwType = type;
+    if (never_collected((uint32_t)ci)) {
+        memset(pValue, 0, sizeof *pValue);
+        UNLOCK_RET(PDH_CSTATUS_VALID_DATA);
+    }
     to_win_raw(&r, pValue);
     UNLOCK_RET(PDH_CSTATUS_VALID_DATA);
 }
@@ -557,7 +570,7 @@ PL_EXTERN PDH_STATUS WINAPI PdhGetCounterInfoA(PDH_HCOUNTER hCounter, BOOLEAN bR
     o->dwLength = (DWORD)need;
     o->dwType = in.type;
     o->CVersion = PDH_CVERSION_WIN50;
-    o->CStatus = rs == PDH_INVALID_ARGUMENT ? PDH_CSTATUS_VALID_DATA : r.cstatus;
+    o->CStatus = rs == PDH_INVALID_ARGUMENT || never_collected((uint32_t)ci) ? PDH_CSTATUS_VALID_DATA : r.cstatus;
     o->lScale = in.scale;
     o->lDefaultScale = in.default_scale;
     o->dwUserData = g_slots[ci].user;

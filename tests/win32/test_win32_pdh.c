@@ -9,6 +9,7 @@
 #include <pdh.h>
 
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "pl_test.h"
@@ -66,6 +67,7 @@ static void w_forms(void **state)
     assert_int_equal(info->dwLength, size);
     assert_int_equal(info->dwUserData, 42);
     assert_int_equal(info->dwQueryUserData, 7);
+    assert_int_equal(info->CStatus, PDH_CSTATUS_VALID_DATA); /* before the first collection */
     assert_true(wequal(info->szCounterName, L"Ticks"));
     assert_true(wequal(info->szObjectName, L"PQ Machine"));
     assert_true((BYTE *)info->szFullPath >= (BYTE *)info->DataBuffer);
@@ -73,6 +75,12 @@ static void w_forms(void **state)
     assert_true(wequal(info->szExplainText, L"A 64-bit raw count."));
     free(info);
 
+    /* Before the first collection a raw value is success with CStatus 0
+     * (what Windows returns; Wine's test_PdhGetRawCounterValue). */
+    PDH_RAW_COUNTER raw;
+    memset(&raw, 0xAB, sizeof raw);
+    assert_int_equal(PdhGetRawCounterValue(c, NULL, &raw), ERROR_SUCCESS);
+    assert_int_equal(raw.CStatus, ERROR_SUCCESS);
     LONGLONG ts = 0;
     FILETIME now;
     GetSystemTimeAsFileTime(&now);
