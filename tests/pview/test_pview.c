@@ -20,6 +20,8 @@
 
 #include <cmocka.h>
 
+#include "perflib/log.h"
+#include "perflib/registry.h"
 #include "pv_canned.h"
 #include "pview.h"
 
@@ -236,10 +238,11 @@ static char *capture(tm_fx *f)
     return buf;
 }
 
-/* Wait (at most ~10 s) until the screen shows `text`; returns the screen. */
+/* Wait (at most ~20 s: a loaded machine) until the screen shows `text`;
+ * returns the screen. */
 static char *wait_for(tm_fx *f, const char *text)
 {
-    for (int i = 0; i < 200; i++) {
+    for (int i = 0; i < 400; i++) {
         char *s = capture(f);
         if (s && strstr(s, text)) return s;
         free(s);
@@ -334,6 +337,49 @@ static void tmux_help_and_memory_on_replay(void **state)
     free(wait_for(f, "local machine only"));
     keys(f, "q");
     free(wait_for(f, "PVIEW-EXIT=0"));
+}
+
+/* A binary counter log (what typeperf -f BIN writes) of the canned samples
+ * with a gap between them: pview replays it one record per refresh, the gap
+ * skipped, the rates computed across it. */
+static void tmux_log_replay(void **state)
+{
+    tm_fx *f = *state;
+    char store[128], path[128];
+    snprintf(store, sizeof store, "%s/perflib.db", f->dir);
+    snprintf(path, sizeof path, "%s/t.blg", f->dir);
+    pl_store *st = NULL;
+    pl_titles *ti = NULL;
+    pl_error err = {0};
+    assert_int_equal(pl_store_open(store, 0, &st, &err), PL_OK);
+    assert_int_equal(pl_titles_load(st, "009", &ti, &err), PL_OK);
+    pl_log_column col = {.path = "\\\\CANNED\\Process(*)\\% Processor Time"};
+    pl_log_header h = {.kind = PL_LOG_BLOCKS, .machine = "CANNED", .columns = &col, .ncolumns = 1,
+                       .titles = ti, .titles_en = ti};
+    pl_log_writer *w = NULL;
+    assert_int_equal(pl_log_create(path, &h, PL_LOG_OVERWRITE, &w, &err), PL_OK);
+    for (int k = 0; k < 2; k++) {
+        void *b;
+        size_t len;
+        assert_int_equal(pv_canned(k, &b, &len), 0);
+        assert_int_equal(pl_log_append(w, 134117966450000000LL + k * 10000000LL, b, len, &err), PL_OK);
+        if (k == 0) assert_int_equal(pl_log_append(w, 134117966455000000LL, NULL, 0, &err), PL_OK); /* a gap */
+        free(b);
+    }
+    assert_int_equal(pl_log_writer_close(w, &err), PL_OK);
+    pl_titles_free(ti);
+    pl_store_close(st);
+    char args[256];
+    snprintf(args, sizeof args, "-d 0.2 --log %s", path);
+    start(f, 80, 24, "TZ=UTC TERM=screen", args);
+    char *s = wait_for(f, "[END]");
+    assert_non_null(strstr(s, "log t.blg"));
+    assert_non_null(strstr(s, "worker              300 150.0 100.0  50.0"));
+    free(s);
+    keys(f, "q");
+    free(wait_for(f, "PVIEW-EXIT=0"));
+    /* not a log: a clear message and exit code 2, before the screen starts */
+    assert_int_equal(sh("%s --log %s/s-none.blg >/dev/null 2>&1", PVIEW_BIN, f->dir), 2);
 }
 
 /* A process with a unique name and 3 extra threads, for the live test. */
@@ -520,6 +566,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(sort_and_filter),
         cmocka_unit_test_setup_teardown(tmux_golden_replay, setup_tmux, teardown_tmux),
         cmocka_unit_test_setup_teardown(tmux_help_and_memory_on_replay, setup_tmux, teardown_tmux),
+        cmocka_unit_test_setup_teardown(tmux_log_replay, setup_tmux, teardown_tmux),
         cmocka_unit_test_setup_teardown(tmux_live_filter_threads_priority_end, setup_tmux, teardown_tmux),
         cmocka_unit_test_setup_teardown(tmux_remote_through_perfd, setup_tmux, teardown_tmux),
         cmocka_unit_test(tmux_not_a_terminal),

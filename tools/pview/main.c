@@ -25,6 +25,10 @@ static void usage(FILE *out)
           "\n"
           "  \\\\COMPUTER, -s COMPUTER   a remote machine served by perfd (HOST or HOST:PORT)\n"
           "  -d SECONDS                refresh interval (0.2 to 3600; default 1)\n"
+          "  --log FILE                replay a binary counter log recorded with typeperf -f BIN\n"
+          "                            (one record per refresh; record Process and Thread paths)\n"
+          "  --log FILE                replay a binary counter log recorded with typeperf -f BIN\n"
+          "                            (one record per refresh; record Process and Thread paths)\n"
           "  --replay FILE...          replay snapshots saved with `perfquery --raw FILE \"230 232\"`\n"
           "                            (all remaining arguments are files)\n"
           "  --no-threads              start with the thread pane hidden (cheaper)\n"
@@ -299,7 +303,7 @@ int main(int argc, char **argv)
     a.show_threads = 1;
     a.sort_col = PC_CPU;
     a.sort_desc = 1;
-    const char *host = NULL;
+    const char *host = NULL, *logfile = NULL;
     char **files = NULL;
     int nfiles = 0;
     for (int i = 1; i < argc; i++) {
@@ -321,6 +325,8 @@ int main(int argc, char **argv)
             a.interval = v;
         } else if (!strcmp(s, "-s") && i + 1 < argc) {
             host = argv[++i];
+        } else if (!strcmp(s, "--log") && i + 1 < argc) {
+            logfile = argv[++i];
         } else if (!strcmp(s, "--no-threads")) {
             a.show_threads = 0;
         } else if (!strcmp(s, "--replay")) {
@@ -338,18 +344,20 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
-        fputs("pview: needs a terminal (stdin and stdout)\n", stderr);
-        return 3;
-    }
     pv_source src;
     pl_error err = {0};
-    int rc = files ? pv_source_blocks(&src, files, nfiles, &err)
-             : host ? pv_source_remote(&src, host, &err)
-                    : pv_source_local(&src, &err);
+    int rc = files     ? pv_source_blocks(&src, files, nfiles, &err)
+             : logfile ? pv_source_log(&src, logfile, &err)
+             : host    ? pv_source_remote(&src, host, &err)
+                       : pv_source_local(&src, &err);
     if (rc != PL_OK) {
         fprintf(stderr, "pview: %s\n", err.msg[0] ? err.msg : pl_strerror(rc));
         return 2;
+    }
+    if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
+        fputs("pview: needs a terminal (stdin and stdout)\n", stderr);
+        pv_source_close(&src);
+        return 3;
     }
     a.src = &src;
     pv_model_init(&a.model);

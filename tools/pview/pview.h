@@ -33,6 +33,9 @@ int pv_source_remote(pv_source *s, const char *host, pl_error *err);
  * in order (then PL_E_NO_DATA: the end); a "Costly" query answers from the first
  * file that holds Image or Process Address Space. */
 int pv_source_blocks(pv_source *s, char **files, int n, pl_error *err);
+/* A binary counter log of whole blocks (typeperf -f BIN), one record per
+ * refresh, then PL_E_NO_DATA. */
+int pv_source_log(pv_source *s, const char *path, pl_error *err);
 void pv_source_close(pv_source *s);
 
 /* -------------------------------------------------------------- model */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "perflib/log.h"
 #include "perflib/query.h"
 #include "pview.h"
 
@@ -219,6 +220,78 @@ int pv_source_blocks(pv_source *s, char **files, int n, pl_error *err)
     base = base ? base + 1 : files[0];
     if (n > 1) snprintf(s->label, sizeof s->label, "replay %.100s +%d", base, n - 1);
     else snprintf(s->label, sizeof s->label, "replay %.100s", base);
+    s->replay = 1;
+    return PL_OK;
+}
+
+/* ------------------------------------------------------------ counter log */
+
+/* A binary counter log of whole blocks (typeperf -f BIN, docs/counter-log.md)
+ * replayed record by record: each data query takes the next record; gaps
+ * and damaged records are skipped with their reason kept for the footer. */
+typedef struct logsrc_ctx {
+    pl_log *log;
+    pl_pdh_source inner;
+    pl_log_source *ls;
+    size_t next, count;
+} logsrc_ctx;
+
+static int log_collect(void *ctx, const char *query, void **block, size_t *len, pl_error *err)
+{
+    logsrc_ctx *c = ctx;
+    if (query && strncmp(query, "Costly", 6) == 0) {
+        pv_err(err, PL_E_NOT_FOUND, "a counter log holds what was recorded: no Costly snapshot");
+        return PL_E_NOT_FOUND;
+    }
+    while (c->next < c->count) {
+        size_t i = c->next++;
+        if (pl_log_source_set(c->ls, i, err) != PL_OK) continue; /* a gap or a damaged record */
+        return c->inner.collect(c->inner.ctx, query, block, len, err);
+    }
+    pv_err(err, PL_E_NO_DATA, "end of the recording");
+    return PL_E_NO_DATA;
+}
+
+static const pl_titles *log_titles(void *ctx, int english)
+{
+    logsrc_ctx *c = ctx;
+    return c->inner.titles ? c->inner.titles(c->inner.ctx, english) : NULL;
+}
+
+static void log_close(void *ctx)
+{
+    logsrc_ctx *c = ctx;
+    if (!c) return;
+    pl_pdh_source_close(&c->inner);
+    pl_log_close(c->log);
+    free(c);
+}
+
+int pv_source_log(pv_source *s, const char *path, pl_error *err)
+{
+    memset(s, 0, sizeof *s);
+    logsrc_ctx *c = calloc(1, sizeof *c);
+    if (!c) {
+        pv_err(err, PL_E_NOMEM, "out of memory");
+        return PL_E_NOMEM;
+    }
+    int rc = pl_log_open(path, &c->log, err);
+    if (rc == PL_OK) rc = pl_log_source_open(c->log, &c->inner, &c->ls, err);
+    if (rc != PL_OK) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err ? err->msg : "");
+        pv_err(err, rc, "%.200s: %.300s", path, msg);
+        pl_log_close(c->log);
+        free(c);
+        return rc;
+    }
+    c->count = pl_log_count(c->log);
+    s->src.collect = log_collect;
+    s->src.titles = log_titles;
+    s->src.close = log_close;
+    s->src.ctx = c;
+    const char *base = strrchr(path, '/');
+    snprintf(s->label, sizeof s->label, "log %.140s", base ? base + 1 : path);
     s->replay = 1;
     return PL_OK;
 }
