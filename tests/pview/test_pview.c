@@ -3,6 +3,7 @@
  * canned replay with a fixed clock, and the live flow (filter, threads,
  * priority, end process, sort, resize, quit) on a process the test starts. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -395,6 +396,15 @@ static pid_t spawn_target(char *name, size_t cap)
     snprintf(name, cap, "pvt%d", (int)getpid() % 1000000);
     pid_t pid = fork();
     if (pid == 0) {
+        /* never outlive the test, and never hold its output pipes (ctest
+         * waits for every holder: a failed assertion would look like a
+         * hang) */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        int null = open("/dev/null", O_RDWR);
+        if (null >= 0) {
+            dup2(null, 1);
+            dup2(null, 2);
+        }
         prctl(PR_SET_NAME, name);
         pthread_t t;
         for (int i = 0; i < 3; i++) pthread_create(&t, NULL, sleeper, NULL);
