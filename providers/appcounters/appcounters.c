@@ -216,6 +216,18 @@ static int build_app(const pl_query_items *q, const pl__seg_view *v, size_t n)
             if (pl_type_size(k->type) == 4) narrow = 1;
             if (pl_builder_add_counter(bld, obj, &cd, &ctr[c]) != PL_OK) rc = PL_E_NOMEM;
         }
+        /* ID Process: which process published the instance. PDH compares
+         * it between two samples, so a restarted application (a new pid)
+         * is a new series: no rate mixes the dead process's values with the
+         * new one's. */
+        int idp = -1;
+        if (rc == PL_OK) {
+            pl_counter_desc pd = {.name_index = PL_CTR_ID_PROCESS,
+                                  .help_index = PL_HELP(PL_CTR_ID_PROCESS),
+                                  .type = PERF_COUNTER_RAWCOUNT,
+                                  .detail_level = PERF_DETAIL_WIZARD};
+            if (pl_builder_add_counter(bld, obj, &pd, &idp) != PL_OK) rc = PL_E_NOMEM;
+        }
         if (narrow && rc == PL_OK) {
             pl_counter_desc ud = {.name_index = PL_CTR_UNAVAILABLE_COUNTERS,
                                   .help_index = PL_HELP(PL_CTR_UNAVAILABLE_COUNTERS),
@@ -256,6 +268,7 @@ static int build_app(const pl_query_items *q, const pl__seg_view *v, size_t n)
                         pl_builder_set_u64(bld, obj, inst, ctr[c], val);
                     }
                 }
+                if (idp >= 0) pl_builder_set_u32(bld, obj, inst, idp, v[i].lay.pid);
                 if (marker >= 0) pl_builder_set_u64(bld, obj, inst, marker, mask);
             }
         }
