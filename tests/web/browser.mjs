@@ -91,10 +91,12 @@ async function caseUi() {
 
     // Views.
     await page.click('#v-hist');
-    check(await page.isVisible('#hist') && !(await page.isVisible('#chart')), 'histogram shown');
+    await until('histogram shown', async () => (await page.isVisible('#hist')) && !(await page.isVisible('#chart')));
     await until('three bars', async () => (await page.$$('#hist .b')).length === 3);
     await page.keyboard.press('r');
-    check(await page.isVisible('#report'), 'report shown by keyboard (r)');
+    // the key is handled on the page's own event loop: wait for it (a busy
+    // machine delays it), bounded like every other wait here
+    await until('report shown by keyboard (r)', async () => page.isVisible('#report'));
     await until('report rows', async () => (await page.textContent('#report')).includes('Available Bytes'));
     check(/\d/.test(await page.textContent('#report td.num')), 'report shows a number');
 
@@ -121,7 +123,7 @@ async function caseUi() {
 
     // Back to the graph; remove the selected counter with the keyboard.
     await page.keyboard.press('g');
-    check(await page.isVisible('#chart'), 'graph shown by keyboard (g)');
+    await until('graph shown by keyboard (g)', async () => page.isVisible('#chart'));
     await until('legend rebuilt', async () => (await legendRows(page)).length === 3);
     await page.focus('#legend tbody tr[data-key] >> nth=0');
     await page.keyboard.press('ArrowDown');
