@@ -239,7 +239,7 @@ static void zero_marked(uint64_t *v, int n, uint64_t mask)
 struct peak {
     int32_t pid;
     uint64_t start;
-    uint64_t swap_peak;   /* bytes */
+    uint64_t pfb_peak;    /* Page File Bytes, bytes */
 };
 
 struct mapfile {
@@ -454,8 +454,8 @@ static uint64_t peak_update(size_t *cursor, int32_t pid, uint64_t start, uint64_
     uint64_t peak = now;
     while (*cursor < S.npeak && S.peaks[*cursor].pid < pid) (*cursor)++;
     if (*cursor < S.npeak && S.peaks[*cursor].pid == pid && S.peaks[*cursor].start == start &&
-        S.peaks[*cursor].swap_peak > peak)
-        peak = S.peaks[*cursor].swap_peak;
+        S.peaks[*cursor].pfb_peak > peak)
+        peak = S.peaks[*cursor].pfb_peak;
     if (S.nnpeak < S.peak_cap) S.npeaks[S.nnpeak++] = (struct peak){pid, start, peak};
     return peak;
 }
@@ -631,7 +631,7 @@ struct pinfo {
     uint32_t unav;
 };
 
-static void fill_process(const struct pinfo *pi, uint64_t swap_peak, uint64_t *v)
+static void fill_process(const struct pinfo *pi, uint64_t pfb_peak, uint64_t *v)
 {
     const pl_proc_stat *st = &pi->st;
     const pl_proc_status *ss = &pi->ss;
@@ -664,9 +664,12 @@ static void fill_process(const struct pinfo *pi, uint64_t swap_peak, uint64_t *v
         v[P_WS_SHARED] = kib(ss->rss_file + ss->rss_shmem);
         v[P_RSS_SHARED] = v[P_WS_SHARED];
         v[P_PRIVATE] = kib(ss->vm_data + ss->vm_stk);
-        v[P_PFB] = kib(ss->vm_swap);
-        v[P_SWAP] = v[P_PFB];
-        v[P_PFB_PEAK] = swap_peak;
+        /* Windows' Page File Bytes is the commit charge, which Windows
+         * also reports as Private Bytes: the same private writable memory
+         * here. Swap in use is Swap Bytes. */
+        v[P_PFB] = v[P_PRIVATE];
+        v[P_SWAP] = kib(ss->vm_swap);
+        v[P_PFB_PEAK] = pfb_peak;
         v[P_VCS] = ss->vol_ctxt;
         v[P_IVCS] = ss->nonvol_ctxt;
     }
@@ -825,8 +828,8 @@ static int collect(const pl_query_items *q)
             if (r != 0) pi.unav |= UNAV_IO;
             pi.fds = pl__proc_count_fds(pidfd, S.fd_by_stat);
             if (pi.fds < 0) pi.unav |= UNAV_HANDLES;
-            uint64_t swap = (pi.unav & UNAV_STATUS) ? 0 : kib(pi.ss.vm_swap);
-            uint64_t peak = peak_update(&cursor, pi.st.pid, pi.st.starttime, swap);
+            uint64_t pfb = (pi.unav & UNAV_STATUS) ? 0 : kib(pi.ss.vm_data + pi.ss.vm_stk);
+            uint64_t peak = peak_update(&cursor, pi.st.pid, pi.st.starttime, pfb);
             fill_process(&pi, peak, v);
             rc = add_inst(o.proc, pi.st.comm, 0, 0, &inst);
             if (rc == PL_OK) rc = put_values(o.proc, inst, v, P_COUNT);

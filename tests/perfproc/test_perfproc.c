@@ -111,8 +111,10 @@ static void process_values_exact(void **state)
     assert_int_equal(ph_value(&o, 1, PL_CTR_WORKING_SET_SHARED), 8000 * 1024);
     assert_int_equal(ph_value(&o, 1, PL_CTR_RESIDENT_SHARED_BYTES), 8000 * 1024);
     assert_int_equal(ph_value(&o, 1, PL_CTR_PRIVATE_BYTES), 3132 * 1024);
-    assert_int_equal(ph_value(&o, 1, PL_CTR_PAGE_FILE_BYTES), 16 * 1024);
-    assert_int_equal(ph_value(&o, 1, PL_CTR_PAGE_FILE_BYTES_PEAK), 16 * 1024);
+    /* Page File Bytes is the commit charge, = Private Bytes (as on
+     * Windows); swap in use is Swap Bytes */
+    assert_int_equal(ph_value(&o, 1, PL_CTR_PAGE_FILE_BYTES), 3132 * 1024);
+    assert_int_equal(ph_value(&o, 1, PL_CTR_PAGE_FILE_BYTES_PEAK), 3132 * 1024);
     assert_int_equal(ph_value(&o, 1, PL_CTR_SWAP_BYTES), 16 * 1024);
     assert_int_equal(ph_value(&o, 1, PL_CTR_THREAD_COUNT), 1);
     assert_int_equal(ph_value(&o, 1, PL_CTR_PRIORITY_BASE), 8);
@@ -145,7 +147,8 @@ static void process_values_exact(void **state)
     assert_int_equal(ph_value(&o, 6, PL_CTR_PRIORITY_BASE), 10);
     assert_int_equal(ph_value(&o, 6, PL_CTR_NICE_VALUE), (uint32_t)-10);
     assert_int_equal(ph_value(&o, 6, PL_CTR_THREAD_COUNT), 3);
-    assert_int_equal(ph_value(&o, 6, PL_CTR_PAGE_FILE_BYTES), 2048 * 1024);
+    assert_int_equal(ph_value(&o, 6, PL_CTR_PAGE_FILE_BYTES), 60136 * 1024);
+    assert_int_equal(ph_value(&o, 6, PL_CTR_SWAP_BYTES), 2048 * 1024);
     assert_int_equal(ph_value(&o, 6, PL_CTR_PRIVATE_BYTES), 60136 * 1024);
     assert_int_equal(ph_value(&o, 6, PL_CTR_HANDLE_COUNT), 5);
 
