@@ -11,8 +11,12 @@
 //             through A, \\127.0.0.1:PORT paths); B stops: only B's counter
 //             is a gap; B returns: its values return; a counter of a machine
 //             that was not up when the page opened resolves once it is
+//   replay    typeperf -f BIN writes a short log; the page in Log mode
+//             (log=, b=, e=) shows one point per record of the window with
+//             the values typeperf -i prints; perfd refuses bad log names
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import http from 'node:http';
+import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Perfd, browser, need, until, sleep } from './lib.mjs';
@@ -390,7 +394,87 @@ async function caseMachines() {
   }
 }
 
-const cases = { ui: caseUi, outage: caseOutage, screenshot: caseScreenshot, limits: caseLimits, machines: caseMachines };
+// typeperf -i's CSV rows: [unix ms, value or null, ...] (TZ=UTC).
+function parseCsv(text) {
+  const rows = [];
+  for (const line of text.split(/\r?\n/)) {
+    const f = [...line.matchAll(/"([^"]*)"/g)].map((m) => m[1]);
+    const m = /^(\d\d)\/(\d\d)\/(\d{4}) (\d\d):(\d\d):(\d\d)\.(\d{3})$/.exec(f[0] || '');
+    if (!m) continue;
+    const t = Date.UTC(+m[3], +m[1] - 1, +m[2], +m[4], +m[5], +m[6], +m[7]);
+    rows.push([t, ...f.slice(1).map((x) => (x.trim() === '' ? null : Number(x)))]);
+  }
+  return rows;
+}
+
+const near = (a, b) => a === null ? b === null : b !== null && Math.abs(a - b) <= 1e-4 + 1e-6 * Math.abs(b);
+
+async function caseReplay() {
+  const typeperf = need('TYPEPERF');
+  const d = new Perfd();
+  const logs = join(d.dir, 'logs');
+  mkdirSync(logs);
+  d.extra = ['--set', `log_dir=${logs}`];
+  const env = { ...process.env, PERFLIB_REGISTRY: join(d.dir, 'perflib.db'), TZ: 'UTC' };
+  const paths = ['\\Memory\\Available Bytes', '\\Processor(_Total)\\% Processor Time'];
+  const file = join(logs, 'short.blg');
+  execFileSync(typeperf, [...paths, '-si', '1', '-sc', '6', '-f', 'BIN', '-o', file], { env, timeout: 60000, stdio: 'ignore' });
+  const rows = parseCsv(execFileSync(typeperf, ['-i', file, ...paths], { env, timeout: 60000, encoding: 'utf8' }));
+  check(rows.length === 6, `typeperf -i prints the 6 records (got ${rows.length})`);
+  const b = await browser();
+  try {
+    await d.start();
+    // Names that are not a plain file in the log directory are refused.
+    for (const [name, code] of [['', 400], ['..', 400], ['.', 400], ['/etc/passwd', 400], ['a/../short.blg', 400],
+      ['.hidden', 400], ['missing.blg', 404]]) {
+      const r = await fetch(`${d.url}/v1/replay?log=${encodeURIComponent(name)}&c=${encodeURIComponent(paths[0])}`);
+      check(r.status === code, `log=${JSON.stringify(name)} answers ${code} (got ${r.status})`);
+    }
+    check((await fetch(`${d.url}/v1/replay?log=short.blg&b=5&e=4&c=x`)).status === 400, 'b > e refused');
+    // The window: records 1..4 of 0..5 (times with a margin well under the 1 s spacing).
+    const w = rows.slice(1, 5);
+    const hash = `#v=graph&y=0,100&log=short.blg&b=${w[0][0] - 200}&e=${w[3][0] + 200}` +
+      paths.map((p) => '&c=~~' + encodeURIComponent(p)).join('');
+    const page = await b.ctx.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(d.url + '/' + hash);
+    await until('the window loaded', () => page.evaluate(() => document.body.dataset.replay === 'done'), 20000);
+    const got = await page.evaluate(() => {
+      const m = window.perflibMonitor;
+      return { t: m.store.t, s: [...m.store.series.values()].map((s) => [s.path, s.raw]) };
+    });
+    check(got.t.length === w.length, `one point per record in the window: ${got.t.length} == ${w.length}`);
+    got.t.forEach((t, i) => check(Math.abs(t * 1000 - w[i][0]) <= 1, `point ${i} at the record's time (${t * 1000} vs ${w[i][0]})`));
+    paths.forEach((p, k) => {
+      const s = got.s.find((x) => x[0] === p);
+      check(s, `a series for ${p}`);
+      s[1].forEach((v, i) => check(near(v, w[i][k + 1]), `${p} point ${i}: page ${v}, typeperf -i ${w[i][k + 1]}`));
+    });
+    // The statistics are over the window: the legend's minimum and maximum of % Processor Time.
+    const cpu = w.map((r) => r[2]).filter((v) => v !== null);
+    const f3 = (v) => v.toLocaleString('en-US', { maximumFractionDigits: 3 });
+    await until('legend statistics', async () => {
+      const row = (await legendRows(page)).find((r) => r.join(' ').includes('% Processor Time'));
+      const text = row ? row.join(' ') : '';
+      return text.includes(f3(Math.min(...cpu))) && text.includes(f3(Math.max(...cpu)));
+    }, 5000);
+    await page.keyboard.press('r');
+    await until('the report view', () => page.evaluate(() => document.body.dataset.view === 'report'));
+    // Loaded once: no reconnection, no banner, nothing more arrives.
+    await sleep(2500);
+    check(await page.evaluate(() => window.perflibMonitor.store.t.length) === w.length, 'no more points after the end');
+    check(await page.isHidden('#status'), 'no banner in Log mode');
+    check(errors.length === 0, 'no page errors: ' + errors.join('; '));
+    await page.screenshot({ path: join(artifacts, 'replay.png') });
+  } finally {
+    await b.close();
+    await d.stop();
+    d.cleanup();
+  }
+}
+
+const cases = { replay: caseReplay, ui: caseUi, outage: caseOutage, screenshot: caseScreenshot, limits: caseLimits, machines: caseMachines };
 const name = process.argv[2];
 if (!cases[name]) {
   console.error('usage: browser.mjs ' + Object.keys(cases).join('|'));

@@ -58,7 +58,7 @@ export class Perfd {
   async start(port) {
     for (let attempt = 0; attempt < 5; attempt++) {
       this.port = port || (await freePort());
-      const p = spawn(this.bin, ['--listen', `127.0.0.1:${this.port}`], {
+      const p = spawn(this.bin, ['--listen', `127.0.0.1:${this.port}`, ...(this.extra || [])], {
         env: { ...process.env, PERFLIB_REGISTRY: join(this.dir, 'perflib.db') },
         stdio: ['ignore', 'ignore', 'pipe'],
       });

@@ -33,15 +33,18 @@
  * STREAM_MIN_MS..STREAM_MAX_MS (400), and STREAM_MAX_PENDING bytes waiting for
  * a client that does not read (it is then dropped, one log line). */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "perfd.h"
 #include "perflib/block.h"
+#include "perflib/log.h"
 #include "perflib/pdh.h"
 #include "perflib/winperf.h"
 #include "stream.h"
@@ -57,6 +60,9 @@
 #define STREAM_FMT (PL_PDH_FMT_DOUBLE | PL_PDH_FMT_NOCAP100)
 #define STREAM_RETRY_MS 10000u  /* counters that could not be added yet */
 #define STREAM_MSG 512
+#define REPLAY_MAX_RECORDS 2000u  /* a wider window is thinned to this */
+#define REPLAY_DRAIN_MS 30000u    /* a replay client that reads nothing this long is dropped */
+#define FT_UNIX_EPOCH 116444736000000000LL  /* FILETIME of 1970-01-01 */
 
 typedef struct stream {
     pthread_mutex_t mu;
@@ -69,6 +75,8 @@ typedef struct stream {
     int closing;          /* end the response (overflow, shutdown) */
     int refs;             /* the thread and the response */
     unsigned interval_ms;
+    char *log_path;       /* a replay (/v1/replay): the log file, else NULL */
+    int64_t b, e;         /* its window, FILETIME, inclusive */
     size_t n;
     char **paths;
     struct stream *next, *prev;  /* in the live list */
@@ -95,6 +103,7 @@ static void stream_unref(stream *st)
     pthread_mutex_unlock(&live_mu);
     for (size_t i = 0; i < st->n; i++) free(st->paths[i]);
     free(st->paths);
+    free(st->log_path);
     free(st->buf);
     pthread_cond_destroy(&st->cv);
     pthread_mutex_destroy(&st->mu);
@@ -113,6 +122,7 @@ static ssize_t reader(void *cls, uint64_t pos, char *out, size_t max)
         memcpy(out, st->buf + st->off, k);
         st->off += k;
         if (st->off == st->len) st->off = st->len = 0;
+        pthread_cond_signal(&st->cv);  /* a replay waits for the client to read */
         pthread_mutex_unlock(&st->mu);
         return (ssize_t)k;
     }
@@ -211,11 +221,13 @@ static int valid(uint32_t rc, const pl_pdh_value *v)
            (v->cstatus == PL_PDH_CSTATUS_VALID_DATA || v->cstatus == PL_PDH_CSTATUS_NEW_DATA);
 }
 
-static void sample_json(wb *b, pl_pdh_query *q, pl_pdh_counter **cs, const int *multi, size_t n, int collected)
+/* ft: the sample's time (FILETIME), or 0 for the query's collection time. */
+static void sample_json(wb *b, pl_pdh_query *q, pl_pdh_counter **cs, const int *multi, size_t n, int collected,
+                        int64_t ft)
 {
-    int64_t ft = collected ? pl_pdh_query_time(q) : 0;
+    if (!ft) ft = collected ? pl_pdh_query_time(q) : 0;
     /* FILETIME (100 ns since 1601) to Unix milliseconds */
-    uint64_t t = ft > 116444736000000000LL ? (uint64_t)(ft - 116444736000000000LL) / 10000u : now_ms(CLOCK_REALTIME);
+    uint64_t t = ft > FT_UNIX_EPOCH ? (uint64_t)(ft - FT_UNIX_EPOCH) / 10000u : now_ms(CLOCK_REALTIME);
     wb_printf(b, "event: sample\ndata: {\"t\":%llu,\"v\":[", (unsigned long long)t);
     for (size_t i = 0; i < n; i++) {
         if (i) wb_str(b, ",");
@@ -335,6 +347,27 @@ static int emit_meta(stream *st, pl_pdh_query *q, pl_pdh_counter **cs, const int
     return rc;
 }
 
+/* The end of a stream thread: make sure the response ends (a collector
+ * failure, an allocation, a replay's last record), drop the thread's
+ * reference. */
+static void thread_done(stream *st)
+{
+    pthread_mutex_lock(&st->mu);
+    if (!st->gone && !st->closing) {
+        st->closing = 1;
+        if (st->suspended) {
+            st->suspended = 0;
+            MHD_resume_connection(st->conn);
+        }
+    }
+    pthread_mutex_unlock(&st->mu);
+    stream_unref(st);
+    pthread_mutex_lock(&live_mu);
+    live_threads--;
+    pthread_cond_broadcast(&live_cv);
+    pthread_mutex_unlock(&live_mu);
+}
+
 static void *stream_main(void *arg)
 {
     stream *st = arg;
@@ -371,7 +404,7 @@ static void *stream_main(void *arg)
     uint64_t last_sent = next, last_retry = next;
     while (!over) {
         b.len = 0;
-        sample_json(&b, q, cs, multi, st->n, collected);
+        sample_json(&b, q, cs, multi, st->n, collected, 0);
         if (b.oom || emit(st, b.p, b.len) != 0) break;
         last_sent = now_ms(CLOCK_MONOTONIC);
         next += st->interval_ms;
@@ -399,16 +432,6 @@ static void *stream_main(void *arg)
         collected = pl_pdh_collect(q, NULL) == PL_PDH_CSTATUS_VALID_DATA;
     }
 out:
-    /* Make sure the response ends (a collector failure, an allocation). */
-    pthread_mutex_lock(&st->mu);
-    if (!st->gone && !st->closing) {
-        st->closing = 1;
-        if (st->suspended) {
-            st->suspended = 0;
-            MHD_resume_connection(st->conn);
-        }
-    }
-    pthread_mutex_unlock(&st->mu);
     wb_free(&b);
     pl_pdh_close_query(q);
     if (have_src) pl_pdh_source_close(&src);
@@ -416,11 +439,102 @@ out:
     free(multi);
     free(status);
     free(msgs);
-    stream_unref(st);
-    pthread_mutex_lock(&live_mu);
-    live_threads--;
-    pthread_cond_broadcast(&live_cv);
-    pthread_mutex_unlock(&live_mu);
+    thread_done(st);
+    return NULL;
+}
+
+/* ------------------------------------------------------ a log replay */
+
+/* Wait (bounded) until the client has read most of what is pending, so a
+ * replay, which has every record at once, never outgrows the pending limit
+ * for a client that reads. 0, or -1 when the stream is over. */
+static int wait_drained(stream *st)
+{
+    uint64_t until = now_ms(CLOCK_MONOTONIC) + REPLAY_DRAIN_MS;
+    struct timespec ts = {(time_t)(until / 1000u), (long)(until % 1000u) * 1000000L};
+    pthread_mutex_lock(&st->mu);
+    while (!st->gone && !st->closing && st->len - st->off > STREAM_MAX_PENDING / 2)
+        if (pthread_cond_timedwait(&st->cv, &st->mu, &ts) == ETIMEDOUT) break;
+    int over = st->gone || st->closing;
+    pthread_mutex_unlock(&st->mu);
+    return over ? -1 : 0;
+}
+
+/* /v1/replay: the same events as a live stream, from the records of a
+ * counter log in [b, e] (at most REPLAY_MAX_RECORDS of them, evenly
+ * thinned), then "event: end". PDH computes the values from the logged
+ * blocks exactly as from the live engine. */
+static void *replay_main(void *arg)
+{
+    stream *st = arg;
+    pl_log *log = NULL;
+    pl_log_source *ls = NULL;
+    pl_pdh_source src = {0};
+    pl_pdh_query *q = NULL;
+    pl_error err = {0};
+    size_t n1 = st->n ? st->n : 1;
+    pl_pdh_counter **cs = calloc(n1, sizeof *cs);
+    int *multi = calloc(n1, sizeof *multi);
+    uint32_t *status = calloc(n1, sizeof *status);
+    char (*msgs)[STREAM_MSG] = calloc(n1, sizeof *msgs);
+    wb b = {0};
+    int have_src = 0;
+    if (!cs || !multi || !status || !msgs) goto out;
+    uint32_t rc = PL_PDH_CSTATUS_VALID_DATA;
+    if (pl_log_open(st->log_path, &log, &err) != PL_OK || pl_log_source_open(log, &src, &ls, &err) != PL_OK) {
+        rc = PL_PDH_INVALID_ARGUMENT;
+        perfd_log("replay: %s", err.msg);
+    } else {
+        have_src = 1;
+        rc = pl_pdh_open_query(&src, &q, &err);
+    }
+    size_t i0 = 0, i1 = 0;
+    if (log) {
+        pl_log_seek(log, st->b, &i0);
+        pl_log_seek(log, st->e == INT64_MAX ? st->e : st->e + 1, &i1);
+    }
+    size_t count = i1 > i0 ? i1 - i0 : 0;
+    size_t step = count > REPLAY_MAX_RECORDS ? (count + REPLAY_MAX_RECORDS - 1) / REPLAY_MAX_RECORDS : 1;
+    /* The records' spacing for the page's axis (the median is not needed:
+     * a log is written at one interval). */
+    st->interval_ms = 1000;
+    if (count > 1) {
+        int64_t span = pl_log_time(log, i0 + (count - 1) / step * step) - pl_log_time(log, i0);
+        uint64_t ms = (uint64_t)(span > 0 ? span : 0) / 10000u / ((count - 1) / step ? (count - 1) / step : 1);
+        if (ms >= 1 && ms <= STREAM_MAX_MS) st->interval_ms = (unsigned)ms;
+    }
+    for (size_t i = 0; i < st->n; i++) {
+        int cw = 0;
+        multi[i] = has_wildcard(st->paths[i], &cw);
+        if (rc != PL_PDH_CSTATUS_VALID_DATA) {
+            status[i] = rc;
+            snprintf(msgs[i], STREAM_MSG, "%s", err.msg);
+        } else {
+            add_one(st, q, i, cs, status, msgs);
+        }
+    }
+    if (emit_meta(st, q, cs, multi, status, msgs) != 0) goto out;
+    /* The record before the window primes the rates, so the window's first
+     * point has its value (as typeperf -i prints it) rather than a gap. */
+    if (q && i0 > 0 && i0 < i1 && pl_log_source_set(ls, i0 - 1, NULL) == PL_OK) pl_pdh_collect(q, NULL);
+    for (size_t i = i0; q && i < i1; i += step) {
+        int collected = pl_log_source_set(ls, i, NULL) == PL_OK && pl_pdh_collect(q, NULL) == PL_PDH_CSTATUS_VALID_DATA;
+        b.len = 0;
+        sample_json(&b, q, cs, multi, st->n, collected, pl_log_time(log, i));
+        if (b.oom || wait_drained(st) != 0 || emit(st, b.p, b.len) != 0) goto out;
+    }
+    static const char end_event[] = "event: end\ndata: {}\n\n";
+    emit(st, end_event, sizeof end_event - 1);
+out:
+    wb_free(&b);
+    pl_pdh_close_query(q);
+    if (have_src) pl_pdh_source_close(&src);  /* frees ls */
+    pl_log_close(log);
+    free(cs);
+    free(multi);
+    free(status);
+    free(msgs);
+    thread_done(st);
     return NULL;
 }
 
@@ -454,6 +568,8 @@ static enum MHD_Result each_arg(void *cls, enum MHD_ValueKind kind, const char *
     return MHD_YES;
 }
 
+static int start_stream(perfd_req *r, stream *st, const char *bad, void *(*fn)(void *));
+
 static int h_stream(perfd_req *r)
 {
     const char *is = perfd_arg(r, "i");
@@ -468,7 +584,14 @@ static int h_stream(perfd_req *r)
         return perfd_reply_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
     }
     st->interval_ms = (unsigned)ms;
-    args a = {st, NULL};
+    return start_stream(r, st, NULL, stream_main);
+}
+
+/* Take the counters from the request, count the stream against the limits
+ * and start its thread; st (and bad) are consumed. */
+static int start_stream(perfd_req *r, stream *st, const char *bad, void *(*fn)(void *))
+{
+    args a = {st, bad};
     MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, each_arg, &a);
     if (!a.bad && st->n == 0) a.bad = "c: at least one counter path";
     pthread_mutex_lock(&live_mu);
@@ -483,6 +606,7 @@ static int h_stream(perfd_req *r)
     if (a.bad || full) {
         for (size_t i = 0; i < st->n; i++) free(st->paths[i]);
         free(st->paths);
+        free(st->log_path);
         free(st);
         return a.bad ? perfd_reply_error(r, MHD_HTTP_BAD_REQUEST, a.bad)
                      : perfd_reply_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "too many streams: at most 16 at once");
@@ -513,7 +637,7 @@ static int h_stream(perfd_req *r)
         pthread_mutex_lock(&live_mu);
         live_threads++;
         pthread_mutex_unlock(&live_mu);
-        if (pthread_create(&th, &ta, stream_main, st) != 0) {
+        if (pthread_create(&th, &ta, fn, st) != 0) {
             st->refs = 1;
             pthread_mutex_lock(&live_mu);
             live_threads--;
@@ -557,3 +681,77 @@ void perfd_streams_stop(void)
 }
 
 PERFD_ROUTE(stream_route, "GET", "/v1/stream", 0, h_stream)
+
+/* log_dir: the one directory /v1/replay reads logs from (none: no replay). */
+static char log_dir[PATH_MAX];
+
+static int set_log_dir(const char *v, char *why, size_t whylen)
+{
+    size_t n = strlen(v);
+    while (n > 1 && v[n - 1] == '/') n--;
+    if (v[0] != '/' || n >= sizeof log_dir - 256) {
+        snprintf(why, whylen, "log_dir: an absolute directory path");
+        return -1;
+    }
+    memcpy(log_dir, v, n);
+    log_dir[n] = 0;
+    return 0;
+}
+PERFD_CONFIG_KEY(log_dir, "log_dir", set_log_dir)
+
+int perfd_log_name_ok(const char *name)
+{
+    size_t n = name ? strlen(name) : 0;
+    if (n == 0 || n > 255 || name[0] == '.') return 0;  /* also ".", "..", hidden files */
+    for (const char *p = name; *p; p++)
+        if (*p == '/' || *p == '\\' || (unsigned char)*p < 0x20 || *p == 0x7f) return 0;
+    return 1;
+}
+
+/* A window bound: Unix milliseconds to FILETIME, or def when absent. */
+static int window_arg(perfd_req *r, const char *name, int64_t def, int64_t *out)
+{
+    const char *v = perfd_arg(r, name);
+    if (!v) {
+        *out = def;
+        return 0;
+    }
+    char *end = NULL;
+    errno = 0;
+    unsigned long long ms = strtoull(v, &end, 10);
+    if (errno || end == v || *end || *v == '-' || ms > 253402300799999ull) return -1;  /* year 9999 */
+    *out = (int64_t)ms * 10000 + FT_UNIX_EPOCH;
+    return 0;
+}
+
+static int h_replay(perfd_req *r)
+{
+    const char *name = perfd_arg(r, "log");
+    if (!perfd_log_name_ok(name))
+        return perfd_reply_error(r, MHD_HTTP_BAD_REQUEST,
+                                 "log: a plain file name in perfd's log directory (no '/', not starting with '.')");
+    if (!log_dir[0]) return perfd_reply_error(r, MHD_HTTP_NOT_FOUND, "no log directory configured (log_dir)");
+    int64_t b = 0, e = 0;
+    if (window_arg(r, "b", 0, &b) != 0 || window_arg(r, "e", INT64_MAX, &e) != 0 || b > e)
+        return perfd_reply_error(r, MHD_HTTP_BAD_REQUEST, "b, e: a window of Unix milliseconds with b <= e");
+    char path[PATH_MAX];
+    size_t dl = strlen(log_dir), nl = strlen(name);
+    if (dl + 1 + nl >= sizeof path) return perfd_reply_error(r, MHD_HTTP_BAD_REQUEST, "log: name too long");
+    memcpy(path, log_dir, dl);
+    path[dl] = '/';
+    memcpy(path + dl + 1, name, nl + 1);
+    struct stat sb;
+    if (lstat(path, &sb) != 0 || !S_ISREG(sb.st_mode))  /* no symlink out of the directory */
+        return perfd_reply_error(r, MHD_HTTP_NOT_FOUND, "no such log in perfd's log directory");
+    stream *st = calloc(1, sizeof *st);
+    if (!st || !(st->paths = calloc(STREAM_MAX_COUNTERS, sizeof *st->paths)) || !(st->log_path = strdup(path))) {
+        if (st) free(st->paths);
+        free(st);
+        return perfd_reply_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+    }
+    st->b = b;
+    st->e = e;
+    st->interval_ms = 1000;
+    return start_stream(r, st, NULL, replay_main);
+}
+PERFD_ROUTE(replay_route, "GET", "/v1/replay", 0, h_replay)

@@ -7,4 +7,8 @@
  * resumed first) and before closing the engine they collect from. */
 void perfd_streams_stop(void);
 
+/* /v1/replay's log= check: 1 for a plain file name (1..255 bytes, no '/',
+ * '\\' or control characters, not starting with '.'), else 0. */
+int perfd_log_name_ok(const char *name);
+
 #endif

@@ -12,7 +12,9 @@ const $ = (id) => document.getElementById(id);
 
 // ------------------------------------------------------------ URL state
 // #v=graph&i=1000&w=100&y=0,100&p=0&hl=KEY&c=SCALE~COLOR~PATH&c=...
-const state = { view: 'graph', interval: 1000, window: 100, ymin: 0, ymax: 100, paused: false, hl: '',
+// Log mode: &log=NAME&b=UNIX_MS&e=UNIX_MS (a window of a counter log in
+// perfd's log directory, loaded once through /v1/replay).
+const state = { view: 'graph', interval: 1000, window: 100, ymin: 0, ymax: 100, paused: false, hl: '', log: '', b: '', e: '',
   counters: [] };  // {path, scale (null: counter default), color ('' auto)}
 
 function readUrl() {
@@ -25,6 +27,9 @@ function readUrl() {
   if (y.length === 2 && y.every(Number.isFinite) && y[0] < y[1]) [state.ymin, state.ymax] = y;
   state.paused = q.get('p') === '1';
   state.hl = q.get('hl') || '';
+  state.log = q.get('log') || '';
+  state.b = /^\d+$/.test(q.get('b') || '') ? q.get('b') : '';
+  state.e = /^\d+$/.test(q.get('e') || '') ? q.get('e') : '';
   state.counters = [];
   for (const c of q.getAll('c')) {
     const m = /^(-?\d*)~(#[0-9a-fA-F]{6})?~(.+)$/.exec(c);
@@ -46,6 +51,9 @@ function writeUrl() {
   q.set('y', `${state.ymin},${state.ymax}`);
   if (state.paused) q.set('p', '1');
   if (state.hl) q.set('hl', state.hl);
+  if (state.log) q.set('log', state.log);
+  if (state.b) q.set('b', state.b);
+  if (state.e) q.set('e', state.e);
   for (const c of state.counters) q.append('c', `${c.scale ?? ''}~${c.color}~${c.path}`);
   for (const [k, v] of Object.entries(state.colors)) q.append('k', `${v}~${k}`);
   history.replaceState(null, '', '#' + q.toString());
@@ -65,7 +73,8 @@ function ensureSeries(ci, item, multi) {
   const key = seriesKey(c.path, item, multi);
   let s = store.series.get(key);
   if (!s) {
-    s = { key, path: c.path, item, multi, raw: new Array(store.t.length).fill(null) };
+    // Called once the sample's time is in store.t: earlier times are gaps.
+    s = { key, path: c.path, item, multi, raw: new Array(Math.max(0, store.t.length - 1)).fill(null) };
     store.series.set(key, s);
     rebuildPlot = true;
   }
@@ -90,7 +99,7 @@ function appendSample(t, values) {
   for (const s of store.series.values()) if (s.raw.length < n) s.raw.push(null);
   // Trim in batches: uPlot draws only what the x range shows.
   const cap = state.window + 1;
-  if (n > cap + Math.max(8, cap >> 3)) trim(cap);
+  if (!state.log && n > cap + Math.max(8, cap >> 3)) trim(cap);
 }
 
 function trim(cap) {
@@ -139,7 +148,7 @@ function parts(s) {
 }
 
 function windowStats(raw) {
-  const start = Math.max(0, raw.length - state.window);
+  const start = state.log ? 0 : Math.max(0, raw.length - state.window);  // a log: the whole window
   let n = 0, sum = 0, min = Infinity, max = -Infinity, last = null;
   for (let i = start; i < raw.length; i++) {
     const v = raw[i];
@@ -212,7 +221,8 @@ function drawGraph() {
   if (rebuildPlot || !plot) buildPlot();
   const t = store.t;
   const t1 = t.length ? t[t.length - 1] : Date.now() / 1000;
-  const t0 = t1 - (state.window - 1) * state.interval / 1000;  // the whole window, filling from the right
+  // Live: the whole window, filling from the right. A log: its window.
+  const t0 = state.log && t.length ? t[0] : t1 - (state.window - 1) * state.interval / 1000;
   plot.batch(() => {
     plot.setData(plotData(), false);
     plot.setScale('x', { min: t0, max: Math.max(t1, t0 + state.interval / 1000) });
@@ -433,17 +443,30 @@ function connect() {
   meta = [];
   document.body.dataset.meta = '0';
   if (!state.counters.length) { render(); return; }
-  const q = new URLSearchParams({ i: String(state.interval) });
+  const log = state.log;
+  const q = new URLSearchParams(log ? { log } : { i: String(state.interval) });
+  if (log && state.b) q.set('b', state.b);
+  if (log && state.e) q.set('e', state.e);
   for (const c of state.counters) q.append('c', c.path);
-  es = new EventSource('v1/stream?' + q.toString());
+  document.body.dataset.replay = log ? 'loading' : '';
+  es = new EventSource((log ? 'v1/replay?' : 'v1/stream?') + q.toString());
   const mine = es;
+  if (log) {  // loaded once: no reconnection, no banner
+    es.addEventListener('end', () => {
+      if (mine !== es) return;
+      es.close();
+      es = null;
+      document.body.dataset.replay = 'done';
+      schedule();
+    });
+  }
   es.addEventListener('meta', (e) => {
     if (mine !== es) return;
     const m = JSON.parse(e.data);
     meta = m.counters;
     document.body.dataset.meta = String(meta.length);
-    $('machine').textContent = m.machine ? `\\\\${m.machine}` : '';
-    gapSample();
+    $('machine').textContent = (m.machine ? `\\\\${m.machine}` : '') + (log ? ` \u2014 log ${log}` : '');
+    if (log) clearData(); else gapSample();
     if (lostAt) { status('Connected to perfd again.', true); setTimeout(() => { if (!lostAt) status(''); }, 3000); lostAt = 0; }
     retryDelay = 1000;
     for (const s of store.series.values()) {  // series whose counter left the set
@@ -454,7 +477,7 @@ function connect() {
     schedule();
   });
   es.addEventListener('sample', (e) => {
-    if (mine !== es || state.paused) return;
+    if (mine !== es || (state.paused && !log)) return;
     const d = JSON.parse(e.data);
     appendSample(d.t, d.v);
     perf.samples++;
@@ -465,6 +488,11 @@ function connect() {
     if (mine !== es) return;
     es.close();
     es = null;
+    if (log) {
+      document.body.dataset.replay = 'failed';
+      status(`perfd could not replay the log ${log} (see its /v1/replay answer).`, false);
+      return;
+    }
     if (!lostAt) lostAt = Date.now();
     gapSample();
     status(`Lost the connection to perfd at ${location.host}; retrying every ${Math.round(retryDelay / 1000)} s. ` +
