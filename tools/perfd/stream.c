@@ -699,15 +699,6 @@ static int set_log_dir(const char *v, char *why, size_t whylen)
 }
 PERFD_CONFIG_KEY(log_dir, "log_dir", set_log_dir)
 
-int perfd_log_name_ok(const char *name)
-{
-    size_t n = name ? strlen(name) : 0;
-    if (n == 0 || n > 255 || name[0] == '.') return 0;  /* also ".", "..", hidden files */
-    for (const char *p = name; *p; p++)
-        if (*p == '/' || *p == '\\' || (unsigned char)*p < 0x20 || *p == 0x7f) return 0;
-    return 1;
-}
-
 /* A window bound: Unix milliseconds to FILETIME, or def when absent. */
 static int window_arg(perfd_req *r, const char *name, int64_t def, int64_t *out)
 {
