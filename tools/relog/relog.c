@@ -18,6 +18,7 @@
 #include "perflib/pdh.h"
 #include "relog_text.h"
 #include "tool_stdout.h"
+#include "tp_format.h"
 #include "tzname.h"
 
 enum {
@@ -587,32 +588,6 @@ static int input_next(input *in, const opts *o)
 
 /* ----------------------------------------------------------- output */
 
-static void fmt_time(int64_t ft, char *out, size_t cap, struct tm *tmout)
-{
-    int64_t unix_ms = ft / 10000 - FT_UNIX_MS;
-    time_t t = (time_t)(unix_ms >= 0 ? unix_ms / 1000 : (unix_ms - 999) / 1000);
-    int ms = (int)(unix_ms - (int64_t)t * 1000);
-    struct tm tm;
-    localtime_r(&t, &tm);
-    if (tmout) *tmout = tm;
-    snprintf(out, cap, "%02d/%02d/%04d %02d:%02d:%02d.%03d", tm.tm_mon + 1, tm.tm_mday, tm.tm_year + 1900, tm.tm_hour,
-             tm.tm_min, tm.tm_sec, ms);
-}
-
-/* %.17g with a three-digit exponent, as typeperf writes -o files. */
-static void fmt_full(double v, char *out, size_t cap)
-{
-    snprintf(out, cap, "%.17g", v);
-    char *e = strchr(out, 'e');
-    if (e && (e[1] == '+' || e[1] == '-')) {
-        char *d = e + 2;
-        size_t nd = strlen(d);
-        if (nd < 3 && (size_t)(d - out) + 4 <= cap) {
-            memmove(d + (3 - nd), d, nd + 1);
-            memset(d, '0', 3 - nd);
-        }
-    }
-}
 
 static void put_field(FILE *out, const char *s)
 {
@@ -681,7 +656,7 @@ static int write_row(output *o, const opts *op, int64_t t, const input *in)
     if (o->kind == 0) {
         char stamp[64];
         struct tm tm;
-        fmt_time(t, stamp, sizeof stamp, &tm);
+        tp_fmt_time(t / 10000 - FT_UNIX_MS, stamp, sizeof stamp, &tm);
         if (!o->header_done) {
             char first[160];
             tp_log_header_cell(op->fmt == 2 ? "TSV" : "CSV", &tm, getenv("TZ"), "/etc", first, sizeof first);
@@ -696,7 +671,7 @@ static int write_row(output *o, const opts *op, int64_t t, const input *in)
         for (size_t i = 0; i < o->ncols; i++) o->cells[i] = " ";
         for (size_t c = 0; c < in->ncols; c++)
             if (in->present[c]) {
-                fmt_full(in->vals[c], o->buf[in->out[c]], sizeof o->buf[0]);
+                tp_fmt_full(in->vals[c], o->buf[in->out[c]], sizeof o->buf[0]);
                 o->cells[in->out[c]] = o->buf[in->out[c]];
             }
         put_field(o->fp, stamp);

@@ -17,6 +17,7 @@
 #include "perflib/registry.h"
 #include "counterfile.h"
 #include "tool_stdout.h"
+#include "tp_format.h"
 #include "tzname.h"
 #ifdef TYPEPERF_HAVE_ENGINE
 #include "perflib/query.h"
@@ -314,34 +315,6 @@ static int read_counter_file(const char *file, opts *o, char **mem)
 
 /* ------------------------------------------------------------ output */
 
-static void fmt_time(int64_t unix_ms, char *out, size_t cap, struct tm *tmout)
-{
-    time_t t = (time_t)(unix_ms >= 0 ? unix_ms / 1000 : (unix_ms - 999) / 1000);
-    int ms = (int)(unix_ms - (int64_t)t * 1000);
-    struct tm tm;
-    localtime_r(&t, &tm);
-    if (tmout) *tmout = tm;
-    snprintf(out, cap, "%02d/%02d/%04d %02d:%02d:%02d.%03d", tm.tm_mon + 1, tm.tm_mday, tm.tm_year + 1900, tm.tm_hour,
-             tm.tm_min, tm.tm_sec, ms);
-}
-
-/* Full precision as Windows writes log files: printf "%.17g" (17
- * significant digits, so 0.05 is "0.050000000000000003" and integers have no
- * decimals), with the exponent written in three digits as the Microsoft C
- * runtime does ("7.0625001143654654e-005"). */
-static void fmt_full(double v, char *out, size_t cap)
-{
-    snprintf(out, cap, "%.17g", v);
-    char *e = strchr(out, 'e');
-    if (e && (e[1] == '+' || e[1] == '-')) {
-        char *d = e + 2;
-        size_t nd = strlen(d);
-        if (nd < 3 && (size_t)(d - out) + 4 <= cap) {
-            memmove(d + (3 - nd), d, nd + 1);
-            memset(d, '0', 3 - nd);
-        }
-    }
-}
 
 typedef struct column {
     pl_pdh_counter *c;
@@ -833,7 +806,7 @@ static int run(int argc, char **argv)
             continue;
         }
         struct tm tm;
-        fmt_time(ms, stamp, sizeof stamp, &tm);
+        tp_fmt_time(ms, stamp, sizeof stamp, &tm);
         if (!header_done) {
             char first[160];
             if (console) {
@@ -859,7 +832,7 @@ static int run(int argc, char **argv)
             if (fs == PL_PDH_CALC_NEGATIVE_DENOMINATOR) { fs = 0; v.v.double_value = 0; }
             if (fs) snprintf(vals[i], 64, " ");
             else if (console) snprintf(vals[i], 64, "%.6f", v.v.double_value);
-            else fmt_full(v.v.double_value, vals[i], 64);
+            else tp_fmt_full(v.v.double_value, vals[i], 64);
             fields[i + 1] = vals[i];
         }
         put_row(out, sep, fields, ncols + 1);
