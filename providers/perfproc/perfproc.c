@@ -34,6 +34,8 @@
 #define UNAV_ROLLUP 0x40u    /* /proc/<pid>/smaps_rollup: Resident / Private Resident Bytes */
 #define UNAV_PROCSTAT 0x80u  /* Idle: /proc/stat */
 #define UNAV_BOOT 0x100u     /* btime of /proc/stat missing or malformed: Elapsed Time */
+#define UNAV_POOL 0x400u     /* Pool Paged/Nonpaged Bytes: Linux has no per-process kernel pool accounting */
+#define UNAV_IDLE_THREAD 0x200u /* Idle/N: /proc shows no switch count for the idle task */
 
 #define LARGE PERF_COUNTER_LARGE_RAWCOUNT
 #define RAW PERF_COUNTER_RAWCOUNT
@@ -56,7 +58,8 @@ enum {
     P_PCT_PROC, P_PCT_USER, P_PCT_PRIV, P_VIRT_PEAK, P_VIRT, P_PAGE_FAULTS, P_WS_PEAK, P_WS, P_PFB_PEAK, P_PFB,
     P_PRIVATE, P_THREADS, P_PRIO, P_ELAPSED, P_PID, P_PPID, P_HANDLES, P_IO_RD_OPS, P_IO_WR_OPS, P_IO_DATA_OPS,
     P_IO_OTHER_OPS, P_IO_RD_BYTES, P_IO_WR_BYTES, P_IO_DATA_BYTES, P_IO_OTHER_BYTES, P_WS_PRIV, P_WS_SHARED,
-    P_MAJ, P_MIN, P_VCS, P_IVCS, P_NICE, P_SWAP, P_RSS_SHARED, P_LASTCPU, P_STATE, P_UNAV, P_COUNT
+    P_MAJ, P_MIN, P_VCS, P_IVCS, P_NICE, P_SWAP, P_RSS_SHARED, P_LASTCPU, P_STATE, P_POOL_PAGED, P_POOL_NONPAGED, P_UNAV,
+    P_COUNT
 };
 /* kB from /proc to bytes, saturating: a hostile value must not wrap. */
 static inline uint64_t kib(uint64_t k)
@@ -101,6 +104,8 @@ static const struct ctr_row proc_ctrs[P_COUNT] = {
     [P_RSS_SHARED] = {PL_CTR_RESIDENT_SHARED_BYTES, LARGE, ADV, -5},
     [P_LASTCPU] = {PL_CTR_LAST_PROCESSOR, RAW, EXP, 0},
     [P_STATE] = {PL_CTR_PROCESS_STATE, RAW, EXP, 0},
+    [P_POOL_PAGED] = {PL_CTR_POOL_PAGED_BYTES, RAW, ADV, -5},
+    [P_POOL_NONPAGED] = {PL_CTR_POOL_NONPAGED_BYTES, RAW, ADV, -5},
     [P_UNAV] = {PL_CTR_UNAVAILABLE_COUNTERS, HEX, WIZ, 0},
 };
 
@@ -200,6 +205,7 @@ static const struct unav_group proc_groups[] = {
     {UNAV_IO, BIT(P_IO_RD_OPS) | BIT(P_IO_WR_OPS) | BIT(P_IO_DATA_OPS) | BIT(P_IO_RD_BYTES) | BIT(P_IO_WR_BYTES) |
                   BIT(P_IO_DATA_BYTES)},
     {UNAV_IO_OTHER, BIT(P_IO_OTHER_OPS) | BIT(P_IO_OTHER_BYTES)},
+    {UNAV_POOL, BIT(P_POOL_PAGED) | BIT(P_POOL_NONPAGED)},
     {UNAV_HANDLES, BIT(P_HANDLES)},
     {UNAV_STATUS, BIT(P_VIRT_PEAK) | BIT(P_WS_PEAK) | BIT(P_WS_PRIV) | BIT(P_WS_SHARED) | BIT(P_RSS_SHARED) |
                       BIT(P_PRIVATE) | BIT(P_PFB) | BIT(P_PFB_PEAK) | BIT(P_SWAP) | BIT(P_VCS) | BIT(P_IVCS)},
@@ -210,6 +216,8 @@ static const struct unav_group proc_groups[] = {
 static const struct unav_group thread_groups[] = {
     {UNAV_SCHEDSTAT, BIT(T_CSW)},
     {UNAV_BOOT, BIT(T_ELAPSED)},
+    {UNAV_IDLE_THREAD, BIT(T_CSW)},
+    {UNAV_PROCSTAT, BIT(T_PCT_PROC) | BIT(T_PCT_PRIV)}, /* _Total/_Total without Idle's part */
 };
 
 static const struct unav_group pas_groups[] = {
@@ -242,6 +250,12 @@ struct peak {
     uint64_t pfb_peak;    /* Page File Bytes, bytes */
 };
 
+/* One cpuN line of /proc/stat: the Idle process's thread on that CPU. */
+struct cpu_idle {
+    uint32_t cpu;
+    uint64_t ticks; /* idle + iowait, as the Idle process counts them */
+};
+
 struct mapfile {
     uint64_t inode;
     uint32_t dev_major, dev_minor;
@@ -267,6 +281,8 @@ static struct {
     size_t npeak, peak_cap, nnpeak;
     char *statbuf;         /* /proc/stat */
     size_t statbuf_cap;
+    struct cpu_idle *cpus; /* per-CPU idle ticks of the last /proc/stat read */
+    size_t ncpus, cpus_cap;
     char *maps;            /* /proc/<pid>/maps, grown as needed */
     size_t maps_cap;
     struct mapfile *files;
@@ -397,10 +413,23 @@ static int add_inst(int obj, const char *name, uint32_t parent_idx, uint32_t par
 
 /* ------------------------------------------------------- /proc/stat */
 
-/* Idle ticks (idle + iowait) of all CPUs and the number of cpuN lines. */
+/* The first five numbers of a cpu line at *s; 0 or -EINVAL. */
+static int cpu_fields(const char **s, uint64_t f[5])
+{
+    for (int i = 0; i < 5; i++)
+        if (!pl__parse_u64(s, &f[i])) return -EINVAL;
+    /* a time that would overflow once turned into 100 ns units is not a time */
+    if (f[3] > PL_PROC_STAT_MAX_TICKS || f[4] > PL_PROC_STAT_MAX_TICKS - f[3]) return -EINVAL;
+    return 0;
+}
+
+/* Idle ticks (idle + iowait) of all CPUs, and of each cpuN line in S.cpus.
+ * A malformed cpuN line makes the whole read malformed: Idle's threads and
+ * Idle itself come from one reading or none. */
 static int read_cpu_idle(uint64_t *idle_ticks, uint32_t *ncpu)
 {
     ssize_t n;
+    S.ncpus = 0;
     /* One read of the whole file: /proc/stat grows with the CPUs (about
      * 80 bytes each, 330 KiB for 4096), so a full buffer is grown and the
      * file read again rather than counted short. */
@@ -417,16 +446,30 @@ static int read_cpu_idle(uint64_t *idle_ticks, uint32_t *ncpu)
     if (strncmp(s, "cpu ", 4) != 0) return -EINVAL;
     s += 4;
     uint64_t f[5] = {0};
-    for (int i = 0; i < 5; i++)
-        if (!pl__parse_u64(&s, &f[i])) return -EINVAL;
+    if (cpu_fields(&s, f) != 0) return -EINVAL;
     *idle_ticks = f[3] + f[4];
-    uint32_t c = 0;
     pl__skip_line(&s);
     while (strncmp(s, "cpu", 3) == 0 && s[3] >= '0' && s[3] <= '9') {
-        c++;
+        s += 3;
+        uint64_t num;
+        if (!pl__parse_u64(&s, &num) || num > UINT32_MAX || cpu_fields(&s, f) != 0) {
+            S.ncpus = 0;
+            return -EINVAL;
+        }
+        if (S.ncpus == S.cpus_cap) {
+            size_t cap = S.cpus_cap ? S.cpus_cap * 2 : 64;
+            struct cpu_idle *nc = realloc(S.cpus, cap * sizeof *nc);
+            if (!nc) {
+                S.ncpus = 0;
+                return -ENOMEM;
+            }
+            S.cpus = nc;
+            S.cpus_cap = cap;
+        }
+        S.cpus[S.ncpus++] = (struct cpu_idle){(uint32_t)num, f[3] + f[4]};
         pl__skip_line(&s);
     }
-    *ncpu = c;
+    *ncpu = (uint32_t)S.ncpus;
     return 0;
 }
 
@@ -653,7 +696,7 @@ static void fill_process(const struct pinfo *pi, uint64_t pfb_peak, uint64_t *v)
     v[P_NICE] = (uint32_t)(int32_t)st->nice;
     v[P_LASTCPU] = st->processor < 0 ? 0 : (uint64_t)st->processor;
     v[P_STATE] = (uint8_t)st->state;
-    uint32_t unav = pi->unav | UNAV_IO_OTHER | (S.have_boot ? 0 : UNAV_BOOT);
+    uint32_t unav = pi->unav | UNAV_IO_OTHER | UNAV_POOL | (S.have_boot ? 0 : UNAV_BOOT);
     if (!(unav & UNAV_STATUS)) {
         v[P_VIRT_PEAK] = kib(ss->vm_peak);
         v[P_WS_PEAK] = kib(ss->vm_hwm);
@@ -691,8 +734,20 @@ static int gone(int rc)
     return rc == -ENOENT || rc == -ESRCH;
 }
 
+/* The running sums of the Thread object's _Total/_Total instance. */
+struct thread_total {
+    uint64_t v[T_COUNT];
+    uint64_t unav; /* the OR of every thread's mask */
+};
+
+static void thread_total_add(struct thread_total *tt, const uint64_t *v)
+{
+    for (int k = 0; k < T_COUNT; k++) tt->v[k] += v[k];
+    tt->unav |= v[T_UNAV];
+}
+
 /* Threads of one process; returns PL_OK, or a builder error. */
-static int collect_threads(int pidfd, int32_t pid, uint32_t ppos, int tobj)
+static int collect_threads(int pidfd, int32_t pid, uint32_t ppos, int tobj, struct thread_total *tt)
 {
     int taskfd = openat(pidfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (taskfd < 0) return PL_OK; /* gone, or unreadable: no threads to show */
@@ -743,8 +798,41 @@ static int collect_threads(int pidfd, int32_t pid, uint32_t ppos, int tobj)
         int inst;
         rc = pl_builder_add_instance(S.b, tobj, name, PL_OBJ_PROCESS, ppos, PERF_NO_UNIQUE_ID, &inst);
         if (rc == PL_OK) rc = put_values(tobj, inst, v, T_COUNT);
+        thread_total_add(tt, v);
     }
     close(taskfd);
+    return rc;
+}
+
+/* Idle's threads, one per CPU as Windows lists them ("Idle/0", "Idle/1",
+ * ...: named by the CPU number), from the same /proc/stat reading as Idle:
+ * the CPU's idle + iowait time as privileged time, started at boot. The
+ * idle task has no user address space (no page faults: 0 is its count);
+ * /proc shows no switch count for it, so Context Switches/sec is marked
+ * unavailable (and with it _Total/_Total's, a sum missing a part). */
+static int idle_threads(int tobj, uint32_t iunav, struct thread_total *tt)
+{
+    uint64_t v[T_COUNT];
+    int rc = PL_OK;
+    /* /proc/stat unreadable or malformed: no Idle threads, and _Total/_Total
+     * would miss their part (as _Total misses Idle's) */
+    if (iunav & UNAV_PROCSTAT) tt->unav |= POSITIONS(UNAV_PROCSTAT, thread_groups);
+    for (size_t i = 0; i < S.ncpus && rc == PL_OK; i++) {
+        memset(v, 0, sizeof v);
+        v[T_PCT_PROC] = v[T_PCT_PRIV] = S.cpus[i].ticks * S.tick_100ns;
+        v[T_ELAPSED] = (uint64_t)S.boot_ft;
+        v[T_STATE] = thread_state('R');
+        v[T_WAIT] = wait_reason('R');
+        v[T_LASTCPU] = S.cpus[i].cpu;
+        v[T_UNAV] = POSITIONS(UNAV_IDLE_THREAD | (iunav & UNAV_BOOT), thread_groups);
+        zero_marked(v, T_COUNT, v[T_UNAV]);
+        char name[12];
+        pl__fmt_i32(name, (int32_t)S.cpus[i].cpu);
+        int inst;
+        rc = pl_builder_add_instance(S.b, tobj, name, PL_OBJ_PROCESS, 0, PERF_NO_UNIQUE_ID, &inst);
+        if (rc == PL_OK) rc = put_values(tobj, inst, v, T_COUNT);
+        thread_total_add(tt, v);
+    }
     return rc;
 }
 
@@ -773,6 +861,8 @@ static int collect(const pl_query_items *q)
 
     uint64_t total[P_COUNT] = {0};
     uint64_t tunav = 0; /* the OR of every instance's mask, for _Total */
+    struct thread_total tt;
+    memset(&tt, 0, sizeof tt);
     uint64_t v[P_COUNT];
     int inst;
     if (want_p) {
@@ -785,10 +875,11 @@ static int collect(const pl_query_items *q)
         v[P_PCT_PROC] = v[P_PCT_PRIV] = idle * S.tick_100ns;
         v[P_THREADS] = ncpu;
         v[P_ELAPSED] = (uint64_t)S.boot_ft;
-        v[P_UNAV] = POSITIONS(iunav, proc_groups);
+        v[P_UNAV] = POSITIONS(iunav | UNAV_POOL, proc_groups);
         zero_marked(v, P_COUNT, v[P_UNAV]);
         rc = add_inst(o.proc, "Idle", 0, 0, &inst);
         if (rc == PL_OK) rc = put_values(o.proc, inst, v, P_COUNT);
+        if (rc == PL_OK && want_t) rc = idle_threads(o.thread, iunav, &tt);
         if (rc != PL_OK) return rc;
         total[P_PCT_PROC] += v[P_PCT_PROC];
         total[P_PCT_PRIV] += v[P_PCT_PRIV];
@@ -836,7 +927,7 @@ static int collect(const pl_query_items *q)
             for (int k = 0; k < P_COUNT; k++) total[k] += v[k];
             tunav |= v[P_UNAV];
         }
-        if (rc == PL_OK && want_t) rc = collect_threads(pidfd, pi.st.pid, pos, o.thread);
+        if (rc == PL_OK && want_t) rc = collect_threads(pidfd, pi.st.pid, pos, o.thread, &tt);
         if (rc == PL_OK && (want_i || want_a)) {
             int cr = collect_costly(pidfd, pi.st.pid, pi.st.comm, pos, o.image, o.pas);
             if (cr != 1) rc = cr; /* 1: the process went away meanwhile */
@@ -851,10 +942,21 @@ static int collect(const pl_query_items *q)
         total[P_PRIO] = total[P_ELAPSED] = total[P_PID] = total[P_PPID] = 0;
         total[P_NICE] = total[P_LASTCPU] = total[P_STATE] = 0;
         /* A value unavailable for any process makes the sum unavailable. */
-        total[P_UNAV] = tunav | POSITIONS(UNAV_IO_OTHER, proc_groups);
+        total[P_UNAV] = tunav | POSITIONS(UNAV_IO_OTHER | UNAV_POOL, proc_groups);
         zero_marked(total, P_COUNT, total[P_UNAV]);
         rc = add_inst(o.proc, "_Total", 0, 0, &inst);
         if (rc == PL_OK) rc = put_values(o.proc, inst, total, P_COUNT);
+        /* _Total/_Total: the sums of every thread, Idle's included, under
+         * the Process _Total (position pos); identities do not add up. */
+        if (rc == PL_OK && want_t) {
+            static const int ident[] = {T_ELAPSED, T_PRIO_CUR, T_PRIO_BASE, T_STATE, T_WAIT,
+                                        T_PID,     T_TID,      T_NICE,      T_LASTCPU};
+            for (size_t k = 0; k < sizeof ident / sizeof ident[0]; k++) tt.v[ident[k]] = 0;
+            tt.v[T_UNAV] = tt.unav;
+            zero_marked(tt.v, T_COUNT, tt.v[T_UNAV]);
+            rc = pl_builder_add_instance(S.b, o.thread, "_Total", PL_OBJ_PROCESS, pos, PERF_NO_UNIQUE_ID, &inst);
+            if (rc == PL_OK) rc = put_values(o.thread, inst, tt.v, T_COUNT);
+        }
     }
     return rc;
 }
@@ -968,6 +1070,9 @@ PL_PROVIDER_EXPORT DWORD PerfProcClose(void)
         S.b = NULL;
         free(S.statbuf);
         S.statbuf = NULL;
+        free(S.cpus);
+        S.cpus = NULL;
+        S.ncpus = S.cpus_cap = 0;
         free(S.maps);
         S.maps = NULL;
         S.maps_cap = 0;

@@ -53,6 +53,8 @@ static const uint32_t handle_ctrs[] = {PL_CTR_HANDLE_COUNT};
 #define M_IO 0xEE0000ull       /* positions 17, 18, 19, 21, 22, 23 */
 #define M_IO_OTHER 0x1100000ull /* positions 20, 24 */
 #define M_HANDLES 0x10000ull    /* position 16 */
+#define M_POOL 0x3000000000ull  /* positions 36, 37: Pool Paged/Nonpaged Bytes, never available on Linux */
+static const uint32_t pool_ctrs[] = {PL_CTR_POOL_PAGED_BYTES, PL_CTR_POOL_NONPAGED_BYTES};
 
 static uint32_t parent_pos(pl_object *o, int32_t inst)
 {
@@ -135,8 +137,9 @@ static void process_values_exact(void **state)
     assert_int_equal(ph_value(&o, 1, PL_CTR_INVOLUNTARY_CONTEXT_SWITCHES_PER_SEC), 50);
     assert_int_equal(ph_value(&o, 1, PL_CTR_LAST_PROCESSOR), 1);
     assert_int_equal(ph_value(&o, 1, PL_CTR_PROCESS_STATE), 'S');
-    assert_int_equal(ph_value(&o, 1, PL_CTR_UNAVAILABLE_COUNTERS), M_IO_OTHER); /* IO Other only */
+    assert_int_equal(ph_value(&o, 1, PL_CTR_UNAVAILABLE_COUNTERS), M_IO_OTHER | M_POOL); /* IO Other, Pool only */
     assert_int_equal(MASK_OF(&o, io_other_ctrs), M_IO_OTHER);
+    assert_int_equal(MASK_OF(&o, pool_ctrs), M_POOL);
     assert_int_equal(MASK_OF(&o, io_ctrs), M_IO);
     assert_int_equal(MASK_OF(&o, handle_ctrs), M_HANDLES);
 
@@ -157,7 +160,7 @@ static void process_values_exact(void **state)
     assert_int_equal(ph_value(&o, 2, PL_CTR_WORKING_SET_PEAK), 0);
     assert_int_equal(ph_value(&o, 2, PL_CTR_PCT_PRIVILEGED_TIME), 5 * TICK);
     assert_int_equal(ph_value(&o, 2, PL_CTR_HANDLE_COUNT), 0);
-    assert_int_equal(ph_value(&o, 2, PL_CTR_UNAVAILABLE_COUNTERS), M_IO_OTHER);
+    assert_int_equal(ph_value(&o, 2, PL_CTR_UNAVAILABLE_COUNTERS), M_IO_OTHER | M_POOL);
 
     /* zombie */
     assert_int_equal(ph_value(&o, 8, PL_CTR_PROCESS_STATE), 'Z');
@@ -170,7 +173,7 @@ static void process_values_exact(void **state)
     assert_int_equal(ph_value(&o, 0, PL_CTR_PCT_USER_TIME), 0);
     assert_int_equal(ph_value(&o, 0, PL_CTR_THREAD_COUNT), 2);
     assert_int_equal(ph_value(&o, 0, PL_CTR_ELAPSED_TIME), BOOT_FT);
-    assert_int_equal(ph_value(&o, 0, PL_CTR_UNAVAILABLE_COUNTERS), 0);
+    assert_int_equal(ph_value(&o, 0, PL_CTR_UNAVAILABLE_COUNTERS), M_POOL);
 
     /* _Total: sums; a counter unavailable for one process (secret's io and
      * fd) is unavailable in the sum too, and written as 0 */
@@ -185,7 +188,7 @@ static void process_values_exact(void **state)
     assert_int_equal(ph_available(&o, 9, PL_CTR_PCT_PROCESSOR_TIME), 1);
     assert_int_equal(ph_value(&o, 9, PL_CTR_ID_PROCESS), 0);
     assert_int_equal(ph_value(&o, 9, PL_CTR_ELAPSED_TIME), 0);
-    assert_int_equal(ph_value(&o, 9, PL_CTR_UNAVAILABLE_COUNTERS), M_IO | M_IO_OTHER | M_HANDLES);
+    assert_int_equal(ph_value(&o, 9, PL_CTR_UNAVAILABLE_COUNTERS), M_IO | M_IO_OTHER | M_HANDLES | M_POOL);
 
     /* PerfTime of the object is "now" as FILETIME */
     assert_true(o.hdr.PerfTime.QuadPart > (int64_t)BOOT_FT);
@@ -204,22 +207,22 @@ static void unavailable_io_and_handles(void **state)
     ph_object(&r, PL_OBJ_PROCESS, &o);
     /* secret (pid 400) has neither io nor fd: marked, and the values are 0 */
     assert_int_equal(ph_value(&o, 7, PL_CTR_ID_PROCESS), 400);
-    assert_int_equal(ph_value(&o, 7, PL_CTR_UNAVAILABLE_COUNTERS), 0x1FF0000); /* positions 16..24 */
+    assert_int_equal(ph_value(&o, 7, PL_CTR_UNAVAILABLE_COUNTERS), 0x1FF0000 | M_POOL); /* positions 16..24 */
     assert_int_equal(M_IO | M_IO_OTHER | M_HANDLES, 0x1FF0000);
     assert_int_equal(ph_value(&o, 7, PL_CTR_IO_READ_BYTES_PER_SEC), 0);
     assert_int_equal(ph_value(&o, 7, PL_CTR_HANDLE_COUNT), 0);
-    /* pl_counter_available says 0 for exactly those nine counters */
+    /* pl_counter_available says 0 for exactly those nine counters and the two Pool ones */
     uint32_t unreadable = 0;
     for (uint32_t k = 0; k < o.hdr.NumCounters; k++) {
         pl_counter c;
         pl_instance in;
         assert_int_equal(pl_object_counter(&o, k, &c), PL_OK);
         assert_int_equal(pl_object_instance(&o, 7, &in), PL_OK);
-        int want = k >= 16 && k <= 24;
+        int want = (k >= 16 && k <= 24) || k == 36 || k == 37;
         assert_int_equal(pl_counter_available(&c, &in), !want);
         unreadable += !pl_counter_available(&c, &in);
     }
-    assert_int_equal(unreadable, 9);
+    assert_int_equal(unreadable, 11);
     assert_int_equal(ph_available(&o, 7, PL_CTR_HANDLE_COUNT), 0);
     assert_int_equal(ph_available(&o, 7, PL_CTR_IO_OTHER_BYTES_PER_SEC), 0);
     assert_int_equal(ph_available(&o, 7, PL_CTR_IO_DATA_OPERATIONS_PER_SEC), 0);
@@ -283,42 +286,71 @@ static void threads_parents_and_values(void **state)
     assert_int_equal(r.objects, 2);
     pl_object t;
     ph_object(&r, PL_OBJ_THREAD, &t);
-    assert_int_equal(pl_object_num_instances(&t), 10);
+    /* Idle's threads first, one per CPU (named by its number), _Total/_Total last */
+    assert_int_equal(pl_object_num_instances(&t), 13);
     char **names;
     assert_int_equal(pl_object_instance_names(&t, &names), PL_OK);
-    const char *want[] = {"systemd/0", "kthreadd/0", "bash/0",   "bash/0#1",  "a) b) c/0",
-                          "worker/0",  "worker/1",   "worker/2", "secret/0", "defunct/0"};
-    for (int i = 0; i < 10; i++) assert_string_equal(names[i], want[i]);
+    const char *want[] = {"Idle/0",   "Idle/1",   "systemd/0", "kthreadd/0", "bash/0",   "bash/0#1",     "a) b) c/0",
+                          "worker/0", "worker/1", "worker/2",  "secret/0",   "defunct/0", "_Total/_Total"};
+    for (int i = 0; i < 13; i++) assert_string_equal(names[i], want[i]);
     pl_free(names);
-    const uint32_t parents[] = {1, 2, 3, 4, 5, 6, 6, 6, 7, 8};
-    for (int i = 0; i < 10; i++) assert_int_equal(parent_pos(&t, i), parents[i]);
+    const uint32_t parents[] = {0, 0, 1, 2, 3, 4, 5, 6, 6, 6, 7, 8, 9};
+    for (int i = 0; i < 13; i++) assert_int_equal(parent_pos(&t, i), parents[i]);
+    /* Idle/N: that CPU's idle + iowait ticks (cpuN lines), as privileged time */
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(ph_value(&t, i, PL_CTR_PCT_PROCESSOR_TIME), 25020 * TICK);
+        assert_int_equal(ph_value(&t, i, PL_CTR_PCT_PRIVILEGED_TIME), 25020 * TICK);
+        assert_int_equal(ph_value(&t, i, PL_CTR_PCT_USER_TIME), 0);
+        assert_int_equal(ph_value(&t, i, PL_CTR_ID_PROCESS), 0);
+        assert_int_equal(ph_value(&t, i, PL_CTR_ID_THREAD), 0);
+        assert_int_equal(ph_value(&t, i, PL_CTR_LAST_PROCESSOR), (uint64_t)i);
+        assert_int_equal(ph_value(&t, i, PL_CTR_ELAPSED_TIME), BOOT_FT);
+        assert_int_equal(ph_value(&t, i, PL_CTR_THREAD_STATE), 2);
+        assert_int_equal(ph_available(&t, i, PL_CTR_CONTEXT_SWITCHES_PER_SEC), 0); /* no source */
+        assert_int_equal(ph_available(&t, i, PL_CTR_MINOR_PAGE_FAULTS_PER_SEC), 1); /* no mm: no faults */
+        assert_int_equal(ph_value(&t, i, PL_CTR_MINOR_PAGE_FAULTS_PER_SEC), 0);
+    }
+    /* _Total/_Total: every thread's times and faults summed, Idle's included;
+     * switches unavailable because Idle's are; identities 0 */
+    uint64_t sum_cpu = 0, sum_min = 0;
+    for (int i = 0; i < 12; i++) {
+        sum_cpu += ph_value(&t, i, PL_CTR_PCT_PROCESSOR_TIME);
+        sum_min += ph_value(&t, i, PL_CTR_MINOR_PAGE_FAULTS_PER_SEC);
+    }
+    assert_true(sum_cpu > 50040 * TICK);
+    assert_int_equal(ph_value(&t, 12, PL_CTR_PCT_PROCESSOR_TIME), sum_cpu);
+    assert_int_equal(ph_value(&t, 12, PL_CTR_MINOR_PAGE_FAULTS_PER_SEC), sum_min);
+    assert_int_equal(ph_available(&t, 12, PL_CTR_PCT_PROCESSOR_TIME), 1);
+    assert_int_equal(ph_available(&t, 12, PL_CTR_CONTEXT_SWITCHES_PER_SEC), 0);
+    assert_int_equal(ph_value(&t, 12, PL_CTR_ID_THREAD), 0);
+    assert_int_equal(ph_value(&t, 12, PL_CTR_ID_PROCESS), 0);
     /* worker's threads: S nice -10, R SCHED_FIFO 50, D nice 19 */
-    assert_int_equal(ph_value(&t, 5, PL_CTR_ID_THREAD), 300);
-    assert_int_equal(ph_value(&t, 5, PL_CTR_ID_PROCESS), 300);
-    assert_int_equal(ph_value(&t, 5, PL_CTR_THREAD_STATE), 5);
-    assert_int_equal(ph_value(&t, 5, PL_CTR_THREAD_WAIT_REASON), 6);
-    assert_int_equal(ph_value(&t, 5, PL_CTR_PRIORITY_BASE), 10);
-    assert_int_equal(ph_value(&t, 5, PL_CTR_PRIORITY_CURRENT), 10);
-    assert_int_equal(ph_value(&t, 5, PL_CTR_CONTEXT_SWITCHES_PER_SEC), 111);
-    assert_int_equal(ph_value(&t, 5, PL_CTR_PCT_PROCESSOR_TIME), 110 * TICK);
-    assert_int_equal(ph_value(&t, 5, PL_CTR_ELAPSED_TIME), BOOT_FT + 3000 * TICK);
-    assert_int_equal(ph_value(&t, 6, PL_CTR_ID_THREAD), 301);
-    assert_int_equal(ph_value(&t, 6, PL_CTR_ID_PROCESS), 300);
-    assert_int_equal(ph_value(&t, 6, PL_CTR_THREAD_STATE), 2);
-    assert_int_equal(ph_value(&t, 6, PL_CTR_THREAD_WAIT_REASON), 20);
-    assert_int_equal(ph_value(&t, 6, PL_CTR_PRIORITY_BASE), 23);
-    assert_int_equal(ph_value(&t, 6, PL_CTR_PCT_USER_TIME), 200 * TICK);
-    assert_int_equal(ph_value(&t, 6, PL_CTR_PCT_PRIVILEGED_TIME), 20 * TICK);
-    assert_int_equal(ph_value(&t, 6, PL_CTR_LAST_PROCESSOR), 0);
-    assert_int_equal(ph_value(&t, 7, PL_CTR_ID_THREAD), 302);
-    assert_int_equal(ph_value(&t, 7, PL_CTR_THREAD_WAIT_REASON), 0);
-    assert_int_equal(ph_value(&t, 7, PL_CTR_PRIORITY_BASE), 4);
-    assert_int_equal(ph_value(&t, 7, PL_CTR_NICE_VALUE), 19);
-    assert_int_equal(ph_value(&t, 7, PL_CTR_CONTEXT_SWITCHES_PER_SEC), 333);
-    assert_int_equal(ph_value(&t, 7, PL_CTR_UNAVAILABLE_COUNTERS), 0);
-    assert_int_equal(ph_available(&t, 7, PL_CTR_CONTEXT_SWITCHES_PER_SEC), 1);
+    assert_int_equal(ph_value(&t, 7, PL_CTR_ID_THREAD), 300);
+    assert_int_equal(ph_value(&t, 7, PL_CTR_ID_PROCESS), 300);
+    assert_int_equal(ph_value(&t, 7, PL_CTR_THREAD_STATE), 5);
+    assert_int_equal(ph_value(&t, 7, PL_CTR_THREAD_WAIT_REASON), 6);
+    assert_int_equal(ph_value(&t, 7, PL_CTR_PRIORITY_BASE), 10);
+    assert_int_equal(ph_value(&t, 7, PL_CTR_PRIORITY_CURRENT), 10);
+    assert_int_equal(ph_value(&t, 7, PL_CTR_CONTEXT_SWITCHES_PER_SEC), 111);
+    assert_int_equal(ph_value(&t, 7, PL_CTR_PCT_PROCESSOR_TIME), 110 * TICK);
+    assert_int_equal(ph_value(&t, 7, PL_CTR_ELAPSED_TIME), BOOT_FT + 3000 * TICK);
+    assert_int_equal(ph_value(&t, 8, PL_CTR_ID_THREAD), 301);
+    assert_int_equal(ph_value(&t, 8, PL_CTR_ID_PROCESS), 300);
+    assert_int_equal(ph_value(&t, 8, PL_CTR_THREAD_STATE), 2);
+    assert_int_equal(ph_value(&t, 8, PL_CTR_THREAD_WAIT_REASON), 20);
+    assert_int_equal(ph_value(&t, 8, PL_CTR_PRIORITY_BASE), 23);
+    assert_int_equal(ph_value(&t, 8, PL_CTR_PCT_USER_TIME), 200 * TICK);
+    assert_int_equal(ph_value(&t, 8, PL_CTR_PCT_PRIVILEGED_TIME), 20 * TICK);
+    assert_int_equal(ph_value(&t, 8, PL_CTR_LAST_PROCESSOR), 0);
+    assert_int_equal(ph_value(&t, 9, PL_CTR_ID_THREAD), 302);
+    assert_int_equal(ph_value(&t, 9, PL_CTR_THREAD_WAIT_REASON), 0);
+    assert_int_equal(ph_value(&t, 9, PL_CTR_PRIORITY_BASE), 4);
+    assert_int_equal(ph_value(&t, 9, PL_CTR_NICE_VALUE), 19);
+    assert_int_equal(ph_value(&t, 9, PL_CTR_CONTEXT_SWITCHES_PER_SEC), 333);
+    assert_int_equal(ph_value(&t, 9, PL_CTR_UNAVAILABLE_COUNTERS), 0);
+    assert_int_equal(ph_available(&t, 9, PL_CTR_CONTEXT_SWITCHES_PER_SEC), 1);
     /* the zombie's thread is Terminated */
-    assert_int_equal(ph_value(&t, 9, PL_CTR_THREAD_STATE), 4);
+    assert_int_equal(ph_value(&t, 11, PL_CTR_THREAD_STATE), 4);
     ph_result_free(&r);
     ph_unload(&prov);
 }
@@ -343,7 +375,7 @@ static void query_selection(void **state)
     assert_int_equal(r.objects, 2);
     ph_object(&r, PL_OBJ_PROCESS, &o);
     ph_object(&r, PL_OBJ_THREAD, &o);
-    assert_int_equal(parent_pos(&o, 5), 6); /* positions as in the Process object */
+    assert_int_equal(parent_pos(&o, 7), 6); /* positions as in the Process object (after Idle/0, Idle/1) */
     ph_result_free(&r);
     ph_collect_ok(&prov, "Costly", 8u << 20, &r);
     assert_int_equal(r.objects, 2);
@@ -498,6 +530,41 @@ static void open_close_errors(void **state)
     ph_unload(&prov);
 }
 
+/* A malformed cpuN line of /proc/stat: Idle and its threads come from one
+ * reading or none, so Idle's times are marked, no Idle/N thread is listed,
+ * and the sums missing Idle's part (_Total, _Total/_Total) are marked too. */
+static void malformed_cpu_line(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/perfproc_cpuline_XXXXXX";
+    ph_tempdir(root);
+    ph_put(root, "proc/stat", "cpu  1 0 1 100 0 0 0 0 0 0\ncpu0 1 0 1 1x0 0 0 0 0 0 0\nbtime 1700000000\n");
+    ph_put(root, "proc/10/status", "Name:\tp\nState:\tS (sleeping)\nThreads:\t1\n");
+    ph_put(root, "proc/10/stat", "10 (p) S 1 10 10 0 -1 0 1 0 2 0 3 4 0 0 20 0 1 0 5 6 7\n");
+    ph_put(root, "proc/10/task/10/stat", "10 (p) S 1 10 10 0 -1 0 1 0 2 0 3 4 0 0 20 0 1 0 5 6 7\n");
+    ph_mkdir(root, "proc/10/fd");
+    load(root);
+    assert_int_equal(prov.open(NULL), 0);
+    ph_result r;
+    ph_collect_ok(&prov, "230 232", 1u << 20, &r);
+    pl_object o, t;
+    ph_object(&r, PL_OBJ_PROCESS, &o);
+    ph_object(&r, PL_OBJ_THREAD, &t);
+    assert_int_equal(ph_available(&o, 0, PL_CTR_PCT_PROCESSOR_TIME), 0);
+    assert_int_equal(ph_available(&o, 2, PL_CTR_PCT_PROCESSOR_TIME), 0);
+    const char *want[] = {"p/0", "_Total/_Total"};
+    ph_names_are(&t, want, 2, 1);
+    assert_int_equal(ph_available(&t, 0, PL_CTR_PCT_PROCESSOR_TIME), 1);
+    assert_int_equal(ph_value(&t, 0, PL_CTR_PCT_PROCESSOR_TIME), 7 * TICK);
+    assert_int_equal(ph_available(&t, 1, PL_CTR_PCT_PROCESSOR_TIME), 0);
+    assert_int_equal(ph_value(&t, 1, PL_CTR_PCT_PROCESSOR_TIME), 0);
+    assert_int_equal(ph_available(&t, 1, PL_CTR_PCT_USER_TIME), 1);
+    assert_int_equal(ph_value(&t, 1, PL_CTR_PCT_USER_TIME), 3 * TICK);
+    ph_result_free(&r);
+    ph_unload(&prov);
+    ph_rmtree(root);
+}
+
 static void malformed_files_skipped(void **state)
 {
     (void)state;
@@ -515,12 +582,12 @@ static void malformed_files_skipped(void **state)
     assert_string_equal(names[2], "_Total");
     pl_free(names);
     ph_object(&r, PL_OBJ_THREAD, &o);
-    assert_int_equal(pl_object_num_instances(&o), 1);
-    assert_int_equal(parent_pos(&o, 0), 1);
-    assert_int_equal(ph_value(&o, 0, PL_CTR_UNAVAILABLE_COUNTERS), 0x8); /* no schedstat: position 3 */
-    assert_int_equal(ph_available(&o, 0, PL_CTR_CONTEXT_SWITCHES_PER_SEC), 0);
-    assert_int_equal(ph_value(&o, 0, PL_CTR_CONTEXT_SWITCHES_PER_SEC), 0);
-    assert_int_equal(ph_available(&o, 0, PL_CTR_PCT_PROCESSOR_TIME), 1);
+    assert_int_equal(pl_object_num_instances(&o), 3); /* Idle/0, good/0, _Total/_Total */
+    assert_int_equal(parent_pos(&o, 1), 1);
+    assert_int_equal(ph_value(&o, 1, PL_CTR_UNAVAILABLE_COUNTERS), 0x8); /* no schedstat: position 3 */
+    assert_int_equal(ph_available(&o, 1, PL_CTR_CONTEXT_SWITCHES_PER_SEC), 0);
+    assert_int_equal(ph_value(&o, 1, PL_CTR_CONTEXT_SWITCHES_PER_SEC), 0);
+    assert_int_equal(ph_available(&o, 1, PL_CTR_PCT_PROCESSOR_TIME), 1);
     ph_result_free(&r);
     ph_unload(&prov);
 }
@@ -632,9 +699,9 @@ static void hostile_btime_and_fifo(void **state)
     assert_int_equal(ph_available(&o, 1, PL_CTR_PCT_PROCESSOR_TIME), 1);
     assert_int_equal(ph_value(&o, 1, PL_CTR_PCT_PROCESSOR_TIME), 7 * TICK);
     assert_int_equal(ph_available(&o, 1, PL_CTR_WORKING_SET_PEAK), 0); /* status is a FIFO */
-    assert_int_equal(pl_object_num_instances(&t), 1);
-    assert_int_equal(ph_available(&t, 0, PL_CTR_ELAPSED_TIME), 0);
-    assert_int_equal(ph_available(&t, 0, PL_CTR_ID_THREAD), 1);
+    assert_int_equal(pl_object_num_instances(&t), 3); /* Idle/0, p/0, _Total/_Total */
+    for (int32_t i = 0; i < 2; i++) assert_int_equal(ph_available(&t, i, PL_CTR_ELAPSED_TIME), 0);
+    assert_int_equal(ph_available(&t, 1, PL_CTR_ID_THREAD), 1);
     ph_result_free(&r);
     ph_unload(&prov);
     ph_rmtree(root);
@@ -873,6 +940,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(unavailable_io_and_handles),
         cmocka_unit_test(counter_types),
         cmocka_unit_test(threads_parents_and_values),
+        cmocka_unit_test(malformed_cpu_line),
         cmocka_unit_test(query_selection),
         cmocka_unit_test(costly_image_and_address_space),
         cmocka_unit_test(more_data_contract),

@@ -228,6 +228,7 @@ static int read_threads(pv_model *m, const pl_object *o, const tbase *tb, size_t
         return PL_E_NOMEM;
     }
     size_t nt = 0;
+    uint32_t nzero = 0; /* threads with ID Process 0 seen so far */
     pl_instance in;
     int rc = pl_object_instance(o, 0, &in);
     for (; rc == PL_OK && nt < n; rc = pl_instance_next(&in, &in)) {
@@ -247,6 +248,9 @@ static int read_threads(pv_model *m, const pl_object *o, const tbase *tb, size_t
         memset(r, 0, sizeof *r);
         r->pid = t->pid;
         r->tid = t->tid;
+        /* Idle/N and _Total/_Total all carry ID Process 0 and ID Thread 0:
+         * they are told apart by their order, which a CPU count keeps */
+        if (t->pid == 0) r->tid = 0x80000000u | nzero++;
         r->start = t->start;
         static const int rated[4] = {T_CPU, T_USER, T_PRIV, T_CSW};
         for (int i = 0; i < 4; i++)
