@@ -173,7 +173,10 @@ static void protocols_m1(void **state)
     assert_int_equal(ph_value(&o, -1, PL_CTR_RECEIVED_REDIRECT_PER_SEC), 44);
 
     ph_object(&r, PL_OBJ_TCPV4, &o);
-    assert_int_equal(o.hdr.NumCounters, 9);
+    /* The nine counters and the Unavailable Counters marker, nothing marked. */
+    assert_int_equal(o.hdr.NumCounters, 10);
+    assert_int_equal(ph_position(&o, PL_CTR_UNAVAILABLE_COUNTERS), 9);
+    assert_int_equal(ph_value(&o, -1, PL_CTR_UNAVAILABLE_COUNTERS), 0);
     assert_int_equal(ph_value(&o, -1, PL_CTR_SEGMENTS_PER_SEC), 1700000);
     /* From /proc/net/tcp (14 ESTABLISHED + 3 CLOSE_WAIT) and the 2
      * v4-mapped ESTABLISHED sockets of tcp6; not snmp's CurrEstab (25). */
@@ -187,17 +190,34 @@ static void protocols_m1(void **state)
     assert_int_equal(ph_value(&o, -1, PL_CTR_SEGMENTS_SENT_PER_SEC), 800000);
     assert_int_equal(ph_value(&o, -1, PL_CTR_SEGMENTS_RETRANSMITTED_PER_SEC), 1200);
 
-    /* TCPv6: the 5 ESTABLISHED + 1 CLOSE_WAIT native IPv6 sockets, and
-     * nothing else (Linux has no per-version segment or open counts).
+    /* TCPv6: the 5 ESTABLISHED + 1 CLOSE_WAIT native IPv6 sockets.
      * TCPv4 + TCPv6 = the kernel's CurrEstab for the canned machine. */
     ph_object(&r, PL_OBJ_TCPV6, &o);
-    assert_int_equal(o.hdr.NumCounters, 1);
     assert_int_equal(o.hdr.NumInstances, PERF_NO_INSTANCES);
     assert_int_equal(ph_value(&o, -1, PL_CTR_CONNECTIONS_ESTABLISHED), 6);
+    assert_int_equal(ph_available(&o, -1, PL_CTR_CONNECTIONS_ESTABLISHED), 1);
     assert_int_equal(ph_type(&o, PL_CTR_CONNECTIONS_ESTABLISHED), PERF_COUNTER_LARGE_RAWCOUNT);
-    pl_counter c;
-    assert_int_equal(pl_object_find_counter(&o, PL_CTR_SEGMENTS_PER_SEC, &c), PL_E_NOT_FOUND);
-    assert_int_equal(pl_object_find_counter(&o, PL_CTR_CONNECTIONS_ACTIVE, &c), PL_E_NOT_FOUND);
+    /* Issue 11: TCPv6 has TCPv4's counters, at the same positions and with
+     * the same types, so every Windows path is valid; Linux has no per-version
+     * segment or open counts, so all but Connections Established are marked
+     * unavailable (value 0), never TCPv4's totals again. */
+    assert_int_equal(o.hdr.NumCounters, 10);
+    static const uint32_t tcp_ctrs[] = {
+        PL_CTR_SEGMENTS_PER_SEC,           PL_CTR_CONNECTIONS_ESTABLISHED,   PL_CTR_CONNECTIONS_ACTIVE,
+        PL_CTR_CONNECTIONS_PASSIVE,        PL_CTR_CONNECTION_FAILURES,       PL_CTR_CONNECTIONS_RESET,
+        PL_CTR_SEGMENTS_RECEIVED_PER_SEC,  PL_CTR_SEGMENTS_SENT_PER_SEC,     PL_CTR_SEGMENTS_RETRANSMITTED_PER_SEC,
+    };
+    pl_object o4;
+    ph_object(&r, PL_OBJ_TCPV4, &o4);
+    for (size_t i = 0; i < sizeof tcp_ctrs / sizeof tcp_ctrs[0]; i++) {
+        assert_int_equal(ph_position(&o, tcp_ctrs[i]), (int)i);
+        assert_int_equal(ph_type(&o, tcp_ctrs[i]), ph_type(&o4, tcp_ctrs[i]));
+        if (tcp_ctrs[i] == PL_CTR_CONNECTIONS_ESTABLISHED) continue;
+        assert_int_equal(ph_available(&o, -1, tcp_ctrs[i]), 0);
+        assert_int_equal(ph_value(&o, -1, tcp_ctrs[i]), 0);
+    }
+    assert_int_equal(ph_position(&o, PL_CTR_UNAVAILABLE_COUNTERS), 9);
+    assert_int_equal(ph_value(&o, -1, PL_CTR_UNAVAILABLE_COUNTERS), 0x1fd);
 
     ph_object(&r, PL_OBJ_UDPV4, &o);
     assert_int_equal(ph_value(&o, -1, PL_CTR_DATAGRAMS_PER_SEC), 81000);
@@ -231,7 +251,6 @@ static void old_kernel(void **state)
     /* No /sys/class/net: Current Bandwidth and MTU still exist, so their
      * paths are valid (issue 11 item 11), and are marked unavailable in
      * every instance (positions 4 and 17, value 0), never left out. */
-    pl_counter c;
     assert_int_equal(ph_position(&o, PL_CTR_CURRENT_BANDWIDTH), 4);
     assert_int_equal(ph_position(&o, PL_CTR_MTU), 17);
     assert_int_equal(ph_available_of(&o, "eth0", PL_CTR_CURRENT_BANDWIDTH), 0);
@@ -250,11 +269,14 @@ static void old_kernel(void **state)
     assert_int_equal(ph_value(&o, -1, PL_CTR_DATAGRAMS_PER_SEC), 190);
     ph_object(&r, PL_OBJ_IPV4, &o);
     assert_int_equal(o.hdr.NumCounters, 17);
-    /* No /proc/net/tcp: Connections Established is left out of TCPv4 (snmp's
-     * CurrEstab counts both IP versions, so it is not used instead). */
+    /* No /proc/net/tcp: Connections Established is marked unavailable in
+     * TCPv4 (snmp's CurrEstab counts both IP versions, so it is not used
+     * instead); the path stays valid. */
     ph_object(&r, PL_OBJ_TCPV4, &o);
-    assert_int_equal(o.hdr.NumCounters, 8);
-    assert_int_equal(pl_object_find_counter(&o, PL_CTR_CONNECTIONS_ESTABLISHED, &c), PL_E_NOT_FOUND);
+    assert_int_equal(o.hdr.NumCounters, 10);
+    assert_int_equal(ph_available(&o, -1, PL_CTR_CONNECTIONS_ESTABLISHED), 0);
+    assert_int_equal(ph_value(&o, -1, PL_CTR_CONNECTIONS_ESTABLISHED), 0);
+    assert_int_equal(ph_value(&o, -1, PL_CTR_UNAVAILABLE_COUNTERS), 0x2);
     assert_int_equal(ph_value(&o, -1, PL_CTR_CONNECTIONS_ACTIVE), 5);
     ph_result_free(&r);
     ph_unload(&prov);
@@ -274,7 +296,10 @@ static void missing_column_leaves_counter_out(void **state)
     assert_int_equal(r.objects, 1);
     pl_object o;
     ph_object(&r, PL_OBJ_TCPV4, &o);
-    assert_int_equal(o.hdr.NumCounters, 2);
+    /* The two columns, Connections Established (no socket files: marked)
+     * and the marker. */
+    assert_int_equal(o.hdr.NumCounters, 4);
+    assert_int_equal(ph_available(&o, -1, PL_CTR_CONNECTIONS_ESTABLISHED), 0);
     assert_int_equal(ph_value(&o, -1, PL_CTR_CONNECTIONS_ACTIVE), 3);
     assert_int_equal(ph_value(&o, -1, PL_CTR_SEGMENTS_RECEIVED_PER_SEC), 10);
     /* Segments/sec needs InSegs and OutSegs: OutSegs is missing. */
@@ -434,7 +459,8 @@ static void live_tcp(void **state)
     assert_int_equal(r.objects, 2);
     pl_object o;
     ph_object(&r, PL_OBJ_TCPV4, &o);
-    assert_int_equal(o.hdr.NumCounters, 9);
+    assert_int_equal(o.hdr.NumCounters, 10);
+    assert_int_equal(ph_value(&o, -1, PL_CTR_UNAVAILABLE_COUNTERS), 0);
     assert_true(ph_value(&o, -1, PL_CTR_SEGMENTS_PER_SEC) >= ph_value(&o, -1, PL_CTR_SEGMENTS_RECEIVED_PER_SEC));
     ph_result_free(&r);
     ph_unload(&prov);
@@ -708,7 +734,8 @@ static void live_tcp_connections(void **state)
         assert_true(p4 >= (uint64_t)want4);
         if (ph_has_object(&r, PL_OBJ_TCPV6)) {
             ph_object(&r, PL_OBJ_TCPV6, &o);
-            assert_int_equal(o.hdr.NumCounters, 1);
+            assert_int_equal(o.hdr.NumCounters, 10);
+            assert_int_equal(ph_value(&o, -1, PL_CTR_UNAVAILABLE_COUNTERS), 0x1fd);
             uint64_t p6 = ph_value(&o, -1, PL_CTR_CONNECTIONS_ESTABLISHED);
             assert_int_equal(p6, a.v6);
             assert_true(p6 >= (uint64_t)want6);
@@ -729,6 +756,83 @@ static void live_tcp_connections(void **state)
     for (int i = 0; i < nfd; i++) close(fds[i]);
     ph_unload(&prov);
     if (!stable) skip();
+}
+
+/* UDPv4 and UDPv6 each count their own IP version only (Udp: in
+ * /proc/net/snmp is IPv4's MIB, Udp6* in snmp6 IPv6's): in a private network
+ * namespace, where nothing else sends, 30 datagrams over 127.0.0.1 and 20
+ * over ::1 move exactly those counters by exactly that much. */
+struct udp_vals {
+    uint64_t sent4, recv4, sent6, recv6;
+};
+
+static int udp_read(struct udp_vals *v)
+{
+    ph_result r;
+    ph_collect_ok(&prov, "658 1532", 8, &r);
+    pl_object o;
+    if (!ph_has_object(&r, PL_OBJ_UDPV4) || !ph_has_object(&r, PL_OBJ_UDPV6)) return -1;
+    ph_object(&r, PL_OBJ_UDPV4, &o);
+    v->sent4 = ph_value(&o, -1, PL_CTR_DATAGRAMS_SENT_PER_SEC);
+    v->recv4 = ph_value(&o, -1, PL_CTR_DATAGRAMS_RECEIVED_PER_SEC);
+    ph_object(&r, PL_OBJ_UDPV6, &o);
+    v->sent6 = ph_value(&o, -1, PL_CTR_DATAGRAMS_SENT_PER_SEC);
+    v->recv6 = ph_value(&o, -1, PL_CTR_DATAGRAMS_RECEIVED_PER_SEC);
+    ph_result_free(&r);
+    return 0;
+}
+
+static int udp_send(int family, int n)
+{
+    int rx = socket(family, SOCK_DGRAM, 0), tx = socket(family, SOCK_DGRAM, 0);
+    if (rx < 0 || tx < 0) return -1;
+    struct sockaddr_storage ss;
+    memset(&ss, 0, sizeof ss);
+    socklen_t sl;
+    if (family == AF_INET) {
+        struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+        a->sin_family = AF_INET;
+        a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        sl = sizeof *a;
+    } else {
+        struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+        a->sin6_family = AF_INET6;
+        a->sin6_addr = in6addr_loopback;
+        sl = sizeof *a;
+    }
+    if (bind(rx, (struct sockaddr *)&ss, sl) != 0 || getsockname(rx, (struct sockaddr *)&ss, &sl) != 0) return -1;
+    char buf[64] = "udp";
+    for (int i = 0; i < n; i++) {
+        if (sendto(tx, buf, sizeof buf, 0, (struct sockaddr *)&ss, sl) != (ssize_t)sizeof buf) return -1;
+        if (recv(rx, buf, sizeof buf, 0) != (ssize_t)sizeof buf) return -1;
+    }
+    close(rx);
+    close(tx);
+    return 0;
+}
+
+static int udp_child(void)
+{
+    if (unshare(CLONE_NEWNET) != 0) return 77;
+    if (system("PATH=\"$PATH:/usr/sbin:/sbin\"; ip link set lo up") != 0) return 77;
+    load(NULL);
+    if (prov.open(NULL) != 0) return 2;
+    struct udp_vals a, b;
+    if (udp_read(&a) != 0) return 3;
+    if (udp_send(AF_INET, 30) != 0 || udp_send(AF_INET6, 20) != 0) return 4;
+    if (udp_read(&b) != 0) return 5;
+    fprintf(stderr, "UDPv4 sent %llu recv %llu, UDPv6 sent %llu recv %llu\n", (unsigned long long)(b.sent4 - a.sent4),
+            (unsigned long long)(b.recv4 - a.recv4), (unsigned long long)(b.sent6 - a.sent6),
+            (unsigned long long)(b.recv6 - a.recv6));
+    if (b.sent4 - a.sent4 != 30 || b.recv4 - a.recv4 != 30) return 6;
+    if (b.sent6 - a.sent6 != 20 || b.recv6 - a.recv6 != 20) return 7;
+    return 0;
+}
+
+static void live_udp_versions_netns(void **state)
+{
+    (void)state;
+    nl_run_in_child(udp_child);
 }
 
 /* Two hosts in one process (an engine for RegQueryValueEx and another for
@@ -767,6 +871,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(live_output_queue),
         cmocka_unit_test(live_tcp_connections),
         cmocka_unit_test(live_output_queue_nonzero_netns),
+        cmocka_unit_test(live_udp_versions_netns),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -287,4 +287,41 @@ int pl__parse_net_tcp(const char *text, size_t len, int v6, struct pl__tcp_socks
  * the whole file. */
 int pl__read_net_tcp(int rootfd, int v6, struct pl__tcp_socks *out);
 
+/* ------------------------------------ NETLINK_SOCK_DIAG: TCP connections */
+
+/* ESTABLISHED and CLOSE_WAIT TCP sockets (RFC 1213's tcpCurrEstab, what
+ * Windows' Connections Established counts) from SOCK_DIAG_BY_FAMILY dumps,
+ * by the IP version on the wire: every AF_INET socket is IPv4, an AF_INET6
+ * socket is IPv4 when its remote address is v4-mapped (::ffff:a.b.c.d). */
+struct pl__tcp_diag {
+    uint64_t estab_v4, estab_v6;
+    size_t msgs;                   /* socket messages counted */
+    size_t bad;                    /* messages of another family or state: not counted */
+    int intr;                      /* private: NLM_F_DUMP_INTR seen */
+};
+
+/* Parse one received datagram of a dump for `family` (AF_INET, AF_INET6)
+ * and ADD its sockets to *out. Messages whose nlmsg_seq is not `seq` are
+ * ignored. Returns 1 when NLMSG_DONE ends the dump, 0 when more datagrams
+ * are to come, -EINVAL when a message length overruns the buffer, the
+ * buffer ends in a fragment or a socket message is shorter than struct
+ * inet_diag_msg, the negative errno of an NLMSG_ERROR reply or of a failed
+ * dump, -EAGAIN at NLMSG_DONE when a message said the dump was interrupted
+ * (NLM_F_DUMP_INTR). Never reads outside [buf, buf+len); any alignment. */
+int pl__parse_tcp_diag_dump(const void *buf, size_t len, uint32_t seq, int family, struct pl__tcp_diag *out);
+/* A NETLINK_SOCK_DIAG socket with a 1 s receive timeout, or -errno. */
+int pl__tcp_diag_open(void);
+/* Dump `family`'s ESTABLISHED and CLOSE_WAIT sockets over `fd` (from
+ * pl__tcp_diag_open) and ADD them to *out (zero it first). No extensions
+ * are asked for. At most 2^20 datagrams and 5 s; one retry when the dump
+ * was interrupted. Always the LIVE kernel (the caller's network namespace):
+ * it knows nothing of PERFLIB_SYSROOT. Returns 0, or -errno (socket errors,
+ * -ETIMEDOUT, -EMSGSIZE, -E2BIG, the parser's errors); on error *out is as
+ * before the call. */
+int pl__read_tcp_diag(int fd, int family, struct pl__tcp_diag *out);
+/* Is `err` (from pl__tcp_diag_open or pl__read_tcp_diag) a refusal of the
+ * whole mechanism (no sock_diag/inet_diag for the family in this kernel, a
+ * security policy), after which the /proc/net/tcp{,6} files are used? */
+int pl__tcp_diag_refused(int err);
+
 #endif
