@@ -1,5 +1,6 @@
 /* perflib: the PerfOS built-in provider: System (2), Memory (4), Processor
- * (238) and Paging File (700), from /proc under PERFLIB_SYSROOT.
+ * (238) and Paging File (700), from /proc (and cpuidle in /sys) under
+ * PERFLIB_SYSROOT.
  *
  * Every counter, its source and each decision taken in mapping Linux to the
  * Windows meaning are in docs/providers/perfos.md. The rules in short:
@@ -9,15 +10,19 @@
  *   no counter left is left out;
  * - timers are in 100 ns units (PerfFreq 10^7, PERF_100NSEC_*), rates of
  *   64-bit kernel totals are PERF_COUNTER_BULK_COUNT;
- * - _Total of a Processor time counter is the aggregate "cpu" line divided by
- *   the number of online CPUs, so it formats as the average over CPUs. */
+ * - a value whose source is there but unusable (and the counters Linux has
+ *   no source for) stays in the object, marked in its Unavailable Counters;
+ * - every Processor timer divides by the CPU's column sum of /proc/stat
+ *   (PERF_PRECISION_100NS_TIMER); _Total is the aggregate "cpu" line. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "linux/collect_os.h"
+#include "linux/collect_sys.h"
 #include "perflib/indices.h"
 #include "perflib/provider.h"
 #include "platform.h"
@@ -41,11 +46,17 @@ static struct perfos {
     pl_builder *b;
     struct pl__cpu_stats st;
     struct pl__percpu_sums irq, soft;
+    struct pl__cpuidle *idle; /* per online CPU, in /proc/stat order */
+    uint32_t idle_cap;
     struct pl__swaps sw;
     peak *peaks;          /* per swap area name: highest used seen since Open */
     uint32_t npeaks, peak_cap;
     uint64_t total_peak_kib;
     int have_total_peak;
+    /* per Collect: the visible processes and threads, counted once for
+     * System and Objects (0: not yet, 1: counted, -1: cannot be) */
+    int np_state, nt_state;
+    uint64_t np, nt;
 } g = {.mu = PTHREAD_MUTEX_INITIALIZER, .rootfd = -1};
 
 /* ------------------------------------------------------------ helpers */
@@ -170,6 +181,36 @@ static uint64_t ticks_100ns(uint64_t ticks, long hz)
     return (ticks / uhz) * (uint64_t)PL_TICKS_PER_SEC + (ticks % uhz) * (uint64_t)PL_TICKS_PER_SEC / uhz;
 }
 
+/* ------------------------------------------- processes and threads */
+
+/* The processes the reader can see: the pid directories of /proc. Counted
+ * once per Collect, for System and Objects. 0 or -1. */
+static int visible_processes(uint64_t *n)
+{
+    if (g.np_state == 0) g.np_state = pl__count_proc_pids(g.rootfd, &g.np) == 0 ? 1 : -1;
+    *n = g.np;
+    return g.np_state > 0 ? 0 : -1;
+}
+
+/* Threads: what the reader can see, like Processes (issue 11 item 6).
+ * loadavg's count (la, NULL when unreadable) is the whole machine's,
+ * right only in the initial PID namespace; elsewhere (a container,
+ * unshare -p --mount-proc) the visible processes' thread counts are
+ * summed. Once per Collect. 0 or -1. */
+static int visible_threads(const struct pl__loadavg *la, uint64_t *n)
+{
+    if (g.nt_state == 0) {
+        if (pl__proc_is_initial_pidns(g.rootfd)) {
+            g.nt_state = la ? 1 : -1;
+            if (la) g.nt = la->threads;
+        } else {
+            g.nt_state = pl__count_proc_threads(g.rootfd, &g.nt) == 0 ? 1 : -1;
+        }
+    }
+    *n = g.nt;
+    return g.nt_state > 0 ? 0 : -1;
+}
+
 /* ------------------------------------------------------------- System */
 
 static int build_system(pl_builder *b, int have_stat)
@@ -186,21 +227,13 @@ static int build_system(pl_builder *b, int have_stat)
         uint64_t q = st->procs_running > st->ncpu ? st->procs_running - st->ncpu : 0;
         put(l, PL_CTR_PROCESSOR_QUEUE_LENGTH, PERF_COUNTER_RAWCOUNT, 1, PERF_DETAIL_NOVICE, q);
     }
-    uint64_t npids;
-    if (pl__count_proc_pids(g.rootfd, &npids) == 0)
+    uint64_t npids, nthreads;
+    if (visible_processes(&npids) == 0)
         put(l, PL_CTR_PROCESSES, PERF_COUNTER_RAWCOUNT, -1, PERF_DETAIL_NOVICE, npids);
     struct pl__loadavg la;
     int have_la = pl__read_proc_loadavg(g.rootfd, &la) == 0;
-    /* Threads: what the reader can see, like Processes (issue 11 item 6).
-     * loadavg's count is the whole machine's, right only in the initial
-     * PID namespace; elsewhere (a container, unshare -p --mount-proc) the
-     * visible processes' thread counts are summed. */
-    uint64_t nthreads;
-    if (pl__proc_is_initial_pidns(g.rootfd)) {
-        if (have_la) put(l, PL_CTR_THREADS, PERF_COUNTER_RAWCOUNT, -1, PERF_DETAIL_NOVICE, la.threads);
-    } else if (pl__count_proc_threads(g.rootfd, &nthreads) == 0) {
+    if (visible_threads(have_la ? &la : NULL, &nthreads) == 0)
         put(l, PL_CTR_THREADS, PERF_COUNTER_RAWCOUNT, -1, PERF_DETAIL_NOVICE, nthreads);
-    }
 
     /* System Up Time: PERF_ELAPSED_TIME, value = boot time as FILETIME,
      * the object's PerfTime = now (FILETIME), PerfFreq = 10^7. */
@@ -420,6 +453,8 @@ enum cpu_kind {
     K_IOWAIT,
     K_STEAL,
     K_GUEST,     /* guest + guest_nice */
+    K_C_TIME,    /* cpuidle time of level `level` (us -> 100 ns) */
+    K_C_TRANS,   /* cpuidle entries of level `level` */
 };
 
 static const struct cpu_ctr {
@@ -427,19 +462,28 @@ static const struct cpu_ctr {
     uint32_t idx, type, detail;
     int32_t scale;
     unsigned min_fields; /* cpu line columns it needs */
+    int level;           /* K_C_*: 0, 1, 2 for C1, C2, C3 */
 } cpu_ctrs[] = {
-    {K_PROCESSOR, PL_CTR_PCT_PROCESSOR_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_NOVICE, 0, 5},
-    {K_USER, PL_CTR_PCT_USER_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 2},
-    {K_PRIV, PL_CTR_PCT_PRIVILEGED_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 7},
-    {K_IRQ, PL_CTR_PCT_INTERRUPT_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 6},
-    {K_SOFTIRQ, PL_CTR_PCT_DPC_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 7},
-    {K_IDLE, PL_CTR_PCT_IDLE_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 5},
-    {K_INTERRUPTS, PL_CTR_INTERRUPTS_PER_SEC, PERF_COUNTER_BULK_COUNT, PERF_DETAIL_NOVICE, -2, 0},
-    {K_DPCS, PL_CTR_DPCS_QUEUED_PER_SEC, PERF_COUNTER_BULK_COUNT, PERF_DETAIL_ADVANCED, 0, 0},
-    {K_NICE, PL_CTR_PCT_NICE_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 2},
-    {K_IOWAIT, PL_CTR_PCT_IO_WAIT_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 5},
-    {K_STEAL, PL_CTR_PCT_STEAL_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 8},
-    {K_GUEST, PL_CTR_PCT_GUEST_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 9},
+    {K_PROCESSOR, PL_CTR_PCT_PROCESSOR_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_NOVICE, 0, 5, 0},
+    {K_USER, PL_CTR_PCT_USER_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 2, 0},
+    {K_PRIV, PL_CTR_PCT_PRIVILEGED_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 7, 0},
+    {K_IRQ, PL_CTR_PCT_INTERRUPT_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 6, 0},
+    {K_SOFTIRQ, PL_CTR_PCT_DPC_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 7, 0},
+    {K_IDLE, PL_CTR_PCT_IDLE_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 5, 0},
+    {K_INTERRUPTS, PL_CTR_INTERRUPTS_PER_SEC, PERF_COUNTER_BULK_COUNT, PERF_DETAIL_NOVICE, -2, 0, 0},
+    {K_DPCS, PL_CTR_DPCS_QUEUED_PER_SEC, PERF_COUNTER_BULK_COUNT, PERF_DETAIL_ADVANCED, 0, 0, 0},
+    {K_NICE, PL_CTR_PCT_NICE_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 2, 0},
+    {K_IOWAIT, PL_CTR_PCT_IO_WAIT_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 5, 0},
+    {K_STEAL, PL_CTR_PCT_STEAL_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 8, 0},
+    {K_GUEST, PL_CTR_PCT_GUEST_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 9, 0},
+    /* issue 11: Windows' three idle levels from cpuidle (collect_sys.h has
+     * the mapping); over the same column sum as % Idle Time */
+    {K_C_TIME, PL_CTR_PCT_C1_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 4, 0},
+    {K_C_TIME, PL_CTR_PCT_C2_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 4, 1},
+    {K_C_TIME, PL_CTR_PCT_C3_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 4, 2},
+    {K_C_TRANS, PL_CTR_C1_TRANSITIONS_PER_SEC, PERF_COUNTER_BULK_COUNT, PERF_DETAIL_ADVANCED, -2, 0, 0},
+    {K_C_TRANS, PL_CTR_C2_TRANSITIONS_PER_SEC, PERF_COUNTER_BULK_COUNT, PERF_DETAIL_ADVANCED, -2, 0, 1},
+    {K_C_TRANS, PL_CTR_C3_TRANSITIONS_PER_SEC, PERF_COUNTER_BULK_COUNT, PERF_DETAIL_ADVANCED, -2, 0, 2},
 };
 #define NCPU_CTRS (sizeof cpu_ctrs / sizeof cpu_ctrs[0])
 
@@ -505,12 +549,82 @@ static uint64_t table_total(const struct pl__percpu_sums *s)
     return t;
 }
 
+/* C-state values of one instance: time (100 ns) and entries per level, and
+ * the bits (collect_sys.h: 0..2 time, 3..5 usage) that cannot be shown. */
+typedef struct cstate_val {
+    uint64_t t[PL__CSTATE_LEVELS], u[PL__CSTATE_LEVELS];
+    unsigned bad;
+} cstate_val;
+
+/* Read every online CPU's cpuidle states and make the instances' values:
+ * cs[0..ncpu-1] per CPU, cs[ncpu] _Total (the sums, over the sum of the
+ * CPUs' column sums in *total_base). A CPU without cpuidle has every value
+ * unavailable; _Total is unavailable for a value any CPU lacks. */
+static int read_cstates(cstate_val *cs, uint64_t *total_base)
+{
+    const struct pl__cpu_stats *st = &g.st;
+    if (st->ncpu > g.idle_cap) {
+        struct pl__cpuidle *n = realloc(g.idle, (size_t)st->ncpu * sizeof *n);
+        if (!n) return PL_E_NOMEM;
+        g.idle = n;
+        g.idle_cap = st->ncpu;
+    }
+    cstate_val *tot = &cs[st->ncpu];
+    memset(tot, 0, sizeof *tot);
+    *total_base = 0;
+    for (uint32_t i = 0; i < st->ncpu; i++) {
+        struct pl__cpuidle *ci = &g.idle[i];
+        cstate_val *v = &cs[i];
+        memset(v, 0, sizeof *v);
+        if (pl__read_cpuidle(g.rootfd, st->cpu[i].id, ci) != 0 || !ci->present) {
+            v->bad = PL__CPUIDLE_BAD_ALL;
+        } else {
+            v->bad = ci->bad;
+            for (int L = 0; L < PL__CSTATE_LEVELS; L++) {
+                /* microseconds to 100 ns; beyond 64 bits is not a number */
+                if (ci->time_us[L] > UINT64_MAX / 10) v->bad |= 1u << L;
+                else v->t[L] = ci->time_us[L] * 10;
+                v->u[L] = ci->usage[L];
+            }
+        }
+        tot->bad |= v->bad;
+        for (int L = 0; L < PL__CSTATE_LEVELS; L++) {
+            if (v->t[L] > UINT64_MAX - tot->t[L]) tot->bad |= 1u << L;
+            else tot->t[L] += v->t[L];
+            if (v->u[L] > UINT64_MAX - tot->u[L]) tot->bad |= 1u << (PL__CSTATE_LEVELS + L);
+            else tot->u[L] += v->u[L];
+        }
+        *total_base += ticks_100ns(cpu_sum(st->cpu[i].t, st->nfields), g.hz);
+    }
+    for (int L = 0; L < PL__CSTATE_LEVELS; L++) {
+        if (tot->bad & (1u << L)) tot->t[L] = 0;
+        if (tot->bad & (1u << (PL__CSTATE_LEVELS + L))) tot->u[L] = 0;
+    }
+    for (uint32_t i = 0; i < st->ncpu; i++)
+        for (int L = 0; L < PL__CSTATE_LEVELS; L++) {
+            if (cs[i].bad & (1u << L)) cs[i].t[L] = 0;
+            if (cs[i].bad & (1u << (PL__CSTATE_LEVELS + L))) cs[i].u[L] = 0;
+        }
+    return PL_OK;
+}
+
+static unsigned cstate_bit(const struct cpu_ctr *c)
+{
+    return c->kind == K_C_TIME ? 1u << c->level : 1u << (PL__CSTATE_LEVELS + c->level);
+}
+
 static int build_processor(pl_builder *b)
 {
     const struct pl__cpu_stats *st = &g.st;
     if (st->ncpu == 0) return PL_OK; /* no per-CPU line: nothing to divide by */
     int have_irq = pl__read_proc_interrupts(g.rootfd, &g.irq) == 0 && covers_all(&g.irq);
     int have_soft = pl__read_proc_softirqs(g.rootfd, &g.soft) == 0 && covers_all(&g.soft);
+    cstate_val *cs = malloc(((size_t)st->ncpu + 1) * sizeof *cs);
+    if (!cs) return PL_E_NOMEM;
+    uint64_t cs_total_base;
+    int rc = read_cstates(cs, &cs_total_base);
+    unsigned any_bad = 0;
+    for (uint32_t i = 0; rc == PL_OK && i <= st->ncpu; i++) any_bad |= cs[i].bad;
 
     pl_object_desc od = {
         .name_index = PL_OBJ_PROCESSOR,
@@ -521,11 +635,11 @@ static int build_processor(pl_builder *b)
         .perf_time = now_filetime(),
         .perf_freq = PL_TICKS_PER_SEC,
     };
-    int obj, rc = pl_builder_add_object(b, &od, &obj);
-    if (rc != PL_OK) return rc;
-    int h[NCPU_CTRS];
-    int used[NCPU_CTRS];
-    for (size_t i = 0; i < NCPU_CTRS; i++) {
+    int obj = 0;
+    if (rc == PL_OK) rc = pl_builder_add_object(b, &od, &obj);
+    int h[NCPU_CTRS], used[NCPU_CTRS], marker = -1;
+    uint32_t pos[NCPU_CTRS] = {0}, npos = 0;
+    for (size_t i = 0; rc == PL_OK && i < NCPU_CTRS; i++) {
         const struct cpu_ctr *c = &cpu_ctrs[i];
         used[i] = st->nfields >= c->min_fields;
         if (c->kind == K_INTERRUPTS) used[i] = have_irq;
@@ -540,51 +654,66 @@ static int build_processor(pl_builder *b)
             .base_type = c->type == PERF_PRECISION_100NS_TIMER ? PERF_PRECISION_TIMESTAMP : 0,
             .base_name_index = c->idx,
         };
-        if ((rc = pl_builder_add_counter(b, obj, &d, &h[i])) != PL_OK) return rc;
+        rc = pl_builder_add_counter(b, obj, &d, &h[i]);
+        pos[i] = npos;
+        npos += d.base_type ? 2u : 1u;
+    }
+    if (rc == PL_OK && any_bad) {
+        /* the generic marker (docs/block-format.md), last, only when a
+         * value is unavailable somewhere */
+        pl_counter_desc md = {
+            .name_index = PL_CTR_UNAVAILABLE_COUNTERS,
+            .help_index = PL_HELP(PL_CTR_UNAVAILABLE_COUNTERS),
+            .type = PERF_COUNTER_LARGE_RAWCOUNT_HEX,
+            .detail_level = PERF_DETAIL_WIZARD,
+        };
+        rc = pl_builder_add_counter(b, obj, &md, &marker);
     }
     /* one instance per online CPU, named by its number, then _Total */
-    for (uint32_t n = 0; n <= st->ncpu; n++) {
+    for (uint32_t n = 0; rc == PL_OK && n <= st->ncpu; n++) {
         int total = n == st->ncpu;
         char name[16];
-        if (total) {
-            memcpy(name, "_Total", 7);
-        } else {
-            uint32_t id = st->cpu[n].id;
-            char tmp[16];
-            size_t k = 0;
-            do {
-                tmp[k++] = (char)('0' + id % 10);
-                id /= 10;
-            } while (id);
-            for (size_t j = 0; j < k; j++) name[j] = tmp[k - 1 - j];
-            name[k] = '\0';
-        }
+        if (total) memcpy(name, "_Total", 7);
+        else snprintf(name, sizeof name, "%u", st->cpu[n].id);
         int inst;
-        if ((rc = pl_builder_add_instance(b, obj, name, 0, 0, PERF_NO_UNIQUE_ID, &inst)) != PL_OK) return rc;
+        if ((rc = pl_builder_add_instance(b, obj, name, 0, 0, PERF_NO_UNIQUE_ID, &inst)) != PL_OK) break;
         const uint64_t *t = total ? st->total : st->cpu[n].t;
-        for (size_t i = 0; i < NCPU_CTRS; i++) {
+        uint64_t base = ticks_100ns(cpu_sum(t, st->nfields), g.hz), unav = 0;
+        for (size_t i = 0; rc == PL_OK && i < NCPU_CTRS; i++) {
             if (!used[i]) continue;
-            uint64_t v;
-            switch (cpu_ctrs[i].kind) {
+            const struct cpu_ctr *c = &cpu_ctrs[i];
+            uint64_t v, vbase = base;
+            switch (c->kind) {
             case K_INTERRUPTS:
                 v = total ? table_total(&g.irq) : g.irq.sum[column_of(&g.irq, st->cpu[n].id)];
                 break;
             case K_DPCS:
                 v = total ? table_total(&g.soft) : g.soft.sum[column_of(&g.soft, st->cpu[n].id)];
                 break;
+            case K_C_TIME:
+            case K_C_TRANS:
+                v = c->kind == K_C_TIME ? cs[n].t[c->level] : cs[n].u[c->level];
+                /* _Total: the CPUs' sums over the sum of their column sums */
+                if (total) vbase = cs_total_base;
+                if (cs[n].bad & cstate_bit(c)) {
+                    unav |= PL_UNAVAILABLE_BIT(pos[i]);
+                    if (c->kind == K_C_TIME) unav |= PL_UNAVAILABLE_BIT(pos[i] + 1);
+                }
+                break;
             default:
                 /* _Total: the aggregate line over its own column sum, the
                  * average over CPUs weighted by accounted time */
-                v = ticks_100ns(cpu_ticks(cpu_ctrs[i].kind, t, st->nfields), g.hz);
+                v = ticks_100ns(cpu_ticks(c->kind, t, st->nfields), g.hz);
                 break;
             }
-            if ((rc = pl_builder_set_u64(b, obj, inst, h[i], v)) != PL_OK) return rc;
-            if (cpu_ctrs[i].type == PERF_PRECISION_100NS_TIMER &&
-                (rc = pl_builder_set_base(b, obj, inst, h[i], ticks_100ns(cpu_sum(t, st->nfields), g.hz))) != PL_OK)
-                return rc;
+            rc = pl_builder_set_u64(b, obj, inst, h[i], v);
+            if (rc == PL_OK && c->type == PERF_PRECISION_100NS_TIMER)
+                rc = pl_builder_set_base(b, obj, inst, h[i], vbase);
         }
+        if (rc == PL_OK && marker >= 0) rc = pl_builder_set_u64(b, obj, inst, marker, unav);
     }
-    return PL_OK;
+    free(cs);
+    return rc;
 }
 
 /* -------------------------------------------------------- Paging File */
@@ -742,6 +871,7 @@ PL_PROVIDER_EXPORT DWORD PerfOsCollect(LPWSTR query, LPVOID *data, LPDWORD bytes
         return ERROR_INVALID_HANDLE; /* Collect before Open */
     }
     pl_builder_reset(g.b);
+    g.np_state = g.nt_state = 0;
     int have_stat = 0;
     if (want_sys || want_cpu) have_stat = pl__read_proc_stat(g.rootfd, &g.st) == 0;
     int rc = PL_OK;
@@ -772,6 +902,9 @@ PL_PROVIDER_EXPORT DWORD PerfOsClose(void)
         pl__cpu_stats_free(&g.st);
         pl__percpu_sums_free(&g.irq);
         pl__percpu_sums_free(&g.soft);
+        free(g.idle);
+        g.idle = NULL;
+        g.idle_cap = 0;
         pl__swaps_free(&g.sw);
         free(g.peaks);
         g.peaks = NULL;

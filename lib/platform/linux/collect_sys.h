@@ -1,0 +1,67 @@
+/* This file is private to libperflib: no API/ABI guarantee.
+ *
+ * Collectors for the processor power and topology counters and the kernel
+ * object counts of the perfos provider (issue 11): cpuidle, cpufreq and the
+ * NUMA node lists from /sys, SysV IPC object counts from /proc/sysvipc.
+ * Same contract as collect_os.h: every path is read relative to a root
+ * directory descriptor, 0 or -errno is returned (-ENOENT for an absent file,
+ * -EINVAL for a malformed one or one that is not a regular file: a FIFO
+ * planted under the root is never opened for a blocking read), nothing is
+ * printed, and a value that cannot be read is never a made-up number. */
+#ifndef PL_COLLECT_SYS_H
+#define PL_COLLECT_SYS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* -------------------------------------------- one-number files in /sys */
+
+/* A sysfs attribute holding one unsigned decimal: digits, one '\n', the
+ * end (nothing else, no sign, no spaces, at most 64 bits). 0 and *v set,
+ * or -EINVAL. */
+int pl__parse_sys_u64(const char *text, size_t len, uint64_t *v);
+/* Read <root>/<rel> as such a file: 0, -errno of the open/read, or -EINVAL. */
+int pl__read_sys_u64(int rootfd, const char *rel, uint64_t *v);
+
+/* ------------------------------------------------------------- cpuidle */
+
+/* Windows has three idle levels (ACPI C1, C2, C3); Linux drivers name
+ * their states (POLL, C1, C1E, C6, "haltpoll idle", WFI, ...). The mapping
+ * (docs/providers/perfos.md, "Processor: C-states"):
+ * - POLL (the kernel's busy-polling state) is no low-power state: left out;
+ * - when every other state's name is "C<n>..." (acpi_idle: C1 C2 C3;
+ *   intel_idle: C1 C1E C6 C8 ...; C1_ACPI ...), level = min(n, 3), as
+ *   ACPI's _CST groups states by type (deeper states are type C3);
+ * - otherwise by depth (the kernel numbers states from shallow to deep):
+ *   the first non-POLL state is C1, the second C2, every deeper one C3. */
+#define PL__CSTATE_LEVELS 3
+#define PL__CSTATE_MAX 16        /* states read per CPU (the kernel has at most 10) */
+#define PL__CSTATE_NAME_MAX 32
+
+/* 1..3 for a name "C<n>..." with n >= 1 (C1, C1E, C10, C3_ACPI); 0 for
+ * any other name. */
+int pl__cstate_level_by_name(const char *name);
+/* The level (0 = none: POLL) of each of n states named names[i], by the
+ * rule above. */
+void pl__cstate_map(const char names[][PL__CSTATE_NAME_MAX], unsigned n, int *level);
+
+struct pl__cpuidle {
+    int present;                          /* the CPU has cpuidle states */
+    unsigned nstates;                     /* states found (POLL included) */
+    uint64_t time_us[PL__CSTATE_LEVELS];  /* time in C1, C2, C3 (summed), microseconds */
+    uint64_t usage[PL__CSTATE_LEVELS];    /* entries into C1, C2, C3 (summed) */
+    unsigned bad;                         /* bit L: time of level L+1 unusable;
+                                             bit 3+L: usage of level L+1 unusable */
+};
+#define PL__CPUIDLE_BAD_ALL 0x3fu
+
+/* Read <root>/sys/devices/system/cpu/cpu<cpu>/cpuidle/state<K>/{name,time,
+ * usage} for K = 0, 1, ... until a state is missing. Returns 0 with
+ * present = 0 when the CPU has no cpuidle directory or no state; 0 with
+ * present = 1 otherwise, where a time or usage file that is unreadable,
+ * not one number or whose sum overflows marks its level bad, and a name
+ * that cannot be read marks every level bad (the mapping needs every
+ * name). -ENOMEM never; -EINVAL only for a bad cpu number. */
+int pl__read_cpuidle(int rootfd, uint32_t cpu, struct pl__cpuidle *out);
+
+#endif

@@ -1,0 +1,422 @@
+/* PerfOS, issue 11: the Processor C-state counters (% C1/C2/C3 Time,
+ * C1/C2/C3 Transitions/sec from cpuidle). The mapping of Linux states onto
+ * Windows' three levels on its own, then libperfos.so on the canned trees
+ * (m2: two cpuidle drivers' naming; m4: no cpuidle), on hostile trees
+ * (non-numbers, overflow, a FIFO), and on this machine. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "linux/collect_sys.h"
+#include "perflib/block.h"
+#include "perflib/indices.h"
+#include "perflib/winperf.h"
+#include "pl_test.h"
+#include "platform.h"
+#include "provider_harness.h"
+
+#define DATA PL_SOURCE_DIR "/tests/perfos/data/"
+#define BUFSZ (1u << 20)
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static void load(ph_provider *p, const char *root)
+{
+    ph_load(p, PERFOS_SO, "PerfOs", root);
+    assert_int_equal(p->open(NULL), ERROR_SUCCESS);
+}
+
+static uint64_t T(uint64_t ticks) /* USER_HZ ticks to 100 ns */
+{
+    return ticks * (uint64_t)(10000000 / sysconf(_SC_CLK_TCK));
+}
+
+static const uint32_t c_time[3] = {PL_CTR_PCT_C1_TIME, PL_CTR_PCT_C2_TIME, PL_CTR_PCT_C3_TIME};
+static const uint32_t c_trans[3] = {PL_CTR_C1_TRANSITIONS_PER_SEC, PL_CTR_C2_TRANSITIONS_PER_SEC,
+                                    PL_CTR_C3_TRANSITIONS_PER_SEC};
+
+/* ------------------------------------------------------------ mapping */
+
+static void cstate_mapping(void **state)
+{
+    (void)state;
+    assert_int_equal(pl__cstate_level_by_name("C1"), 1);
+    assert_int_equal(pl__cstate_level_by_name("C1E"), 1);
+    assert_int_equal(pl__cstate_level_by_name("C1_ACPI"), 1);
+    assert_int_equal(pl__cstate_level_by_name("C2"), 2);
+    assert_int_equal(pl__cstate_level_by_name("C3"), 3);
+    assert_int_equal(pl__cstate_level_by_name("C6"), 3);
+    assert_int_equal(pl__cstate_level_by_name("C10"), 3);
+    assert_int_equal(pl__cstate_level_by_name("C99999999999999999999"), 3);
+    assert_int_equal(pl__cstate_level_by_name("C0"), 0);
+    assert_int_equal(pl__cstate_level_by_name("POLL"), 0);
+    assert_int_equal(pl__cstate_level_by_name("C"), 0);
+    assert_int_equal(pl__cstate_level_by_name("WFI"), 0);
+    assert_int_equal(pl__cstate_level_by_name(""), 0);
+
+    int lv[8];
+    /* intel_idle: by the names */
+    const char intel[][PL__CSTATE_NAME_MAX] = {"POLL", "C1", "C1E", "C6", "C8", "C10"};
+    pl__cstate_map(intel, 6, lv);
+    const int want_intel[] = {0, 1, 1, 3, 3, 3};
+    assert_memory_equal(lv, want_intel, sizeof want_intel);
+    /* acpi_idle */
+    const char acpi[][PL__CSTATE_NAME_MAX] = {"POLL", "C1", "C2", "C3"};
+    pl__cstate_map(acpi, 4, lv);
+    const int want_acpi[] = {0, 1, 2, 3};
+    assert_memory_equal(lv, want_acpi, sizeof want_acpi);
+    /* haltpoll, ARM (psci): not all C-named, so by depth */
+    const char arm[][PL__CSTATE_NAME_MAX] = {"WFI", "cpu-sleep", "cluster-sleep", "system-sleep"};
+    pl__cstate_map(arm, 4, lv);
+    const int want_arm[] = {1, 2, 3, 3};
+    assert_memory_equal(lv, want_arm, sizeof want_arm);
+    const char mixed[][PL__CSTATE_NAME_MAX] = {"POLL", "C1", "deep", "C6"};
+    pl__cstate_map(mixed, 4, lv);
+    const int want_mixed[] = {0, 1, 2, 3};
+    assert_memory_equal(lv, want_mixed, sizeof want_mixed);
+}
+
+static void sys_u64_format(void **state)
+{
+    (void)state;
+    uint64_t v = 7;
+    assert_int_equal(pl__parse_sys_u64("123\n", 4, &v), 0);
+    assert_int_equal(v, 123);
+    assert_int_equal(pl__parse_sys_u64("18446744073709551615\n", 21, &v), 0);
+    assert_int_equal(v, UINT64_MAX);
+    static const char *const bad[] = {"",    "\n",   "123",    "12x\n", "-1\n",
+                                      " 1\n", "1 \n", "1\n2\n", "18446744073709551616\n", "1e9\n"};
+    for (size_t i = 0; i < N(bad); i++) {
+        v = 7;
+        assert_int_equal(pl__parse_sys_u64(bad[i], strlen(bad[i]), &v), -EINVAL);
+        assert_int_equal(v, 7);
+    }
+    assert_int_equal(pl__parse_sys_u64("1\0\n", 3, &v), -EINVAL); /* an embedded NUL */
+}
+
+/* ---------------------------------------------------------- canned trees */
+
+/* The C-state values of one instance: time (100 ns), entries. */
+typedef struct cexp {
+    const char *name;
+    uint64_t t[3], u[3];
+    uint64_t base;
+} cexp;
+
+static void check_cstates(const pl_object *o, const cexp *e, size_t n)
+{
+    assert_int_equal(pl_object_num_instances(o), n);
+    for (size_t i = 0; i < n; i++) {
+        for (int L = 0; L < 3; L++) {
+            assert_int_equal(ph_type(o, c_time[L]), PERF_PRECISION_100NS_TIMER);
+            assert_int_equal(ph_type(o, c_trans[L]), PERF_COUNTER_BULK_COUNT);
+            if (!ph_available_of(o, e[i].name, c_time[L])) fail_msg("%s: C%d time unavailable", e[i].name, L + 1);
+            if (!ph_available_of(o, e[i].name, c_trans[L])) fail_msg("%s: C%d usage unavailable", e[i].name, L + 1);
+            assert_int_equal(ph_value_of(o, e[i].name, c_time[L]), e[i].t[L]);
+            assert_int_equal(ph_base_of(o, e[i].name, c_time[L]), e[i].base);
+            assert_int_equal(ph_value_of(o, e[i].name, c_trans[L]), e[i].u[L]);
+        }
+        /* the same base as % Idle Time, so C1 + C2 + C3 <= Idle reads true */
+        assert_int_equal(ph_base_of(o, e[i].name, PL_CTR_PCT_IDLE_TIME), e[i].base);
+    }
+}
+
+/* m2: cpu0 has intel_idle's names (POLL C1 C1E C6 C8: C1 = C1 + C1E, C3 =
+ * C6 + C8, no C2), cpu1 haltpoll-like names (POLL "haltpoll idle" deep
+ * deeper: by depth). POLL's time and entries are in no level. */
+static void m2_cstates(void **state)
+{
+    (void)state;
+    ph_provider p;
+    load(&p, DATA "m2");
+    ph_result s;
+    ph_collect_ok(&p, "238", BUFSZ, &s);
+    pl_object o;
+    ph_object(&s, PL_OBJ_PROCESSOR, &o);
+    const cexp e[] = {
+        {"0", {30000, 0, 340000}, {30, 0, 34}, T(11000)},
+        {"1", {70000, 8000, 9000}, {70, 8, 9}, T(12000)},
+        /* the sums, over the sum of the CPUs' column sums */
+        {"_Total", {100000, 8000, 349000}, {100, 8, 43}, T(23000)},
+    };
+    check_cstates(&o, e, N(e));
+    /* every value read: no marker */
+    pl_counter c;
+    assert_int_equal(pl_object_find_counter(&o, PL_CTR_UNAVAILABLE_COUNTERS, &c), PL_E_NOT_FOUND);
+    ph_result_free(&s);
+    ph_unload(&p);
+}
+
+/* Every instance has exactly these counters marked (and written as 0). */
+static void marked(const pl_object *o, const char *inst, const uint32_t *idx, size_t n)
+{
+    uint64_t want = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t pos = ph_position(o, idx[i]);
+        want |= 1ull << pos;
+        if (ph_type(o, idx[i]) == PERF_PRECISION_100NS_TIMER) want |= 1ull << (pos + 1); /* its base */
+        if (ph_available_of(o, inst, idx[i])) fail_msg("%s: counter %u not marked", inst, idx[i]);
+        assert_int_equal(ph_value_of(o, inst, idx[i]), 0);
+    }
+    assert_int_equal(ph_value_of(o, inst, PL_CTR_UNAVAILABLE_COUNTERS), want);
+}
+
+static const uint32_t all_c[] = {PL_CTR_PCT_C1_TIME, PL_CTR_PCT_C2_TIME, PL_CTR_PCT_C3_TIME,
+                                 PL_CTR_C1_TRANSITIONS_PER_SEC, PL_CTR_C2_TRANSITIONS_PER_SEC,
+                                 PL_CTR_C3_TRANSITIONS_PER_SEC};
+
+/* m4 has no /sys: the six counters are there (their paths valid) and
+ * marked unavailable in every instance; the /proc counters are not. */
+static void m4_no_cpuidle_marked(void **state)
+{
+    (void)state;
+    ph_provider p;
+    load(&p, DATA "m4");
+    ph_result s;
+    ph_collect_ok(&p, "238", BUFSZ, &s);
+    pl_object o;
+    ph_object(&s, PL_OBJ_PROCESSOR, &o);
+    static const char *const names[] = {"0", "1", "3", "_Total"};
+    for (size_t i = 0; i < N(names); i++) {
+        marked(&o, names[i], all_c, N(all_c));
+        assert_true(ph_available_of(&o, names[i], PL_CTR_PCT_PROCESSOR_TIME));
+        assert_true(ph_available_of(&o, names[i], PL_CTR_PCT_IDLE_TIME));
+    }
+    ph_result_free(&s);
+    ph_unload(&p);
+}
+
+static char root[64];
+
+static void put(const char *rel, const char *text)
+{
+    ph_put(root, rel, text);
+}
+
+static void state_files(unsigned cpu, unsigned k, const char *name, const char *time, const char *usage)
+{
+    char rel[160];
+    snprintf(rel, sizeof rel, "sys/devices/system/cpu/cpu%u/cpuidle/state%u/name", cpu, k);
+    if (name) put(rel, name);
+    snprintf(rel, sizeof rel, "sys/devices/system/cpu/cpu%u/cpuidle/state%u/time", cpu, k);
+    if (time) put(rel, time);
+    snprintf(rel, sizeof rel, "sys/devices/system/cpu/cpu%u/cpuidle/state%u/usage", cpu, k);
+    if (usage) put(rel, usage);
+}
+
+static void fifo(const char *rel)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    assert_int_equal(mkfifo(path, 0644), 0);
+}
+
+/* Hostile cpuidle files are marked unavailable, never shown as numbers,
+ * per level, per CPU and in _Total; a FIFO does not block the collection. */
+static void cstates_hostile(void **state)
+{
+    (void)state;
+    strcpy(root, "/tmp/perfos-power-XXXXXX");
+    ph_tempdir(root);
+    put("proc/stat", "cpu  40 0 0 360 0 0 0 0\ncpu0 10 0 0 90 0 0 0 0\ncpu1 10 0 0 90 0 0 0 0\n"
+                     "cpu2 10 0 0 90 0 0 0 0\ncpu3 10 0 0 90 0 0 0 0\n");
+    /* cpu0: C1's time is not a number; C3 entries beyond 64 bits */
+    state_files(0, 0, "POLL\n", "1\n", "1\n");
+    state_files(0, 1, "C1\n", "12x\n", "5\n");
+    state_files(0, 2, "C2\n", "100\n", "6\n");
+    state_files(0, 3, "C6\n", "200\n", "99999999999999999999\n");
+    /* cpu1: a time that fits 64 bits but not in 100 ns (x10); a FIFO as C2's usage */
+    state_files(1, 0, "C1\n", "18446744073709551615\n", "7\n");
+    state_files(1, 1, "C2\n", "300\n", NULL);
+    fifo("sys/devices/system/cpu/cpu1/cpuidle/state1/usage");
+    state_files(1, 2, "C3\n", "400\n", "8\n");
+    /* cpu2: a FIFO as a name: no mapping, so every level */
+    ph_mkdir(root, "sys/devices/system/cpu/cpu2/cpuidle/state0");
+    fifo("sys/devices/system/cpu/cpu2/cpuidle/state0/name");
+    state_files(2, 0, NULL, "1\n", "1\n");
+    /* cpu3: a clean one, with a missing usage file in C3 (time still read) */
+    state_files(3, 0, "C1\n", "10\n", "1\n");
+    state_files(3, 1, "C2\n", "20\n", "2\n");
+    state_files(3, 2, "C3\n", "30\n", NULL);
+    alarm(20); /* a blocking open of a FIFO would hang here */
+    ph_provider p;
+    load(&p, root);
+    ph_result s;
+    ph_collect_ok(&p, "238", BUFSZ, &s);
+    alarm(0);
+    pl_object o;
+    ph_object(&s, PL_OBJ_PROCESSOR, &o);
+
+    const uint32_t m0[] = {PL_CTR_PCT_C1_TIME, PL_CTR_C3_TRANSITIONS_PER_SEC};
+    marked(&o, "0", m0, N(m0));
+    assert_int_equal(ph_value_of(&o, "0", PL_CTR_PCT_C2_TIME), 1000);
+    assert_int_equal(ph_value_of(&o, "0", PL_CTR_PCT_C3_TIME), 2000);
+    assert_int_equal(ph_value_of(&o, "0", PL_CTR_C1_TRANSITIONS_PER_SEC), 5);
+    assert_int_equal(ph_value_of(&o, "0", PL_CTR_C2_TRANSITIONS_PER_SEC), 6);
+
+    const uint32_t m1[] = {PL_CTR_PCT_C1_TIME, PL_CTR_C2_TRANSITIONS_PER_SEC};
+    marked(&o, "1", m1, N(m1));
+    assert_int_equal(ph_value_of(&o, "1", PL_CTR_PCT_C2_TIME), 3000);
+    assert_int_equal(ph_value_of(&o, "1", PL_CTR_C1_TRANSITIONS_PER_SEC), 7);
+
+    marked(&o, "2", all_c, N(all_c));
+
+    const uint32_t m3[] = {PL_CTR_C3_TRANSITIONS_PER_SEC};
+    marked(&o, "3", m3, N(m3));
+    assert_int_equal(ph_value_of(&o, "3", PL_CTR_PCT_C1_TIME), 100);
+    assert_int_equal(ph_value_of(&o, "3", PL_CTR_PCT_C3_TIME), 300);
+
+    /* _Total lacks whatever any CPU lacks: here every counter */
+    marked(&o, "_Total", all_c, N(all_c));
+    /* the /proc counters stay available everywhere */
+    assert_true(ph_available_of(&o, "_Total", PL_CTR_PCT_PROCESSOR_TIME));
+    assert_int_equal(ph_value_of(&o, "_Total", PL_CTR_PCT_PROCESSOR_TIME), T(40));
+    ph_result_free(&s);
+    ph_unload(&p);
+    ph_rmtree(root);
+}
+
+/* _Total of a partly unreadable machine: a level every CPU has stays
+ * available and is the sum; a CPU whose cpuidle directory is missing
+ * marks its own instance and _Total. */
+static void cstates_total_partial(void **state)
+{
+    (void)state;
+    strcpy(root, "/tmp/perfos-power-XXXXXX");
+    ph_tempdir(root);
+    put("proc/stat", "cpu  20 0 0 180 0 0 0 0\ncpu0 10 0 0 90 0 0 0 0\ncpu1 10 0 0 90 0 0 0 0\n");
+    state_files(0, 0, "C1\n", "10\n", "1\n");
+    state_files(0, 1, "C3\n", "x\n", "2\n");
+    state_files(1, 0, "C1\n", "20\n", "3\n");
+    state_files(1, 1, "C3\n", "30\n", "4\n");
+    ph_provider p;
+    load(&p, root);
+    ph_result s;
+    ph_collect_ok(&p, "238", BUFSZ, &s);
+    pl_object o;
+    ph_object(&s, PL_OBJ_PROCESSOR, &o);
+    const uint32_t m[] = {PL_CTR_PCT_C3_TIME};
+    marked(&o, "0", m, N(m));
+    marked(&o, "_Total", m, N(m));
+    assert_int_equal(ph_value_of(&o, "_Total", PL_CTR_PCT_C1_TIME), 300);
+    assert_int_equal(ph_value_of(&o, "_Total", PL_CTR_C3_TRANSITIONS_PER_SEC), 6);
+    assert_int_equal(ph_base_of(&o, "_Total", PL_CTR_PCT_C1_TIME), T(200));
+    assert_int_equal(ph_value_of(&o, "1", PL_CTR_PCT_C3_TIME), 300);
+    assert_int_equal(ph_value_of(&o, "1", PL_CTR_UNAVAILABLE_COUNTERS), 0);
+    ph_result_free(&s);
+    ph_unload(&p);
+    ph_rmtree(root);
+}
+
+/* ------------------------------------------------------------- live */
+
+/* The sum over non-POLL states of a CPU's cpuidle file `what`, read
+ * directly; -1 without cpuidle. */
+static long long direct_sum(unsigned cpu, const char *what)
+{
+    long long sum = 0;
+    int any = 0;
+    for (unsigned k = 0; k < 16; k++) {
+        char path[160], name[64] = "";
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%u/cpuidle/state%u/name", cpu, k);
+        FILE *f = fopen(path, "r");
+        if (!f) break;
+        if (!fgets(name, sizeof name, f)) name[0] = '\0';
+        fclose(f);
+        any = 1;
+        if (strcmp(name, "POLL\n") == 0) continue;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%u/cpuidle/state%u/%s", cpu, k, what);
+        f = fopen(path, "r");
+        assert_non_null(f);
+        unsigned long long v;
+        assert_int_equal(fscanf(f, "%llu", &v), 1);
+        fclose(f);
+        sum += (long long)v;
+    }
+    return any ? sum : -1;
+}
+
+/* This machine: with cpuidle, C1 + C2 + C3 time and entries of CPU 0 lie
+ * between direct reads of the non-POLL states before and after the
+ * collection, and over an interval C1 + C2 + C3 does not exceed % Idle
+ * Time by more than the tick granularity; without cpuidle, every C
+ * counter is marked unavailable (and the test says so). */
+static void live_cstates(void **state)
+{
+    (void)state;
+    ph_provider p;
+    load(&p, NULL);
+    long long t0 = direct_sum(0, "time"), u0 = direct_sum(0, "usage");
+    ph_result a, b;
+    ph_collect_ok(&p, "238", BUFSZ, &a);
+    long long t1 = direct_sum(0, "time"), u1 = direct_sum(0, "usage");
+    pl_object o;
+    ph_object(&a, PL_OBJ_PROCESSOR, &o);
+    if (t0 < 0) {
+        print_message("this machine has no cpuidle for CPU 0: checking the counters are marked unavailable\n");
+        marked(&o, "0", all_c, N(all_c));
+        marked(&o, "_Total", all_c, N(all_c));
+        ph_result_free(&a);
+        ph_unload(&p);
+        return;
+    }
+    uint64_t t = 0, u = 0;
+    for (int L = 0; L < 3; L++) {
+        assert_true(ph_available_of(&o, "0", c_time[L]));
+        assert_true(ph_available_of(&o, "0", c_trans[L]));
+        t += ph_value_of(&o, "0", c_time[L]);
+        u += ph_value_of(&o, "0", c_trans[L]);
+    }
+    print_message("cpu0: cpuidle time %lld..%lld us, collected %llu us; entries %lld..%lld, collected %llu\n", t0, t1,
+                  (unsigned long long)(t / 10), u0, u1, (unsigned long long)u);
+    assert_true(t >= (uint64_t)t0 * 10 && t <= (uint64_t)t1 * 10);
+    assert_true(u >= (uint64_t)u0 && u <= (uint64_t)u1);
+
+    struct timespec ts = {0, 500 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    ph_collect_ok(&p, "238", BUFSZ, &b);
+    pl_object ob;
+    ph_object(&b, PL_OBJ_PROCESSOR, &ob);
+    uint32_t n = pl_object_num_instances(&ob);
+    long hz = sysconf(_SC_CLK_TCK);
+    for (uint32_t i = 0; i < n; i++) {
+        pl_instance in;
+        char nm[32];
+        assert_int_equal(pl_object_instance(&ob, (int32_t)i, &in), PL_OK);
+        assert_int_equal(pl_instance_name(&in, nm, sizeof nm), PL_OK);
+        double dc = 0;
+        for (int L = 0; L < 3; L++)
+            dc += (double)(ph_value_of(&ob, nm, c_time[L]) - ph_value_of(&o, nm, c_time[L]));
+        double di = (double)(ph_value_of(&ob, nm, PL_CTR_PCT_IDLE_TIME) - ph_value_of(&o, nm, PL_CTR_PCT_IDLE_TIME));
+        double db = (double)(ph_base_of(&ob, nm, PL_CTR_PCT_C1_TIME) - ph_base_of(&o, nm, PL_CTR_PCT_C1_TIME));
+        assert_true(db > 0);
+        /* a CPU's idle column moves in ticks, cpuidle in microseconds: allow
+         * two ticks per CPU */
+        double slack = 2.0 * 1e7 / (double)hz * (i + 1 == n ? (double)(n - 1) : 1.0);
+        print_message("%s: C1+C2+C3 %.1f%%, Idle %.1f%%\n", nm, 100.0 * dc / db, 100.0 * di / db);
+        assert_true(dc >= 0);
+        assert_true(dc <= di + slack);
+    }
+    ph_result_free(&a);
+    ph_result_free(&b);
+    ph_unload(&p);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(cstate_mapping),
+        cmocka_unit_test(sys_u64_format),
+        cmocka_unit_test(m2_cstates),
+        cmocka_unit_test(m4_no_cpuidle_marked),
+        cmocka_unit_test(cstates_hostile),
+        cmocka_unit_test(cstates_total_partial),
+        cmocka_unit_test(live_cstates),
+    };
+    if (argc > 1) cmocka_set_test_filter(argv[1]);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
