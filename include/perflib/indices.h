@@ -51,6 +51,7 @@
 #define PL_OBJ_TCPV6                     1530 /* TCPv6 */
 #define PL_OBJ_UDPV4                      658 /* UDPv4 */
 #define PL_OBJ_UDPV6                     1532 /* UDPv6 */
+#define PL_OBJ_OBJECTS                    260 /* Objects */
 
 /* ------------------------------------------ counters with Windows indices */
 
@@ -68,6 +69,12 @@
 #define PL_CTR_FILE_WRITE_BYTES_PER_SEC                    18 /* File Write Bytes/sec */
 #define PL_CTR_FILE_CONTROL_BYTES_PER_SEC                  20 /* File Control Bytes/sec */
 #define PL_CTR_SYSTEM_HANDLE_COUNT                        676 /* System Handle Count */
+
+/* Objects (260); also uses Processes and Threads */
+#define PL_CTR_EVENTS                                     252 /* Events */
+#define PL_CTR_SEMAPHORES                                 254 /* Semaphores */
+#define PL_CTR_MUTEXES                                    256 /* Mutexes */
+#define PL_CTR_SECTIONS                                   258 /* Sections */
 
 /* Memory (4) */
 #define PL_CTR_AVAILABLE_BYTES                             24 /* Available Bytes */
@@ -422,7 +429,8 @@
  * seeded by an older version gets the missing built-in titles (never
  * overwriting a title already there) and the current built-in provider
  * records when it is next opened for writing. */
-#define PL_SEED_VERSION 4 /* 3: PerfOS's block reaches Unavailable Counters (1964); 4: Memory fault kinds 34-38 */
+#define PL_SEED_VERSION 5 /* 3: PerfOS's block reaches Unavailable Counters (1964); 4: Memory fault kinds 34-38;
+                             5: Objects (260) and its counters, PerfOS's Object List */
 
 /* Note: the Linux-only "Free Bytes" (Memory) shares its text with Heap's
  * 1768; look counters up by index, or by name within their object. */

@@ -5,6 +5,8 @@
  *      exactly the number printed with one newline (after leading zeros);
  *   1: cpuidle state names, one per line (pl__cstate_level_by_name,
  *      pl__cstate_map): levels 0..3, POLL always 0, every other state 1..3;
+ *   2: /proc/sysvipc/{sem,shm} (pl__parse_sysvipc_count): on success the
+ *      count is the number of lines after the header;
  * Anything else is parser 0. */
 #include <stdint.h>
 #include <stdio.h>
@@ -54,6 +56,15 @@ static void cstates(const char *s, size_t n)
     }
 }
 
+static void sysvipc(const char *s, size_t n)
+{
+    uint64_t c = 0;
+    if (pl__parse_sysvipc_count(s, n, &c) != 0) return;
+    uint64_t lines = 0;
+    for (size_t i = 0; i < n; i++) lines += s[i] == '\n';
+    if (lines == 0 || c != lines - 1) abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size == 0) return 0;
@@ -64,6 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     s[n] = '\0';
     switch (data[0]) {
     case 1: cstates(s, n); break;
+    case 2: sysvipc(s, n); break;
     default: sys_u64(s, n); break;
     }
     free(s);

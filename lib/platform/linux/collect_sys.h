@@ -64,4 +64,17 @@ struct pl__cpuidle {
  * name). -ENOMEM never; -EINVAL only for a bad cpu number. */
 int pl__read_cpuidle(int rootfd, uint32_t cpu, struct pl__cpuidle *out);
 
+/* ------------------------------------------------------ /proc/sysvipc */
+
+/* The SysV IPC objects of the reader's IPC namespace: /proc/sysvipc/sem
+ * (semaphore sets) or /proc/sysvipc/shm (shared memory segments). */
+enum pl__sysvipc_kind { PL__SYSVIPC_SEM = 0, PL__SYSVIPC_SHM };
+
+/* Count the objects: a header line whose first word is "key", then one
+ * line per object whose first two fields are the key (a signed decimal)
+ * and the id (an unsigned decimal). Anything else (no header, a line in
+ * another format, a missing final newline, an embedded NUL) is -EINVAL. */
+int pl__parse_sysvipc_count(const char *text, size_t len, uint64_t *n);
+int pl__read_sysvipc_count(int rootfd, enum pl__sysvipc_kind kind, uint64_t *n);
+
 #endif
