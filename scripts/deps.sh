@@ -30,6 +30,8 @@ if [ "$what" = test ]; then
   pkgs+=(
     chromium
     clang
+    e2fsprogs
+    fio
     g++
     gnutls-bin
     iproute2
@@ -38,6 +40,7 @@ if [ "$what" = test ]; then
     libpcp-mmv1-dev
     llvm
     man-db
+    mount
     prometheus
     sysstat
     tmux
