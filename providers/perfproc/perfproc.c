@@ -16,26 +16,11 @@
 #include <unistd.h>
 
 #include "linux/collect_proc.h"
+#include "perfproc_int.h"
 #include "perflib/indices.h"
 #include "perflib/provider.h"
 #include "platform.h"
 #include "pl_internal.h"
-
-/* Sources that can fail for one instance (docs/providers/perfproc.md,
- * "Unavailable values"). Collection records these groups; every instance's
- * "Unavailable Counters" gets the per-position mask of the generic protocol
- * (docs/block-format.md): the bits of the definitions each group covers. */
-#define UNAV_IO 0x01u        /* /proc/<pid>/io: IO Read/Write/Data Operations and Bytes */
-#define UNAV_IO_OTHER 0x02u  /* IO Other Operations/Bytes: Linux does not count them */
-#define UNAV_HANDLES 0x04u   /* /proc/<pid>/fd: Handle Count */
-#define UNAV_STATUS 0x08u    /* /proc/<pid>/status: peaks, private/shared WS, swap, ctxt */
-#define UNAV_SCHEDSTAT 0x10u /* /proc/<pid>/task/<tid>/schedstat: Context Switches/sec */
-#define UNAV_MAPS 0x20u      /* /proc/<pid>/maps: every address-space counter */
-#define UNAV_ROLLUP 0x40u    /* /proc/<pid>/smaps_rollup: Resident / Private Resident Bytes */
-#define UNAV_PROCSTAT 0x80u  /* Idle: /proc/stat */
-#define UNAV_BOOT 0x100u     /* btime of /proc/stat missing or malformed: Elapsed Time */
-#define UNAV_POOL 0x400u     /* Pool Paged/Nonpaged Bytes: Linux has no per-process kernel pool accounting */
-#define UNAV_IDLE_THREAD 0x200u /* Idle/N: /proc shows no switch count for the idle task */
 
 #define LARGE PERF_COUNTER_LARGE_RAWCOUNT
 #define RAW PERF_COUNTER_RAWCOUNT
@@ -276,7 +261,14 @@ static struct {
     int have_boot;            /* boot_ft is known (else Elapsed Time is marked unavailable) */
     uint64_t page_size;
     pl_builder *b;
-    pl_pidvec pids, tids;
+    pl_pidvec pids;
+    /* the read phase (perfproc_int.h) */
+    unsigned workers;      /* readers wanted: the setting (1: no threads) */
+    pp_pool pool;
+    pp_arena arenas[PP_MAX_WORKERS];
+    pp_slot one;           /* the slot of the one-reader path */
+    pp_slot *slots;        /* a slot per listed pid (pool path) */
+    size_t slot_cap;
     struct peak *peaks, *npeaks;
     size_t npeak, peak_cap, nnpeak;
     char *statbuf;         /* /proc/stat */
@@ -665,16 +657,7 @@ struct objs {
     int proc, thread, image, pas;
 };
 
-/* Per-process data the Process instance needs. */
-struct pinfo {
-    pl_proc_stat st;
-    pl_proc_status ss;
-    pl_proc_io io;
-    int64_t fds;
-    uint32_t unav;
-};
-
-static void fill_process(const struct pinfo *pi, uint64_t pfb_peak, uint64_t *v)
+static void fill_process(const pp_slot *pi, uint64_t pfb_peak, uint64_t *v)
 {
     const pl_proc_stat *st = &pi->st;
     const pl_proc_status *ss = &pi->ss;
@@ -729,11 +712,6 @@ static void fill_process(const struct pinfo *pi, uint64_t pfb_peak, uint64_t *v)
     zero_marked(v, P_COUNT, v[P_UNAV]);
 }
 
-static int gone(int rc)
-{
-    return rc == -ENOENT || rc == -ESRCH;
-}
-
 /* The running sums of the Thread object's _Total/_Total instance. */
 struct thread_total {
     uint64_t v[T_COUNT];
@@ -746,61 +724,41 @@ static void thread_total_add(struct thread_total *tt, const uint64_t *v)
     tt->unav |= v[T_UNAV];
 }
 
-/* Threads of one process; returns PL_OK, or a builder error. */
-static int collect_threads(int pidfd, int32_t pid, uint32_t ppos, int tobj, struct thread_total *tt)
+/* The Thread instances of one process from what the read phase kept;
+ * returns PL_OK, or a builder error. */
+static int build_threads(const pp_slot *s, const pp_arena *a, uint32_t ppos, int tobj, struct thread_total *tt)
 {
-    int taskfd = openat(pidfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (taskfd < 0) return PL_OK; /* gone, or unreadable: no threads to show */
-    ssize_t nt = pl__proc_list_numeric(taskfd, &S.tids);
-    if (nt < 0) {
-        close(taskfd);
-        return nt == -ENOMEM ? PL_E_NOMEM : PL_OK;
-    }
     int rc = PL_OK;
-    uint32_t ordinal = 0;
-    for (size_t i = 0; i < S.tids.n && rc == PL_OK; i++) {
-        int32_t tid = S.tids.v[i];
-        char path[32];
-        size_t l = pl__fmt_i32(path, tid);
-        memcpy(path + l, "/stat", 6);
-        char buf[PL_PROC_STAT_BUF];
-        ssize_t n = pl__proc_read1(taskfd, path, buf, sizeof buf);
-        pl_proc_stat st;
-        if (n <= 0 || pl__proc_parse_stat(buf, &st) != 0) continue; /* gone or malformed */
-        memcpy(path + l, "/schedstat", 11);
-        pl_proc_schedstat ss;
-        uint32_t unav = S.have_boot ? 0 : UNAV_BOOT;
-        if (pl__proc_read_schedstat(taskfd, path, &ss) != 0) {
-            unav |= UNAV_SCHEDSTAT;
-            ss.slices = 0;
-        }
+    for (size_t i = 0; i < s->nt && rc == PL_OK; i++) {
+        const pp_thread *t = &a->t[s->t0 + i];
+        const pl_proc_stat *st = &t->st;
+        uint32_t unav = t->unav | (S.have_boot ? 0 : UNAV_BOOT);
         uint64_t v[T_COUNT];
-        uint64_t ut = st.utime * S.tick_100ns, kt = st.stime * S.tick_100ns;
+        uint64_t ut = st->utime * S.tick_100ns, kt = st->stime * S.tick_100ns;
         v[T_PCT_PROC] = ut + kt;
         v[T_PCT_USER] = ut;
         v[T_PCT_PRIV] = kt;
-        v[T_CSW] = ss.slices;
-        v[T_ELAPSED] = (uint64_t)S.boot_ft + st.starttime * S.tick_100ns;
-        v[T_PRIO_BASE] = base_priority(st.policy, st.rt_priority, st.nice);
+        v[T_CSW] = t->ss.slices;
+        v[T_ELAPSED] = (uint64_t)S.boot_ft + st->starttime * S.tick_100ns;
+        v[T_PRIO_BASE] = base_priority(st->policy, st->rt_priority, st->nice);
         v[T_PRIO_CUR] = v[T_PRIO_BASE];
-        v[T_STATE] = thread_state(st.state);
-        v[T_WAIT] = wait_reason(st.state);
-        v[T_PID] = (uint64_t)pid;
-        v[T_TID] = (uint64_t)tid;
-        v[T_MAJ] = st.majflt;
-        v[T_MIN] = st.minflt;
-        v[T_NICE] = (uint32_t)(int32_t)st.nice;
-        v[T_LASTCPU] = st.processor < 0 ? 0 : (uint64_t)st.processor;
+        v[T_STATE] = thread_state(st->state);
+        v[T_WAIT] = wait_reason(st->state);
+        v[T_PID] = (uint64_t)s->st.pid;
+        v[T_TID] = (uint64_t)t->tid;
+        v[T_MAJ] = st->majflt;
+        v[T_MIN] = st->minflt;
+        v[T_NICE] = (uint32_t)(int32_t)st->nice;
+        v[T_LASTCPU] = st->processor < 0 ? 0 : (uint64_t)st->processor;
         v[T_UNAV] = POSITIONS(unav, thread_groups);
         zero_marked(v, T_COUNT, v[T_UNAV]);
         char name[12];
-        pl__fmt_i32(name, (int32_t)ordinal++);
+        pl__fmt_i32(name, (int32_t)i);
         int inst;
         rc = pl_builder_add_instance(S.b, tobj, name, PL_OBJ_PROCESS, ppos, PERF_NO_UNIQUE_ID, &inst);
         if (rc == PL_OK) rc = put_values(tobj, inst, v, T_COUNT);
         thread_total_add(tt, v);
     }
-    close(taskfd);
     return rc;
 }
 
@@ -836,6 +794,116 @@ static int idle_threads(int tobj, uint32_t iunav, struct thread_total *tt)
     return rc;
 }
 
+/* What the build phase carries from one process to the next. */
+struct build {
+    struct objs o;
+    int want_p, want_t;
+    uint64_t total[P_COUNT];
+    uint64_t tunav; /* the OR of every instance's mask, for _Total */
+    struct thread_total tt;
+    size_t cursor;  /* in the previous peaks */
+    uint32_t pos;   /* the next Process position */
+};
+
+/* The instances of one read process (PP_OK), in pid order. */
+static int build_one(struct build *bd, const pp_slot *s, const pp_arena *a)
+{
+    int rc = PL_OK;
+    if (bd->want_p) {
+        uint64_t v[P_COUNT];
+        int inst;
+        uint64_t pfb = (s->unav & UNAV_STATUS) ? 0 : kib(s->ss.vm_data + s->ss.vm_stk);
+        uint64_t peak = peak_update(&bd->cursor, s->st.pid, s->st.starttime, pfb);
+        fill_process(s, peak, v);
+        rc = add_inst(bd->o.proc, s->st.comm, 0, 0, &inst);
+        if (rc == PL_OK) rc = put_values(bd->o.proc, inst, v, P_COUNT);
+        for (int k = 0; k < P_COUNT; k++) bd->total[k] += v[k];
+        bd->tunav |= v[P_UNAV];
+    }
+    if (rc == PL_OK && bd->want_t) rc = build_threads(s, a, bd->pos, bd->o.thread, &bd->tt);
+    return rc;
+}
+
+/* The read phase on the pool: reader `w` fills slots [b, e) into its arena. */
+struct read_job {
+    const pp_read_ctx *c;
+    const int32_t *pids;
+    pp_slot *slots;
+    pp_arena *arenas;
+};
+
+static void read_range(void *arg, unsigned w, size_t b, size_t e)
+{
+    struct read_job *j = arg;
+    for (size_t i = b; i < e; i++) {
+        pl__pp_read_one(j->c, j->pids[i], &j->slots[i], &j->arenas[w], NULL);
+        j->slots[i].arena = w;
+    }
+}
+
+static int slots_reserve(size_t n)
+{
+    if (n <= S.slot_cap) return 0;
+    size_t cap = S.slot_cap ? S.slot_cap : 1024;
+    while (cap < n) cap *= 2;
+    pp_slot *s = realloc(S.slots, cap * sizeof *s);
+    if (!s) return -ENOMEM;
+    S.slots = s;
+    S.slot_cap = cap;
+    return 0;
+}
+
+/* Pids per chunk: small enough that readers share the tail of the list
+ * evenly, large enough that the shared counter is touched rarely. */
+#define READ_CHUNK 8u
+
+/* Every listed process: read, then built in pid order. With one reader (the
+ * setting is 1, or the pool could not start, or the costly objects are
+ * wanted) each process is read and built in turn, as before the pool
+ * existed; otherwise every process is read first, by the pool, then built. */
+static int collect_processes(struct build *bd, int want_costly)
+{
+    pp_read_ctx c = {.procfd = S.procfd, .fd_by_stat = S.fd_by_stat, .want_p = bd->want_p, .want_t = bd->want_t};
+    size_t np = S.pids.n;
+    unsigned readers = 1;
+    /* The costly objects read maps and smaps_rollup through the directory
+     * the process was read from (a pid reused meanwhile must not mix two
+     * processes), so they keep it open: one process at a time. */
+    if (!want_costly && S.workers > 1 && np > READ_CHUNK) readers = pl__pp_pool_start(&S.pool, S.workers);
+    for (unsigned w = 0; w < readers; w++) S.arenas[w].n = 0;
+    if (readers == 1) {
+        pp_slot *s = &S.one;
+        for (size_t i = 0; i < np; i++) {
+            int pidfd;
+            S.arenas[0].n = 0;
+            pl__pp_read_one(&c, S.pids.v[i], s, &S.arenas[0], want_costly ? &pidfd : NULL);
+            if (s->state == PP_NOMEM) return PL_E_NOMEM;
+            if (s->state != PP_OK) continue;
+            int rc = build_one(bd, s, &S.arenas[0]);
+            if (rc == PL_OK && want_costly) {
+                int cr = collect_costly(pidfd, s->st.pid, s->st.comm, bd->pos, bd->o.image, bd->o.pas);
+                if (cr != 1) rc = cr; /* 1: the process went away meanwhile */
+            }
+            if (want_costly) close(pidfd);
+            if (rc != PL_OK) return rc;
+            bd->pos++;
+        }
+        return PL_OK;
+    }
+    if (slots_reserve(np) != 0) return PL_E_NOMEM;
+    struct read_job j = {&c, S.pids.v, S.slots, S.arenas};
+    pl__pp_pool_run(&S.pool, np, READ_CHUNK, read_range, &j);
+    for (size_t i = 0; i < np; i++) {
+        const pp_slot *s = &S.slots[i];
+        if (s->state == PP_NOMEM) return PL_E_NOMEM;
+        if (s->state != PP_OK) continue;
+        int rc = build_one(bd, s, &S.arenas[s->arena]);
+        if (rc != PL_OK) return rc;
+        bd->pos++;
+    }
+    return PL_OK;
+}
+
 static int collect(const pl_query_items *q)
 {
     int want_p = pl_query_wants(q, PL_OBJ_PROCESS, 0);
@@ -849,20 +917,22 @@ static int collect(const pl_query_items *q)
     pl_builder_reset(S.b);
     if (!want_p && !want_t && !want_i && !want_a) return PL_OK;
 
+    /* One snapshot time for every object, taken before anything is read. */
     int64_t now = pl__filetime_now();
-    struct objs o = {-1, -1, -1, -1};
+    struct build bd;
+    memset(&bd, 0, sizeof bd);
+    bd.o = (struct objs){-1, -1, -1, -1};
+    bd.want_p = want_p;
+    bd.want_t = want_t;
     int rc = PL_OK;
-    if (want_p) rc = add_object(PL_OBJ_PROCESS, NOV, proc_ctrs, P_COUNT, P_PCT_PROC, now, &o.proc);
-    if (rc == PL_OK && want_t) rc = add_object(PL_OBJ_THREAD, ADV, thread_ctrs, T_COUNT, T_PCT_PROC, now, &o.thread);
-    if (rc == PL_OK && want_i) rc = add_object(PL_OBJ_IMAGE, WIZ, image_ctrs, I_COUNT, -1, now, &o.image);
+    if (want_p) rc = add_object(PL_OBJ_PROCESS, NOV, proc_ctrs, P_COUNT, P_PCT_PROC, now, &bd.o.proc);
+    if (rc == PL_OK && want_t) rc = add_object(PL_OBJ_THREAD, ADV, thread_ctrs, T_COUNT, T_PCT_PROC, now, &bd.o.thread);
+    if (rc == PL_OK && want_i) rc = add_object(PL_OBJ_IMAGE, WIZ, image_ctrs, I_COUNT, -1, now, &bd.o.image);
     if (rc == PL_OK && want_a)
-        rc = add_object(PL_OBJ_PROCESS_ADDRESS_SPACE, WIZ, pas_ctrs, A_COUNT, -1, now, &o.pas);
+        rc = add_object(PL_OBJ_PROCESS_ADDRESS_SPACE, WIZ, pas_ctrs, A_COUNT, -1, now, &bd.o.pas);
     if (rc != PL_OK) return rc;
 
-    uint64_t total[P_COUNT] = {0};
-    uint64_t tunav = 0; /* the OR of every instance's mask, for _Total */
-    struct thread_total tt;
-    memset(&tt, 0, sizeof tt);
+    uint64_t *total = bd.total;
     uint64_t v[P_COUNT];
     int inst;
     if (want_p) {
@@ -877,85 +947,45 @@ static int collect(const pl_query_items *q)
         v[P_ELAPSED] = (uint64_t)S.boot_ft;
         v[P_UNAV] = POSITIONS(iunav | UNAV_POOL, proc_groups);
         zero_marked(v, P_COUNT, v[P_UNAV]);
-        rc = add_inst(o.proc, "Idle", 0, 0, &inst);
-        if (rc == PL_OK) rc = put_values(o.proc, inst, v, P_COUNT);
-        if (rc == PL_OK && want_t) rc = idle_threads(o.thread, iunav, &tt);
+        rc = add_inst(bd.o.proc, "Idle", 0, 0, &inst);
+        if (rc == PL_OK) rc = put_values(bd.o.proc, inst, v, P_COUNT);
+        if (rc == PL_OK && want_t) rc = idle_threads(bd.o.thread, iunav, &bd.tt);
         if (rc != PL_OK) return rc;
         total[P_PCT_PROC] += v[P_PCT_PROC];
         total[P_PCT_PRIV] += v[P_PCT_PRIV];
         total[P_THREADS] += v[P_THREADS];
-        tunav |= v[P_UNAV];
+        bd.tunav |= v[P_UNAV];
     }
 
     ssize_t np = pl__proc_list_numeric(S.procfd, &S.pids);
     if (np < 0) return np == -ENOMEM ? PL_E_NOMEM : PL_E_OS;
     if (peaks_reserve((size_t)np) != 0) return PL_E_NOMEM;
     S.nnpeak = 0;
-    size_t cursor = 0;
-    uint32_t pos = 1; /* Idle is position 0 */
-
-    for (size_t i = 0; i < S.pids.n; i++) {
-        char name[12];
-        pl__fmt_i32(name, S.pids.v[i]);
-        int pidfd = openat(S.procfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (pidfd < 0) continue; /* gone */
-        struct pinfo pi;
-        pi.unav = 0;
-        int r = pl__proc_read_stat(pidfd, &pi.st);
-        if (r != 0) { /* gone, or malformed: no instance */
-            close(pidfd);
-            continue;
-        }
-        if (want_p) {
-            r = pl__proc_read_status(pidfd, &pi.ss);
-            if (r != 0) {
-                if (gone(r)) {
-                    close(pidfd);
-                    continue;
-                }
-                pi.unav |= UNAV_STATUS;
-            }
-            r = pl__proc_read_io(pidfd, &pi.io);
-            if (r != 0) pi.unav |= UNAV_IO;
-            pi.fds = pl__proc_count_fds(pidfd, S.fd_by_stat);
-            if (pi.fds < 0) pi.unav |= UNAV_HANDLES;
-            uint64_t pfb = (pi.unav & UNAV_STATUS) ? 0 : kib(pi.ss.vm_data + pi.ss.vm_stk);
-            uint64_t peak = peak_update(&cursor, pi.st.pid, pi.st.starttime, pfb);
-            fill_process(&pi, peak, v);
-            rc = add_inst(o.proc, pi.st.comm, 0, 0, &inst);
-            if (rc == PL_OK) rc = put_values(o.proc, inst, v, P_COUNT);
-            for (int k = 0; k < P_COUNT; k++) total[k] += v[k];
-            tunav |= v[P_UNAV];
-        }
-        if (rc == PL_OK && want_t) rc = collect_threads(pidfd, pi.st.pid, pos, o.thread, &tt);
-        if (rc == PL_OK && (want_i || want_a)) {
-            int cr = collect_costly(pidfd, pi.st.pid, pi.st.comm, pos, o.image, o.pas);
-            if (cr != 1) rc = cr; /* 1: the process went away meanwhile */
-        }
-        close(pidfd);
-        if (rc != PL_OK) return rc;
-        pos++;
-    }
+    bd.pos = 1; /* Idle is position 0 */
+    rc = collect_processes(&bd, want_i || want_a);
+    if (rc != PL_OK) return rc;
     if (want_p) {
         peaks_commit();
         /* _Total: sums; identities and times of day do not add up. */
         total[P_PRIO] = total[P_ELAPSED] = total[P_PID] = total[P_PPID] = 0;
         total[P_NICE] = total[P_LASTCPU] = total[P_STATE] = 0;
         /* A value unavailable for any process makes the sum unavailable. */
-        total[P_UNAV] = tunav | POSITIONS(UNAV_IO_OTHER | UNAV_POOL, proc_groups);
+        total[P_UNAV] = bd.tunav | POSITIONS(UNAV_IO_OTHER | UNAV_POOL, proc_groups);
         zero_marked(total, P_COUNT, total[P_UNAV]);
-        rc = add_inst(o.proc, "_Total", 0, 0, &inst);
-        if (rc == PL_OK) rc = put_values(o.proc, inst, total, P_COUNT);
+        rc = add_inst(bd.o.proc, "_Total", 0, 0, &inst);
+        if (rc == PL_OK) rc = put_values(bd.o.proc, inst, total, P_COUNT);
         /* _Total/_Total: the sums of every thread, Idle's included, under
          * the Process _Total (position pos); identities do not add up. */
         if (rc == PL_OK && want_t) {
             static const int ident[] = {T_ELAPSED, T_PRIO_CUR, T_PRIO_BASE, T_STATE, T_WAIT,
                                         T_PID,     T_TID,      T_NICE,      T_LASTCPU};
-            for (size_t k = 0; k < sizeof ident / sizeof ident[0]; k++) tt.v[ident[k]] = 0;
-            tt.v[T_UNAV] = tt.unav;
-            zero_marked(tt.v, T_COUNT, tt.v[T_UNAV]);
-            rc = pl_builder_add_instance(S.b, o.thread, "_Total", PL_OBJ_PROCESS, pos, PERF_NO_UNIQUE_ID, &inst);
-            if (rc == PL_OK) rc = put_values(o.thread, inst, tt.v, T_COUNT);
+            uint64_t *tv = bd.tt.v;
+            for (size_t k = 0; k < sizeof ident / sizeof ident[0]; k++) tv[ident[k]] = 0;
+            tv[T_UNAV] = bd.tt.unav;
+            zero_marked(tv, T_COUNT, tv[T_UNAV]);
+            rc = pl_builder_add_instance(S.b, bd.o.thread, "_Total", PL_OBJ_PROCESS, bd.pos, PERF_NO_UNIQUE_ID,
+                                         &inst);
+            if (rc == PL_OK) rc = put_values(bd.o.thread, inst, tv, T_COUNT);
         }
     }
     return rc;
@@ -974,12 +1004,28 @@ PL_PROVIDER_EXPORT DWORD PerfProcOpen(LPWSTR device_names);
 PL_PROVIDER_EXPORT DWORD PerfProcCollect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects);
 PL_PROVIDER_EXPORT DWORD PerfProcClose(void);
 
+/* The Linkage export as ASCII (anything else: empty), for the setting. */
+static void linkage_ascii(const WCHAR *w, char *out, size_t cap)
+{
+    size_t i = 0;
+    for (; w && w[i] && i + 1 < cap; i++) {
+        if (w[i] >= 0x80) {
+            i = 0;
+            break;
+        }
+        out[i] = (char)w[i];
+    }
+    out[i] = '\0';
+}
+
 PL_PROVIDER_EXPORT DWORD PerfProcOpen(LPWSTR device_names)
 {
-    (void)device_names;
     pthread_mutex_lock(&S.lock);
     DWORD ret = ERROR_SUCCESS;
     if (S.opened++ > 0) goto out;
+    char linkage[32];
+    linkage_ascii(device_names, linkage, sizeof linkage);
+    S.workers = pl__pp_workers_setting(linkage);
     S.rootfd = pl__root_open(pl__sysroot(), "");
     if (S.rootfd >= 0) S.procfd = openat(S.rootfd, "proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (S.rootfd < 0 || S.procfd < 0) {
@@ -1061,32 +1107,52 @@ out:
     return ret;
 }
 
+/* Everything Open and the collections hold. */
+static void release_all(void)
+{
+    close_fds();
+    pl_builder_free(S.b);
+    S.b = NULL;
+    free(S.statbuf);
+    S.statbuf = NULL;
+    free(S.cpus);
+    S.cpus = NULL;
+    S.ncpus = S.cpus_cap = 0;
+    free(S.maps);
+    S.maps = NULL;
+    S.maps_cap = 0;
+    free(S.files);
+    S.files = NULL;
+    S.nfiles = S.files_cap = 0;
+    free(S.peaks);
+    free(S.npeaks);
+    S.peaks = S.npeaks = NULL;
+    S.npeak = S.nnpeak = S.peak_cap = 0;
+    pl__pidvec_free(&S.pids);
+    pl__pp_pool_stop(&S.pool);
+    for (unsigned w = 0; w < PP_MAX_WORKERS; w++) pl__pp_arena_free(&S.arenas[w]);
+    free(S.slots);
+    S.slots = NULL;
+    S.slot_cap = 0;
+    S.pending = 0;
+    S.opened = 0;
+}
+
+/* Unloaded without a last Close (a host that dlcloses, a program that
+ * exits): the reader threads must not outlive the code they run, and what
+ * Open took is given back. A collection still running on another thread
+ * (the program exits meanwhile) is left alone. */
+__attribute__((destructor)) static void perfproc_unload(void)
+{
+    if (pthread_mutex_trylock(&S.lock) != 0) return;
+    if (S.opened > 0) release_all();
+    pthread_mutex_unlock(&S.lock);
+}
+
 PL_PROVIDER_EXPORT DWORD PerfProcClose(void)
 {
     pthread_mutex_lock(&S.lock);
-    if (S.opened > 0 && --S.opened == 0) {
-        close_fds();
-        pl_builder_free(S.b);
-        S.b = NULL;
-        free(S.statbuf);
-        S.statbuf = NULL;
-        free(S.cpus);
-        S.cpus = NULL;
-        S.ncpus = S.cpus_cap = 0;
-        free(S.maps);
-        S.maps = NULL;
-        S.maps_cap = 0;
-        free(S.files);
-        S.files = NULL;
-        S.nfiles = S.files_cap = 0;
-        free(S.peaks);
-        free(S.npeaks);
-        S.peaks = S.npeaks = NULL;
-        S.npeak = S.nnpeak = S.peak_cap = 0;
-        pl__pidvec_free(&S.pids);
-        pl__pidvec_free(&S.tids);
-        S.pending = 0;
-    }
+    if (S.opened > 0 && --S.opened == 0) release_all();
     pthread_mutex_unlock(&S.lock);
     return ERROR_SUCCESS;
 }

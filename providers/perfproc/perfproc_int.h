@@ -1,0 +1,143 @@
+/* perflib: private to the PerfProc provider (perfproc.c, perfproc_read.c,
+ * perfproc_pool.c). Nothing here is exported from libperfproc.so.
+ *
+ * A collection has two phases (docs/providers/perfproc.md, "Parallel
+ * collection"): the READ phase fills one pp_slot per listed pid with what
+ * that process's files said (pl__pp_read_one, on the calling thread or on the
+ * workers of a pp_pool); the BUILD phase then turns the slots into instances
+ * on the calling thread, in pid order. The read phase only reads files and
+ * parses them; everything that depends on other processes (names and their
+ * #n, parent positions, peaks, _Total) is decided in the build phase, so the
+ * block does not depend on which worker read which process. */
+#ifndef PL_PERFPROC_INT_H
+#define PL_PERFPROC_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "linux/collect_proc.h"
+
+/* Sources that can fail for one instance (docs/providers/perfproc.md,
+ * "Unavailable values"). Collection records these groups; every instance's
+ * "Unavailable Counters" gets the per-position mask of the generic protocol
+ * (docs/block-format.md): the bits of the definitions each group covers. */
+#define UNAV_IO 0x01u        /* /proc/<pid>/io: IO Read/Write/Data Operations and Bytes */
+#define UNAV_IO_OTHER 0x02u  /* IO Other Operations/Bytes: Linux does not count them */
+#define UNAV_HANDLES 0x04u   /* /proc/<pid>/fd: Handle Count */
+#define UNAV_STATUS 0x08u    /* /proc/<pid>/status: peaks, private/shared WS, swap, ctxt */
+#define UNAV_SCHEDSTAT 0x10u /* /proc/<pid>/task/<tid>/schedstat: Context Switches/sec */
+#define UNAV_MAPS 0x20u      /* /proc/<pid>/maps: every address-space counter */
+#define UNAV_ROLLUP 0x40u    /* /proc/<pid>/smaps_rollup: Resident / Private Resident Bytes */
+#define UNAV_PROCSTAT 0x80u  /* Idle: /proc/stat */
+#define UNAV_BOOT 0x100u     /* btime of /proc/stat missing or malformed: Elapsed Time */
+#define UNAV_POOL 0x400u     /* Pool Paged/Nonpaged Bytes: Linux has no per-process kernel pool accounting */
+#define UNAV_IDLE_THREAD 0x200u /* Idle/N: /proc shows no switch count for the idle task */
+
+/* ------------------------------------------------------------ read phase */
+
+/* One thread of a process, as its task/<tid> files said. */
+typedef struct pp_thread {
+    int32_t tid;   /* the task/ directory's name */
+    uint32_t unav; /* UNAV_SCHEDSTAT */
+    pl_proc_stat st;
+    pl_proc_schedstat ss;
+} pp_thread;
+
+/* A reader's own memory, kept across collections (steady state allocates
+ * nothing): the thread records of the processes it read this collection and
+ * its tid list. Only its reader touches it during the read phase. */
+typedef struct pp_arena {
+    pp_thread *t;
+    size_t n, cap;
+    pl_pidvec tids;
+} pp_arena;
+
+enum {
+    PP_SKIP = 0,  /* gone or malformed: no instance, no position */
+    PP_OK = 1,
+    PP_NOMEM = 2, /* memory ran out while reading it: the collection fails */
+};
+
+/* One listed pid. */
+typedef struct pp_slot {
+    int state;             /* PP_* */
+    uint32_t unav;         /* UNAV_STATUS, UNAV_IO, UNAV_HANDLES */
+    uint32_t arena;        /* the reader whose arena holds its threads */
+    size_t t0, nt;         /* its threads: arena->t[t0 .. t0+nt) */
+    int64_t fds;
+    pl_proc_stat st;
+    pl_proc_status ss;
+    pl_proc_io io;
+} pp_slot;
+
+typedef struct pp_read_ctx {
+    int procfd;
+    int fd_by_stat;
+    int want_p, want_t;
+} pp_read_ctx;
+
+/* Read the files of process `pid` into *s, its threads (want_t) appended to
+ * *a (s->arena is left to the caller). With keep_fd non-NULL and the process
+ * read (PP_OK), its /proc/<pid> directory stays open in *keep_fd for the
+ * caller to read more and close; otherwise *keep_fd is -1. Never prints;
+ * thread-safe for distinct (s, a). */
+void pl__pp_read_one(const pp_read_ctx *c, int32_t pid, pp_slot *s, pp_arena *a, int *keep_fd);
+
+void pl__pp_arena_free(pp_arena *a);
+
+/* ------------------------------------------------------------ the pool */
+
+/* The work of one collection: items [0, n) in chunks of `chunk`, handed out
+ * by an atomic counter; fn(arg, worker, begin, end) reads items [begin,end)
+ * as reader `worker` (0 is the calling thread). */
+typedef void pp_work_fn(void *arg, unsigned worker, size_t begin, size_t end);
+
+#define PP_MAX_WORKERS 64u
+
+struct pp_pool;
+struct pp_helper_arg {
+    struct pp_pool *p;
+    unsigned id;
+    unsigned long gen0;
+};
+
+typedef struct pp_pool {
+    pthread_mutex_t mu;
+    pthread_cond_t wake, idle;
+    pthread_t th[PP_MAX_WORKERS];
+    struct pp_helper_arg args[PP_MAX_WORKERS];
+    unsigned nth;          /* helper threads running (workers - 1) */
+    unsigned long gen;     /* job generation: a helper works once per value */
+    unsigned busy;         /* helpers still working on this generation */
+    int quit;
+    int inited;            /* mu/wake/idle are initialised */
+    long owner;            /* getpid() that started the threads (a forked child has none) */
+    pp_work_fn *fn;
+    void *arg;
+    size_t n, chunk;
+    atomic_size_t next;
+} pp_pool;
+
+/* Start helpers so the pool has `workers` readers in all (the caller is
+ * one). A thread that cannot start leaves the pool smaller, never an error.
+ * Returns the readers available (>= 1). Idempotent: a started pool is kept
+ * (or restarted when the process forked). Helpers block every signal. */
+unsigned pl__pp_pool_start(pp_pool *p, unsigned workers);
+/* Run one job across the caller and the helpers; returns when every item is
+ * done. */
+void pl__pp_pool_run(pp_pool *p, size_t n, size_t chunk, pp_work_fn *fn, void *arg);
+/* Stop and join the helpers; the pool can be started again. */
+void pl__pp_pool_stop(pp_pool *p);
+
+/* ------------------------------------------------------------ the setting */
+
+/* The number of readers: $PERFLIB_PERFPROC_WORKERS if it is a decimal
+ * number 1..64 (nothing else: no sign, no spaces), else `linkage` if that
+ * ASCII text is "workers=N" with such an N, else the default min(online
+ * CPUs usable by this process, 4). */
+unsigned pl__pp_workers_setting(const char *linkage);
+unsigned pl__pp_default_workers(void);
+
+#endif
