@@ -827,12 +827,12 @@ static void live_system_vs_ps_in_pid_namespace(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(live_process_vs_pidstat),
-        cmocka_unit_test(live_memory_faults_vs_sar),
-        cmocka_unit_test(live_physical_disk_vs_iostat),
-        cmocka_unit_test(live_logical_disk_vs_df),
-        cmocka_unit_test(live_tcp_vs_ss),
-        cmocka_unit_test(live_system_vs_ps_in_pid_namespace),
+        cmocka_unit_test_teardown(live_process_vs_pidstat, xc_cleanup),
+        cmocka_unit_test_teardown(live_memory_faults_vs_sar, xc_cleanup),
+        cmocka_unit_test_teardown(live_physical_disk_vs_iostat, xc_cleanup),
+        cmocka_unit_test_teardown(live_logical_disk_vs_df, xc_cleanup),
+        cmocka_unit_test_teardown(live_tcp_vs_ss, xc_cleanup),
+        cmocka_unit_test_teardown(live_system_vs_ps_in_pid_namespace, xc_cleanup),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -252,6 +253,11 @@ double xc_pdh_count(const xc_samples *s, int i, const char *what)
     return count;
 }
 
+/* The directories made, removed by xc_cleanup even when a check failed
+ * (a failed case would otherwise leave its 32-256 MiB files behind). */
+static char made[4][2100];
+static int nmade;
+
 void xc_mkdtemp(char *buf, size_t cap)
 {
     char cwd[2048];
@@ -259,6 +265,20 @@ void xc_mkdtemp(char *buf, size_t cap)
     int n = snprintf(buf, cap, "%s/xc.XXXXXX", cwd);
     assert_true(n > 0 && (size_t)n < cap);
     assert_non_null(mkdtemp(buf));
+    if (nmade < 4) snprintf(made[nmade++], sizeof made[0], "%s", buf);
+}
+
+int xc_cleanup(void **state)
+{
+    (void)state;
+    for (int i = 0; i < nmade; i++) {
+        char mnt[2200];
+        snprintf(mnt, sizeof mnt, "%.2100s/mnt", made[i]);
+        umount2(mnt, MNT_DETACH); /* a loop filesystem, if one is there */
+        xc_rmtree(made[i]);
+    }
+    nmade = 0;
+    return 0;
 }
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)

@@ -68,6 +68,8 @@ double xc_pdh_value(PDH_HCOUNTER c, const char *what);
  * disk, not tmpfs), removed by xc_rmtree. */
 void xc_mkdtemp(char *buf, size_t cap);
 void xc_rmtree(const char *dir);
+/* cmocka teardown: unmount and remove every directory xc_mkdtemp made. */
+int xc_cleanup(void **state);
 
 /* |ours - theirs| <= abs + rel * |theirs|, printed either way. */
 void xc_close_to(const char *what, double ours, double theirs, double rel, double abs);
