@@ -5,8 +5,9 @@
  * Sources: /proc/net/dev (per-interface counters), /sys/class/net/<if>
  * (speed, mtu, ifindex), rtnetlink RTM_GETQDISC (root qdisc backlog, live
  * machine only), /proc/net/snmp (Ip, Icmp, Tcp, Udp: looked up by column
- * name), /proc/net/snmp6 (Ip6*, Icmp6*, Udp6*) and /proc/net/tcp, tcp6
- * (sockets by state). Every decision is described in
+ * name), /proc/net/snmp6 (Ip6*, Icmp6*, Udp6*) and, for Connections
+ * Established, a NETLINK_SOCK_DIAG dump (live machine) or /proc/net/tcp,
+ * tcp6 (a canned tree, or sock_diag refused). Every decision is described in
  * docs/providers/perfnet.md; the short form:
  * - Network Interface: one instance per /proc/net/dev line, named by the
  *   interface name, no _Total (Windows has none). An interface whose
@@ -16,8 +17,9 @@
  *   (netlink describes the live machine, not the canned tree).
  * - Linux counts TCP segments and opens once for both IP versions (the Tcp:
  *   line of /proc/net/snmp): TCPv4 reports those totals. Connections
- *   Established is counted per IP version from /proc/net/tcp{,6}; TCPv6 has
- *   that counter only.
+ *   Established is counted per IP version (ESTABLISHED + CLOSE_WAIT
+ *   sockets); TCPv6 has TCPv4's counters with all but that one always
+ *   marked unavailable. Both TCP objects carry "Unavailable Counters".
  * - A counter whose source column is missing from the file is left out of
  *   the object (never a made-up zero); an object with no counter left is
  *   left out. A Network Interface value that one interface lacks (no known
@@ -412,8 +414,14 @@ static void estab_count(int rootfd, int live, struct estab *e)
     struct pl__tcp_diag d;
     memset(&d, 0, sizeof d);
     if (fd >= 0) {
-        r4 = pl__read_tcp_diag(fd, AF_INET, &d);
-        r6 = r4 == 0 || !pl__tcp_diag_refused(r4) ? pl__read_tcp_diag(fd, AF_INET6, &d) : r4;
+        /* Both families in one dump; a kernel without the older
+         * TCPDIAG_GETSOCK request gets one SOCK_DIAG_BY_FAMILY dump each. */
+        r4 = r6 = pl__read_tcp_diag(fd, AF_UNSPEC, &d);
+        if (r4 != 0 && (pl__tcp_diag_refused(r4) || r4 == -EINVAL)) {
+            memset(&d, 0, sizeof d);
+            r4 = pl__read_tcp_diag(fd, AF_INET, &d);
+            r6 = r4 == 0 || !pl__tcp_diag_refused(r4) ? pl__read_tcp_diag(fd, AF_INET6, &d) : r4;
+        }
         close(fd);
     }
     if (pl__tcp_diag_refused(r4) || pl__tcp_diag_refused(r6)) {

@@ -2,8 +2,9 @@
  * (lib/platform/linux/netlink_sockdiag.c, TCPv4/TCPv6 Connections
  * Established).
  *
- * Input: one byte choosing the dump's family (bit 0: AF_INET6) and where to
- * cut the rest into two datagrams (the other bits), then the reply bytes, as
+ * Input: one byte choosing the dump's family (its value mod 4: AF_INET,
+ * AF_INET6, or AF_UNSPEC for the both-family dump) and where to cut the rest
+ * into two datagrams (the value / 4), then the reply bytes, as
  * recvmsg() would deliver them for a request with sequence number 9. Whatever
  * the bytes, the parser reads only inside each datagram, never counts more
  * sockets than the bytes can hold, and splits them into v4/v6 exactly. */
@@ -23,9 +24,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1 || size > (1u << 20)) return 0;
-    int family = (data[0] & 1) ? AF_INET6 : AF_INET;
+    static const int fams[4] = {AF_INET, AF_INET6, AF_UNSPEC, AF_UNSPEC};
+    int family = fams[data[0] & 3];
     size_t len = size - 1;
-    size_t cut = len ? ((size_t)(data[0] >> 1) * 8) % (len + 1) : 0;
+    size_t cut = len ? ((size_t)(data[0] >> 2) * 8) % (len + 1) : 0;
     /* Exact-size heap copies, so a read past a datagram is an ASan error. */
     uint8_t *a = malloc(cut ? cut : 1);
     uint8_t *b = malloc(len - cut ? len - cut : 1);

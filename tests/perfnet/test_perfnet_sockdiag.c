@@ -67,9 +67,9 @@ static void msg_end(struct nb *n)
 
 /* One socket message; dst is the remote address's four 32-bit words in
  * network order (an IPv4 address in dst[0]). */
-static void sock(struct nb *n, uint32_t seq, int family, int state, const uint32_t dst[4])
+static void sock_t(struct nb *n, uint16_t type, uint32_t seq, int family, int state, const uint32_t dst[4])
 {
-    msg_begin(n, SOCK_DIAG_BY_FAMILY, NLM_F_MULTI, seq);
+    msg_begin(n, type, NLM_F_MULTI, seq);
     struct inet_diag_msg m;
     memset(&m, 0, sizeof m);
     m.idiag_family = (uint8_t)family;
@@ -80,6 +80,11 @@ static void sock(struct nb *n, uint32_t seq, int family, int state, const uint32
     m.idiag_inode = 4242;
     put(n, &m, sizeof m);
     msg_end(n);
+}
+
+static void sock(struct nb *n, uint32_t seq, int family, int state, const uint32_t dst[4])
+{
+    sock_t(n, SOCK_DIAG_BY_FAMILY, seq, family, state, dst);
 }
 
 static void done(struct nb *n, uint32_t seq, int status)
@@ -155,6 +160,33 @@ static void parse_counts(void **state)
     msg_end(&m);
     assert_int_equal(parse_exact(m.b, m.len, SEQ, AF_INET, &d), 1);
     assert_int_equal(d.estab_v4, 6);
+}
+
+/* The both-family dump (TCPDIAG_GETSOCK): AF_INET and AF_INET6 sockets in
+ * one reply, v4-mapped ones counted as IPv4; a SOCK_DIAG_BY_FAMILY message
+ * is not its reply type, nor the other way round. */
+static void parse_both_families(void **state)
+{
+    (void)state;
+    addrs();
+    struct nb n;
+    memset(&n, 0, sizeof n);
+    sock_t(&n, TCPDIAG_GETSOCK, SEQ, AF_INET, 1, V4);
+    sock_t(&n, TCPDIAG_GETSOCK, SEQ, AF_INET, 8, V4);
+    sock_t(&n, TCPDIAG_GETSOCK, SEQ, AF_INET6, 1, NATIVE6);
+    sock_t(&n, TCPDIAG_GETSOCK, SEQ, AF_INET6, 1, MAPPED);
+    sock_t(&n, TCPDIAG_GETSOCK, SEQ, AF_UNIX, 1, V4);        /* no such family here: not counted */
+    sock(&n, SEQ, AF_INET, 1, V4);                           /* another request type: ignored */
+    done(&n, SEQ, 0);
+    struct pl__tcp_diag d = {0};
+    assert_int_equal(parse_exact(n.b, n.len, SEQ, AF_UNSPEC, &d), 1);
+    assert_int_equal(d.estab_v4, 3);
+    assert_int_equal(d.estab_v6, 1);
+    assert_int_equal(d.msgs, 4);
+    assert_int_equal(d.bad, 1);
+    struct pl__tcp_diag e = {0};
+    assert_int_equal(parse_exact(n.b, n.len, SEQ, AF_INET, &e), 1);
+    assert_int_equal(e.msgs, 1); /* only the SOCK_DIAG_BY_FAMILY one */
 }
 
 static void parse_errors(void **state)
@@ -260,7 +292,8 @@ static void parse_random(void **state)
             for (int f = 0; f < flips; f++) buf[(size_t)rand_r(&seed) % len] = (unsigned char)rand_r(&seed);
         }
         struct pl__tcp_diag d = {0};
-        int rc = parse_exact(buf, len, SEQ, round % 3 ? AF_INET6 : AF_INET, &d);
+        static const int fams[3] = {AF_INET, AF_INET6, AF_UNSPEC};
+        int rc = parse_exact(buf, len, SEQ, fams[round % 3], &d);
         assert_true(rc <= 1);
         assert_true(d.msgs * (NLMSG_HDRLEN + sizeof(struct inet_diag_msg)) <= len);
         assert_int_equal(d.estab_v4 + d.estab_v6, d.msgs);
@@ -407,7 +440,13 @@ static int live_dump_child(void)
     /* Twice over the same socket: the sequence numbers keep dumps apart. */
     struct pl__tcp_diag d2 = {0};
     if (pl__read_tcp_diag(fd, AF_INET, &d2) != 0 || pl__read_tcp_diag(fd, AF_INET6, &d2) != 0) return 25;
+    /* The both-family dump the provider uses counts the same. */
+    struct pl__tcp_diag du = {0};
+    if (pl__read_tcp_diag(fd, AF_UNSPEC, &du) != 0) return 29;
     close(fd);
+    fprintf(stderr, "both-family dump: v4 %llu v6 %llu\n", (unsigned long long)du.estab_v4,
+            (unsigned long long)du.estab_v6);
+    if (du.estab_v4 != d.estab_v4 || du.estab_v6 != d.estab_v6 || du.bad != 0) return 30;
     fprintf(stderr, "sock_diag: v4 %llu v6 %llu; ss: v4 %ld + mapped %ld, v6 %ld\n", (unsigned long long)d.estab_v4,
             (unsigned long long)d.estab_v6, s4, sm, s6);
     if (d.estab_v4 != (uint64_t)(s4 + sm) || d.estab_v6 != (uint64_t)s6) return 26;
@@ -522,6 +561,7 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(parse_counts),
+        cmocka_unit_test(parse_both_families),
         cmocka_unit_test(parse_errors),
         cmocka_unit_test(parse_truncations),
         cmocka_unit_test(parse_random),

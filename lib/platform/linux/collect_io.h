@@ -300,9 +300,10 @@ struct pl__tcp_diag {
     int intr;                      /* private: NLM_F_DUMP_INTR seen */
 };
 
-/* Parse one received datagram of a dump for `family` (AF_INET, AF_INET6)
- * and ADD its sockets to *out. Messages whose nlmsg_seq is not `seq` are
- * ignored. Returns 1 when NLMSG_DONE ends the dump, 0 when more datagrams
+/* Parse one received datagram of a dump for `family` (AF_INET, AF_INET6;
+ * AF_UNSPEC: the both-family TCPDIAG_GETSOCK dump) and ADD its sockets to
+ * *out. Messages whose nlmsg_seq is not `seq`, and messages of another type
+ * than the request's, are ignored. Returns 1 when NLMSG_DONE ends the dump, 0 when more datagrams
  * are to come, -EINVAL when a message length overruns the buffer, the
  * buffer ends in a fragment or a socket message is shorter than struct
  * inet_diag_msg, the negative errno of an NLMSG_ERROR reply or of a failed
@@ -312,8 +313,10 @@ int pl__parse_tcp_diag_dump(const void *buf, size_t len, uint32_t seq, int famil
 /* A NETLINK_SOCK_DIAG socket with a 1 s receive timeout, or -errno. */
 int pl__tcp_diag_open(void);
 /* Dump `family`'s ESTABLISHED and CLOSE_WAIT sockets over `fd` (from
- * pl__tcp_diag_open) and ADD them to *out (zero it first). No extensions
- * are asked for. At most 2^20 datagrams and 5 s; one retry when the dump
+ * pl__tcp_diag_open) and ADD them to *out (zero it first). AF_UNSPEC asks
+ * for both families in one TCPDIAG_GETSOCK dump (one walk of the kernel's
+ * connection table instead of two); AF_INET/AF_INET6 use SOCK_DIAG_BY_FAMILY.
+ * No extensions are asked for. At most 2^20 datagrams and 5 s; one retry when the dump
  * was interrupted. Always the LIVE kernel (the caller's network namespace):
  * it knows nothing of PERFLIB_SYSROOT. Returns 0, or -errno (socket errors,
  * -ETIMEDOUT, -EMSGSIZE, -E2BIG, the parser's errors); on error *out is as

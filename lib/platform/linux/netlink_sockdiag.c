@@ -67,21 +67,27 @@ int pl__parse_tcp_diag_dump(const void *buf, size_t len, uint32_t seq, int famil
             if (st == 0) break; /* an acknowledgement */
             return st < 0 && st >= -4095 ? st : -EPROTO;
         }
-        case SOCK_DIAG_BY_FAMILY: {
+        case SOCK_DIAG_BY_FAMILY:
+        case TCPDIAG_GETSOCK: {
+            /* The reply has the request's type: SOCK_DIAG_BY_FAMILY for a
+             * dump of one family, TCPDIAG_GETSOCK for the both-family one. */
+            if (h.nlmsg_type != (family == AF_UNSPEC ? TCPDIAG_GETSOCK : SOCK_DIAG_BY_FAMILY)) break;
             struct inet_diag_msg m;
             if (plen < sizeof m) return -EINVAL;
             memcpy(&m, p, sizeof m);
             /* The kernel filtered by family and state; a message that
              * disagrees is not counted (and not trusted to be anything). */
-            if (m.idiag_family != family || (m.idiag_state != ST_ESTABLISHED && m.idiag_state != ST_CLOSE_WAIT)) {
+            int fam_ok = family == AF_UNSPEC ? m.idiag_family == AF_INET || m.idiag_family == AF_INET6
+                                             : m.idiag_family == family;
+            if (!fam_ok || (m.idiag_state != ST_ESTABLISHED && m.idiag_state != ST_CLOSE_WAIT)) {
                 out->bad++;
                 break;
             }
             out->msgs++;
             /* An IPv6 socket talking to an IPv4 peer has the v4-mapped
              * remote ::ffff:a.b.c.d; its packets are IPv4 on the wire. */
-            int v4 = family == AF_INET || (m.id.idiag_dst[0] == 0 && m.id.idiag_dst[1] == 0 &&
-                                           m.id.idiag_dst[2] == htonl(0xffffu));
+            int v4 = m.idiag_family == AF_INET || (m.id.idiag_dst[0] == 0 && m.id.idiag_dst[1] == 0 &&
+                                                   m.id.idiag_dst[2] == htonl(0xffffu));
             if (v4) out->estab_v4++;
             else out->estab_v6++;
             break;
@@ -106,27 +112,48 @@ static long long now_ns(void)
 
 static int dump_once(int fd, int family, uint32_t seq, unsigned char *buf, struct pl__tcp_diag *out)
 {
-    struct {
-        struct nlmsghdr h;
-        struct inet_diag_req_v2 r;
+    /* One family: SOCK_DIAG_BY_FAMILY with inet_diag_req_v2. Both at once
+     * (AF_UNSPEC): the older TCPDIAG_GETSOCK request (struct inet_diag_req),
+     * which the kernel serves with one walk of the connection table for
+     * every family, where two v2 dumps walk it twice. */
+    union {
+        struct {
+            struct nlmsghdr h;
+            struct inet_diag_req_v2 r;
+        } v2;
+        struct {
+            struct nlmsghdr h;
+            struct inet_diag_req r;
+        } v1;
     } req;
     memset(&req, 0, sizeof req);
-    req.h.nlmsg_len = sizeof req;
-    req.h.nlmsg_type = SOCK_DIAG_BY_FAMILY;
-    req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-    req.h.nlmsg_seq = seq;
-    req.r.sdiag_family = (uint8_t)family;
-    req.r.sdiag_protocol = IPPROTO_TCP;
-    req.r.idiag_ext = 0; /* no extensions: the bare 72-byte message */
-    req.r.idiag_states = (1u << ST_ESTABLISHED) | (1u << ST_CLOSE_WAIT);
+    uint32_t states = (1u << ST_ESTABLISHED) | (1u << ST_CLOSE_WAIT);
+    size_t rlen;
+    if (family == AF_UNSPEC) {
+        rlen = sizeof req.v1;
+        req.v1.h.nlmsg_type = TCPDIAG_GETSOCK;
+        req.v1.r.idiag_family = AF_UNSPEC;
+        req.v1.r.idiag_ext = 0; /* no extensions: the bare 72-byte message */
+        req.v1.r.idiag_states = states;
+    } else {
+        rlen = sizeof req.v2;
+        req.v2.h.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+        req.v2.r.sdiag_family = (uint8_t)family;
+        req.v2.r.sdiag_protocol = IPPROTO_TCP;
+        req.v2.r.idiag_ext = 0;
+        req.v2.r.idiag_states = states;
+    }
+    req.v2.h.nlmsg_len = (uint32_t)rlen;
+    req.v2.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+    req.v2.h.nlmsg_seq = seq;
     struct sockaddr_nl kernel;
     memset(&kernel, 0, sizeof kernel);
     kernel.nl_family = AF_NETLINK;
     ssize_t s;
-    do s = sendto(fd, &req, sizeof req, 0, (struct sockaddr *)&kernel, sizeof kernel);
+    do s = sendto(fd, &req, rlen, 0, (struct sockaddr *)&kernel, sizeof kernel);
     while (s < 0 && errno == EINTR);
     if (s < 0) return -errno;
-    if ((size_t)s != sizeof req) return -EIO;
+    if ((size_t)s != rlen) return -EIO;
     uint64_t v4 = out->estab_v4, v6 = out->estab_v6;
     size_t msgs = out->msgs, bad = out->bad;
     out->intr = 0;
@@ -196,13 +223,13 @@ int pl__tcp_diag_open(void)
 
 int pl__read_tcp_diag(int fd, int family, struct pl__tcp_diag *out)
 {
-    if (family != AF_INET && family != AF_INET6) return -EAFNOSUPPORT;
+    if (family != AF_INET && family != AF_INET6 && family != AF_UNSPEC) return -EAFNOSUPPORT;
     unsigned char *buf = malloc(RECV_BUF);
     if (!buf) return -ENOMEM;
     /* Sequence numbers only have to tell this call's dumps apart from any
      * late reply of an earlier one on the same socket. */
-    static const uint32_t seqs[2][2] = {{1, 2}, {3, 4}};
-    const uint32_t *sq = seqs[family == AF_INET6];
+    static const uint32_t seqs[3][2] = {{1, 2}, {3, 4}, {5, 6}};
+    const uint32_t *sq = seqs[family == AF_INET6 ? 1 : family == AF_UNSPEC ? 2 : 0];
     int rc = dump_once(fd, family, sq[0], buf, out);
     if (rc == -EAGAIN) rc = dump_once(fd, family, sq[1], buf, out); /* changed while dumped: once more */
     free(buf);
