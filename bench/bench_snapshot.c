@@ -2,8 +2,14 @@
  *
  *   bench_snapshot floor K          the raw floor: open/read/close of exactly
  *                                   the files PerfProc reads for "230 232"
+ *   bench_snapshot floor-par K [N]  the same files read by N threads
+ *                                   (default 2): /proc listed once, then the
+ *                                   pids handed out in chunks of 8 by an
+ *                                   atomic counter, as PerfProc's readers do
  *   bench_snapshot perfproc K SO    dlopen SO (libperfproc.so), Open once,
- *                                   Collect "230 232" K times
+ *                                   Collect "230 232" K times (its readers:
+ *                                   $PERFLIB_PERFPROC_WORKERS, else the
+ *                                   default, docs/providers/perfproc.md)
  *   bench_snapshot floor-proc K     the floor of the Process object alone
  *                                   (no task/ files), to compare with
  *                                   engine-proc and with PCP, which read
@@ -17,7 +23,14 @@
  *                                   "230 232" K times (the host validates each
  *                                   result and the engine adds the header)
  *
- * Prints one line: "<mode> median_ms=<x> min_ms=<y> processes=<n> threads=<m>".
+ *   bench_snapshot exec K CMD ARGS...
+ *                                   fork/exec CMD K times (output to
+ *                                   /dev/null), after one warm-up run: ps, top
+ *
+ * Prints one line: "<mode> median_ms=<x> min_ms=<y> cpu_ms=<c> processes=<n>
+ * threads=<m>": wall-clock medians and the median CPU time (user + system)
+ * of one snapshot: this process's, every thread included
+ * (CLOCK_PROCESS_CPUTIME_ID), or for exec the child's (wait4 rusage).
  * The floor uses the same kernel interfaces as the provider (getdents64 on
  * /proc and task/, a /proc/<pid> directory descriptor, one read() per file
  * into a stack buffer, fstatat(fd) for the descriptor count when the kernel
@@ -25,12 +38,16 @@
  * is what perflib adds. */
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -48,6 +65,13 @@ static double now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static double cpu_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
@@ -93,13 +117,49 @@ static void count_fds(int pidfd)
     close(fd);
 }
 
-static void floor_once(int procfd)
+static _Atomic long par_procs, par_threads;
+static int32_t pids[1 << 20];
+static size_t npids;
+
+/* One process's files, as PerfProc's reader reads them; returns 1 when its
+ * directory could be opened, and adds its threads to *threads. */
+static int floor_pid(int procfd, int32_t pid, char *tdents, size_t tcap, long *threads)
+{
+    char name[16];
+    snprintf(name, sizeof name, "%d", pid);
+    int pidfd = openat(procfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (pidfd < 0) return 0;
+    read_one(pidfd, "stat");
+    read_one(pidfd, "status");
+    read_one(pidfd, "io");
+    count_fds(pidfd);
+    int taskfd = with_threads ? openat(pidfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+    if (taskfd >= 0) {
+        long n;
+        while ((n = syscall(SYS_getdents64, taskfd, tdents, tcap)) > 0) {
+            for (long off = 0; off < n;) {
+                struct d64 *d = (struct d64 *)(tdents + off);
+                off += d->reclen;
+                if (d->name[0] < '0' || d->name[0] > '9') continue;
+                char path[48];
+                snprintf(path, sizeof path, "%s/stat", d->name);
+                read_one(taskfd, path);
+                snprintf(path, sizeof path, "%s/schedstat", d->name);
+                read_one(taskfd, path);
+                (*threads)++;
+            }
+        }
+        close(taskfd);
+    }
+    close(pidfd);
+    return 1;
+}
+
+/* /proc/stat and the pid list, as the provider starts a collection. */
+static void floor_list(int procfd)
 {
     static _Alignas(8) char dents[32768];
-    static _Alignas(8) char tdents[32768];
-    static int32_t pids[1 << 20];
-    size_t np = 0;
-    nprocs = nthreads = 0;
+    npids = 0;
     read_one(procfd, "stat");
     lseek(procfd, 0, SEEK_SET);
     long n;
@@ -108,50 +168,77 @@ static void floor_once(int procfd)
             struct d64 *d = (struct d64 *)(dents + off);
             off += d->reclen;
             if (d->name[0] < '0' || d->name[0] > '9') continue;
-            if (np < sizeof pids / sizeof pids[0]) pids[np++] = atoi(d->name);
+            if (npids < sizeof pids / sizeof pids[0]) pids[npids++] = atoi(d->name);
         }
     }
-    for (size_t i = 0; i < np; i++) {
-        char name[16];
-        snprintf(name, sizeof name, "%d", pids[i]);
-        int pidfd = openat(procfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (pidfd < 0) continue;
-        nprocs++;
-        read_one(pidfd, "stat");
-        read_one(pidfd, "status");
-        read_one(pidfd, "io");
-        count_fds(pidfd);
-        int taskfd = with_threads ? openat(pidfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-        if (taskfd >= 0) {
-            while ((n = syscall(SYS_getdents64, taskfd, tdents, sizeof tdents)) > 0) {
-                for (long off = 0; off < n;) {
-                    struct d64 *d = (struct d64 *)(tdents + off);
-                    off += d->reclen;
-                    if (d->name[0] < '0' || d->name[0] > '9') continue;
-                    char path[48];
-                    snprintf(path, sizeof path, "%s/stat", d->name);
-                    read_one(taskfd, path);
-                    snprintf(path, sizeof path, "%s/schedstat", d->name);
-                    read_one(taskfd, path);
-                    nthreads++;
-                }
-            }
-            close(taskfd);
-        }
-        close(pidfd);
+}
+
+static void floor_once(int procfd)
+{
+    static _Alignas(8) char tdents[32768];
+    floor_list(procfd);
+    nprocs = nthreads = 0;
+    for (size_t i = 0; i < npids; i++) nprocs += floor_pid(procfd, pids[i], tdents, sizeof tdents, &nthreads);
+}
+
+/* ---- floor-par: the same reads by N threads (the caller is one) */
+
+#define PAR_CHUNK 8
+static pthread_barrier_t par_start, par_done;
+static atomic_size_t par_next;
+static int par_procfd, par_quit;
+
+static void par_work(void)
+{
+    _Alignas(8) char tdents[32768];
+    long p = 0, t = 0;
+    for (;;) {
+        size_t b = atomic_fetch_add(&par_next, PAR_CHUNK);
+        if (b >= npids) break;
+        size_t e = npids - b < PAR_CHUNK ? npids : b + PAR_CHUNK;
+        for (size_t i = b; i < e; i++) p += floor_pid(par_procfd, pids[i], tdents, sizeof tdents, &t);
     }
+    par_procs += p;
+    par_threads += t;
+}
+
+static void *par_helper(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        pthread_barrier_wait(&par_start);
+        if (par_quit) return NULL;
+        par_work();
+        pthread_barrier_wait(&par_done);
+    }
+}
+
+static void floor_par_once(int procfd)
+{
+    floor_list(procfd);
+    par_procfd = procfd;
+    par_procs = par_threads = 0;
+    atomic_store(&par_next, 0);
+    pthread_barrier_wait(&par_start);
+    par_work();
+    pthread_barrier_wait(&par_done);
+    nprocs = par_procs;
+    nthreads = par_threads;
 }
 
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: bench_snapshot floor K | perfproc K libperfproc.so | engine K STORE PROVIDER_DIR\n");
+        fprintf(stderr, "usage: bench_snapshot floor K | floor-par K [N] | perfproc K libperfproc.so | engine K STORE "
+                        "PROVIDER_DIR | exec K CMD ARGS...\n");
         return 1;
     }
     int k = atoi(argv[2]);
     if (k < 1 || k > 100000) k = 10;
     double *t = calloc((size_t)k, sizeof *t);
-    if (!t) return 1;
+    double *c = calloc((size_t)k, sizeof *c);
+    if (!t || !c) return 1;
+    double c0;
     const char *query = "230 232";
     if (strcmp(argv[1], "floor-proc") == 0) {
         with_threads = 0;
@@ -171,9 +258,71 @@ int main(int argc, char **argv)
         floor_once(procfd); /* warm-up */
         for (int i = 0; i < k; i++) {
             double a = now_ms();
+            c0 = cpu_ms();
             floor_once(procfd);
+            c[i] = cpu_ms() - c0;
             t[i] = now_ms() - a;
         }
+    } else if (strcmp(argv[1], "floor-par") == 0) {
+        int nth = argc >= 4 ? atoi(argv[3]) : 2;
+        if (nth < 1 || nth > 64) nth = 2;
+        int procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (procfd < 0) {
+            perror("/proc");
+            return 1;
+        }
+        struct stat sb;
+        fd_by_stat = fstatat(procfd, "self/fd", &sb, 0) == 0 && sb.st_size > 0;
+        pthread_barrier_init(&par_start, NULL, (unsigned)nth);
+        pthread_barrier_init(&par_done, NULL, (unsigned)nth);
+        pthread_t th[64];
+        for (int i = 0; i < nth - 1; i++)
+            if (pthread_create(&th[i], NULL, par_helper, NULL) != 0) {
+                fprintf(stderr, "floor-par: cannot start a thread\n");
+                return 1;
+            }
+        floor_par_once(procfd); /* warm-up */
+        for (int i = 0; i < k; i++) {
+            double a = now_ms();
+            c0 = cpu_ms();
+            floor_par_once(procfd);
+            c[i] = cpu_ms() - c0;
+            t[i] = now_ms() - a;
+        }
+        par_quit = 1;
+        pthread_barrier_wait(&par_start);
+        for (int i = 0; i < nth - 1; i++) pthread_join(th[i], NULL);
+    } else if (strcmp(argv[1], "exec") == 0 && argc >= 4) {
+        for (int i = -1; i < k; i++) { /* i = -1: warm-up (page cache, dynamic loader) */
+            double a = now_ms();
+            pid_t pid = fork();
+            if (pid < 0) {
+                perror("fork");
+                return 1;
+            }
+            if (pid == 0) {
+                int nul = open("/dev/null", O_WRONLY);
+                if (nul >= 0) {
+                    dup2(nul, 1);
+                    dup2(nul, 2);
+                }
+                execvp(argv[3], argv + 3);
+                _exit(127);
+            }
+            int st;
+            struct rusage ru;
+            if (wait4(pid, &st, 0, &ru) != pid || !WIFEXITED(st) || WEXITSTATUS(st) == 127) {
+                fprintf(stderr, "exec: %s failed\n", argv[3]);
+                return 1;
+            }
+            double b = now_ms();
+            if (i >= 0) {
+                t[i] = b - a;
+                c[i] = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+                       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+            }
+        }
+        nprocs = nthreads = -1;
     } else if (strcmp(argv[1], "perfproc") == 0 && argc >= 4) {
         void *so = dlopen(argv[3], RTLD_NOW | RTLD_LOCAL);
         if (!so) {
@@ -195,13 +344,18 @@ int main(int argc, char **argv)
             void *p = buf;
             DWORD bytes = (DWORD)cap, objs = 0;
             double a = now_ms();
+            c0 = cpu_ms();
             DWORD rc = pc(q, &p, &bytes, &objs);
+            double cc = cpu_ms() - c0;
             double b = now_ms();
             if (rc != 0) {
                 fprintf(stderr, "perfproc: Collect returned %u\n", rc);
                 return 1;
             }
-            if (i >= 0) t[i] = b - a;
+            if (i >= 0) {
+                t[i] = b - a;
+                c[i] = cc;
+            }
             /* counts from the block: Process NumInstances at offset 40 of
              * the first object, Thread of the second */
             int32_t pi, ti;
@@ -227,13 +381,18 @@ int main(int argc, char **argv)
             size_t len = 0;
             uint32_t type = 0;
             double a = now_ms();
+            c0 = cpu_ms();
             int rc = pl_engine_query_alloc(e, query, &data, &len, &type, &err);
+            double cc = cpu_ms() - c0;
             double b = now_ms();
             if (rc != PL_OK) {
                 fprintf(stderr, "engine: %s\n", err.msg);
                 return 1;
             }
-            if (i >= 0) t[i] = b - a;
+            if (i >= 0) {
+                t[i] = b - a;
+                c[i] = cc;
+            }
             pl_block blk;
             pl_object o;
             if (pl_block_open(&blk, data, len, 0, 0, &err) != PL_OK) {
@@ -250,7 +409,10 @@ int main(int argc, char **argv)
         return 1;
     }
     qsort(t, (size_t)k, sizeof *t, cmp_double);
-    printf("%s median_ms=%.3f min_ms=%.3f processes=%ld threads=%ld\n", argv[1], t[k / 2], t[0], nprocs, nthreads);
+    qsort(c, (size_t)k, sizeof *c, cmp_double);
+    printf("%s median_ms=%.3f min_ms=%.3f cpu_ms=%.3f processes=%ld threads=%ld\n", argv[1], t[k / 2], t[0], c[k / 2],
+           nprocs, nthreads);
     free(t);
+    free(c);
     return 0;
 }

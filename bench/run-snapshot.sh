@@ -10,12 +10,17 @@
 # For every configuration N processes x T threads (N in $N_LIST, T in $T_LIST)
 # it starts N idle processes (bench/spawn_idle), times K snapshots of every
 # process and thread with each tool, kills the processes, and prints a table:
-# config, tool, median ms, ratio to the floor, us per process, us per thread.
+# config, tool, median wall ms, its ratio to the floor, median CPU ms (user +
+# system, every thread of the measuring process, or of the command run), its
+# ratio to the floor's CPU, us per process, us per thread.
 # Environment: N_LIST (default "100 1000 5000"), T_LIST ("1 10"), K (11),
-# TOOLS ("floor perfproc engine ps ps-threads top floor-proc engine-proc pcp").
-# Ratios are to the floor row above: floor (every process and thread file)
-# for the whole-snapshot rows, floor-proc (the Process object's files only)
-# for engine-proc and pcp, which read no per-thread files.
+# TOOLS (default below), FLOOR_THREADS (2: the threads of floor-par).
+# Ratios are to the floor row above: floor (every process and thread file,
+# one thread) for the whole-snapshot rows, floor-proc (the Process object's
+# files only) for the engine-proc rows and pcp, which read no per-thread
+# files. A tool name ending in -1 is the same row with PerfProc's reader pool
+# set to 1 (PERFLIB_PERFPROC_WORKERS=1: the single-threaded collection); the
+# others use the pool's default (docs/providers/perfproc.md).
 # Build BUILD_DIR without sanitizers for meaningful numbers (docs/benchmarks.md).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -30,7 +35,8 @@ fi
 N_LIST=${N_LIST:-"100 1000 5000"}
 T_LIST=${T_LIST:-"1 10"}
 K=${K:-11}
-TOOLS=${TOOLS:-"floor perfproc engine ps ps-threads top floor-proc engine-proc pcp"}
+TOOLS=${TOOLS:-"floor floor-par perfproc perfproc-1 engine engine-1 ps ps-threads top floor-proc engine-proc engine-proc-1 pcp"}
+FLOOR_THREADS=${FLOOR_THREADS:-2}
 SPAWN=$BUILD/bench/spawn_idle
 SNAP=$BUILD/bench/bench_snapshot
 SO=$BUILD/providers/libperfproc.so
@@ -53,28 +59,17 @@ cleanup() {
 trap 'cleanup; rm -rf "$STORE_DIR"' EXIT
 trap 'cleanup; exit 130' INT TERM HUP
 
-now_ns() { date +%s%N; }
-
-# median of the numbers on stdin
-median() { sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "nan"}'; }
-
-# time_cmd K cmd...: median wall time in ms of K runs of an external command
-time_cmd() {
-  k=$1; shift
-  i=0
-  while [ "$i" -lt "$k" ]; do
-    a=$(now_ns); "$@" >/dev/null 2>&1; b=$(now_ns)
-    echo "$(( (b - a) / 1000 ))"
-    i=$((i + 1))
-  done | median | awk '{printf "%.3f", $1/1000}'
-}
 
 threads_max=$(cat /proc/sys/kernel/threads-max 2>/dev/null || echo 0)
 pid_max=$(cat /proc/sys/kernel/pid_max 2>/dev/null || echo 0)
 nproc_limit=$(ulimit -u 2>/dev/null || echo unlimited)
 used_tasks=$(ls -d /proc/[0-9]*/task/[0-9]* 2>/dev/null | wc -l)
 
-printf '%-12s %-11s %10s %8s %10s %10s %8s %8s\n' config tool median_ms x_floor us/proc us/thread procs threads
+# The machine's state: the figures only mean something next to it.
+echo "# $(uname -r), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start, K=$K," \
+  "floor-par threads $FLOOR_THREADS, PerfProc readers ${PERFLIB_PERFPROC_WORKERS:-default}"
+printf '%-12s %-13s %10s %8s %9s %6s %10s %10s %8s %8s\n' config tool median_ms x_floor cpu_ms x_cpu us/proc us/thread \
+  procs threads
 for N in $N_LIST; do
   for T in $T_LIST; do
     need=$((N * T + N))
@@ -98,46 +93,60 @@ for N in $N_LIST; do
     fi
     rm -f "$fifo"
     floor_ms=
+    floor_cpu=
     for tool in $TOOLS; do
       procs=-; threads=-
-      case $tool in
-        floor|perfproc|engine|floor-proc|engine-proc|pcp)
-          case $tool in
-            floor|floor-proc) line=$("$SNAP" "$tool" "$K") ;;
-            perfproc) line=$("$SNAP" perfproc "$K" "$SO") ;;
-            engine|engine-proc) line=$("$SNAP" "$tool" "$K" "$STORE" "$BUILD/providers") ;;
+      # -1: the same row with one PerfProc reader (no threads)
+      readers=
+      case $tool in *-1) readers=1 ;; esac
+      base=${tool%-1}
+      case $base in
+        floor|floor-par|perfproc|engine|floor-proc|engine-proc|pcp)
+          case $base in
+            floor|floor-proc) line=$("$SNAP" "$base" "$K") ;;
+            floor-par) line=$("$SNAP" floor-par "$K" "$FLOOR_THREADS") ;;
+            perfproc) line=$(env ${readers:+PERFLIB_PERFPROC_WORKERS=$readers} "$SNAP" perfproc "$K" "$SO") ;;
+            engine|engine-proc)
+              line=$(env ${readers:+PERFLIB_PERFPROC_WORKERS=$readers} "$SNAP" "$base" "$K" "$STORE" "$BUILD/providers") ;;
             pcp)
               if [ ! -x "$BUILD/bench/pcp_fetch" ]; then
-                printf '%-12s %-11s skipped: built without libpcp (install libpcp3-dev and rebuild)\n' "${N}x${T}" pcp
+                printf '%-12s %-13s skipped: built without libpcp (install libpcp3-dev and rebuild)\n' "${N}x${T}" pcp
                 continue
               fi
-              if ! line=$("$BUILD/bench/pcp_fetch" "$K" 2>/dev/null); then
-                printf '%-12s %-11s skipped: no Performance Co-Pilot pmcd answers on this machine\n' "${N}x${T}" pcp
+              if ! line=$("$BUILD/bench/pcp_fetch" "$K" 2>"$STORE_DIR/pcp.err"); then
+                printf '%-12s %-13s skipped: %s (a pmcd must run: as root, /etc/init.d/pmcd start)\n' "${N}x${T}" pcp \
+                  "$(head -n1 "$STORE_DIR/pcp.err")"
                 continue
               fi ;;
           esac
-          ms=$(echo "$line" | sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p')
-          procs=$(echo "$line" | sed -n 's/.*processes=\([0-9]*\).*/\1/p')
-          threads=$(echo "$line" | sed -n 's/.*threads=\([0-9]*\).*/\1/p')
           ;;
-        ps) ms=$(time_cmd "$K" ps -eo pid,ppid,comm,rss,vsz,time,nlwp) ;;
-        ps-threads) ms=$(time_cmd "$K" ps -eLo pid,lwp,ppid,comm,rss,vsz,time) ;;
+        ps) line=$("$SNAP" exec "$K" ps -eo pid,ppid,comm,rss,vsz,time,nlwp) ;;
+        ps-threads) line=$("$SNAP" exec "$K" ps -eLo pid,lwp,ppid,comm,rss,vsz,time) ;;
         top)
-          if command -v top >/dev/null 2>&1; then ms=$(time_cmd "$K" top -b -n1 -w 512)
-          else printf '%-12s %-11s not installed\n' "${N}x${T}" top; continue; fi ;;
+          if command -v top >/dev/null 2>&1; then line=$("$SNAP" exec "$K" top -b -n1 -w 512)
+          else printf '%-12s %-13s not installed\n' "${N}x${T}" top; continue; fi ;;
         *) continue ;;
       esac
+      ms=$(echo "$line" | sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p')
+      cpu=$(echo "$line" | sed -n 's/.*cpu_ms=\([0-9.]*\).*/\1/p')
+      procs=$(echo "$line" | sed -n 's/.*processes=\([0-9]*\).*/\1/p')
+      threads=$(echo "$line" | sed -n 's/.*threads=\([0-9]*\).*/\1/p')
+      [ -n "$ms" ] || { printf '%-12s %-13s failed: %s\n' "${N}x${T}" "$tool" "$line"; continue; }
+      [ -n "$procs" ] || procs=-
+      [ -n "$threads" ] || threads=-
       # Ratios are to the floor above the row: floor for the whole snapshot,
       # floor-proc for the Process-only rows (engine-proc, pcp).
-      case $tool in floor|floor-proc) floor_ms=$ms; fl_procs=$procs; fl_threads=$threads ;; esac
+      case $tool in floor|floor-proc) floor_ms=$ms; floor_cpu=$cpu; fl_procs=$procs; fl_threads=$threads ;; esac
       [ "$procs" = - ] && procs=${fl_procs:-$N}
       [ "$threads" = - ] && threads=${fl_threads:-$((N * T))}
-      case $tool in floor-proc|engine-proc|pcp) threads=- ;; esac
-      awk -v c="${N}x${T}" -v t="$tool" -v ms="$ms" -v f="${floor_ms:-0}" -v p="$procs" -v th="$threads" 'BEGIN {
+      case $tool in floor-proc|engine-proc*|pcp) threads=- ;; esac
+      awk -v c="${N}x${T}" -v t="$tool" -v ms="$ms" -v f="${floor_ms:-0}" -v cpu="${cpu:-0}" -v fc="${floor_cpu:-0}" \
+        -v p="$procs" -v th="$threads" 'BEGIN {
         r = (f > 0) ? sprintf("%.2f", ms / f) : "-";
+        rc = (fc > 0) ? sprintf("%.2f", cpu / fc) : "-";
         up = (p + 0 > 0) ? sprintf("%.2f", ms * 1000 / p) : "-";
         ut = (th + 0 > 0) ? sprintf("%.2f", ms * 1000 / th) : "-";
-        printf "%-12s %-11s %10.3f %8s %10s %10s %8s %8s\n", c, t, ms, r, up, ut, p, th }'
+        printf "%-12s %-13s %10.3f %8s %9.3f %6s %10s %10s %8s %8s\n", c, t, ms, r, cpu, rc, up, ut, p, th }'
     done
     cleanup
     sleep 1
