@@ -52,6 +52,7 @@
 #define PL_OBJ_UDPV4                      658 /* UDPv4 */
 #define PL_OBJ_UDPV6                     1532 /* UDPv6 */
 #define PL_OBJ_OBJECTS                    260 /* Objects */
+#define PL_OBJ_PROCESSOR_INFORMATION     1966 /* Processor Information; a V2 counter set on Windows (no fixed index) */
 
 /* ------------------------------------------ counters with Windows indices */
 
@@ -415,8 +416,16 @@
 /* Process (230) and Thread (232), appended, provider PerfProc */
 #define PL_CTR_UNAVAILABLE_COUNTERS                      1964 /* Unavailable Counters */
 
+/* Processor Information, provider PerfOS: Windows registers this object as
+ * a V2 counter set, whose titles have no fixed index, so its object and its
+ * own counters take perflib indices (the counters it shares with Processor
+ * keep theirs). */
+#define PL_CTR_PCT_PROCESSOR_UTILITY                     1968 /* % Processor Utility */
+#define PL_CTR_PROCESSOR_FREQUENCY                       1970 /* Processor Frequency */
+#define PL_CTR_PCT_OF_MAXIMUM_FREQUENCY                  1972 /* % of Maximum Frequency */
+
 /* Highest index defined above; the next Linux-only counter gets +2. */
-#define PL_CTR_LAST_BUILTIN 1964
+#define PL_CTR_LAST_BUILTIN 1972
 
 /* perflib keeps 1848..PL_IDX_BUILTIN_RESERVED_LAST for its own Linux-only
  * titles, so titles added in later versions never collide with a third
@@ -429,8 +438,9 @@
  * seeded by an older version gets the missing built-in titles (never
  * overwriting a title already there) and the current built-in provider
  * records when it is next opened for writing. */
-#define PL_SEED_VERSION 5 /* 3: PerfOS's block reaches Unavailable Counters (1964); 4: Memory fault kinds 34-38;
-                             5: Objects (260) and its counters, PerfOS's Object List */
+#define PL_SEED_VERSION 6 /* 3: PerfOS's block reaches Unavailable Counters (1964); 4: Memory fault kinds 34-38;
+                             5: Objects (260) and its counters, PerfOS's Object List;
+                             6: Processor Information (1966-1972) */
 
 /* Note: the Linux-only "Free Bytes" (Memory) shares its text with Heap's
  * 1768; look counters up by index, or by name within their object. */
@@ -442,9 +452,10 @@
  * when a counter is appended later, the block of the provider that uses it
  * grows to reach it, even across other providers' blocks (built-in providers
  * are never uninstalled, so an overlap is harmless). PerfProc's and
- * PerfOS's reach Unavailable Counters (1964). */
+ * PerfOS's reach Unavailable Counters (1964); PerfOS's also Processor
+ * Information (1966-1972). */
 #define PL_RANGE_PERFOS_FIRST 1848
-#define PL_RANGE_PERFOS_LAST  1964
+#define PL_RANGE_PERFOS_LAST  1972
 #define PL_RANGE_PERFPROC_FIRST 1922
 #define PL_RANGE_PERFPROC_LAST  1964
 #define PL_RANGE_PERFDISK_FIRST 1948

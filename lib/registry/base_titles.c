@@ -654,6 +654,14 @@ const pl__base_title pl__base_titles[] = {
      "The largest packet, in bytes, the interface sends without fragmenting (maximum transmission unit), from /sys/class/net/<if>/mtu."},
     {PL_CTR_UNAVAILABLE_COUNTERS, "Unavailable Counters",
      "A bit mask of the counters of this object that could not be read for this instance, usually for lack of permission or because the system does not know the value: bit i stands for the counter definition at position i (bit 63 for every position from 63 on), and a marked value is not real. 0 means every value is real."},
+    {PL_OBJ_PROCESSOR_INFORMATION, "Processor Information",
+     "Counters for each logical processor, for each NUMA node and for all of them together, named \"node,index\" (index: the processor's place among its node's processors), \"node,_Total\" and \"_Total\": the Processor object's counters from the same readings, plus frequency from cpufreq in /sys."},
+    {PL_CTR_PCT_PROCESSOR_UTILITY, "% Processor Utility",
+     "The processor's busy time scaled by its average frequency against its nominal one, in percent. Not available on Linux: it needs the average frequency over the interval (the APERF/MPERF counters), which the kernel does not publish without root access to /dev/cpu/*/msr or perf events; cpufreq's current frequency is a momentary reading, not an average."},
+    {PL_CTR_PROCESSOR_FREQUENCY, "Processor Frequency",
+     "The processor's current frequency in MHz, a momentary reading: cpufreq's scaling_cur_freq (or cpuinfo_cur_freq) in /sys. For a node or _Total, the average of its processors. Unavailable without cpufreq (many virtual machines) or when the file cannot be read."},
+    {PL_CTR_PCT_OF_MAXIMUM_FREQUENCY, "% of Maximum Frequency",
+     "The processor's current frequency as a percentage of its maximum (cpufreq's cpuinfo_max_freq, which includes turbo frequencies where the driver reports them). For a node or _Total, the sum of current over the sum of maximum frequencies. Unavailable without cpufreq."},
     /* As on Windows: name 1846 "End Marker" and help 1847 (= PL_HELP(1846))
      * "End Marker"; there is no name 1847 (an odd index holds only help). */
     {PL_IDX_END_MARKER, "End Marker", "End Marker"},

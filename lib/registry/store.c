@@ -359,7 +359,7 @@ typedef struct seed_provider {
 static const seed_provider SEED_PROVIDERS[] = {
     {"PerfOS", "libperfos.so", "PerfOsOpen", "PerfOsCollect", "PerfOsClose",
      STR(PL_OBJ_SYSTEM) " " STR(PL_OBJ_MEMORY) " " STR(PL_OBJ_PROCESSOR) " " STR(PL_OBJ_PAGING_FILE) " " STR(
-         PL_OBJ_OBJECTS),
+         PL_OBJ_OBJECTS) " " STR(PL_OBJ_PROCESSOR_INFORMATION),
      PL_RANGE_PERFOS_FIRST, PL_RANGE_PERFOS_LAST},
     {"PerfProc", "libperfproc.so", "PerfProcOpen", "PerfProcCollect", "PerfProcClose",
      STR(PL_OBJ_PROCESS) " " STR(PL_OBJ_THREAD) " " STR(PL_OBJ_IMAGE) " " STR(

@@ -1,6 +1,7 @@
 /* perflib: the PerfOS built-in provider: System (2), Memory (4), Processor
- * (238) and Paging File (700), from /proc (and cpuidle in /sys) under
- * PERFLIB_SYSROOT.
+ * (238), Paging File (700), Objects (260) and Processor Information, from
+ * /proc (and cpuidle, cpufreq and the NUMA nodes in /sys) under
+ * PERFLIB_SYSROOT. Processor and Processor Information: perfos_cpu.c.
  *
  * Every counter, its source and each decision taken in mapping Linux to the
  * Windows meaning are in docs/providers/perfos.md. The rules in short:
@@ -25,6 +26,7 @@
 #include "linux/collect_sys.h"
 #include "perflib/indices.h"
 #include "perflib/provider.h"
+#include "perfos_cpu.h"
 #include "platform.h"
 
 #ifndef ERROR_INVALID_DATA
@@ -45,9 +47,7 @@ static struct perfos {
     long hz;
     pl_builder *b;
     struct pl__cpu_stats st;
-    struct pl__percpu_sums irq, soft;
-    struct pl__cpuidle *idle; /* per online CPU, in /proc/stat order */
-    uint32_t idle_cap;
+    pl__perfos_cpu cpu;   /* Processor and Processor Information (perfos_cpu.c) */
     struct pl__swaps sw;
     peak *peaks;          /* per swap area name: highest used seen since Open */
     uint32_t npeaks, peak_cap;
@@ -172,13 +172,6 @@ static int emit_single(pl_builder *b, uint32_t obj_index, int64_t perf_time, con
         if ((rc = pl_builder_set_u64(b, obj, -1, m, unav)) != PL_OK) return rc;
     }
     return PL_OK;
-}
-
-static uint64_t ticks_100ns(uint64_t ticks, long hz)
-{
-    if (hz <= 0) return 0;
-    uint64_t uhz = (uint64_t)hz;
-    return (ticks / uhz) * (uint64_t)PL_TICKS_PER_SEC + (ticks % uhz) * (uint64_t)PL_TICKS_PER_SEC / uhz;
 }
 
 /* ------------------------------------------- processes and threads */
@@ -438,284 +431,6 @@ static int build_memory(pl_builder *b)
     return rc;
 }
 
-/* ---------------------------------------------------------- Processor */
-
-enum cpu_kind {
-    K_PROCESSOR, /* every column but idle + iowait (over the column sum) */
-    K_USER,      /* user + nice */
-    K_PRIV,      /* system + irq + softirq */
-    K_IRQ,
-    K_SOFTIRQ,
-    K_IDLE,      /* idle + iowait */
-    K_INTERRUPTS,
-    K_DPCS,
-    K_NICE,
-    K_IOWAIT,
-    K_STEAL,
-    K_GUEST,     /* guest + guest_nice */
-    K_C_TIME,    /* cpuidle time of level `level` (us -> 100 ns) */
-    K_C_TRANS,   /* cpuidle entries of level `level` */
-};
-
-static const struct cpu_ctr {
-    enum cpu_kind kind;
-    uint32_t idx, type, detail;
-    int32_t scale;
-    unsigned min_fields; /* cpu line columns it needs */
-    int level;           /* K_C_*: 0, 1, 2 for C1, C2, C3 */
-} cpu_ctrs[] = {
-    {K_PROCESSOR, PL_CTR_PCT_PROCESSOR_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_NOVICE, 0, 5, 0},
-    {K_USER, PL_CTR_PCT_USER_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 2, 0},
-    {K_PRIV, PL_CTR_PCT_PRIVILEGED_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 7, 0},
-    {K_IRQ, PL_CTR_PCT_INTERRUPT_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 6, 0},
-    {K_SOFTIRQ, PL_CTR_PCT_DPC_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 7, 0},
-    {K_IDLE, PL_CTR_PCT_IDLE_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 5, 0},
-    {K_INTERRUPTS, PL_CTR_INTERRUPTS_PER_SEC, PERF_COUNTER_BULK_COUNT, PERF_DETAIL_NOVICE, -2, 0, 0},
-    {K_DPCS, PL_CTR_DPCS_QUEUED_PER_SEC, PERF_COUNTER_BULK_COUNT, PERF_DETAIL_ADVANCED, 0, 0, 0},
-    {K_NICE, PL_CTR_PCT_NICE_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 2, 0},
-    {K_IOWAIT, PL_CTR_PCT_IO_WAIT_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 5, 0},
-    {K_STEAL, PL_CTR_PCT_STEAL_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 8, 0},
-    {K_GUEST, PL_CTR_PCT_GUEST_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 9, 0},
-    /* issue 11: Windows' three idle levels from cpuidle (collect_sys.h has
-     * the mapping); over the same column sum as % Idle Time */
-    {K_C_TIME, PL_CTR_PCT_C1_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 4, 0},
-    {K_C_TIME, PL_CTR_PCT_C2_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 4, 1},
-    {K_C_TIME, PL_CTR_PCT_C3_TIME, PERF_PRECISION_100NS_TIMER, PERF_DETAIL_ADVANCED, 0, 4, 2},
-    {K_C_TRANS, PL_CTR_C1_TRANSITIONS_PER_SEC, PERF_COUNTER_BULK_COUNT, PERF_DETAIL_ADVANCED, -2, 0, 0},
-    {K_C_TRANS, PL_CTR_C2_TRANSITIONS_PER_SEC, PERF_COUNTER_BULK_COUNT, PERF_DETAIL_ADVANCED, -2, 0, 1},
-    {K_C_TRANS, PL_CTR_C3_TRANSITIONS_PER_SEC, PERF_COUNTER_BULK_COUNT, PERF_DETAIL_ADVANCED, -2, 0, 2},
-};
-#define NCPU_CTRS (sizeof cpu_ctrs / sizeof cpu_ctrs[0])
-
-/* The time base of every Processor timer: the sum of the columns the
- * kernel accounted (user nice system idle iowait irq softirq steal, as many
- * as the line has; guest and guest_nice are already inside user and nice).
- * On tick-accounting kernels these cover only 93-95% of wall time (idle is
- * precise, user/system are sampled), so wall time as the base counted the
- * missing ticks as busy; the column sum is what mpstat divides by. */
-static uint64_t cpu_sum(const uint64_t *t, unsigned nfields)
-{
-    uint64_t s = 0;
-    unsigned n = nfields < PL__CPU_STEAL + 1 ? nfields : PL__CPU_STEAL + 1;
-    for (unsigned i = 0; i < n; i++) s += t[i];
-    return s;
-}
-
-static uint64_t cpu_ticks(enum cpu_kind k, const uint64_t *t, unsigned nfields)
-{
-    switch (k) {
-    case K_PROCESSOR: {
-        uint64_t sum = cpu_sum(t, nfields), idle = t[PL__CPU_IDLE] + t[PL__CPU_IOWAIT];
-        return sum > idle ? sum - idle : 0;
-    }
-    case K_IDLE: return t[PL__CPU_IDLE] + t[PL__CPU_IOWAIT];
-    case K_USER: return t[PL__CPU_USER] + t[PL__CPU_NICE];
-    case K_PRIV: return t[PL__CPU_SYSTEM] + t[PL__CPU_IRQ] + t[PL__CPU_SOFTIRQ];
-    case K_IRQ: return t[PL__CPU_IRQ];
-    case K_SOFTIRQ: return t[PL__CPU_SOFTIRQ];
-    case K_NICE: return t[PL__CPU_NICE];
-    case K_IOWAIT: return t[PL__CPU_IOWAIT];
-    case K_STEAL: return t[PL__CPU_STEAL];
-    case K_GUEST: return t[PL__CPU_GUEST] + t[PL__CPU_GUEST_NICE];
-    default: return 0;
-    }
-}
-
-/* The column of CPU `id` in a per-CPU table, or -1. */
-static long column_of(const struct pl__percpu_sums *s, uint32_t id)
-{
-    uint32_t lo = 0, hi = s->ncol;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (s->cpu[mid] == id) return (long)mid;
-        if (s->cpu[mid] < id) lo = mid + 1;
-        else hi = mid;
-    }
-    return -1;
-}
-
-/* Does the table have a column for every online CPU? */
-static int covers_all(const struct pl__percpu_sums *s)
-{
-    for (uint32_t i = 0; i < g.st.ncpu; i++)
-        if (column_of(s, g.st.cpu[i].id) < 0) return 0;
-    return 1;
-}
-
-static uint64_t table_total(const struct pl__percpu_sums *s)
-{
-    uint64_t t = 0;
-    for (uint32_t i = 0; i < s->ncol; i++) t = s->sum[i] > UINT64_MAX - t ? UINT64_MAX : t + s->sum[i];
-    return t;
-}
-
-/* C-state values of one instance: time (100 ns) and entries per level, and
- * the bits (collect_sys.h: 0..2 time, 3..5 usage) that cannot be shown. */
-typedef struct cstate_val {
-    uint64_t t[PL__CSTATE_LEVELS], u[PL__CSTATE_LEVELS];
-    unsigned bad;
-} cstate_val;
-
-/* Read every online CPU's cpuidle states and make the instances' values:
- * cs[0..ncpu-1] per CPU, cs[ncpu] _Total (the sums, over the sum of the
- * CPUs' column sums in *total_base). A CPU without cpuidle has every value
- * unavailable; _Total is unavailable for a value any CPU lacks. */
-static int read_cstates(cstate_val *cs, uint64_t *total_base)
-{
-    const struct pl__cpu_stats *st = &g.st;
-    if (st->ncpu > g.idle_cap) {
-        struct pl__cpuidle *n = realloc(g.idle, (size_t)st->ncpu * sizeof *n);
-        if (!n) return PL_E_NOMEM;
-        g.idle = n;
-        g.idle_cap = st->ncpu;
-    }
-    cstate_val *tot = &cs[st->ncpu];
-    memset(tot, 0, sizeof *tot);
-    *total_base = 0;
-    for (uint32_t i = 0; i < st->ncpu; i++) {
-        struct pl__cpuidle *ci = &g.idle[i];
-        cstate_val *v = &cs[i];
-        memset(v, 0, sizeof *v);
-        if (pl__read_cpuidle(g.rootfd, st->cpu[i].id, ci) != 0 || !ci->present) {
-            v->bad = PL__CPUIDLE_BAD_ALL;
-        } else {
-            v->bad = ci->bad;
-            for (int L = 0; L < PL__CSTATE_LEVELS; L++) {
-                /* microseconds to 100 ns; beyond 64 bits is not a number */
-                if (ci->time_us[L] > UINT64_MAX / 10) v->bad |= 1u << L;
-                else v->t[L] = ci->time_us[L] * 10;
-                v->u[L] = ci->usage[L];
-            }
-        }
-        tot->bad |= v->bad;
-        for (int L = 0; L < PL__CSTATE_LEVELS; L++) {
-            if (v->t[L] > UINT64_MAX - tot->t[L]) tot->bad |= 1u << L;
-            else tot->t[L] += v->t[L];
-            if (v->u[L] > UINT64_MAX - tot->u[L]) tot->bad |= 1u << (PL__CSTATE_LEVELS + L);
-            else tot->u[L] += v->u[L];
-        }
-        *total_base += ticks_100ns(cpu_sum(st->cpu[i].t, st->nfields), g.hz);
-    }
-    for (int L = 0; L < PL__CSTATE_LEVELS; L++) {
-        if (tot->bad & (1u << L)) tot->t[L] = 0;
-        if (tot->bad & (1u << (PL__CSTATE_LEVELS + L))) tot->u[L] = 0;
-    }
-    for (uint32_t i = 0; i < st->ncpu; i++)
-        for (int L = 0; L < PL__CSTATE_LEVELS; L++) {
-            if (cs[i].bad & (1u << L)) cs[i].t[L] = 0;
-            if (cs[i].bad & (1u << (PL__CSTATE_LEVELS + L))) cs[i].u[L] = 0;
-        }
-    return PL_OK;
-}
-
-static unsigned cstate_bit(const struct cpu_ctr *c)
-{
-    return c->kind == K_C_TIME ? 1u << c->level : 1u << (PL__CSTATE_LEVELS + c->level);
-}
-
-static int build_processor(pl_builder *b)
-{
-    const struct pl__cpu_stats *st = &g.st;
-    if (st->ncpu == 0) return PL_OK; /* no per-CPU line: nothing to divide by */
-    int have_irq = pl__read_proc_interrupts(g.rootfd, &g.irq) == 0 && covers_all(&g.irq);
-    int have_soft = pl__read_proc_softirqs(g.rootfd, &g.soft) == 0 && covers_all(&g.soft);
-    cstate_val *cs = malloc(((size_t)st->ncpu + 1) * sizeof *cs);
-    if (!cs) return PL_E_NOMEM;
-    uint64_t cs_total_base;
-    int rc = read_cstates(cs, &cs_total_base);
-    unsigned any_bad = 0;
-    for (uint32_t i = 0; rc == PL_OK && i <= st->ncpu; i++) any_bad |= cs[i].bad;
-
-    pl_object_desc od = {
-        .name_index = PL_OBJ_PROCESSOR,
-        .help_index = PL_HELP(PL_OBJ_PROCESSOR),
-        .detail_level = PERF_DETAIL_NOVICE,
-        .default_counter = 0,
-        .has_instances = 1,
-        .perf_time = now_filetime(),
-        .perf_freq = PL_TICKS_PER_SEC,
-    };
-    int obj = 0;
-    if (rc == PL_OK) rc = pl_builder_add_object(b, &od, &obj);
-    int h[NCPU_CTRS], used[NCPU_CTRS], marker = -1;
-    uint32_t pos[NCPU_CTRS] = {0}, npos = 0;
-    for (size_t i = 0; rc == PL_OK && i < NCPU_CTRS; i++) {
-        const struct cpu_ctr *c = &cpu_ctrs[i];
-        used[i] = st->nfields >= c->min_fields;
-        if (c->kind == K_INTERRUPTS) used[i] = have_irq;
-        if (c->kind == K_DPCS) used[i] = have_soft;
-        if (!used[i]) continue;
-        pl_counter_desc d = {
-            .name_index = c->idx,
-            .help_index = PL_HELP(c->idx),
-            .type = c->type,
-            .detail_level = c->detail,
-            .default_scale = c->scale,
-            .base_type = c->type == PERF_PRECISION_100NS_TIMER ? PERF_PRECISION_TIMESTAMP : 0,
-            .base_name_index = c->idx,
-        };
-        rc = pl_builder_add_counter(b, obj, &d, &h[i]);
-        pos[i] = npos;
-        npos += d.base_type ? 2u : 1u;
-    }
-    if (rc == PL_OK && any_bad) {
-        /* the generic marker (docs/block-format.md), last, only when a
-         * value is unavailable somewhere */
-        pl_counter_desc md = {
-            .name_index = PL_CTR_UNAVAILABLE_COUNTERS,
-            .help_index = PL_HELP(PL_CTR_UNAVAILABLE_COUNTERS),
-            .type = PERF_COUNTER_LARGE_RAWCOUNT_HEX,
-            .detail_level = PERF_DETAIL_WIZARD,
-        };
-        rc = pl_builder_add_counter(b, obj, &md, &marker);
-    }
-    /* one instance per online CPU, named by its number, then _Total */
-    for (uint32_t n = 0; rc == PL_OK && n <= st->ncpu; n++) {
-        int total = n == st->ncpu;
-        char name[16];
-        if (total) memcpy(name, "_Total", 7);
-        else snprintf(name, sizeof name, "%u", st->cpu[n].id);
-        int inst;
-        if ((rc = pl_builder_add_instance(b, obj, name, 0, 0, PERF_NO_UNIQUE_ID, &inst)) != PL_OK) break;
-        const uint64_t *t = total ? st->total : st->cpu[n].t;
-        uint64_t base = ticks_100ns(cpu_sum(t, st->nfields), g.hz), unav = 0;
-        for (size_t i = 0; rc == PL_OK && i < NCPU_CTRS; i++) {
-            if (!used[i]) continue;
-            const struct cpu_ctr *c = &cpu_ctrs[i];
-            uint64_t v, vbase = base;
-            switch (c->kind) {
-            case K_INTERRUPTS:
-                v = total ? table_total(&g.irq) : g.irq.sum[column_of(&g.irq, st->cpu[n].id)];
-                break;
-            case K_DPCS:
-                v = total ? table_total(&g.soft) : g.soft.sum[column_of(&g.soft, st->cpu[n].id)];
-                break;
-            case K_C_TIME:
-            case K_C_TRANS:
-                v = c->kind == K_C_TIME ? cs[n].t[c->level] : cs[n].u[c->level];
-                /* _Total: the CPUs' sums over the sum of their column sums */
-                if (total) vbase = cs_total_base;
-                if (cs[n].bad & cstate_bit(c)) {
-                    unav |= PL_UNAVAILABLE_BIT(pos[i]);
-                    if (c->kind == K_C_TIME) unav |= PL_UNAVAILABLE_BIT(pos[i] + 1);
-                }
-                break;
-            default:
-                /* _Total: the aggregate line over its own column sum, the
-                 * average over CPUs weighted by accounted time */
-                v = ticks_100ns(cpu_ticks(c->kind, t, st->nfields), g.hz);
-                break;
-            }
-            rc = pl_builder_set_u64(b, obj, inst, h[i], v);
-            if (rc == PL_OK && c->type == PERF_PRECISION_100NS_TIMER)
-                rc = pl_builder_set_base(b, obj, inst, h[i], vbase);
-        }
-        if (rc == PL_OK && marker >= 0) rc = pl_builder_set_u64(b, obj, inst, marker, unav);
-    }
-    free(cs);
-    return rc;
-}
-
 /* -------------------------------------------------------- Paging File */
 
 static int update_peaks(void)
@@ -866,6 +581,9 @@ PL_PROVIDER_EXPORT DWORD PerfOsOpen(LPWSTR device_names)
             g.rootfd = fd;
             g.b = b;
             g.hz = pl__clock_ticks();
+            g.cpu.rootfd = fd;
+            g.cpu.hz = g.hz;
+            g.cpu.st = &g.st;
             g.have_total_peak = 0;
             g.total_peak_kib = 0;
         }
@@ -890,7 +608,8 @@ PL_PROVIDER_EXPORT DWORD PerfOsCollect(LPWSTR query, LPVOID *data, LPDWORD bytes
     int want_cpu = pl_query_wants(&q, PL_OBJ_PROCESSOR, 0);
     int want_pf = pl_query_wants(&q, PL_OBJ_PAGING_FILE, 0);
     int want_objs = pl_query_wants(&q, PL_OBJ_OBJECTS, 0);
-    if (!(want_sys || want_mem || want_cpu || want_pf || want_objs)) {
+    int want_info = pl_query_wants(&q, PL_OBJ_PROCESSOR_INFORMATION, 0);
+    if (!(want_sys || want_mem || want_cpu || want_pf || want_objs || want_info)) {
         *bytes = 0;
         *objects = 0;
         return ERROR_SUCCESS;
@@ -904,14 +623,16 @@ PL_PROVIDER_EXPORT DWORD PerfOsCollect(LPWSTR query, LPVOID *data, LPDWORD bytes
     }
     pl_builder_reset(g.b);
     g.np_state = g.nt_state = 0;
+    pl__perfos_cpu_reset(&g.cpu);
     int have_stat = 0;
-    if (want_sys || want_cpu) have_stat = pl__read_proc_stat(g.rootfd, &g.st) == 0;
+    if (want_sys || want_cpu || want_info) have_stat = pl__read_proc_stat(g.rootfd, &g.st) == 0;
     int rc = PL_OK;
     if (rc == PL_OK && want_sys) rc = build_system(g.b, have_stat);
     if (rc == PL_OK && want_mem) rc = build_memory(g.b);
-    if (rc == PL_OK && want_cpu && have_stat) rc = build_processor(g.b);
+    if (rc == PL_OK && want_cpu && have_stat) rc = pl__perfos_build_cpu(g.b, &g.cpu, 0);
     if (rc == PL_OK && want_pf) rc = build_paging_file(g.b);
     if (rc == PL_OK && want_objs) rc = build_objects(g.b);
+    if (rc == PL_OK && want_info && have_stat) rc = pl__perfos_build_cpu(g.b, &g.cpu, 1);
     DWORD ret;
     if (rc != PL_OK) {
         *bytes = 0;
@@ -933,11 +654,7 @@ PL_PROVIDER_EXPORT DWORD PerfOsClose(void)
         pl_builder_free(g.b);
         g.b = NULL;
         pl__cpu_stats_free(&g.st);
-        pl__percpu_sums_free(&g.irq);
-        pl__percpu_sums_free(&g.soft);
-        free(g.idle);
-        g.idle = NULL;
-        g.idle_cap = 0;
+        pl__perfos_cpu_free(&g.cpu);
         pl__swaps_free(&g.sw);
         free(g.peaks);
         g.peaks = NULL;

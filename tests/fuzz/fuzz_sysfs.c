@@ -7,6 +7,9 @@
  *      pl__cstate_map): levels 0..3, POLL always 0, every other state 1..3;
  *   2: /proc/sysvipc/{sem,shm} (pl__parse_sysvipc_count): on success the
  *      count is the number of lines after the header;
+ *   3: a NUMA node's cpulist (pl__parse_cpulist): on success the ranges
+ *      ascend without overlap, listed CPUs are found and ranked by the
+ *      number of listed CPUs before them;
  * Anything else is parser 0. */
 #include <stdint.h>
 #include <stdio.h>
@@ -65,6 +68,27 @@ static void sysvipc(const char *s, size_t n)
     if (lines == 0 || c != lines - 1) abort();
 }
 
+static void cpulist(const char *s, size_t n)
+{
+    struct pl__cpulist l = {0};
+    if (pl__parse_cpulist(s, n, &l) == 0) {
+        uint32_t before = 0;
+        for (uint32_t i = 0; i < l.n; i++) {
+            if (l.r[i][0] > l.r[i][1] || (i > 0 && l.r[i][0] <= l.r[i - 1][1])) abort();
+            /* the ends and one inside (bounded work per range) */
+            uint32_t probe[3] = {l.r[i][0], l.r[i][0] + (l.r[i][1] - l.r[i][0]) / 2, l.r[i][1]};
+            for (int k = 0; k < 3; k++) {
+                if (!pl__cpulist_has(&l, probe[k])) abort();
+                if (pl__cpulist_rank(&l, probe[k]) != before + (probe[k] - l.r[i][0])) abort();
+            }
+            if (l.r[i][0] > 0 && pl__cpulist_has(&l, l.r[i][0] - 1) && (i == 0 || l.r[i - 1][1] != l.r[i][0] - 1))
+                abort();
+            before += l.r[i][1] - l.r[i][0] + 1;
+        }
+    }
+    pl__cpulist_free(&l);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size == 0) return 0;
@@ -76,6 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     switch (data[0]) {
     case 1: cstates(s, n); break;
     case 2: sysvipc(s, n); break;
+    case 3: cpulist(s, n); break;
     default: sys_u64(s, n); break;
     }
     free(s);

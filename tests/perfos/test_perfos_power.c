@@ -406,6 +406,279 @@ static void live_cstates(void **state)
     ph_unload(&p);
 }
 
+/* ------------------------------------------------ Processor Information */
+
+static void cpulist_parser(void **state)
+{
+    (void)state;
+    struct pl__cpulist l = {0};
+    assert_int_equal(pl__parse_cpulist("0-3,8,10-11\n", 12, &l), 0);
+    assert_int_equal(l.n, 3);
+    assert_true(pl__cpulist_has(&l, 2));
+    assert_false(pl__cpulist_has(&l, 4));
+    assert_true(pl__cpulist_has(&l, 11));
+    assert_int_equal(pl__cpulist_rank(&l, 0), 0);
+    assert_int_equal(pl__cpulist_rank(&l, 3), 3);
+    assert_int_equal(pl__cpulist_rank(&l, 8), 4);
+    assert_int_equal(pl__cpulist_rank(&l, 10), 5);
+    assert_int_equal(pl__cpulist_rank(&l, 11), 6);
+    assert_int_equal(pl__parse_cpulist("\n", 1, &l), 0); /* a node without CPUs */
+    assert_int_equal(l.n, 0);
+    static const char *const bad[] = {"",       "0-3",    "3-1\n",  "0,0\n",     "2,1\n", "0-3,3\n", " 0\n",
+                                      "-1\n",   "0-\n",   "0,\n",   "0 1\n",     "a\n",   "0-3\n\n", "16777216\n",
+                                      "0:2\n", "1-2/4\n"};
+    for (size_t i = 0; i < N(bad); i++)
+        if (pl__parse_cpulist(bad[i], strlen(bad[i]), &l) != -EINVAL) fail_msg("accepted bad[%zu] \"%s\"", i, bad[i]);
+    assert_int_equal(pl__parse_cpulist("1\0\n", 3, &l), -EINVAL);
+    pl__cpulist_free(&l);
+}
+
+/* Every counter the two objects share, except the marker. */
+static int shared(uint32_t idx)
+{
+    return idx != PL_CTR_UNAVAILABLE_COUNTERS && idx != PL_CTR_PROCESSOR_FREQUENCY &&
+           idx != PL_CTR_PCT_OF_MAXIMUM_FREQUENCY && idx != PL_CTR_PCT_PROCESSOR_UTILITY;
+}
+
+/* Processor Information holds Processor's counters, in Processor's order,
+ * then its own three; a CPU's instance and _Total equal Processor's (value,
+ * base, availability); a node's is the sum of its CPUs'. pairs[i] names
+ * the Processor instance of Processor Information's instance i (NULL: a
+ * node total, summing the CPUs listed in node_of[i]). */
+static void check_info_vs_processor(const pl_object *pi, const pl_object *pr, const char *const *pi_names,
+                                    const char *const *pr_names, const char *const *const *node_cpus, size_t n)
+{
+    assert_int_equal(pl_object_num_instances(pi), n);
+    pl_counter c;
+    uint32_t k = 0;
+    for (uint32_t i = 0; pl_object_counter(pr, i, &c) == PL_OK; i++) {
+        if (pl_type_is_base(c.def.CounterType) || !shared(c.def.CounterNameTitleIndex)) continue;
+        assert_int_equal(ph_position(pi, c.def.CounterNameTitleIndex), ph_position(pr, c.def.CounterNameTitleIndex));
+        k++;
+    }
+    assert_true(k >= 12);
+    for (size_t j = 0; j < n; j++) {
+        pl_instance in;
+        char nm[48];
+        assert_int_equal(pl_object_instance(pi, (int32_t)j, &in), PL_OK);
+        assert_int_equal(pl_instance_name(&in, nm, sizeof nm), PL_OK);
+        assert_string_equal(nm, pi_names[j]);
+        for (uint32_t i = 0; pl_object_counter(pr, i, &c) == PL_OK; i++) {
+            uint32_t idx = c.def.CounterNameTitleIndex;
+            if (pl_type_is_base(c.def.CounterType) || !shared(idx)) continue;
+            uint64_t v = 0, b = 0;
+            int av = 1;
+            if (pr_names[j]) {
+                v = ph_value_of(pr, pr_names[j], idx);
+                av = ph_available_of(pr, pr_names[j], idx);
+                if (c.has_base) b = ph_base_of(pr, pr_names[j], idx);
+            } else {
+                for (const char *const *m = node_cpus[j]; *m; m++) {
+                    v += ph_value_of(pr, *m, idx);
+                    av &= ph_available_of(pr, *m, idx);
+                    if (c.has_base) b += ph_base_of(pr, *m, idx);
+                }
+                if (!av) v = 0;
+            }
+            if (ph_value_of(pi, nm, idx) != v)
+                fail_msg("%s: counter %u is %llu, expected %llu", nm, idx,
+                         (unsigned long long)ph_value_of(pi, nm, idx), (unsigned long long)v);
+            assert_int_equal(ph_available_of(pi, nm, idx), av);
+            if (c.has_base) assert_int_equal(ph_base_of(pi, nm, idx), b);
+        }
+        /* no honest source: always marked */
+        assert_false(ph_available_of(pi, nm, PL_CTR_PCT_PROCESSOR_UTILITY));
+    }
+    assert_int_equal(ph_type(pi, PL_CTR_PROCESSOR_FREQUENCY), PERF_COUNTER_RAWCOUNT);
+    assert_int_equal(ph_type(pi, PL_CTR_PCT_OF_MAXIMUM_FREQUENCY), PERF_COUNTER_RAWCOUNT);
+    assert_int_equal(ph_type(pi, PL_CTR_PCT_PROCESSOR_UTILITY), PERF_PRECISION_100NS_TIMER);
+}
+
+/* m2: no node directory (one node, 0; index = CPU number), cpufreq on both
+ * CPUs: 2400 and 1200 MHz of a 3000 MHz maximum. */
+static void m2_processor_information(void **state)
+{
+    (void)state;
+    ph_provider p;
+    load(&p, DATA "m2");
+    ph_result s;
+    ph_collect_ok(&p, "238 1966", BUFSZ, &s);
+    assert_int_equal(s.objects, 2);
+    pl_object pi, pr;
+    ph_object(&s, PL_OBJ_PROCESSOR_INFORMATION, &pi);
+    ph_object(&s, PL_OBJ_PROCESSOR, &pr);
+    static const char *const pin[] = {"0,0", "0,1", "0,_Total", "_Total"};
+    static const char *const prn[] = {"0", "1", NULL, "_Total"};
+    static const char *const n0[] = {"0", "1", NULL};
+    static const char *const *const nodes[] = {NULL, NULL, n0, NULL};
+    check_info_vs_processor(&pi, &pr, pin, prn, nodes, 4);
+    const uint64_t mhz[] = {2400, 1200, 1800, 1800}, pct[] = {80, 40, 60, 60};
+    for (size_t i = 0; i < 4; i++) {
+        assert_true(ph_available_of(&pi, pin[i], PL_CTR_PROCESSOR_FREQUENCY));
+        assert_int_equal(ph_value_of(&pi, pin[i], PL_CTR_PROCESSOR_FREQUENCY), mhz[i]);
+        assert_int_equal(ph_value_of(&pi, pin[i], PL_CTR_PCT_OF_MAXIMUM_FREQUENCY), pct[i]);
+    }
+    assert_int_equal(ph_value_of(&pi, "0,_Total", PL_CTR_PCT_PROCESSOR_TIME), T(4600));
+    assert_int_equal(ph_base_of(&pi, "0,_Total", PL_CTR_PCT_PROCESSOR_TIME), T(23000));
+    assert_int_equal(ph_value_of(&pi, "0,_Total", PL_CTR_PCT_C3_TIME), 349000);
+    ph_result_free(&s);
+    ph_unload(&p);
+}
+
+/* m4: two nodes (0-1 and 2-3) with cpu2 offline: cpu3 is the second CPU
+ * of node 1 ("1,1"); no cpufreq: frequency marked everywhere. */
+static void m4_processor_information_numa(void **state)
+{
+    (void)state;
+    ph_provider p;
+    load(&p, DATA "m4");
+    ph_result s;
+    ph_collect_ok(&p, "Global", BUFSZ, &s);
+    pl_object pi, pr;
+    ph_object(&s, PL_OBJ_PROCESSOR_INFORMATION, &pi);
+    ph_object(&s, PL_OBJ_PROCESSOR, &pr);
+    static const char *const pin[] = {"0,0", "0,1", "0,_Total", "1,1", "1,_Total", "_Total"};
+    static const char *const prn[] = {"0", "1", NULL, "3", NULL, "_Total"};
+    static const char *const n0[] = {"0", "1", NULL}, *const n1[] = {"3", NULL};
+    static const char *const *const nodes[] = {NULL, NULL, n0, NULL, n1, NULL};
+    check_info_vs_processor(&pi, &pr, pin, prn, nodes, 6);
+    for (size_t i = 0; i < N(pin); i++) {
+        assert_false(ph_available_of(&pi, pin[i], PL_CTR_PROCESSOR_FREQUENCY));
+        assert_false(ph_available_of(&pi, pin[i], PL_CTR_PCT_OF_MAXIMUM_FREQUENCY));
+        assert_int_equal(ph_value_of(&pi, pin[i], PL_CTR_PROCESSOR_FREQUENCY), 0);
+    }
+    assert_int_equal(ph_value_of(&pi, "0,_Total", PL_CTR_PCT_PROCESSOR_TIME), T(7600));
+    assert_int_equal(ph_base_of(&pi, "0,_Total", PL_CTR_PCT_PROCESSOR_TIME), T(39200));
+    assert_int_equal(ph_value_of(&pi, "0,_Total", PL_CTR_INTERRUPTS_PER_SEC), 330);
+    ph_result_free(&s);
+    ph_unload(&p);
+}
+
+/* Hostile cpufreq values are marked (per CPU, in the node and _Total);
+ * a malformed node list leaves Processor Information out (its instances
+ * cannot be named), never Processor. */
+static void processor_information_hostile(void **state)
+{
+    (void)state;
+    strcpy(root, "/tmp/perfos-power-XXXXXX");
+    ph_tempdir(root);
+    put("proc/stat", "cpu  30 0 0 270 0 0 0 0\ncpu0 10 0 0 90 0 0 0 0\ncpu1 10 0 0 90 0 0 0 0\n"
+                     "cpu2 10 0 0 90 0 0 0 0\n");
+    put("sys/devices/system/node/node0/cpulist", "0\n");
+    put("sys/devices/system/node/node1/cpulist", "1-2\n");
+    put("sys/devices/system/node/node1/cpumap", "6\n");
+    put("sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq", "2000000\n");
+    put("sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", "0\n"); /* no maximum */
+    put("sys/devices/system/cpu/cpu1/cpufreq/scaling_cur_freq", "1e6\n");
+    put("sys/devices/system/cpu/cpu1/cpufreq/cpuinfo_max_freq", "3000000\n");
+    ph_mkdir(root, "sys/devices/system/cpu/cpu2/cpufreq");
+    fifo("sys/devices/system/cpu/cpu2/cpufreq/scaling_cur_freq");
+    put("sys/devices/system/cpu/cpu2/cpufreq/cpuinfo_max_freq", "3000000\n");
+    alarm(20);
+    ph_provider p;
+    load(&p, root);
+    ph_result s;
+    ph_collect_ok(&p, "1966", BUFSZ, &s);
+    alarm(0);
+    pl_object pi;
+    ph_object(&s, PL_OBJ_PROCESSOR_INFORMATION, &pi);
+    static const char *const names[] = {"0,0", "0,_Total", "1,0", "1,1", "1,_Total", "_Total"};
+    ph_names_are(&pi, names, N(names), 0);
+    assert_true(ph_available_of(&pi, "0,0", PL_CTR_PROCESSOR_FREQUENCY));
+    assert_int_equal(ph_value_of(&pi, "0,0", PL_CTR_PROCESSOR_FREQUENCY), 2000);
+    assert_false(ph_available_of(&pi, "0,0", PL_CTR_PCT_OF_MAXIMUM_FREQUENCY));
+    assert_false(ph_available_of(&pi, "0,_Total", PL_CTR_PCT_OF_MAXIMUM_FREQUENCY));
+    for (size_t i = 2; i < N(names); i++) {
+        assert_false(ph_available_of(&pi, names[i], PL_CTR_PROCESSOR_FREQUENCY));
+        assert_false(ph_available_of(&pi, names[i], PL_CTR_PCT_OF_MAXIMUM_FREQUENCY));
+    }
+    assert_true(ph_available_of(&pi, "1,1", PL_CTR_PCT_PROCESSOR_TIME));
+    ph_result_free(&s);
+
+    /* a CPU in two nodes, then a malformed list: no Processor Information */
+    put("sys/devices/system/node/node0/cpulist", "0-1\n");
+    ph_collect_ok(&p, "238 1966", BUFSZ, &s);
+    assert_true(ph_has_object(&s, PL_OBJ_PROCESSOR));
+    assert_false(ph_has_object(&s, PL_OBJ_PROCESSOR_INFORMATION));
+    ph_result_free(&s);
+    put("sys/devices/system/node/node0/cpulist", "0,x\n");
+    ph_collect_ok(&p, "238 1966", BUFSZ, &s);
+    assert_true(ph_has_object(&s, PL_OBJ_PROCESSOR));
+    assert_false(ph_has_object(&s, PL_OBJ_PROCESSOR_INFORMATION));
+    ph_result_free(&s);
+    ph_unload(&p);
+    ph_rmtree(root);
+}
+
+/* This machine: Processor Information and Processor from one collection
+ * agree exactly on every shared counter of every CPU and _Total; the
+ * instances are "node,index" per /sys; frequency is available with
+ * cpufreq (within the CPU's own limits) and marked without it. */
+static void live_processor_information(void **state)
+{
+    (void)state;
+    ph_provider p;
+    load(&p, NULL);
+    ph_result s;
+    ph_collect_ok(&p, "Global", BUFSZ, &s);
+    pl_object pi, pr;
+    ph_object(&s, PL_OBJ_PROCESSOR_INFORMATION, &pi);
+    ph_object(&s, PL_OBJ_PROCESSOR, &pr);
+    uint32_t ncpu = pl_object_num_instances(&pr) - 1, ninfo = pl_object_num_instances(&pi);
+    assert_true(ninfo >= ncpu + 2);
+    int have_freq = access("/sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq", R_OK) == 0;
+    if (!have_freq) print_message("this machine has no cpufreq: checking the frequency counters are marked\n");
+    uint32_t matched = 0;
+    for (uint32_t j = 0; j < ninfo; j++) {
+        pl_instance in;
+        char nm[48];
+        assert_int_equal(pl_object_instance(&pi, (int32_t)j, &in), PL_OK);
+        assert_int_equal(pl_instance_name(&in, nm, sizeof nm), PL_OK);
+        if (!have_freq) assert_false(ph_available_of(&pi, nm, PL_CTR_PROCESSOR_FREQUENCY));
+        else assert_true(ph_available_of(&pi, nm, PL_CTR_PROCESSOR_FREQUENCY));
+        assert_false(ph_available_of(&pi, nm, PL_CTR_PCT_PROCESSOR_UTILITY));
+        const char *pr_name = NULL;
+        char cpu[16];
+        if (strcmp(nm, "_Total") == 0) {
+            pr_name = "_Total";
+        } else {
+            unsigned node, idx;
+            char tail[8];
+            if (sscanf(nm, "%u,%7s", &node, tail) == 2 && strcmp(tail, "_Total") == 0) continue;
+            assert_int_equal(sscanf(nm, "%u,%u", &node, &idx), 2);
+            /* the idx-th CPU of the node's cpulist */
+            char path[96], list[256];
+            snprintf(path, sizeof path, "/sys/devices/system/node/node%u/cpulist", node);
+            FILE *f = fopen(path, "r");
+            unsigned id = idx;
+            if (f) {
+                struct pl__cpulist l = {0};
+                assert_non_null(fgets(list, sizeof list, f));
+                fclose(f);
+                assert_int_equal(pl__parse_cpulist(list, strlen(list), &l), 0);
+                unsigned k = 0;
+                for (id = 0; id < (1u << 16); id++)
+                    if (pl__cpulist_has(&l, id) && k++ == idx) break;
+                pl__cpulist_free(&l);
+            }
+            snprintf(cpu, sizeof cpu, "%u", id);
+            pr_name = cpu;
+        }
+        pl_counter c;
+        for (uint32_t i = 0; pl_object_counter(&pr, i, &c) == PL_OK; i++) {
+            uint32_t idx = c.def.CounterNameTitleIndex;
+            if (pl_type_is_base(c.def.CounterType) || !shared(idx)) continue;
+            assert_int_equal(ph_value_of(&pi, nm, idx), ph_value_of(&pr, pr_name, idx));
+            if (c.has_base) assert_int_equal(ph_base_of(&pi, nm, idx), ph_base_of(&pr, pr_name, idx));
+        }
+        matched++;
+    }
+    print_message("%u Processor Information instances matched Processor's exactly\n", matched);
+    assert_int_equal(matched, ncpu + 1);
+    ph_result_free(&s);
+    ph_unload(&p);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -416,6 +689,11 @@ int main(int argc, char **argv)
         cmocka_unit_test(cstates_hostile),
         cmocka_unit_test(cstates_total_partial),
         cmocka_unit_test(live_cstates),
+        cmocka_unit_test(cpulist_parser),
+        cmocka_unit_test(m2_processor_information),
+        cmocka_unit_test(m4_processor_information_numa),
+        cmocka_unit_test(processor_information_hostile),
+        cmocka_unit_test(live_processor_information),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     return cmocka_run_group_tests(tests, NULL, NULL);

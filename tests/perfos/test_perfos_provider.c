@@ -138,9 +138,10 @@ static void m2_global_objects(void **state)
     load(&p, DATA "m2");
     ph_result s;
     assert_int_equal(ph_collect(&p, "Global", BUFSZ, &s), ERROR_SUCCESS);
-    assert_int_equal(s.objects, 5);
-    const uint32_t order[] = {PL_OBJ_SYSTEM, PL_OBJ_MEMORY, PL_OBJ_PROCESSOR, PL_OBJ_PAGING_FILE, PL_OBJ_OBJECTS};
-    for (uint32_t i = 0; i < 5; i++) {
+    assert_int_equal(s.objects, 6);
+    const uint32_t order[] = {PL_OBJ_SYSTEM,      PL_OBJ_MEMORY,  PL_OBJ_PROCESSOR,
+                              PL_OBJ_PAGING_FILE, PL_OBJ_OBJECTS, PL_OBJ_PROCESSOR_INFORMATION};
+    for (uint32_t i = 0; i < 6; i++) {
         pl_object o;
         assert_int_equal(pl_block_object(&s.blk, i, &o), PL_OK);
         assert_int_equal(o.hdr.ObjectNameTitleIndex, order[i]);
@@ -150,10 +151,10 @@ static void m2_global_objects(void **state)
     ph_result_free(&s);
     /* NULL and "" are Global too */
     assert_int_equal(ph_collect(&p, NULL, BUFSZ, &s), ERROR_SUCCESS);
-    assert_int_equal(s.objects, 5);
+    assert_int_equal(s.objects, 6);
     ph_result_free(&s);
     assert_int_equal(ph_collect(&p, "", BUFSZ, &s), ERROR_SUCCESS);
-    assert_int_equal(s.objects, 5);
+    assert_int_equal(s.objects, 6);
     ph_result_free(&s);
     ph_unload(&p);
 }
@@ -528,7 +529,7 @@ static void more_data_contract(void **state)
         }
         assert_int_equal(rc, ERROR_SUCCESS);
         assert_ptr_equal(data, buf + bytes);
-        assert_int_equal(nobj, 5);
+        assert_int_equal(nobj, 6);
         free(buf);
         break;
     }
@@ -550,7 +551,7 @@ static void queries(void **state)
     assert_false(ph_has_object(&s, PL_OBJ_SYSTEM));
     ph_result_free(&s);
     assert_int_equal(ph_collect(&p, "global", BUFSZ, &s), ERROR_SUCCESS); /* case-insensitive */
-    assert_int_equal(s.objects, 5);
+    assert_int_equal(s.objects, 6);
     ph_result_free(&s);
     ph_unload(&p);
 }

@@ -42,14 +42,14 @@ static void seed_exact(void **state)
     assert_null(pl_titles_get(t, PL_TITLE_HELP, 1));
     assert_null(pl_titles_get(t, PL_TITLE_HELP, 1848));
     assert_null(pl_titles_get(t, PL_TITLE_NAME, 1963));
-    assert_null(pl_titles_get(t, PL_TITLE_NAME, 1966));
+    assert_null(pl_titles_get(t, PL_TITLE_NAME, 1974));
     assert_int_equal(pl_titles_last_counter(t), 2998);
     assert_int_equal(pl_titles_last_help(t), 2999);
 
     /* Every name but the specials has a help at +1, and names are even. */
     size_t n = pl_titles_count(t, PL_TITLE_NAME);
-    assert_int_equal(n, 324); /* 322 objects/counters + 1 and 1846 */
-    assert_int_equal(pl_titles_count(t, PL_TITLE_HELP), 323);
+    assert_int_equal(n, 328); /* 326 objects/counters + 1 and 1846 */
+    assert_int_equal(pl_titles_count(t, PL_TITLE_HELP), 327);
     for (size_t i = 0; i < n; i++) {
         uint32_t idx;
         const char *text;
@@ -99,12 +99,12 @@ static void seed_providers(void **state)
     assert_string_equal(os->open, "PerfOsOpen");
     assert_string_equal(os->collect, "PerfOsCollect");
     assert_string_equal(os->close, "PerfOsClose");
-    assert_string_equal(os->object_list, "2 4 238 700 260");
+    assert_string_equal(os->object_list, "2 4 238 700 260 1966");
     assert_null(os->linkage_export);
     assert_int_equal(os->first_counter, 1848);
-    assert_int_equal(os->last_counter, 1964);
+    assert_int_equal(os->last_counter, 1972);
     assert_int_equal(os->first_help, 1849);
-    assert_int_equal(os->last_help, 1965);
+    assert_int_equal(os->last_help, 1973);
     assert_int_equal(os->builtin, 1);
     assert_int_equal(os->disabled, 0);
     assert_null(os->disable_reason);
@@ -256,7 +256,7 @@ static void seed_refresh(void **state)
     pl_titles_free(t);
     pl_provider_info p;
     assert_int_equal(pl_store_provider(st, "PerfOS", &p, &err), PL_OK);
-    assert_string_equal(p.object_list, "2 4 238 700 260");
+    assert_string_equal(p.object_list, "2 4 238 700 260 1966");
     assert_string_equal(p.library, "libperfos.so");
     pl_provider_info_clear(&p);
     assert_int_equal(pl_store_provider(st, "PerfNet", &p, &err), PL_OK);
@@ -290,7 +290,7 @@ static void migrate_from_v0(void **state)
     assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 2), "System v0");
     assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 1848), "Old Counter");
     assert_string_equal(pl_titles_get(t, PL_TITLE_NAME, 238), "Processor");
-    assert_int_equal(pl_titles_count(t, PL_TITLE_NAME), 324);
+    assert_int_equal(pl_titles_count(t, PL_TITLE_NAME), 328);
     assert_int_equal(pl_titles_last_counter(t), 2998);
     pl_titles_free(t);
     pl_provider_info p;

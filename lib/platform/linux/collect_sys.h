@@ -64,6 +64,42 @@ struct pl__cpuidle {
  * name). -ENOMEM never; -EINVAL only for a bad cpu number. */
 int pl__read_cpuidle(int rootfd, uint32_t cpu, struct pl__cpuidle *out);
 
+/* ------------------------------------------------------------- cpufreq */
+
+/* One CPU's frequency, /sys/devices/system/cpu/cpu<cpu>/cpufreq/: the
+ * current one (scaling_cur_freq, else cpuinfo_cur_freq) and the hardware
+ * maximum (cpuinfo_max_freq), in kHz. */
+struct pl__cpufreq {
+    int have_cur, have_max;   /* each read as one number (> 0 for max) */
+    uint64_t cur_khz, max_khz;
+};
+/* Always 0 (out zeroed first); a file absent, unreadable, not one number,
+ * or a maximum of 0 leaves its have_* 0. -EINVAL only for a bad cpu. */
+int pl__read_cpufreq(int rootfd, uint32_t cpu, struct pl__cpufreq *out);
+
+/* ---------------------------------------------------------- NUMA nodes */
+
+/* A CPU list as the kernel prints it ("0-3,8,10-11\n", or "\n" for none):
+ * ascending, non-overlapping ranges of CPU numbers below 2^24. */
+struct pl__cpulist {
+    uint32_t n, cap;          /* ranges; cap private */
+    uint32_t (*r)[2];         /* [lo, hi], owned */
+};
+int pl__parse_cpulist(const char *text, size_t len, struct pl__cpulist *out);
+void pl__cpulist_free(struct pl__cpulist *l);
+/* Is cpu in the list, and how many listed CPUs are below it? */
+int pl__cpulist_has(const struct pl__cpulist *l, uint32_t cpu);
+uint32_t pl__cpulist_rank(const struct pl__cpulist *l, uint32_t cpu);
+
+/* The NUMA node of each of n CPUs (cpus[], ascending) and its index among
+ * the node's CPUs (its rank in the node's cpulist), from <root>/sys/
+ * devices/system/node/node<N>/cpulist. Without that directory every CPU is
+ * in node 0 with its own number as index, and -ENOENT is returned (the
+ * outputs are filled). -EINVAL when a cpulist is malformed or unreadable,
+ * a CPU is in two nodes or in none; -ENOMEM. node[] and index[] hold n
+ * entries, allocated by the caller. */
+int pl__read_cpu_nodes(int rootfd, const uint32_t *cpus, uint32_t n, uint32_t *node, uint32_t *index);
+
 /* ------------------------------------------------------ /proc/sysvipc */
 
 /* The SysV IPC objects of the reader's IPC namespace: /proc/sysvipc/sem

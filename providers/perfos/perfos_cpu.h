@@ -1,0 +1,38 @@
+/* perflib: PerfOS's processor objects, Processor (238) and Processor
+ * Information (issue 11), built from one reading of the per-CPU sources
+ * per collection (perfos_cpu.c). Private to the provider. */
+#ifndef PERFOS_CPU_H
+#define PERFOS_CPU_H
+
+#include <stdint.h>
+
+#include "linux/collect_os.h"
+#include "linux/collect_sys.h"
+#include "perflib/provider.h"
+
+typedef struct pl__cstate_val pl__cstate_val;
+
+typedef struct pl__perfos_cpu {
+    int rootfd;
+    long hz;                        /* USER_HZ */
+    const struct pl__cpu_stats *st; /* this collection's /proc/stat */
+    /* read once per collection, on first use */
+    int ready;
+    int have_irq, have_soft;
+    struct pl__percpu_sums irq, soft;
+    struct pl__cpuidle idle;        /* scratch */
+    pl__cstate_val *cs;             /* ncpu */
+    struct pl__cpufreq *fq;         /* ncpu */
+    uint32_t *node, *nidx;          /* ncpu: NUMA node, index in the node */
+    int nodes_ok;
+    uint32_t cap;                   /* entries allocated in cs, fq, node, nidx */
+} pl__perfos_cpu;
+
+/* Start a collection: the next build reads the sources again. */
+void pl__perfos_cpu_reset(pl__perfos_cpu *c);
+void pl__perfos_cpu_free(pl__perfos_cpu *c);
+/* Add Processor (info = 0) or Processor Information (info = 1) to b.
+ * PL_OK (also when the object is left out), PL_E_NOMEM or a builder error. */
+int pl__perfos_build_cpu(pl_builder *b, pl__perfos_cpu *c, int info);
+
+#endif
