@@ -64,8 +64,9 @@ function(pl_cmocka_test name)
     set_tests_properties(${name}.${c} PROPERTIES TIMEOUT ${T_TIMEOUT} ENVIRONMENT "${T_ENV}")
     # Cases that compare against the live machine (process counts, ...) run
     # alone, so other tests forking processes cannot move what they measure.
+    # They carry the label "live" (ctest -L live runs them all).
     if("${name}.${c}" MATCHES "live")
-      set_tests_properties(${name}.${c} PROPERTIES RUN_SERIAL TRUE)
+      set_tests_properties(${name}.${c} PROPERTIES RUN_SERIAL TRUE LABELS live)
     endif()
   endforeach()
 endfunction()

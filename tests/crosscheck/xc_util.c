@@ -151,7 +151,9 @@ double xc_column(const char *out, const char *row_prefix, const char *key, const
         char *f[64];
         size_t n = fields(copy, f, 64);
         if (n < 2) continue;
-        if (!is_number(f[1])) {
+        int numbers = 0;
+        for (size_t i = 1; i < n; i++) numbers += is_number(f[i]);
+        if (numbers == 0) { /* a header: names only */
             memcpy(hdr, line, sizeof hdr);
             continue;
         }

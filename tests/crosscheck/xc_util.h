@@ -31,8 +31,8 @@ void xc_need_tool(const char *tool, const char *package);
 /* Fail the test with the reason when not root. */
 void xc_need_root(const char *why);
 
-/* A value in the tables sysstat and ss print: the last header line seen
- * before a row (a line whose second field is not a number) names the
+/* A value in the tables sysstat prints: the last header line seen
+ * before a row (a line with no number after its first field) names the
  * columns; the row is the first line that starts with `row_prefix` (may be
  * "") and has a field equal to `key` (may be NULL); the column is found by
  * its position from the END of the header, so a time of day printed as one
