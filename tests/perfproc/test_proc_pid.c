@@ -267,6 +267,29 @@ static void read_stat_from_tree(void **state)
     close(fd);
 }
 
+/* procfs is recognised; trusting it skips only the regular-file check:
+ * live files read the same, and a canned tree (not procfs) is not trusted. */
+static void procfs_trust(void **state)
+{
+    (void)state;
+    int pfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    assert_true(pfd >= 0);
+    assert_int_equal(pl__proc_is_procfs(pfd), 1);
+    int tfd = open_dir("proc/1");
+    assert_int_equal(pl__proc_is_procfs(tfd), 0);
+    char a[PL_PROC_STAT_BUF], b[PL_PROC_STAT_BUF];
+    assert_true(pl__proc_read1(pfd, "self/comm", a, sizeof a) > 0);
+    pl__proc_trust_procfs(1);
+    assert_true(pl__proc_read1(pfd, "self/comm", b, sizeof b) > 0);
+    assert_string_equal(a, b);
+    assert_int_equal(pl__proc_read1(pfd, "self/nonexistent", b, sizeof b), -ENOENT);
+    pl__proc_trust_procfs(0);
+    /* untrusted again: a directory is refused before any read */
+    assert_int_equal(pl__proc_read1(tfd, "fd", b, sizeof b), -EINVAL);
+    close(tfd);
+    close(pfd);
+}
+
 static void read1_and_fmt(void **state)
 {
     (void)state;
@@ -471,6 +494,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(list_numeric_sorted),
         cmocka_unit_test(read_stat_from_tree),
         cmocka_unit_test(read1_and_fmt),
+        cmocka_unit_test(procfs_trust),
         cmocka_unit_test(maps_lines),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);

@@ -105,8 +105,18 @@ int pl__proc_parse_schedstat(const char *text, pl_proc_schedstat *ss);
 
 /* openat(dirfd, rel) + ONE read() into buf (cap-1 bytes at most) + close;
  * NUL-terminates. Proc's seq files hand the whole content to one read that
- * is large enough. Returns the length or -errno. */
+ * is large enough. Returns the length or -errno. The file is opened
+ * non-blocking and, unless procfs is trusted (below), read only if fstat()
+ * says it is a regular file (pl__open_regular_at). */
 ssize_t pl__proc_read1(int dirfd, const char *rel, char *buf, size_t cap);
+
+/* Is the directory `fd` on the kernel's procfs (statfs magic)? 1 or 0. */
+int pl__proc_is_procfs(int fd);
+/* Skip the regular-file fstat() in pl__proc_read1 (on), or check again
+ * (off). Only for descriptors on the kernel's procfs, where every file is the
+ * kernel's own and no FIFO or device can be planted: a caller turns it on
+ * after pl__proc_is_procfs() said so. Process-wide (per copy of this code). */
+void pl__proc_trust_procfs(int on);
 
 /* Read and parse a process's (or a task directory's) files. `dirfd` is the
  * /proc/<pid> (or /proc/<pid>/task/<tid>) directory. */

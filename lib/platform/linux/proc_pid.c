@@ -4,17 +4,41 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <stdatomic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "collect_proc.h"
 #include "platform.h"
 
+/* pl__proc_trust_procfs(): skip the regular-file check. */
+static atomic_int trust_procfs;
+
+int pl__proc_is_procfs(int fd)
+{
+    struct statfs sf;
+    return fstatfs(fd, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC;
+}
+
+void pl__proc_trust_procfs(int on)
+{
+    atomic_store_explicit(&trust_procfs, on ? 1 : 0, memory_order_relaxed);
+}
+
 ssize_t pl__proc_read1(int dirfd, const char *rel, char *buf, size_t cap)
 {
     if (cap < 2) return -EINVAL;
-    int fd = pl__open_regular_at(dirfd, rel);
+    int fd;
+    if (atomic_load_explicit(&trust_procfs, memory_order_relaxed)) {
+        fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        if (fd < 0) fd = -errno;
+    } else {
+        fd = pl__open_regular_at(dirfd, rel);
+    }
     if (fd < 0) return fd;
     ssize_t n;
     do {
