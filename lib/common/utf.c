@@ -176,6 +176,17 @@ int pl__utf8_casecmp(const char *a, const char *b)
     size_t la = strlen(a), lb = strlen(b);
     for (;;) {
         if (la == 0 || lb == 0) return (la > 0) - (lb > 0);
+        if (*p < 0x80 && *q < 0x80) {
+            /* ASCII on both sides (almost every title): what the decoding
+             * and fold() below give, without them. */
+            uint32_t ca = *p, cb = *q;
+            if (ca >= 'A' && ca <= 'Z') ca += 32;
+            if (cb >= 'A' && cb <= 'Z') cb += 32;
+            if (ca != cb) return ca < cb ? -1 : 1;
+            p++; la--;
+            q++; lb--;
+            continue;
+        }
         uint32_t ca, cb;
         size_t na = utf8_decode(p, la, &ca), nb = utf8_decode(q, lb, &cb);
         if (na == 0) { ca = *p; na = 1; }

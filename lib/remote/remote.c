@@ -10,7 +10,6 @@
  * before the caller sees a byte). Easy handles are pooled per client so a
  * second query to the same perfd reuses the connection (and TLS session). */
 #include <arpa/inet.h>
-#include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -23,6 +22,7 @@
 #include "perflib/block.h"
 #include "perflib/remote.h"
 #include "pl_internal.h"
+#include "curl_dl.h"
 #include "remote_internal.h"
 
 #define POOL_MAX 8
@@ -38,10 +38,17 @@ struct pl_remote {
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 static CURLcode curl_init_rc = CURLE_OK;
+static char curl_load_why[256]; /* set when libcurl could not be loaded */
 
+/* libcurl is loaded here, at the first remote client, not at start-up
+ * (curl_dl.h). */
 static void curl_init(void)
 {
-    curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+    if (pl__curl_load(curl_load_why, sizeof curl_load_why) != 0) {
+        curl_init_rc = CURLE_FAILED_INIT;
+        return;
+    }
+    curl_init_rc = pl__curl.global_init(CURL_GLOBAL_DEFAULT);
 }
 
 /* ------------------------------------------------------------ targets */
@@ -172,8 +179,9 @@ PL_EXTERN int pl_remote_open(const char *config_path, pl_remote **out, pl_error 
     pl__clear(err);
     if (!out) return pl__fail(err, PL_E_INVAL, "pl_remote_open: out is NULL");
     pthread_once(&curl_once, curl_init);
+    if (curl_load_why[0]) return pl__fail(err, PL_E_UNSUPPORTED, "remote queries need libcurl: %s", curl_load_why);
     if (curl_init_rc != CURLE_OK)
-        return pl__fail(err, PL_E_UNSUPPORTED, "libcurl could not start: %s", curl_easy_strerror(curl_init_rc));
+        return pl__fail(err, PL_E_UNSUPPORTED, "libcurl could not start: %s", pl__curl.easy_strerror(curl_init_rc));
     pl_remote *r = calloc(1, sizeof *r);
     if (!r) return pl__fail(err, PL_E_NOMEM, "out of memory");
     if (config_path && !(r->config_path = pl__strdup(config_path))) {
@@ -188,7 +196,7 @@ PL_EXTERN int pl_remote_open(const char *config_path, pl_remote **out, pl_error 
 PL_EXTERN void pl_remote_close(pl_remote *r)
 {
     if (!r) return;
-    for (size_t i = 0; i < r->nidle; i++) curl_easy_cleanup(r->idle[i]);
+    for (size_t i = 0; i < r->nidle; i++) pl__curl.easy_cleanup(r->idle[i]);
     pthread_mutex_destroy(&r->mu);
     free(r->config_path);
     free(r);
@@ -200,8 +208,8 @@ static CURL *take_handle(pl_remote *r)
     pthread_mutex_lock(&r->mu);
     if (r->nidle) h = r->idle[--r->nidle];
     pthread_mutex_unlock(&r->mu);
-    if (h) curl_easy_reset(h); /* options cleared; the connection cache stays */
-    else h = curl_easy_init();
+    if (h) pl__curl.easy_reset(h); /* options cleared; the connection cache stays */
+    else h = pl__curl.easy_init();
     return h;
 }
 
@@ -213,7 +221,7 @@ static void give_handle(pl_remote *r, CURL *h)
         h = NULL;
     }
     pthread_mutex_unlock(&r->mu);
-    if (h) curl_easy_cleanup(h);
+    if (h) pl__curl.easy_cleanup(h);
 }
 
 /* ------------------------------------------------------------ transfer */
@@ -292,7 +300,7 @@ static void clean_text(const uint8_t *p, size_t n, char *out, size_t cap)
 
 static int map_curl(CURLcode cc, const sink *s, const char *target, const char *ebuf, pl_error *err)
 {
-    const char *detail = ebuf[0] ? ebuf : curl_easy_strerror(cc);
+    const char *detail = ebuf[0] ? ebuf : pl__curl.easy_strerror(cc);
     switch (cc) {
     case CURLE_OUT_OF_MEMORY: return pl__fail(err, PL_E_NOMEM, "%s: out of memory", target);
     case CURLE_FILESIZE_EXCEEDED:
@@ -388,7 +396,7 @@ PL_EXTERN int pl_remote_query(pl_remote *r, const char *target, const char *quer
         pl_remote_settings_free(&st);
         return pl__fail(err, PL_E_NOMEM, "out of memory");
     }
-    char *q = curl_easy_escape(h, query, (int)ql);
+    char *q = pl__curl.easy_escape(h, query, (int)ql);
     size_t ulen = strlen(host) + (q ? strlen(q) : 0) + 64;
     char *url = malloc(ulen);
     char auth[PL_REMOTE_TOKEN_MAX + 32];
@@ -404,13 +412,13 @@ PL_EXTERN int pl_remote_query(pl_remote *r, const char *target, const char *quer
     int v6 = is_ipv6(host);
     snprintf(url, ulen, "%s://%s%s%s:%u/v1/query?q=%s", tls ? "https" : "http", v6 ? "[" : "", host, v6 ? "]" : "",
              port, q);
-    hdrs = curl_slist_append(NULL, "Accept: application/octet-stream");
+    hdrs = pl__curl.slist_append(NULL, "Accept: application/octet-stream");
     if (hdrs && tok[0]) {
         snprintf(auth, sizeof auth, "Authorization: Bearer %s", tok);
-        struct curl_slist *n2 = curl_slist_append(hdrs, auth);
+        struct curl_slist *n2 = pl__curl.slist_append(hdrs, auth);
         explicit_bzero(auth, sizeof auth);
         if (!n2) {
-            curl_slist_free_all(hdrs);
+            pl__curl.slist_free_all(hdrs);
             hdrs = NULL;
         } else {
             hdrs = n2;
@@ -424,14 +432,14 @@ PL_EXTERN int pl_remote_query(pl_remote *r, const char *target, const char *quer
         int a6 = is_ipv6(st.address);
         snprintf(connect_to, sizeof connect_to, "%s%s%s:%u:%s%s%s:%u", v6 ? "[" : "", host, v6 ? "]" : "", port,
                  a6 ? "[" : "", st.address, a6 ? "]" : "", port);
-        if (!(ct = curl_slist_append(NULL, connect_to))) {
+        if (!(ct = pl__curl.slist_append(NULL, connect_to))) {
             rc = pl__fail(err, PL_E_NOMEM, "out of memory");
             goto done;
         }
     }
     CURLcode cc = CURLE_OK;
 #define SET(opt, val) \
-    if (cc == CURLE_OK) cc = curl_easy_setopt(h, opt, val)
+    if (cc == CURLE_OK) cc = pl__curl.easy_setopt(h, opt, val)
     SET(CURLOPT_URL, url);
     SET(CURLOPT_ERRORBUFFER, ebuf);
     SET(CURLOPT_NOSIGNAL, 1L);
@@ -459,16 +467,16 @@ PL_EXTERN int pl_remote_query(pl_remote *r, const char *target, const char *quer
     }
 #undef SET
     if (cc != CURLE_OK) {
-        rc = pl__fail(err, PL_E_UNSUPPORTED, "%s: libcurl refused an option: %s", target, curl_easy_strerror(cc));
+        rc = pl__fail(err, PL_E_UNSUPPORTED, "%s: libcurl refused an option: %s", target, pl__curl.easy_strerror(cc));
         goto done;
     }
-    cc = curl_easy_perform(h);
+    cc = pl__curl.easy_perform(h);
     if (cc != CURLE_OK) {
         rc = map_curl(cc, &s, target, ebuf, err);
         goto done;
     }
     long code = 0;
-    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+    pl__curl.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
     if (code != 200) {
         char why[160];
         clean_text(s.p, s.len < 200 ? s.len : 200, why, sizeof why);
@@ -498,14 +506,14 @@ PL_EXTERN int pl_remote_query(pl_remote *r, const char *target, const char *quer
     rc = PL_OK;
 done:
     /* the handle keeps pointers to these: forget them before it is pooled */
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, NULL);
-    curl_easy_setopt(h, CURLOPT_CONNECT_TO, NULL);
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, NULL);
+    pl__curl.easy_setopt(h, CURLOPT_HTTPHEADER, NULL);
+    pl__curl.easy_setopt(h, CURLOPT_CONNECT_TO, NULL);
+    pl__curl.easy_setopt(h, CURLOPT_ERRORBUFFER, NULL);
     give_handle(r, h);
     for (struct curl_slist *l = hdrs; l; l = l->next) explicit_bzero(l->data, strlen(l->data));
-    curl_slist_free_all(hdrs);
-    curl_slist_free_all(ct);
-    curl_free(q);
+    pl__curl.slist_free_all(hdrs);
+    pl__curl.slist_free_all(ct);
+    pl__curl.free(q);
     free(url);
     free(s.p);
     explicit_bzero(tok, sizeof tok);

@@ -8,6 +8,7 @@
  * block, an answer larger than the cap. The cases against the real perfd are
  * in test_remote_perfd.c. */
 #include <arpa/inet.h>
+#include <link.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -488,6 +489,43 @@ static void foreign_failures_named(void **state)
     teardown(&s);
 }
 
+/* Is a library whose file name contains `part` loaded in this process? */
+static int has_part(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    return info->dlpi_name && strstr(info->dlpi_name, (const char *)data) != NULL;
+}
+
+static int loaded(const char *part)
+{
+    return dl_iterate_phdr(has_part, (void *)part);
+}
+
+/* libcurl (and the ~27 libraries it needs) is not loaded with libperflib,
+ * only at the first remote client: every tool's start-up pays for it
+ * otherwise (docs/benchmarks.md, "Start-up"). The query still works. */
+static void curl_loaded_on_first_use(void **state)
+{
+    (void)state;
+    assert_false(loaded("libcurl"));
+    assert_false(loaded("libgnutls"));
+    server s = setup();
+    assert_false(loaded("libcurl"));
+    pl_remote *r;
+    pl_error err;
+    assert_int_equal(pl_remote_open(NULL, &r, &err), PL_OK);
+    char t[64];
+    snprintf(t, sizeof t, "127.0.0.1:%u", s.port);
+    void *out;
+    size_t len;
+    uint32_t type;
+    assert_int_equal(query(r, t, "ok", &out, &len, &type, &err), PL_OK);
+    pl_free(out);
+    assert_true(loaded("libcurl"));
+    pl_remote_close(r);
+    teardown(&s);
+}
+
 static void foreign_token(void **state)
 {
     (void)state;
@@ -588,6 +626,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(foreign_block_as_sent),
         cmocka_unit_test(foreign_perfquery_raw),
         cmocka_unit_test(foreign_failures_named),
+        cmocka_unit_test(curl_loaded_on_first_use),
         cmocka_unit_test(foreign_token),
         cmocka_unit_test(foreign_failure_is_that_machines),
     };
