@@ -20,8 +20,16 @@
  * the objects' sources, each read once, as the providers do).
  *
  * Prints one line per object: "object=<name> index=<n> instances=<n>
- * engine_us=<median> provider_us=<median> floor_us=<median>" (medians of K).
+ * engine_us=<median> provider_us=<median> floor_us=<median>
+ * engine_cpu_us=<median> floor_cpu_us=<median>" (medians of K; the CPU
+ * columns are the whole process's CPU time, every thread, over the engine
+ * query and over the floor: the machine's load hardly changes them).
  * bench/run-global.sh formats the table with the ratios.
+ *
+ *   bench_global exec K PROGRAM ARGS...
+ *
+ * K runs of a program: "wall_us=<median> cpu_us=<median>" (the child's user
+ * + system time from wait4).
  *
  *   bench_global startup K STORE DIR
  *
@@ -47,7 +55,9 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
+#include <sys/resource.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -72,6 +82,15 @@ static double now_us(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/* CPU time of the whole process (every thread: the host's workers and
+ * PerfProc's reader pool included), in microseconds. */
+static double cpu_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
@@ -109,6 +128,27 @@ struct d64 {
     unsigned char type;
     char name[];
 };
+
+/* getdents64 over dirfd/rel, then fn(dirfd of rel, name) for each name not
+ * starting with '.' (names collected first, as a provider lists then reads). */
+static void each_entry(int dirfd, const char *rel, void (*fn)(int, const char *))
+{
+    int fd = openat(dirfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return;
+    static _Alignas(8) char d[32768];
+    static char names[256][64];
+    int nn = 0;
+    long n;
+    while ((n = syscall(SYS_getdents64, fd, d, sizeof d)) > 0)
+        for (long off = 0; off < n;) {
+            struct d64 *e = (struct d64 *)(d + off);
+            off += e->reclen;
+            if (e->name[0] == '.' || nn >= 256) continue;
+            snprintf(names[nn++], sizeof names[0], "%.63s", e->name);
+        }
+    for (int i = 0; i < nn; i++) fn(fd, names[i]);
+    close(fd);
+}
 
 static void count_dir(int dirfd, const char *rel)
 {
@@ -406,6 +446,44 @@ static void proc_floor(int threads)
     }
 }
 
+/* Per CPU (cpu0..cpuN-1 of /proc/stat's count): the cpuidle state files
+ * PerfOS reads (name, time, usage of state0.. until a name is missing),
+ * and with `freq` the three cpufreq files it tries. */
+static long ncpu;
+
+static void cpu_sysfs(int freq)
+{
+    for (long c = 0; c < ncpu; c++) {
+        char rel[128];
+        for (int st = 0; st < 16; st++) {
+            snprintf(rel, sizeof rel, "sys/devices/system/cpu/cpu%ld/cpuidle/state%d/name", c, st);
+            int fd = openat(rootfd, rel, O_RDONLY | O_CLOEXEC);
+            if (fd < 0) break;
+            while (read(fd, buf, sizeof buf) > 0) {
+            }
+            close(fd);
+            snprintf(rel, sizeof rel, "sys/devices/system/cpu/cpu%ld/cpuidle/state%d/time", c, st);
+            read_file(rootfd, rel);
+            snprintf(rel, sizeof rel, "sys/devices/system/cpu/cpu%ld/cpuidle/state%d/usage", c, st);
+            read_file(rootfd, rel);
+        }
+        if (!freq) continue;
+        static const char *const f[] = {"scaling_cur_freq", "cpuinfo_cur_freq", "cpuinfo_max_freq"};
+        for (int i = 0; i < 3; i++) {
+            snprintf(rel, sizeof rel, "sys/devices/system/cpu/cpu%ld/cpufreq/%s", c, f[i]);
+            read_file(rootfd, rel);
+        }
+    }
+}
+
+static void node_lists(int dirfd, const char *name)
+{
+    if (strncmp(name, "node", 4) != 0 || name[4] < '0' || name[4] > '9') return;
+    char rel[96];
+    snprintf(rel, sizeof rel, "%.64s/cpulist", name);
+    read_file(dirfd, rel);
+}
+
 /* The sources of one object, as its provider reads them for a query of
  * that object alone. Returns 0 when no floor is known for the index. */
 static int floor_of(uint32_t idx)
@@ -431,6 +509,25 @@ static int floor_of(uint32_t idx)
         read_file(rootfd, "proc/stat");
         read_file(rootfd, "proc/softirqs");
         read_file(rootfd, "proc/interrupts");
+        cpu_sysfs(0);
+        return 1;
+    case PL_OBJ_PROCESSOR_INFORMATION:
+        read_file(rootfd, "proc/stat");
+        read_file(rootfd, "proc/interrupts");
+        read_file(rootfd, "proc/softirqs");
+        each_entry(rootfd, "sys/devices/system/node", node_lists);
+        cpu_sysfs(1);
+        return 1;
+    case PL_OBJ_OBJECTS:
+        count_dir(rootfd, "proc");
+        read_file(rootfd, "proc/loadavg");
+        {
+            struct stat sb;
+            fstatat(rootfd, "proc/self/ns/pid", &sb, 0);
+            fstatat(rootfd, "proc/self/ns/pid", &sb, 0);
+        }
+        read_file(rootfd, "proc/sysvipc/sem");
+        read_file(rootfd, "proc/sysvipc/shm");
         return 1;
     case PL_OBJ_PAGING_FILE:
         read_file(rootfd, "proc/swaps");
@@ -481,6 +578,8 @@ static void floor_global(void)
     floor_of(PL_OBJ_SYSTEM);
     floor_of(PL_OBJ_MEMORY);
     floor_of(PL_OBJ_PROCESSOR);
+    floor_of(PL_OBJ_PROCESSOR_INFORMATION);
+    floor_of(PL_OBJ_OBJECTS);
     floor_of(PL_OBJ_PAGING_FILE);
     floor_disks(1);
     floor_netif();
@@ -544,6 +643,7 @@ struct obj {
     long instances;
     struct prov *p;      /* the provider that returns it alone */
     double *te, *tp, *tf;
+    double *ce, *cf;     /* CPU time of the engine query and of the floor */
 };
 
 static int engine_q(pl_engine *e, const char *q)
@@ -599,8 +699,46 @@ static int startup(int k, const char *store, const char *dir)
     return 0;
 }
 
+/* K runs of a command (stdout and stderr to /dev/null): medians of the wall
+ * clock and of the child's CPU time (user + system, from wait4), which the
+ * machine's load disturbs far less. */
+static int exec_cmd(int k, char **cmd)
+{
+    double *w = calloc((size_t)k, sizeof(double)), *c = calloc((size_t)k, sizeof(double));
+    if (!w || !c) return 1;
+    for (int r = 0; r < k; r++) {
+        double a = now_us();
+        pid_t pid = fork();
+        if (pid < 0) return 1;
+        if (pid == 0) {
+            int dn = open("/dev/null", O_WRONLY | O_CLOEXEC);
+            if (dn >= 0) {
+                dup2(dn, 1);
+                dup2(dn, 2);
+            }
+            execv(cmd[0], cmd);
+            _exit(127);
+        }
+        int st;
+        struct rusage ru;
+        if (wait4(pid, &st, 0, &ru) != pid || !WIFEXITED(st) || WEXITSTATUS(st) == 127) {
+            fprintf(stderr, "%s: did not run\n", cmd[0]);
+            return 1;
+        }
+        w[r] = now_us() - a;
+        c[r] = (double)ru.ru_utime.tv_sec * 1e6 + (double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_sec * 1e6 +
+               (double)ru.ru_stime.tv_usec;
+    }
+    printf("wall_us=%.0f cpu_us=%.0f\n", median(w, k), median(c, k));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc >= 4 && strcmp(argv[1], "exec") == 0) {
+        int k = atoi(argv[2]);
+        return exec_cmd(k < 1 || k > 100000 ? 21 : k, argv + 3);
+    }
     if (argc >= 5 && strcmp(argv[1], "startup") == 0) {
         int k = atoi(argv[2]);
         return startup(k < 1 || k > 100000 ? 21 : k, argv[3], argv[4]);
@@ -616,6 +754,7 @@ int main(int argc, char **argv)
     pbuf = malloc(pcap);
     if (procfd < 0 || rootfd < 0 || !pbuf) return 1;
     plan();
+    ncpu = sysconf(_SC_NPROCESSORS_CONF);
     pl_engine_config cfg = {.store_path = argv[2], .provider_dir = argv[3], .log_to_syslog = 1};
     pl_engine *e = NULL;
     pl_error err;
@@ -664,6 +803,7 @@ int main(int argc, char **argv)
         {PL_OBJ_IPV4, "IPv4"}, {PL_OBJ_IPV6, "IPv6"}, {PL_OBJ_ICMP, "ICMP"}, {PL_OBJ_ICMPV6, "ICMPv6"},
         {PL_OBJ_TCPV4, "TCPv4"}, {PL_OBJ_TCPV6, "TCPv6"}, {PL_OBJ_UDPV4, "UDPv4"}, {PL_OBJ_UDPV6, "UDPv6"},
         {PL_OBJ_PROCESS, "Process"}, {PL_OBJ_THREAD, "Thread"},
+        {PL_OBJ_PROCESSOR_INFORMATION, "Processor_Information"}, {PL_OBJ_OBJECTS, "Objects"},
     };
     for (size_t j = 0; j < no; j++)
         for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -676,7 +816,9 @@ int main(int argc, char **argv)
         objs[j].te = calloc((size_t)k, sizeof(double));
         objs[j].tp = calloc((size_t)k, sizeof(double));
         objs[j].tf = calloc((size_t)k, sizeof(double));
-        if (!objs[j].te || !objs[j].tp || !objs[j].tf) return 1;
+        objs[j].ce = calloc((size_t)k, sizeof(double));
+        objs[j].cf = calloc((size_t)k, sizeof(double));
+        if (!objs[j].te || !objs[j].tp || !objs[j].tf || !objs[j].ce || !objs[j].cf) return 1;
     }
     /* Warm-up: every path once. */
     for (size_t j = 0; j < no; j++) {
@@ -691,9 +833,10 @@ int main(int argc, char **argv)
             char q[16];
             if (j < no) snprintf(q, sizeof q, "%u", x->index);
             else snprintf(q, sizeof q, "Global");
-            double a = now_us();
+            double a = now_us(), ca = cpu_us();
             engine_q(e, q);
             x->te[r] = now_us() - a;
+            x->ce[r] = cpu_us() - ca;
             if (j < no && x->p) {
                 a = now_us();
                 collect(x->p, q);
@@ -705,15 +848,19 @@ int main(int argc, char **argv)
                 x->tp[r] = now_us() - a;
             }
             a = now_us();
+            ca = cpu_us();
             int known = j < no ? floor_of(x->index) : (floor_global(), 1);
             x->tf[r] = known ? now_us() - a : -1;
+            x->cf[r] = known ? cpu_us() - ca : -1;
         }
     }
     for (size_t j = 0; j <= no; j++) {
         struct obj *x = &objs[j];
         double fe = median(x->te, k), fp = (j == no || x->p) ? median(x->tp, k) : -1, ff = median(x->tf, k);
-        printf("object=%s index=%u instances=%ld engine_us=%.1f provider_us=%.1f floor_us=%.1f\n", x->name, x->index,
-               x->instances, fe, fp, ff);
+        double ce = median(x->ce, k), cf = median(x->cf, k);
+        printf("object=%s index=%u instances=%ld engine_us=%.1f provider_us=%.1f floor_us=%.1f engine_cpu_us=%.1f "
+               "floor_cpu_us=%.1f\n",
+               x->name, x->index, x->instances, fe, fp, ff, ce, cf);
     }
     /* The connection-count sources side by side (floors only). */
     static const struct {
@@ -728,8 +875,9 @@ int main(int argc, char **argv)
             src[i].fn();
             t[r] = now_us() - a;
         }
-        printf("object=%s index=0 instances=0 engine_us=-1 provider_us=-1 floor_us=%.1f\n", src[i].name,
-               median(t, k));
+        printf("object=%s index=0 instances=0 engine_us=-1 provider_us=-1 floor_us=%.1f engine_cpu_us=-1 "
+               "floor_cpu_us=-1\n",
+               src[i].name, median(t, k));
     }
     pl_engine_close(e);
     return 0;

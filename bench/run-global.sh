@@ -46,45 +46,45 @@ trap 'exit 130' INT TERM HUP
 echo "# $(uname -r), $(nproc) CPUs, load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 echo "## Global objects against their floors (medians of $K, microseconds)"
-printf '%-18s %6s %5s %10s %11s %9s %9s %9s\n' object index inst engine_us provider_us floor_us x_floor prov_x
+echo "## engine/provider/floor: wall clock; eng_cpu/flo_cpu: the process's CPU time (all threads)"
+printf '%-21s %5s %4s %9s %9s %9s %7s %7s %9s %9s %7s\n' object index inst engine provider floor x_floor prov_x \
+  eng_cpu flo_cpu x_cpu
 "$BG" "$K" "$STORE" "$BUILD/providers" | awk '{
   for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-  e = v["engine_us"]; p = v["provider_us"]; f = v["floor_us"]
+  e = v["engine_us"]; p = v["provider_us"]; f = v["floor_us"]; ce = v["engine_cpu_us"]; cf = v["floor_cpu_us"]
+  if (e < 0) { printf "%-21s %41.1f\n", v["object"], f; next }
   xe = (f > 0) ? sprintf("%.2f", e / f) : "-"
   xp = (f > 0 && p >= 0) ? sprintf("%.2f", p / f) : "-"
-  if (e < 0) { printf "%-26s %32s %9.1f\n", v["object"], "", f; next }
-  printf "%-18s %6s %5s %10.1f %11s %9.1f %9s %9s\n", v["object"], v["index"], v["instances"], e,
-         (p >= 0) ? sprintf("%.1f", p) : "-", f, xe, xp }'
+  xc = (cf > 0) ? sprintf("%.2f", ce / cf) : "-"
+  printf "%-21s %5s %4s %9.1f %9s %9.1f %7s %7s %9.1f %9.1f %7s\n", v["object"], v["index"], v["instances"], e,
+         (p >= 0) ? sprintf("%.1f", p) : "-", f, xe, xp, ce, cf, xc }'
 
 echo
 echo "## Start-up phases in one process (medians of ${K_STARTUP:-21}, microseconds)"
 "$BG" startup "${K_STARTUP:-21}" "$STORE" "$BUILD/providers" | sed 's/phase=//; s/ median_us=/ /' |
   awk '{printf "%-14s %10.1f\n", $1, $2}'
 
-now_ns() { date +%s%N; }
-median() { sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "nan"}'; }
-# time_cmd K cmd...: median wall time in microseconds of K runs
-time_cmd() {
-  k=$1; shift
-  i=0
-  while [ "$i" -lt "$k" ]; do
-    a=$(now_ns); "$@" >/dev/null 2>&1; b=$(now_ns)
-    echo "$(( (b - a) / 1000 ))"
-    i=$((i + 1))
-  done | median
-}
-
 echo
-echo "## Whole commands (wall clock, medians of $K, microseconds; the store exists)"
+echo "## Whole commands (medians of $K runs, microseconds; the store exists)"
+echo "## cpu = the child's user + system time, which the machine's load hardly changes"
 export PERFLIB_REGISTRY="$STORE"
-base=$(time_cmd "$K" /bin/true)
-printf '%-34s %10s %10s\n' command median_us minus_true
+printf '%-34s %10s %10s %12s\n' command wall_us cpu_us cpu_minus_true
+base=
 row() {
   name=$1; shift
-  t=$(time_cmd "$K" "$@")
-  printf '%-34s %10s %10s\n' "$name" "$t" "$((t - base))"
+  line=$("$BG" exec "$K" "$@") || { printf '%-34s failed\n' "$name"; return; }
+  w=$(echo "$line" | sed -n 's/.*wall_us=\([0-9]*\).*/\1/p')
+  c=$(echo "$line" | sed -n 's/.*cpu_us=\([0-9]*\).*/\1/p')
+  [ -z "$base" ] && base=$c
+  printf '%-34s %10s %10s %12s\n' "$name" "$w" "$c" "$((c - base))"
 }
-printf '%-34s %10s %10s\n' /bin/true "$base" 0
+row /bin/true /bin/true
 row "perfquery 2 (System)" "$PQ" 2
+# What every command paid before libcurl was loaded on first use only: the
+# same command with libcurl (and so its ~27 libraries) loaded at start.
+curl_so=$(ldconfig -p 2>/dev/null | awk '/libcurl-gnutls\.so\.4 |libcurl\.so\.4 / {print $NF; exit}')
+if [ -n "$curl_so" ]; then
+  LD_PRELOAD=$curl_so row "perfquery 2, libcurl loaded at start" "$PQ" 2
+fi
 row "perfquery (Global)" "$PQ"
 row "typeperf -sc 1 \\System\\Processes" "$TP" -sc 1 '\System\Processes'
