@@ -23,6 +23,14 @@
  *                                   "230 232" K times (the host validates each
  *                                   result and the engine adds the header)
  *
+ *   bench_snapshot mix K SO [N]     floor, floor-par (N threads), perfproc
+ *                                   with its default readers and perfproc
+ *                                   with 1 reader, taken in turn within
+ *                                   each of K rounds, so that a machine whose
+ *                                   load changes during the run weighs on
+ *                                   all four alike; prints four lines (the
+ *                                   second provider is a separate copy,
+ *                                   dlmopen, opened with Linkage workers=1)
  *   bench_snapshot exec K CMD ARGS...
  *                                   fork/exec CMD K times (output to
  *                                   /dev/null), after one warm-up run: ps, top
@@ -213,6 +221,46 @@ static void *par_helper(void *arg)
     }
 }
 
+struct prov {
+    open_fn open;
+    collect_fn collect;
+    close_fn close;
+};
+
+static int prov_load(void *so, struct prov *p)
+{
+    if (!so) {
+        fprintf(stderr, "dlopen: %s\n", dlerror());
+        return -1;
+    }
+    p->open = (open_fn)dlsym(so, "PerfProcOpen");
+    p->collect = (collect_fn)dlsym(so, "PerfProcCollect");
+    p->close = (close_fn)dlsym(so, "PerfProcClose");
+    return p->open && p->collect && p->close ? 0 : -1;
+}
+
+/* One Collect of "230 232" into buf; counts from the block (Process
+ * NumInstances at offset 40 of the first object, Thread of the second). */
+static int prov_collect(const struct prov *p, void *buf, size_t cap)
+{
+    WCHAR q[8] = {'2', '3', '0', ' ', '2', '3', '2', 0};
+    void *d = buf;
+    DWORD bytes = (DWORD)cap, objs = 0;
+    DWORD rc = p->collect(q, &d, &bytes, &objs);
+    if (rc != 0) {
+        fprintf(stderr, "perfproc: Collect returned %u\n", rc);
+        return -1;
+    }
+    int32_t pi, ti;
+    uint32_t plen;
+    memcpy(&plen, buf, 4);
+    memcpy(&pi, (char *)buf + 40, 4);
+    memcpy(&ti, (char *)buf + plen + 40, 4);
+    nprocs = pi - 2; /* Idle and _Total */
+    nthreads = ti;
+    return 0;
+}
+
 static void floor_par_once(int procfd)
 {
     floor_list(procfd);
@@ -292,6 +340,81 @@ int main(int argc, char **argv)
         par_quit = 1;
         pthread_barrier_wait(&par_start);
         for (int i = 0; i < nth - 1; i++) pthread_join(th[i], NULL);
+    } else if (strcmp(argv[1], "mix") == 0 && argc >= 4) {
+        int nth = argc >= 5 ? atoi(argv[4]) : 2;
+        if (nth < 1 || nth > 64) nth = 2;
+        int procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (procfd < 0) {
+            perror("/proc");
+            return 1;
+        }
+        struct stat sb;
+        fd_by_stat = fstatat(procfd, "self/fd", &sb, 0) == 0 && sb.st_size > 0;
+        pthread_barrier_init(&par_start, NULL, (unsigned)nth);
+        pthread_barrier_init(&par_done, NULL, (unsigned)nth);
+        pthread_t th[64];
+        for (int i = 0; i < nth - 1; i++)
+            if (pthread_create(&th[i], NULL, par_helper, NULL) != 0) {
+                fprintf(stderr, "mix: cannot start a thread\n");
+                return 1;
+            }
+        /* The pool's default (the environment must not decide it) and a
+         * second copy of the provider with one reader (no threads: safe in
+         * a second link-map namespace). */
+        unsetenv("PERFLIB_PERFPROC_WORKERS");
+        struct prov pa, pb;
+        WCHAR one[] = {'w', 'o', 'r', 'k', 'e', 'r', 's', '=', '1', 0};
+        if (prov_load(dlopen(argv[3], RTLD_NOW | RTLD_LOCAL), &pa) != 0 ||
+            prov_load(dlmopen(LM_ID_NEWLM, argv[3], RTLD_NOW | RTLD_LOCAL), &pb) != 0 || pa.open(NULL) != 0 ||
+            pb.open(one) != 0) {
+            fprintf(stderr, "mix: cannot open the provider twice\n");
+            return 1;
+        }
+        size_t cap = 64u << 20;
+        void *buf = malloc(cap);
+        double *tt[4], *cc[4];
+        for (int m = 0; m < 4; m++) {
+            tt[m] = calloc((size_t)k, sizeof(double));
+            cc[m] = calloc((size_t)k, sizeof(double));
+            if (!tt[m] || !cc[m]) return 1;
+        }
+        if (!buf) return 1;
+        long np[4] = {0}, nt[4] = {0};
+        for (int i = -1; i < k; i++) { /* i = -1: warm-up */
+            for (int m = 0; m < 4; m++) {
+                double a = now_ms();
+                c0 = cpu_ms();
+                int r = 0;
+                switch (m) {
+                case 0: floor_once(procfd); break;
+                case 1: floor_par_once(procfd); break;
+                case 2: r = prov_collect(&pa, buf, cap); break;
+                default: r = prov_collect(&pb, buf, cap); break;
+                }
+                double cm = cpu_ms() - c0;
+                double b = now_ms();
+                if (r != 0) return 1;
+                if (i >= 0) {
+                    tt[m][i] = b - a;
+                    cc[m][i] = cm;
+                }
+                np[m] = nprocs;
+                nt[m] = nthreads;
+            }
+        }
+        static const char *const name[4] = {"floor", "floor-par", "perfproc", "perfproc-1"};
+        for (int m = 0; m < 4; m++) {
+            qsort(tt[m], (size_t)k, sizeof(double), cmp_double);
+            qsort(cc[m], (size_t)k, sizeof(double), cmp_double);
+            printf("%s median_ms=%.3f min_ms=%.3f cpu_ms=%.3f processes=%ld threads=%ld\n", name[m], tt[m][k / 2],
+                   tt[m][0], cc[m][k / 2], np[m], nt[m]);
+        }
+        par_quit = 1;
+        pthread_barrier_wait(&par_start);
+        for (int i = 0; i < nth - 1; i++) pthread_join(th[i], NULL);
+        pa.close();
+        pb.close();
+        return 0;
     } else if (strcmp(argv[1], "exec") == 0 && argc >= 4) {
         for (int i = -1; i < k; i++) { /* i = -1: warm-up (page cache, dynamic loader) */
             double a = now_ms();

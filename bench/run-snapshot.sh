@@ -20,7 +20,11 @@
 # files only) for the engine-proc rows and pcp, which read no per-thread
 # files. A tool name ending in -1 is the same row with PerfProc's reader pool
 # set to 1 (PERFLIB_PERFPROC_WORKERS=1: the single-threaded collection); the
-# others use the pool's default (docs/providers/perfproc.md).
+# others use the pool's default (docs/providers/perfproc.md). The tool "mix"
+# prints four rows, mix:floor, mix:floor-par, mix:perfproc, mix:perfproc-1,
+# measured in turn within each of K rounds of one process (bench_snapshot
+# mix), so a load that changes during the run weighs on them alike; its
+# ratios are to mix:floor.
 # Build BUILD_DIR without sanitizers for meaningful numbers (docs/benchmarks.md).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -35,7 +39,7 @@ fi
 N_LIST=${N_LIST:-"100 1000 5000"}
 T_LIST=${T_LIST:-"1 10"}
 K=${K:-11}
-TOOLS=${TOOLS:-"floor floor-par perfproc perfproc-1 engine engine-1 ps ps-threads top floor-proc engine-proc engine-proc-1 pcp"}
+TOOLS=${TOOLS:-"floor floor-par perfproc perfproc-1 engine engine-1 ps ps-threads top floor-proc engine-proc engine-proc-1 pcp mix"}
 FLOOR_THREADS=${FLOOR_THREADS:-2}
 SPAWN=$BUILD/bench/spawn_idle
 SNAP=$BUILD/bench/bench_snapshot
@@ -100,6 +104,20 @@ for N in $N_LIST; do
       readers=
       case $tool in *-1) readers=1 ;; esac
       base=${tool%-1}
+      if [ "$tool" = mix ]; then
+        "$SNAP" mix "$K" "$SO" "$FLOOR_THREADS" | while read -r name rest; do
+          ms=$(echo "$rest" | sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p')
+          cpu=$(echo "$rest" | sed -n 's/.*cpu_ms=\([0-9.]*\).*/\1/p')
+          p=$(echo "$rest" | sed -n 's/.*processes=\([0-9]*\).*/\1/p')
+          th=$(echo "$rest" | sed -n 's/.*threads=\([0-9]*\).*/\1/p')
+          [ "$name" = floor ] && { mf=$ms; mc=$cpu; }
+          awk -v c="${N}x${T}" -v t="mix:$name" -v ms="$ms" -v f="$mf" -v cpu="$cpu" -v fc="$mc" -v p="$p" \
+            -v th="$th" 'BEGIN {
+            printf "%-12s %-13s %10.3f %8.2f %9.3f %6.2f %10.2f %10.2f %8s %8s\n", c, t, ms, ms / f, cpu, cpu / fc,
+              ms * 1000 / p, ms * 1000 / th, p, th }'
+        done
+        continue
+      fi
       case $base in
         floor|floor-par|perfproc|engine|floor-proc|engine-proc|pcp)
           case $base in
