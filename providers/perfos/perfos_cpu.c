@@ -164,6 +164,10 @@ void pl__perfos_cpu_free(pl__perfos_cpu *c)
     free(c->fq);
     free(c->node);
     free(c->nidx);
+    free(c->maps);
+    c->maps = NULL;
+    c->maps_cap = 0;
+    c->driver[0] = '\0';
     c->cs = NULL;
     c->fq = NULL;
     c->node = c->nidx = NULL;
@@ -187,6 +191,27 @@ static int grow(pl__perfos_cpu *c, uint32_t n)
     return PL_OK;
 }
 
+/* The cpuidle maps: one per position, kept (and valid) between
+ * collections unless the driver changed. */
+static int maps_for(pl__perfos_cpu *c, uint32_t n)
+{
+    if (n > c->maps_cap) {
+        struct pl__cpuidle_map *m = realloc(c->maps, (size_t)n * sizeof *m);
+        if (!m) return PL_E_NOMEM;
+        memset(m + c->maps_cap, 0, (size_t)(n - c->maps_cap) * sizeof *m);
+        c->maps = m;
+        c->maps_cap = n;
+    }
+    char drv[64];
+    ssize_t len = pl__read_at(c->rootfd, "sys/devices/system/cpu/cpuidle/current_driver", drv, sizeof drv);
+    if (len < 0) drv[0] = '\0';
+    if (strcmp(drv, c->driver) != 0) {
+        for (uint32_t i = 0; i < c->maps_cap; i++) c->maps[i].valid = 0;
+        memcpy(c->driver, drv, sizeof drv);
+    }
+    return PL_OK;
+}
+
 /* Every online CPU's cpuidle states as instance values (cs[i] for
  * st->cpu[i]). A CPU without cpuidle has every value unavailable. */
 static void read_cstates(pl__perfos_cpu *c)
@@ -196,7 +221,7 @@ static void read_cstates(pl__perfos_cpu *c)
         struct pl__cpuidle *ci = &c->idle;
         pl__cstate_val *v = &c->cs[i];
         memset(v, 0, sizeof *v);
-        if (pl__read_cpuidle(c->rootfd, st->cpu[i].id, ci) != 0 || !ci->present) {
+        if (pl__read_cpuidle(c->rootfd, st->cpu[i].id, &c->maps[i], ci) != 0 || !ci->present) {
             v->bad = PL__CPUIDLE_BAD_ALL;
             continue;
         }
@@ -219,6 +244,7 @@ static int prepare(pl__perfos_cpu *c)
     if (c->ready) return PL_OK;
     const struct pl__cpu_stats *st = c->st;
     int rc = grow(c, st->ncpu);
+    if (rc == PL_OK) rc = maps_for(c, st->ncpu);
     if (rc != PL_OK) return rc;
     c->have_irq = pl__read_proc_interrupts(c->rootfd, &c->irq) == 0 && covers_all(st, &c->irq);
     c->have_soft = pl__read_proc_softirqs(c->rootfd, &c->soft) == 0 && covers_all(st, &c->soft);

@@ -26,6 +26,11 @@ typedef struct pl__perfos_cpu {
     uint32_t *node, *nidx;          /* ncpu: NUMA node, index in the node */
     int nodes_ok;
     uint32_t cap;                   /* entries allocated in cs, fq, node, nidx */
+    /* kept between collections: each CPU's cpuidle states and levels (the
+     * names are read once), dropped when cpuidle's driver changes */
+    struct pl__cpuidle_map *maps;   /* per position in st->cpu, with its cpu */
+    uint32_t maps_cap;
+    char driver[64];                /* cpuidle/current_driver as last read */
 } pl__perfos_cpu;
 
 /* Start a collection: the next build reads the sources again. */

@@ -313,6 +313,58 @@ static void cstates_total_partial(void **state)
     ph_rmtree(root);
 }
 
+/* The states' names are read once per CPU and kept: a change of cpuidle's
+ * driver (current_driver) or a state that disappears makes the provider
+ * read them again, so the levels follow the new driver's names. */
+static void cstates_driver_change(void **state)
+{
+    (void)state;
+    strcpy(root, "/tmp/perfos-power-XXXXXX");
+    ph_tempdir(root);
+    put("proc/stat", "cpu  10 0 0 90 0 0 0 0\ncpu0 10 0 0 90 0 0 0 0\n");
+    put("sys/devices/system/cpu/cpuidle/current_driver", "intel_idle\n");
+    state_files(0, 0, "POLL\n", "1\n", "1\n");
+    state_files(0, 1, "C1\n", "10\n", "1\n");
+    state_files(0, 2, "C1E\n", "20\n", "2\n");
+    state_files(0, 3, "C6\n", "30\n", "3\n");
+    ph_provider p;
+    load(&p, root);
+    ph_result s;
+    pl_object o;
+    ph_collect_ok(&p, "238", BUFSZ, &s);
+    ph_object(&s, PL_OBJ_PROCESSOR, &o);
+    assert_int_equal(ph_value_of(&o, "0", PL_CTR_PCT_C1_TIME), 300);
+    assert_int_equal(ph_value_of(&o, "0", PL_CTR_PCT_C2_TIME), 0);
+    assert_int_equal(ph_value_of(&o, "0", PL_CTR_PCT_C3_TIME), 300);
+    ph_result_free(&s);
+    /* acpi_idle's names for the same three states: C1E's slot is now C2 */
+    put("sys/devices/system/cpu/cpuidle/current_driver", "acpi_idle\n");
+    state_files(0, 2, "C2\n", "20\n", "2\n");
+    state_files(0, 3, "C3\n", "30\n", "3\n");
+    ph_collect_ok(&p, "238", BUFSZ, &s);
+    ph_object(&s, PL_OBJ_PROCESSOR, &o);
+    assert_int_equal(ph_value_of(&o, "0", PL_CTR_PCT_C1_TIME), 100);
+    assert_int_equal(ph_value_of(&o, "0", PL_CTR_PCT_C2_TIME), 200);
+    assert_int_equal(ph_value_of(&o, "0", PL_CTR_C2_TRANSITIONS_PER_SEC), 2);
+    assert_int_equal(ph_value_of(&o, "0", PL_CTR_PCT_C3_TIME), 300);
+    ph_result_free(&s);
+    /* the deepest state disappears (same driver name): read again, C3 is 0
+     * and still available */
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/sys/devices/system/cpu/cpu0/cpuidle/state3", root);
+    ph_rmtree(path);
+    ph_collect_ok(&p, "238", BUFSZ, &s);
+    ph_object(&s, PL_OBJ_PROCESSOR, &o);
+    assert_true(ph_available_of(&o, "0", PL_CTR_PCT_C3_TIME));
+    assert_int_equal(ph_value_of(&o, "0", PL_CTR_PCT_C3_TIME), 0);
+    assert_int_equal(ph_value_of(&o, "0", PL_CTR_PCT_C2_TIME), 200);
+    pl_counter c;
+    assert_int_equal(pl_object_find_counter(&o, PL_CTR_UNAVAILABLE_COUNTERS, &c), PL_E_NOT_FOUND); /* all read */
+    ph_result_free(&s);
+    ph_unload(&p);
+    ph_rmtree(root);
+}
+
 /* ------------------------------------------------------------- live */
 
 /* The sum over non-POLL states of a CPU's cpuidle file `what`, read
@@ -712,6 +764,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(m4_no_cpuidle_marked),
         cmocka_unit_test(cstates_hostile),
         cmocka_unit_test(cstates_total_partial),
+        cmocka_unit_test(cstates_driver_change),
         cmocka_unit_test(live_cstates),
         cmocka_unit_test(cpulist_parser),
         cmocka_unit_test(m2_processor_information),

@@ -55,14 +55,27 @@ struct pl__cpuidle {
 };
 #define PL__CPUIDLE_BAD_ALL 0x3fu
 
+/* The states of one CPU and their levels, kept between collections so the
+ * names are read once: valid = 0 makes the next read load it again. */
+struct pl__cpuidle_map {
+    uint32_t cpu;
+    int valid;                            /* every name read, n > 0 */
+    unsigned n;                           /* states (POLL included) */
+    signed char level[PL__CSTATE_MAX];    /* 0: POLL, 1..3; -1: name unreadable */
+};
+
 /* Read <root>/sys/devices/system/cpu/cpu<cpu>/cpuidle/state<K>/{name,time,
- * usage} for K = 0, 1, ... until a state is missing. Returns 0 with
- * present = 0 when the CPU has no cpuidle directory or no state; 0 with
- * present = 1 otherwise, where a time or usage file that is unreadable,
- * not one number or whose sum overflows marks its level bad, and a name
- * that cannot be read marks every level bad (the mapping needs every
- * name). -ENOMEM never; -EINVAL only for a bad cpu number. */
-int pl__read_cpuidle(int rootfd, uint32_t cpu, struct pl__cpuidle *out);
+ * usage} for K = 0, 1, ... until a state is missing. With a map (may be
+ * NULL) that is valid for this cpu, the names are not read again; a state
+ * of the map whose time and usage files are both gone makes it load the
+ * names again (a driver change with fewer states; the caller invalidates
+ * its maps when cpuidle/current_driver changes). POLL's files are not
+ * read. Returns 0 with present = 0 when the CPU has no cpuidle directory
+ * or no state; 0 with present = 1 otherwise, where a time or usage file
+ * that is unreadable, not one number or whose sum overflows marks its
+ * level bad, and a name that cannot be read marks every level bad (the
+ * mapping needs every name). -EINVAL only for a bad cpu number. */
+int pl__read_cpuidle(int rootfd, uint32_t cpu, struct pl__cpuidle_map *map, struct pl__cpuidle *out);
 
 /* ------------------------------------------------------------- cpufreq */
 

@@ -72,14 +72,17 @@ static int read_name(int rootfd, const char *rel, char *out)
     return 0;
 }
 
-int pl__read_cpuidle(int rootfd, uint32_t cpu, struct pl__cpuidle *out)
+/* Read the states' names of a CPU into a map: n = 0 without cpuidle;
+ * valid only when every name was read (a map that is not valid is never
+ * reused). */
+static int load_map(int rootfd, uint32_t cpu, struct pl__cpuidle_map *map)
 {
-    memset(out, 0, sizeof *out);
     char names[PL__CSTATE_MAX][PL__CSTATE_NAME_MAX];
-    uint64_t t[PL__CSTATE_MAX], u[PL__CSTATE_MAX];
-    int tok[PL__CSTATE_MAX], uok[PL__CSTATE_MAX], names_ok = 1;
     char rel[128];
+    int names_ok = 1;
     unsigned n = 0;
+    memset(map, 0, sizeof *map);
+    map->cpu = cpu;
     for (; n < PL__CSTATE_MAX; n++) {
         int l = snprintf(rel, sizeof rel, "sys/devices/system/cpu/cpu%u/cpuidle/state%u/name", cpu, n);
         if (l < 0 || (size_t)l >= sizeof rel) return -EINVAL;
@@ -89,27 +92,58 @@ int pl__read_cpuidle(int rootfd, uint32_t cpu, struct pl__cpuidle *out)
             names_ok = 0;
             names[n][0] = '\0';
         }
-        snprintf(rel, sizeof rel, "sys/devices/system/cpu/cpu%u/cpuidle/state%u/time", cpu, n);
-        tok[n] = pl__read_sys_u64(rootfd, rel, &t[n]) == 0;
-        snprintf(rel, sizeof rel, "sys/devices/system/cpu/cpu%u/cpuidle/state%u/usage", cpu, n);
-        uok[n] = pl__read_sys_u64(rootfd, rel, &u[n]) == 0;
     }
-    out->nstates = n;
-    if (n == 0) return 0; /* no cpuidle here: present = 0 */
-    out->present = 1;
-    if (!names_ok) {
-        out->bad = PL__CPUIDLE_BAD_ALL;
-        return 0;
-    }
+    map->n = n;
     int level[PL__CSTATE_MAX];
     pl__cstate_map((const char(*)[PL__CSTATE_NAME_MAX])names, n, level);
-    for (unsigned i = 0; i < n; i++) {
-        int L = level[i] - 1;
-        if (L < 0) continue;
-        if (!tok[i] || t[i] > UINT64_MAX - out->time_us[L]) out->bad |= 1u << L;
-        else out->time_us[L] += t[i];
-        if (!uok[i] || u[i] > UINT64_MAX - out->usage[L]) out->bad |= 1u << (PL__CSTATE_LEVELS + L);
-        else out->usage[L] += u[i];
+    for (unsigned i = 0; i < n; i++) map->level[i] = (signed char)(names_ok ? level[i] : -1);
+    map->valid = names_ok && n > 0;
+    return 0;
+}
+
+int pl__read_cpuidle(int rootfd, uint32_t cpu, struct pl__cpuidle_map *map, struct pl__cpuidle *out)
+{
+    struct pl__cpuidle_map local;
+    int fresh = 0;
+    if (!map) map = &local;
+    if (map == &local || !map->valid || map->cpu != cpu) {
+        int rc = load_map(rootfd, cpu, map);
+        if (rc) return rc;
+        fresh = 1;
+    }
+    for (;;) {
+        memset(out, 0, sizeof *out);
+        out->nstates = map->n;
+        if (map->n == 0) return 0; /* no cpuidle here: present = 0 */
+        out->present = 1;
+        if (!map->valid) { /* a name could not be read: no mapping */
+            out->bad = PL__CPUIDLE_BAD_ALL;
+            return 0;
+        }
+        int gone = 0;
+        char rel[128];
+        for (unsigned i = 0; i < map->n && !gone; i++) {
+            int L = map->level[i] - 1;
+            if (L < 0) continue; /* POLL: in no level, its files are not read */
+            uint64_t t = 0, u = 0;
+            snprintf(rel, sizeof rel, "sys/devices/system/cpu/cpu%u/cpuidle/state%u/time", cpu, i);
+            int trc = pl__read_sys_u64(rootfd, rel, &t);
+            snprintf(rel, sizeof rel, "sys/devices/system/cpu/cpu%u/cpuidle/state%u/usage", cpu, i);
+            int urc = pl__read_sys_u64(rootfd, rel, &u);
+            /* a state of the cached map that is gone: the driver changed */
+            if (!fresh && (trc == -ENOENT || trc == -ENOTDIR) && (urc == -ENOENT || urc == -ENOTDIR)) gone = 1;
+            if (trc != 0 || t > UINT64_MAX - out->time_us[L]) out->bad |= 1u << L;
+            else out->time_us[L] += t;
+            if (urc != 0 || u > UINT64_MAX - out->usage[L]) out->bad |= 1u << (PL__CSTATE_LEVELS + L);
+            else out->usage[L] += u;
+        }
+        if (gone) {
+            int rc = load_map(rootfd, cpu, map);
+            if (rc) return rc;
+            fresh = 1;
+            continue;
+        }
+        break;
     }
     for (int L = 0; L < PL__CSTATE_LEVELS; L++) {
         if (out->bad & (1u << L)) out->time_us[L] = 0;
