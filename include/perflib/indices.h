@@ -94,6 +94,7 @@
 #define PL_CTR_CACHE_FAULTS_PER_SEC                        36 /* Cache Faults/sec */
 #define PL_CTR_DEMAND_ZERO_FAULTS_PER_SEC                  38 /* Demand Zero Faults/sec */
 #define PL_CTR_CACHE_BYTES                                818 /* Cache Bytes */
+#define PL_CTR_SYSTEM_CACHE_RESIDENT_BYTES                 76 /* System Cache Resident Bytes */
 #define PL_CTR_CACHE_BYTES_PEAK                           820 /* Cache Bytes Peak */
 #define PL_CTR_POOL_PAGED_BYTES                            56 /* Pool Paged Bytes; also Process */
 #define PL_CTR_POOL_NONPAGED_BYTES                         58 /* Pool Nonpaged Bytes; also Process */
@@ -438,9 +439,10 @@
  * seeded by an older version gets the missing built-in titles (never
  * overwriting a title already there) and the current built-in provider
  * records when it is next opened for writing. */
-#define PL_SEED_VERSION 6 /* 3: PerfOS's block reaches Unavailable Counters (1964); 4: Memory fault kinds 34-38;
+#define PL_SEED_VERSION 7 /* 3: PerfOS's block reaches Unavailable Counters (1964); 4: Memory fault kinds 34-38;
                              5: Objects (260) and its counters, PerfOS's Object List;
-                             6: Processor Information (1966-1972) */
+                             6: Processor Information (1966-1972);
+                             7: System Cache Resident Bytes (76) */
 
 /* Note: the Linux-only "Free Bytes" (Memory) shares its text with Heap's
  * 1768; look counters up by index, or by name within their object. */

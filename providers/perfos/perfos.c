@@ -363,12 +363,18 @@ static int build_memory(pl_builder *b)
     if (VM(PL__VM_PGMAJFAULT))
         put(l, PL_CTR_PAGE_READS_PER_SEC, PERF_COUNTER_BULK_COUNT, 0, PERF_DETAIL_ADVANCED,
             vm.v[PL__VM_PGMAJFAULT]);
-    if (HAS(PL__MEM_BUFFERS) && HAS(PL__MEM_CACHED) && HAS(PL__MEM_SRECLAIMABLE))
-        put(l, PL_CTR_CACHE_BYTES, LRAW, -6, PERF_DETAIL_ADVANCED,
-            m.v[PL__MEM_BUFFERS] + m.v[PL__MEM_CACHED] + m.v[PL__MEM_SRECLAIMABLE]);
-    else if ((HAS(PL__MEM_BUFFERS) || BAD(PL__MEM_BUFFERS)) && (HAS(PL__MEM_CACHED) || BAD(PL__MEM_CACHED)) &&
-             (HAS(PL__MEM_SRECLAIMABLE) || BAD(PL__MEM_SRECLAIMABLE)))
-        put_bad(l, PL_CTR_CACHE_BYTES, LRAW, -6, PERF_DETAIL_ADVANCED);
+    /* Cache Bytes and System Cache Resident Bytes: Windows documents the
+     * two as equivalent (the resident file cache); Linux's page cache is
+     * resident by nature (its pages are dropped, never paged out). */
+    static const uint32_t cache_idx[] = {PL_CTR_CACHE_BYTES, PL_CTR_SYSTEM_CACHE_RESIDENT_BYTES};
+    for (size_t k = 0; k < sizeof cache_idx / sizeof cache_idx[0]; k++) {
+        if (HAS(PL__MEM_BUFFERS) && HAS(PL__MEM_CACHED) && HAS(PL__MEM_SRECLAIMABLE))
+            put(l, cache_idx[k], LRAW, -6, PERF_DETAIL_ADVANCED,
+                m.v[PL__MEM_BUFFERS] + m.v[PL__MEM_CACHED] + m.v[PL__MEM_SRECLAIMABLE]);
+        else if ((HAS(PL__MEM_BUFFERS) || BAD(PL__MEM_BUFFERS)) && (HAS(PL__MEM_CACHED) || BAD(PL__MEM_CACHED)) &&
+                 (HAS(PL__MEM_SRECLAIMABLE) || BAD(PL__MEM_SRECLAIMABLE)))
+            put_bad(l, cache_idx[k], LRAW, -6, PERF_DETAIL_ADVANCED);
+    }
 
     static const struct {
         uint32_t idx;

@@ -239,6 +239,7 @@ static void m2_memory(void **state)
         {PL_CTR_PAGES_OUTPUT_PER_SEC, B, 3000, 0},
         {PL_CTR_PAGE_READS_PER_SEC, B, 7000, 0},
         {PL_CTR_CACHE_BYTES, L, 2867200000ull, 0}, /* Buffers + Cached + SReclaimable */
+        {PL_CTR_SYSTEM_CACHE_RESIDENT_BYTES, L, 2867200000ull, 0}, /* = Cache Bytes, as Windows says */
         {PL_CTR_POOL_PAGED_BYTES, L, 204800000ull, 0},    /* SReclaimable */
         {PL_CTR_POOL_NONPAGED_BYTES, L, 133120000ull, 0}, /* SUnreclaim + KernelStack + PageTables */
         {PL_CTR_FREE_AND_ZERO_PAGE_LIST_BYTES, L, 2048000000ull, 0}, /* MemFree */
@@ -432,6 +433,7 @@ static void m4_system_memory(void **state)
         {PL_CTR_PAGES_OUTPUT_PER_SEC, B, 0, 0},
         {PL_CTR_PAGE_READS_PER_SEC, B, 90, 0},
         {PL_CTR_CACHE_BYTES, L, 1075200000ull, 0},
+        {PL_CTR_SYSTEM_CACHE_RESIDENT_BYTES, L, 1075200000ull, 0},
         {PL_CTR_POOL_PAGED_BYTES, L, 51200000ull, 0},
         /* no KernelStack: no Pool Nonpaged Bytes; no Active(file)/Inactive(file): no standby lists */
         {PL_CTR_FREE_AND_ZERO_PAGE_LIST_BYTES, L, 1024000000ull, 0},
