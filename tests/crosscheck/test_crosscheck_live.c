@@ -121,16 +121,24 @@ static void pace(double start, long k, double period)
     if (wait > 0) xc_sleep_ms((long)(wait * 1000.0));
 }
 
-/* At nice -20 (root may; otherwise it stays at 0) the spinner keeps a
- * steady, near-whole CPU on a machine busy with other work: a share that
- * moved with the machine's load would make the unmatched ends of the two
- * intervals count. */
+/* A CPU spinner for 3 s of wall time, at nice -20 (root may; otherwise it
+ * stays at 0) so that it gets a good share of a CPU on a busy machine. */
+struct spin_arg {
+    char name[16];
+    const struct go *go;
+};
+
 static void spinner(void *arg)
 {
-    prctl(PR_SET_NAME, (const char *)arg);
+    struct spin_arg *a = arg;
+    prctl(PR_SET_NAME, a->name);
     setpriority(PRIO_PROCESS, 0, -20);
-    for (volatile unsigned long x = 0;; x++) {
+    go_wait(a->go);
+    double end = now_s() + 3.0;
+    for (volatile unsigned long x = 0; (x & 0xfffff) != 0 || now_s() < end; x++) {
     }
+    a->go->done[2] = now_s();
+    idle_forever();
 }
 
 /* 32 MiB of 1 MiB buffered writes appended to a new file at 32 MiB/s:
@@ -200,8 +208,8 @@ static void live_process_vs_pidstat(void **state)
     char dir[2100];
     xc_mkdtemp(dir, sizeof dir);
     need_disk_backed(dir);
-    char spin_name[16];
-    snprintf(spin_name, sizeof spin_name, "xcs%d", (int)getpid() % 1000000);
+    struct spin_arg sa;
+    snprintf(sa.name, sizeof sa.name, "xcs%d", (int)getpid() % 1000000);
     struct io_arg w, r;
     snprintf(w.name, sizeof w.name, "xcw%d", (int)getpid() % 1000000);
     snprintf(w.path, sizeof w.path, "%s/written", dir);
@@ -210,15 +218,15 @@ static void live_process_vs_pidstat(void **state)
     write_file(r.path, 32 << 20);
     struct go g;
     go_init(&g);
-    w.go = r.go = &g;
+    w.go = r.go = sa.go = &g;
     w.slot = 0;
     r.slot = 1;
-    g.n = 2;
+    g.n = 3; /* the spinner's slot is 2 */
 
-    pid_t spin = xc_spawn(spinner, spin_name, 25);
+    pid_t spin = xc_spawn(spinner, &sa, 25);
     pid_t wr = xc_spawn(writer, &w, 25);
     pid_t rd = xc_spawn(reader, &r, 25);
-    xc_sleep_ms(300); /* every load named, the spinner running */
+    xc_sleep_ms(300); /* every load named */
 
     xc_samples sm = {.q = xc_pdh_open(dir), .n = 5};
     char path[256];
@@ -226,11 +234,11 @@ static void live_process_vs_pidstat(void **state)
     sm.c[0] = xc_pdh_add(sm.q, path);
     snprintf(path, sizeof path, "\\Process(%s)\\IO Read Bytes/sec", r.name);
     sm.c[1] = xc_pdh_add(sm.q, path);
-    snprintf(path, sizeof path, "\\Process(%s)\\%% Processor Time", spin_name);
+    snprintf(path, sizeof path, "\\Process(%s)\\%% Processor Time", sa.name);
     sm.c[2] = xc_pdh_add(sm.q, path);
-    snprintf(path, sizeof path, "\\Process(%s)\\%% User Time", spin_name);
+    snprintf(path, sizeof path, "\\Process(%s)\\%% User Time", sa.name);
     sm.c[3] = xc_pdh_add(sm.q, path);
-    snprintf(path, sizeof path, "\\Process(%s)\\%% Privileged Time", spin_name);
+    snprintf(path, sizeof path, "\\Process(%s)\\%% Privileged Time", sa.name);
     sm.c[4] = xc_pdh_add(sm.q, path);
     xc_sample(&sm, 0);
     char cmd[256];
@@ -239,8 +247,8 @@ static void live_process_vs_pidstat(void **state)
     char *out = xc_run_go(cmd, XC_GO_MS, go_start, &g, &started);
     xc_sample(&sm, 1);
     double ours_w = xc_pdh_count(&sm, 0, "IO Write Bytes/sec"), ours_r = xc_pdh_count(&sm, 1, "IO Read Bytes/sec");
-    double ours_cpu = xc_pdh_value(sm.c[2], "% Processor Time"), ours_usr = xc_pdh_value(sm.c[3], "% User Time"),
-           ours_sys = xc_pdh_value(sm.c[4], "% Privileged Time");
+    double ours_cpu = xc_pdh_seconds(&sm, 2, "% Processor Time"), ours_usr = xc_pdh_seconds(&sm, 3, "% User Time"),
+           ours_sys = xc_pdh_seconds(&sm, 4, "% Privileged Time");
     xc_kill(spin);
     xc_kill(wr);
     xc_kill(rd);
@@ -250,21 +258,23 @@ static void live_process_vs_pidstat(void **state)
     snprintf(sp, sizeof sp, "%d", (int)spin);
     snprintf(wp, sizeof wp, "%d", (int)wr);
     snprintf(rp, sizeof rp, "%d", (int)rd);
-    double their_cpu = xc_column(out, "Average:", sp, "%CPU"), their_usr = xc_column(out, "Average:", sp, "%usr"),
-           their_sys = xc_column(out, "Average:", sp, "%system");
+    /* CPU seconds: pidstat's percentages of its interval */
+    double their_cpu = xc_column(out, "Average:", sp, "%CPU") / 100.0 * XC_T,
+           their_usr = xc_column(out, "Average:", sp, "%usr") / 100.0 * XC_T,
+           their_sys = xc_column(out, "Average:", sp, "%system") / 100.0 * XC_T;
     double their_w = xc_column(out, "Average:", wp, "kB_wr/s") * 1024.0 * XC_T;
     double their_r = xc_column(out, "Average:", rp, "kB_rd/s") * 1024.0 * XC_T;
     free(out);
-    /* Below 25 % the comparison could not tell a wrong value well. */
-    if (their_cpu < 25.0) fail_msg("the spinner got only %.1f %% CPU: the machine is too busy for this check", their_cpu);
-    /* A steady load, compared as a rate: pidstat counts whole clock ticks
-     * (10 ms) over 5 s: +-0.4 points; the spinner runs through the
-     * unmatched ends of the two intervals (up to ~0.2 s of 5 s): +-4
-     * points at worst if its share changed there. 5 points + 5 %: a
-     * zero, a half or a doubled value fails. */
-    xc_close_to("Process % Processor Time (spinner) vs %CPU", ours_cpu, their_cpu, 0.05, 5.0);
-    xc_close_to("Process % User Time (spinner) vs %usr", ours_usr, their_usr, 0.05, 5.0);
-    xc_close_to("Process % Privileged Time (spinner) vs %system", ours_sys, their_sys, 0.05, 5.0);
+    /* Below a quarter of its 3 s the comparison could not tell a wrong
+     * value well. */
+    if (their_cpu < 0.75) fail_msg("the spinner got only %.2f s of CPU in 3 s: the machine is too busy", their_cpu);
+    /* The spinner's 3 s are in both intervals, so both count the same CPU
+     * time: pidstat in whole clock ticks (10 ms) at each end and two
+     * decimals of a percentage. 2 % + 30 ms: a zero, a half or a double
+     * fails. */
+    xc_close_to("Process % Processor Time (spinner, s) vs %CPU x T", ours_cpu, their_cpu, 0.02, 0.03);
+    xc_close_to("Process % User Time (spinner, s) vs %usr x T", ours_usr, their_usr, 0.02, 0.03);
+    xc_close_to("Process % Privileged Time (spinner, s) vs %system x T", ours_sys, their_sys, 0.02, 0.03);
     /* Bursts, compared by their bytes (pidstat's kB/s, two decimals, times
      * its interval): the same 32 MiB and 16 MiB in both. 2 %. */
     xc_close_to("Process IO Write Bytes (writer) vs kB_wr/s x T", ours_w, their_w, 0.02, 0.0);

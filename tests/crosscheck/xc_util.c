@@ -260,6 +260,22 @@ double xc_pdh_count(const xc_samples *s, int i, const char *what)
 static char made[4][2100];
 static int nmade;
 
+double xc_pdh_seconds(const xc_samples *s, int i, const char *what)
+{
+    double secs = (double)(s->raw[1][i].FirstValue - s->raw[0][i].FirstValue) / 1e7;
+    double pct = xc_pdh_value(s->c[i], what);
+    double lo = s->t[1][0] - s->t[0][1], hi = s->t[1][1] - s->t[0][0];
+    if (secs < 0) fail_msg("%s went backwards", what);
+    if (pct > 0) {
+        double span = 100.0 * secs / pct;
+        print_message("%-44s %.3f s over %.3f s (collections %.3f..%.3f s apart)\n", what, secs, span, lo, hi);
+        if (!(span >= lo - 0.002 && span <= hi + 0.002))
+            fail_msg("%s: %.3f %% is %.3f s over %.3f s, outside the collections' %.3f..%.3f s", what, pct, secs, span,
+                     lo, hi);
+    }
+    return secs;
+}
+
 void xc_mkdtemp(char *buf, size_t cap)
 {
     char cwd[2048];

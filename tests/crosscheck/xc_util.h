@@ -61,6 +61,10 @@ typedef struct {
 } xc_samples;
 void xc_sample(xc_samples *s, int which);
 double xc_pdh_count(const xc_samples *s, int i, const char *what);
+/* The same for a PERF_100NSEC_TIMER (% Processor Time and kin): the time
+ * counted, in seconds, and PDH's percentage checked to be that time over an
+ * interval between the collections' bounds. */
+double xc_pdh_seconds(const xc_samples *s, int i, const char *what);
 /* The formatted value (double, not capped at 100); fails unless valid. */
 double xc_pdh_value(PDH_HCOUNTER c, const char *what);
 
