@@ -31,6 +31,10 @@
  *                                   all four alike; prints four lines (the
  *                                   second provider is a separate copy,
  *                                   dlmopen, opened with Linkage workers=1)
+ *   bench_snapshot files K PATH...  open, read once and close each PATH K
+ *                                   times; one line per path with the median
+ *                                   in microseconds (what one per-device
+ *                                   file costs: docs/benchmarks.md)
  *   bench_snapshot exec K CMD ARGS...
  *                                   fork/exec CMD K times (output to
  *                                   /dev/null), after one warm-up run: ps, top
@@ -414,6 +418,17 @@ int main(int argc, char **argv)
         for (int i = 0; i < nth - 1; i++) pthread_join(th[i], NULL);
         pa.close();
         pb.close();
+        return 0;
+    } else if (strcmp(argv[1], "files") == 0 && argc >= 4) {
+        for (int f = 3; f < argc; f++) {
+            for (int i = -1; i < k; i++) {
+                double a = now_ms();
+                for (int r = 0; r < 100; r++) read_one(AT_FDCWD, argv[f]);
+                if (i >= 0) t[i] = (now_ms() - a) * 10; /* us per read */
+            }
+            qsort(t, (size_t)k, sizeof *t, cmp_double);
+            printf("file %s median_us=%.2f\n", argv[f], t[k / 2]);
+        }
         return 0;
     } else if (strcmp(argv[1], "exec") == 0 && argc >= 4) {
         for (int i = -1; i < k; i++) { /* i = -1: warm-up (page cache, dynamic loader) */
