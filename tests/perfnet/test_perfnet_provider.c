@@ -832,7 +832,17 @@ static int udp_child(void)
 static void live_udp_versions_netns(void **state)
 {
     (void)state;
-    nl_run_in_child(udp_child);
+    /* Not nl_run_in_child: a machine without private namespaces fails this
+     * test with the reason instead of skipping it. */
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) _exit(udp_child());
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    if (WEXITSTATUS(st) == 77) fail_msg("cannot make a private network namespace here (needs root, iproute2)");
+    assert_int_equal(WEXITSTATUS(st), 0);
 }
 
 /* Two hosts in one process (an engine for RegQueryValueEx and another for
