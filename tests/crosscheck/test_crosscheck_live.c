@@ -500,13 +500,14 @@ static void live_physical_disk_vs_iostat(void **state)
     if (rs * XC_T < 1000 || ws * XC_T < 1000)
         fail_msg("fio did %.0f reads/s, %.0f writes/s on %s: too little to compare", rs, ws, l.dev);
     /* Counts: both read the same diskstats fields of a device only fio
-     * uses, and all of fio's I/O is in both intervals; iostat's two
-     * decimals over 5 s. 1 % + 5. */
-    xc_close_to("PhysicalDisk Disk Reads vs r/s x T", ours[0], rs * XC_T, 0.01, 5.0);
-    xc_close_to("PhysicalDisk Disk Writes vs w/s x T", ours[1], ws * XC_T, 0.01, 5.0);
-    xc_close_to("PhysicalDisk Disk Transfers vs (r/s + w/s) x T", ours[2], (rs + ws) * XC_T, 0.01, 5.0);
-    xc_close_to("PhysicalDisk Disk Read Bytes vs rkB/s x T", ours[3], rkb * 1024.0 * XC_T, 0.01, 0.0);
-    xc_close_to("PhysicalDisk Disk Write Bytes vs wkB/s x T", ours[4], wkb * 1024.0 * XC_T, 0.01, 0.0);
+     * uses, and all of fio's I/O is in both intervals. iostat's rates are
+     * over its real interval, which on a loaded machine runs up to ~1-2 %
+     * past T (it wakes late): 2 % + 5. */
+    xc_close_to("PhysicalDisk Disk Reads vs r/s x T", ours[0], rs * XC_T, 0.02, 5.0);
+    xc_close_to("PhysicalDisk Disk Writes vs w/s x T", ours[1], ws * XC_T, 0.02, 5.0);
+    xc_close_to("PhysicalDisk Disk Transfers vs (r/s + w/s) x T", ours[2], (rs + ws) * XC_T, 0.02, 5.0);
+    xc_close_to("PhysicalDisk Disk Read Bytes vs rkB/s x T", ours[3], rkb * 1024.0 * XC_T, 0.02, 0.0);
+    xc_close_to("PhysicalDisk Disk Write Bytes vs wkB/s x T", ours[4], wkb * 1024.0 * XC_T, 0.02, 0.0);
     /* Latencies (ms): the same I/Os on both sides, so the averages agree
      * but for iostat's two decimals (+-0.005 ms) and the odd journal write
      * of the filesystem: 3 % + 0.005 ms. The wrapped averages of issue 11
@@ -799,14 +800,15 @@ static void live_network_interface_vs_sar(void **state)
     double rxpck = xc_column(out, "Average:", "lo", "rxpck/s"), txpck = xc_column(out, "Average:", "lo", "txpck/s");
     free(out);
     /* Counts: the whole transfer is in both intervals and nothing else uses
-     * this lo; sar prints two decimals of kB/s and packets/s over 5 s.
-     * 0.5 % + 1 kB; packets 1 % + 2 (lo moves 64 KiB segments: a few
-     * hundred data packets and their ACKs). On lo what is sent is received,
-     * so each column is checked against the other side's too. */
-    xc_close_to("Network Interface(lo) Bytes Received vs rxkB/s x T", ours[0], rxkb * 1024.0 * XC_T, 0.005, 1024.0);
-    xc_close_to("Network Interface(lo) Bytes Sent vs txkB/s x T", ours[1], txkb * 1024.0 * XC_T, 0.005, 1024.0);
-    xc_close_to("Network Interface(lo) Packets Received vs rxpck/s x T", ours[2], rxpck * XC_T, 0.01, 2.0);
-    xc_close_to("Network Interface(lo) Packets Sent vs txpck/s x T", ours[3], txpck * XC_T, 0.01, 2.0);
+     * this lo. sar's rates are over its real interval, which on a loaded
+     * machine runs up to ~1-2 % past the T it was asked for (its collector
+     * wakes late); times T they read that much low (seen: 0.6 %). 2 % + 1
+     * KiB; packets 2 % + 2 (lo moves 64 KiB segments: a few hundred data
+     * packets and their ACKs). */
+    xc_close_to("Network Interface(lo) Bytes Received vs rxkB/s x T", ours[0], rxkb * 1024.0 * XC_T, 0.02, 1024.0);
+    xc_close_to("Network Interface(lo) Bytes Sent vs txkB/s x T", ours[1], txkb * 1024.0 * XC_T, 0.02, 1024.0);
+    xc_close_to("Network Interface(lo) Packets Received vs rxpck/s x T", ours[2], rxpck * XC_T, 0.02, 2.0);
+    xc_close_to("Network Interface(lo) Packets Sent vs txpck/s x T", ours[3], txpck * XC_T, 0.02, 2.0);
     if (ours[0] < 32.0 * 1048576)
         fail_msg("lo carried %.0f bytes, less than the 32 MiB sent", ours[0]);
 }
