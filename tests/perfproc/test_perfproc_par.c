@@ -5,6 +5,12 @@
  * and 8 readers, which must give the very same block. The one field allowed
  * to differ is each object's PerfTime, the moment the snapshot was taken. */
 #include <dirent.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
@@ -344,6 +350,58 @@ static void collect_after_fork(void **state)
     ph_rmtree(root);
 }
 
+/* No thread can start (a seccomp filter refuses clone3 and clone with
+ * CLONE_THREAD, as a sandbox might): the provider collects with one reader,
+ * the same block, and Collect does not fail. */
+static int refuse_threads(void)
+{
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone3, 4, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 2),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+    };
+    struct sock_fprog prog = {(unsigned short)(sizeof f / sizeof f[0]), f};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -1;
+    return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+static void *nothing(void *arg)
+{
+    return arg;
+}
+
+static void threads_refused_one_reader(void **state)
+{
+    (void)state;
+    make_tree();
+    ph_result seq;
+    collect_with("1", "230 232", 1, &seq);
+    pid_t c = fork();
+    assert_true(c >= 0);
+    if (c == 0) {
+        alarm(30);
+        assert_int_equal(refuse_threads(), 0);
+        /* the filter works: no thread starts */
+        pthread_t th;
+        assert_int_not_equal(pthread_create(&th, NULL, nothing, NULL), 0);
+        ph_result r;
+        collect_with("3", "230 232", 2, &r);
+        assert_same_block(&seq, &r);
+        assert_int_equal(task_count(), 0);
+        _exit(0);
+    }
+    int st;
+    assert_int_equal(waitpid(c, &st, 0), c);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    ph_result_free(&seq);
+    ph_rmtree(root);
+}
+
 /* ------------------------------------------------------- live */
 
 /* Processes come and go while 3 readers collect the live /proc: every
@@ -402,6 +460,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(worker_setting),
         cmocka_unit_test(dlclose_without_close),
         cmocka_unit_test(collect_after_fork),
+        cmocka_unit_test(threads_refused_one_reader),
         cmocka_unit_test(live_churn_consistent),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);
