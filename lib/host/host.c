@@ -417,7 +417,7 @@ static int wants(const prov *p, const pl_query_items *q)
 {
     if (q->kind == PL_QUERY_KIND_GLOBAL || q->kind == PL_QUERY_KIND_COSTLY) return 1;
     if (q->kind != PL_QUERY_KIND_ITEMS) return 0;
-    if (!p->has_objlist) return 1; /* without an Object List, every numeric query */
+    if (!p->has_objlist) return pl__host_may_own(&p->info, q); /* every numeric query it may answer */
     for (size_t i = 0; i < q->n; i++)
         for (size_t j = 0; j < p->nobjlist; j++)
             if (q->items[i] == p->objlist[j]) return 1;

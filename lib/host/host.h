@@ -63,6 +63,12 @@ int pl__host_align8(const uint8_t *data, uint32_t bytes, uint32_t nobj, uint8_t 
 /* host_app.c: may the built-in AppCounters provider use this name (help: 1)
  * index? 0 for every other provider. */
 int pl__host_app_index_ok(const pl_provider_info *p, uint32_t idx, int help);
+/* host_app.c: may a provider without an Object List own an object this
+ * items query names? 1, but 0 for the built-in AppCounters when every
+ * index is perflib's own (<= PL_IDX_BUILTIN_RESERVED_LAST): applications'
+ * objects have third-party indices (pl__host_app_index_ok), so such a
+ * query is none of its business and it is not called. */
+int pl__host_may_own(const pl_provider_info *p, const pl_query_items *q);
 /* host_app.c: the string Open gets: the engine's store path for the
  * built-in AppCounters (so it reads the applications' records where the
  * engine reads its titles), the record's Linkage export for every other

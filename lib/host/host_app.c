@@ -36,3 +36,11 @@ int pl__host_app_index_ok(const pl_provider_info *p, uint32_t idx, int help)
     if (!is_app_provider(p)) return 0;
     return idx > PL_IDX_BUILTIN_RESERVED_LAST + (help ? 1u : 0u) && idx <= 0x7FFFFFFFu;
 }
+
+int pl__host_may_own(const pl_provider_info *p, const pl_query_items *q)
+{
+    if (!is_app_provider(p)) return 1;
+    for (size_t i = 0; i < q->n; i++)
+        if (q->items[i] > PL_IDX_BUILTIN_RESERVED_LAST) return 1;
+    return 0;
+}
