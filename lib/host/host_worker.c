@@ -1,30 +1,43 @@
-/* perflib: the watchdog thread of an in-process provider (host_worker.h). */
+/* perflib: the watchdog thread of an in-process provider (host_worker.h).
+ *
+ * The hand-off is two semaphores and one atomic state: the caller posts
+ * `job` and waits on `done` with a deadline, the worker waits on `job` and
+ * posts `done`. A semaphore makes a system call only when someone sleeps or
+ * must be woken, so a call costs the two wake-ups it needs and nothing for
+ * a mutex both sides would take (a mutex and condition variables made ~8
+ * futex calls per Collect; issue 17, docs/benchmarks.md). Who owns the
+ * call after a timeout is settled by one compare-and-swap on `state`:
+ * JOB -> DONE by the worker when the call returns, JOB -> ABANDONED by the
+ * caller when the deadline passes; whoever loses knows the other won. */
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include "host_worker.h"
 
-enum { IDLE, JOB, DONE, QUIT };
+enum { IDLE, JOB, DONE, ABANDONED, QUIT };
 
 struct pl__worker {
     pthread_t th;
-    pthread_mutex_t m;
-    pthread_cond_t cv_job, cv_done;
-    int state;
-    int abandoned;
+    sem_t job, done;
+    int state;    /* atomic: IDLE, JOB, DONE, ABANDONED, QUIT */
     pl__call call;
-    void *orphan;
+    void *orphan; /* set before the CAS that abandons: the worker reads it only after losing */
 };
 
 static void destroy(pl__worker *w)
 {
-    pthread_cond_destroy(&w->cv_job);
-    pthread_cond_destroy(&w->cv_done);
-    pthread_mutex_destroy(&w->m);
+    sem_destroy(&w->job);
+    sem_destroy(&w->done);
     free(w);
+}
+
+static int cas(int *p, int from, int to)
+{
+    return __atomic_compare_exchange_n(p, &from, to, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 }
 
 static void *run(void *arg)
@@ -34,28 +47,23 @@ static void *run(void *arg)
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL);
-    pthread_mutex_lock(&w->m);
     for (;;) {
-        while (w->state != JOB && w->state != QUIT) pthread_cond_wait(&w->cv_job, &w->m);
-        if (w->state == QUIT) break;
+        while (sem_wait(&w->job) != 0) { /* EINTR only: signals are blocked, but be safe */
+        }
+        if (__atomic_load_n(&w->state, __ATOMIC_ACQUIRE) == QUIT) break;
         pl__call *c = &w->call;
-        pthread_mutex_unlock(&w->m);
         if (c->kind == PL__CALL_OPEN) c->rc = c->open ? c->open(c->arg) : 0;
         else if (c->kind == PL__CALL_COLLECT) c->rc = c->collect(c->arg, &c->data, &c->bytes, &c->nobj);
         else c->rc = c->close ? c->close() : 0;
         free(c->arg);
         c->arg = NULL;
-        pthread_mutex_lock(&w->m);
-        if (w->abandoned) { /* the caller gave up on us long ago */
-            pthread_mutex_unlock(&w->m);
+        if (!cas(&w->state, JOB, DONE)) { /* ABANDONED: the caller gave up on us long ago */
             free(w->orphan);
             destroy(w);
             return NULL;
         }
-        w->state = DONE;
-        pthread_cond_signal(&w->cv_done);
+        sem_post(&w->done);
     }
-    pthread_mutex_unlock(&w->m);
     return NULL;
 }
 
@@ -63,13 +71,16 @@ pl__worker *pl__worker_new(void)
 {
     pl__worker *w = calloc(1, sizeof *w);
     if (!w) return NULL;
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_mutex_init(&w->m, NULL);
-    pthread_cond_init(&w->cv_job, NULL);
-    pthread_cond_init(&w->cv_done, &ca);
-    pthread_condattr_destroy(&ca);
+    if (sem_init(&w->job, 0, 0) != 0) {
+        free(w);
+        return NULL;
+    }
+    if (sem_init(&w->done, 0, 0) != 0) {
+        sem_destroy(&w->job);
+        free(w);
+        return NULL;
+    }
+    w->state = IDLE;
     if (pthread_create(&w->th, NULL, run, w) != 0) {
         destroy(w);
         return NULL;
@@ -87,33 +98,35 @@ int pl__worker_call(pl__worker *w, pl__call *c, uint32_t ms, void *orphan)
         dl.tv_sec++;
         dl.tv_nsec -= 1000000000L;
     }
-    pthread_mutex_lock(&w->m);
     w->call = *c;
     c->arg = NULL; /* the worker's now */
-    w->state = JOB;
-    pthread_cond_signal(&w->cv_job);
-    int e = 0;
-    while (w->state != DONE && e != ETIMEDOUT) e = pthread_cond_timedwait(&w->cv_done, &w->m, &dl);
-    if (w->state != DONE) {
-        w->abandoned = 1;
-        w->orphan = orphan;
-        pthread_detach(w->th);
-        pthread_mutex_unlock(&w->m);
-        return 0;
+    w->orphan = orphan;
+    __atomic_store_n(&w->state, JOB, __ATOMIC_RELEASE);
+    sem_post(&w->job);
+    for (;;) {
+        if (sem_clockwait(&w->done, CLOCK_MONOTONIC, &dl) == 0) break;
+        if (errno == EINTR) continue;
+        /* ETIMEDOUT (or a semaphore error): abandon, unless the call
+         * returned in the meantime */
+        if (cas(&w->state, JOB, ABANDONED)) {
+            pthread_detach(w->th);
+            return 0;
+        }
+        while (sem_wait(&w->done) != 0) { /* DONE: its post is on the way or there */
+        }
+        break;
     }
     *c = w->call;
-    w->state = IDLE;
-    pthread_mutex_unlock(&w->m);
+    w->orphan = NULL;
+    __atomic_store_n(&w->state, IDLE, __ATOMIC_RELEASE);
     return 1;
 }
 
 void pl__worker_free(pl__worker *w)
 {
     if (!w) return;
-    pthread_mutex_lock(&w->m);
-    w->state = QUIT;
-    pthread_cond_signal(&w->cv_job);
-    pthread_mutex_unlock(&w->m);
+    __atomic_store_n(&w->state, QUIT, __ATOMIC_RELEASE);
+    sem_post(&w->job);
     pthread_join(w->th, NULL);
     destroy(w);
 }
