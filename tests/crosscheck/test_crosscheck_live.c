@@ -861,11 +861,12 @@ static void live_tcp_vs_ss(void **state)
 /* ------------------------------------- Network Interface vs sar -n DEV */
 
 struct net_arg {
-    int fd;
+    int fd, udp;
     const struct go *go;
 };
 
-/* 32 MiB over a TCP connection on lo, then the write side shut. */
+/* 32 MiB over a TCP connection on lo, the write side shut, then 2000 UDP
+ * datagrams of 100 bytes in bursts of 100. */
 static void net_sender(void *arg)
 {
     struct net_arg *a = arg;
@@ -879,11 +880,16 @@ static void net_sender(void *arg)
             off += (size_t)n;
         }
     shutdown(a->fd, SHUT_WR);
+    for (int k = 0; k < 2000; k++) {
+        if (send(a->udp, buf, 100, 0) != 100) _exit(4);
+        if (k % 100 == 99) xc_sleep_ms(2);
+    }
     a->go->done[0] = now_s();
     idle_forever();
 }
 
-/* Reads to the end, then records when. */
+/* Reads the TCP stream to the end and the datagrams until 0.5 s pass
+ * without one, then records when. */
 static void net_receiver(void *arg)
 {
     struct net_arg *a = arg;
@@ -891,6 +897,10 @@ static void net_receiver(void *arg)
     size_t total = 0;
     ssize_t n;
     while ((n = read(a->fd, buf, sizeof buf)) > 0) total += (size_t)n;
+    struct timeval tv = {0, 500000};
+    setsockopt(a->udp, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    for (int k = 0; k < 2000 && recv(a->udp, buf, sizeof buf, 0) > 0; k++) {
+    }
     a->go->done[1] = total == (32u << 20) ? now_s() : -1.0;
     idle_forever();
 }
@@ -906,33 +916,46 @@ static void live_network_interface_vs_sar(void **state)
     uint16_t port;
     int l = listener(AF_INET, "127.0.0.1", &port), srv;
     int cli = pair(AF_INET, "127.0.0.1", port, l, &srv);
+    int urx = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), utx = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    assert_true(urx >= 0 && utx >= 0);
+    struct sockaddr_in ua = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t ul = sizeof ua;
+    assert_int_equal(bind(urx, (struct sockaddr *)&ua, sizeof ua), 0);
+    assert_int_equal(getsockname(urx, (struct sockaddr *)&ua, &ul), 0);
+    assert_int_equal(connect(utx, (struct sockaddr *)&ua, sizeof ua), 0);
     struct go g;
     go_init(&g);
     g.n = 1; /* the sender waits for go; the receiver reads from the start */
-    struct net_arg snd = {cli, &g}, rcv = {srv, &g};
+    struct net_arg snd = {cli, utx, &g}, rcv = {srv, urx, &g};
     pid_t ps = xc_spawn(net_sender, &snd, 25), pr = xc_spawn(net_receiver, &rcv, 25);
     close(cli);
     close(srv);
     close(l);
+    close(urx);
+    close(utx);
     xc_sleep_ms(100); /* the handshake's packets are behind us */
 
     char dir[2100];
     xc_mkdtemp(dir, sizeof dir);
-    const char *names[] = {"Bytes Received/sec", "Bytes Sent/sec", "Packets Received/sec", "Packets Sent/sec"};
-    xc_samples sm = {.q = xc_pdh_open(dir), .n = 4};
-    for (int i = 0; i < 4; i++) {
+    const char *names[] = {"Network Interface(lo)\\Bytes Received/sec", "Network Interface(lo)\\Bytes Sent/sec",
+                           "Network Interface(lo)\\Packets Received/sec", "Network Interface(lo)\\Packets Sent/sec",
+                           "IPv4\\Datagrams Received/sec", "IPv4\\Datagrams Sent/sec",
+                           "TCPv4\\Segments Received/sec", "TCPv4\\Segments Sent/sec",
+                           "UDPv4\\Datagrams Received/sec", "UDPv4\\Datagrams Sent/sec"};
+    xc_samples sm = {.q = xc_pdh_open(dir), .n = 10};
+    for (int i = 0; i < 10; i++) {
         char path[128];
-        snprintf(path, sizeof path, "\\Network Interface(lo)\\%s", names[i]);
+        snprintf(path, sizeof path, "\\%s", names[i]);
         sm.c[i] = xc_pdh_add(sm.q, path);
     }
     xc_sample(&sm, 0);
     char cmd[64];
-    snprintf(cmd, sizeof cmd, "sar -n DEV %d 1", XC_T);
+    snprintf(cmd, sizeof cmd, "sar -n DEV,IP,TCP,UDP %d 1", XC_T);
     double started;
     char *out = xc_run_go(cmd, XC_GO_MS, go_start, &g, &started);
     xc_sample(&sm, 1);
-    double ours[4];
-    for (int i = 0; i < 4; i++) ours[i] = xc_pdh_count(&sm, i, names[i]);
+    double ours[10];
+    for (int i = 0; i < 10; i++) ours[i] = xc_pdh_count(&sm, i, names[i]);
     PdhCloseQuery(sm.q);
     g.n = 2;
     go_check(&g, started + XC_T);
@@ -940,6 +963,9 @@ static void live_network_interface_vs_sar(void **state)
     xc_kill(pr);
     double rxkb = xc_column(out, "Average:", "lo", "rxkB/s"), txkb = xc_column(out, "Average:", "lo", "txkB/s");
     double rxpck = xc_column(out, "Average:", "lo", "rxpck/s"), txpck = xc_column(out, "Average:", "lo", "txpck/s");
+    double irec = xc_column(out, "Average:", NULL, "irec/s"), orq = xc_column(out, "Average:", NULL, "orq/s");
+    double iseg = xc_column(out, "Average:", NULL, "iseg/s"), oseg = xc_column(out, "Average:", NULL, "oseg/s");
+    double idgm = xc_column(out, "Average:", NULL, "idgm/s"), odgm = xc_column(out, "Average:", NULL, "odgm/s");
     free(out);
     /* Counts: the whole transfer is in both intervals and nothing else uses
      * this lo. sar's rates are over its real interval, which on a loaded
@@ -951,6 +977,19 @@ static void live_network_interface_vs_sar(void **state)
     xc_close_to("Network Interface(lo) Bytes Sent vs txkB/s x T", ours[1], txkb * 1024.0 * XC_T, 0.02, 1024.0);
     xc_close_to("Network Interface(lo) Packets Received vs rxpck/s x T", ours[2], rxpck * XC_T, 0.02, 2.0);
     xc_close_to("Network Interface(lo) Packets Sent vs txpck/s x T", ours[3], txpck * XC_T, 0.02, 2.0);
+    /* The protocol counters of the namespace (its /proc/net/snmp), the
+     * same way: IP and TCP carry the transfer's packets, UDP the 2000
+     * datagrams (some may be dropped on a full receive queue: not
+     * delivered, so not in InDatagrams, for both tools alike). */
+    xc_close_to("IPv4 Datagrams Received vs irec/s x T", ours[4], irec * XC_T, 0.02, 2.0);
+    xc_close_to("IPv4 Datagrams Sent vs orq/s x T", ours[5], orq * XC_T, 0.02, 2.0);
+    xc_close_to("TCPv4 Segments Received vs iseg/s x T", ours[6], iseg * XC_T, 0.02, 2.0);
+    xc_close_to("TCPv4 Segments Sent vs oseg/s x T", ours[7], oseg * XC_T, 0.02, 2.0);
+    xc_close_to("UDPv4 Datagrams Received vs idgm/s x T", ours[8], idgm * XC_T, 0.02, 2.0);
+    xc_close_to("UDPv4 Datagrams Sent vs odgm/s x T", ours[9], odgm * XC_T, 0.02, 2.0);
+    if (ours[9] < 2000 || ours[8] < 200 || ours[6] < 200)
+        fail_msg("too little traffic to compare: %.0f datagrams sent, %.0f received, %.0f segments", ours[9], ours[8],
+                 ours[6]);
     if (ours[0] < 32.0 * 1048576)
         fail_msg("lo carried %.0f bytes, less than the 32 MiB sent", ours[0]);
 }

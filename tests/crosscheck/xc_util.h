@@ -47,16 +47,16 @@ PDH_HQUERY xc_pdh_open(const char *dir);
 PDH_HCOUNTER xc_pdh_add(PDH_HQUERY q, const char *path);
 void xc_pdh_collect(PDH_HQUERY q);
 /* Samples with the wall-clock (xc_now) bounds of each collection, and the
- * raw values of up to 8 counters at each: a burst load is compared by its
+ * raw values of up to 16 counters at each: a burst load is compared by its
  * count (raw delta) against the tool's rate times its interval, as the two
  * intervals differ in length by the collections' own time (up to ~0.2 s on
  * a loaded machine); xc_pdh_count also checks that PDH's formatted rate is
  * that count over an interval between the collections' bounds. */
 typedef struct {
     PDH_HQUERY q;
-    PDH_HCOUNTER c[8];
+    PDH_HCOUNTER c[16];
     int n;
-    PDH_RAW_COUNTER raw[2][8];
+    PDH_RAW_COUNTER raw[2][16];
     double t[2][2]; /* [sample][before, after] */
 } xc_samples;
 void xc_sample(xc_samples *s, int which);
