@@ -16,6 +16,10 @@
  *                                   no per-thread files either
  *   bench_snapshot engine-proc K STORE DIR
  *                                   like engine, for "230" (Process only)
+ *   bench_snapshot engine-costly K STORE DIR
+ *                                   like engine, for "230 232 740 786" (with
+ *                                   the costly Image and Process Address
+ *                                   Space objects)
  *   bench_snapshot engine K STORE DIR
  *                                   the whole library path: pl_engine_open on
  *                                   STORE (created if missing) with providers
@@ -297,6 +301,9 @@ int main(int argc, char **argv)
         argv[1] = "floor";
     } else if (strcmp(argv[1], "engine-proc") == 0) {
         query = "230";
+        argv[1] = "engine";
+    } else if (strcmp(argv[1], "engine-costly") == 0) {
+        query = "230 232 740 786";
         argv[1] = "engine";
     }
     if (strcmp(argv[1], "floor") == 0) {

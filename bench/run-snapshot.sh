@@ -24,7 +24,10 @@
 # prints four rows, mix:floor, mix:floor-par, mix:perfproc, mix:perfproc-1,
 # measured in turn within each of K rounds of one process (bench_snapshot
 # mix), so a load that changes during the run weighs on them alike; its
-# ratios are to mix:floor.
+# ratios are to mix:floor. engine-costly adds the costly Image and Process
+# Address Space objects ("230 232 740 786": every process's maps and
+# smaps_rollup too); its ratios are to the floor above it, which does not
+# read those files.
 # Build BUILD_DIR without sanitizers for meaningful numbers (docs/benchmarks.md).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -39,7 +42,7 @@ fi
 N_LIST=${N_LIST:-"100 1000 5000"}
 T_LIST=${T_LIST:-"1 10"}
 K=${K:-11}
-TOOLS=${TOOLS:-"floor floor-par perfproc perfproc-1 engine engine-1 ps ps-threads top floor-proc engine-proc engine-proc-1 pcp mix"}
+TOOLS=${TOOLS:-"floor floor-par perfproc perfproc-1 engine engine-1 ps ps-threads top floor-proc engine-proc engine-proc-1 pcp engine-costly engine-costly-1 mix"}
 FLOOR_THREADS=${FLOOR_THREADS:-2}
 SPAWN=$BUILD/bench/spawn_idle
 SNAP=$BUILD/bench/bench_snapshot
@@ -119,12 +122,12 @@ for N in $N_LIST; do
         continue
       fi
       case $base in
-        floor|floor-par|perfproc|engine|floor-proc|engine-proc|pcp)
+        floor|floor-par|perfproc|engine|floor-proc|engine-proc|engine-costly|pcp)
           case $base in
             floor|floor-proc) line=$("$SNAP" "$base" "$K") ;;
             floor-par) line=$("$SNAP" floor-par "$K" "$FLOOR_THREADS") ;;
             perfproc) line=$(env ${readers:+PERFLIB_PERFPROC_WORKERS=$readers} "$SNAP" perfproc "$K" "$SO") ;;
-            engine|engine-proc)
+            engine|engine-proc|engine-costly)
               line=$(env ${readers:+PERFLIB_PERFPROC_WORKERS=$readers} "$SNAP" "$base" "$K" "$STORE" "$BUILD/providers") ;;
             pcp)
               if [ ! -x "$BUILD/bench/pcp_fetch" ]; then

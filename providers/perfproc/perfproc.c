@@ -241,15 +241,6 @@ struct cpu_idle {
     uint64_t ticks; /* idle + iowait, as the Idle process counts them */
 };
 
-struct mapfile {
-    uint64_t inode;
-    uint32_t dev_major, dev_minor;
-    const char *path;
-    size_t path_len;
-    int exec;
-    uint64_t bytes[PL_PROT_COUNT];
-};
-
 static struct {
     pthread_mutex_t lock;
     int opened;
@@ -275,10 +266,6 @@ static struct {
     size_t statbuf_cap;
     struct cpu_idle *cpus; /* per-CPU idle ticks of the last /proc/stat read */
     size_t ncpus, cpus_cap;
-    char *maps;            /* /proc/<pid>/maps, grown as needed */
-    size_t maps_cap;
-    struct mapfile *files;
-    size_t nfiles, files_cap;
     /* a block kept after ERROR_MORE_DATA, so the retry returns the same data */
     int pending;
     pl_query_items pending_q;
@@ -504,149 +491,47 @@ static void peaks_commit(void)
     S.nnpeak = 0;
 }
 
-/* ------------------------------------------------------- maps */
+/* ------------------------------------------------------- costly objects */
 
-static ssize_t read_maps(int pidfd)
+/* The Image instances (one per executable file mapped, in the order of
+ * their first mapping) and the Process Address Space instance of one
+ * process, from what the read phase kept. `pos` is its Process position. */
+static int build_costly(const pp_slot *s, const pp_arena *ar, uint32_t pos, int img_obj, int pas_obj)
 {
-    int fd = pl__open_regular_at(pidfd, "maps");
-    if (fd < 0) return fd;
-    size_t got = 0;
-    for (;;) {
-        if (S.maps_cap - got < 4096) {
-            size_t nc = S.maps_cap ? S.maps_cap * 2 : 65536;
-            if (nc > ((size_t)1 << 30)) {
-                close(fd);
-                return -EFBIG;
-            }
-            char *nb = realloc(S.maps, nc);
-            if (!nb) {
-                close(fd);
-                return -ENOMEM;
-            }
-            S.maps = nb;
-            S.maps_cap = nc;
-        }
-        ssize_t n = read(fd, S.maps + got, S.maps_cap - 1 - got);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            int e = errno;
-            close(fd);
-            return -e;
-        }
-        if (n == 0) break;
-        got += (size_t)n;
-    }
-    close(fd);
-    S.maps[got] = '\0';
-    return (ssize_t)got;
-}
-
-static struct mapfile *file_of(const pl_maps_entry *e)
-{
-    for (size_t i = S.nfiles; i-- > 0;) {
-        struct mapfile *f = &S.files[i];
-        if (f->inode == e->inode && f->dev_major == e->dev_major && f->dev_minor == e->dev_minor &&
-            f->path_len == e->path_len && memcmp(f->path, e->path, e->path_len) == 0)
-            return f;
-    }
-    if (S.nfiles == S.files_cap) {
-        size_t nc = S.files_cap ? S.files_cap * 2 : 256;
-        struct mapfile *nf = realloc(S.files, nc * sizeof *nf);
-        if (!nf) return NULL;
-        S.files = nf;
-        S.files_cap = nc;
-    }
-    struct mapfile *f = &S.files[S.nfiles++];
-    memset(f, 0, sizeof *f);
-    f->inode = e->inode;
-    f->dev_major = e->dev_major;
-    f->dev_minor = e->dev_minor;
-    f->path = e->path;
-    f->path_len = e->path_len;
-    return f;
-}
-
-/* The costly objects for one process. `pos` is its Process instance position. */
-static int collect_costly(int pidfd, int32_t pid, const char *pname, uint32_t pos, int img_obj, int pas_obj)
-{
-    uint64_t a[A_COUNT] = {0};
-    a[A_PID] = (uint64_t)pid;
-    ssize_t n = read_maps(pidfd);
-    S.nfiles = 0;
+    const pp_pas *c = &s->pas;
+    if (c->state != PP_OK) return PL_OK; /* gone meanwhile */
     int rc = PL_OK;
-    if (n < 0) {
-        if (n == -ESRCH) return 1; /* gone */
-        a[A_UNAV] |= UNAV_MAPS;
-    } else {
-        const char *p = S.maps;
-        pl_maps_entry e;
-        int r;
-        while ((r = pl__maps_next(&p, &e)) == 1) {
-            uint64_t len = e.end - e.start;
-            a[A_TOTAL] += len;
-            if (e.inode != 0 && e.path_len > 0 && e.path[0] == '/') {
-                struct mapfile *f = file_of(&e);
-                if (!f) return PL_E_NOMEM;
-                f->bytes[e.prot] += len;
-                if (e.exec) f->exec = 1;
-            } else if (e.shared) {
-                a[A_MAPPED0 + e.prot] += len;
-            } else {
-                a[A_RESERVED0 + e.prot] += len;
-            }
+    for (size_t i = 0; img_obj >= 0 && i < c->ni && rc == PL_OK; i++) {
+        const pp_image *im = &ar->img[c->i0 + i];
+        int inst;
+        char tmp[256];
+        rc = pl_builder_add_instance(S.b, img_obj, clean_name(im->name, tmp, sizeof tmp), PL_OBJ_PROCESS, pos,
+                                     PERF_NO_UNIQUE_ID, &inst);
+        uint64_t iv[I_COUNT];
+        uint64_t total = 0;
+        for (int k = 0; k < PL_PROT_COUNT; k++) {
+            iv[k] = im->bytes[k];
+            total += im->bytes[k];
         }
-        if (r < 0) {
-            /* A malformed line: what was summed is incomplete. */
-            memset(a + 1, 0, sizeof(uint64_t) * (A_UNAV - 1));
-            a[A_UNAV] |= UNAV_MAPS;
-            S.nfiles = 0;
-        }
-        for (size_t i = 0; i < S.nfiles; i++) {
-            struct mapfile *f = &S.files[i];
-            int base = f->exec ? A_IMAGE0 : A_MAPPED0;
-            for (int k = 0; k < PL_PROT_COUNT; k++) {
-                a[base + k] += f->bytes[k];
-                if (f->exec) a[A_IMAGE_RESERVED] += f->bytes[k];
-            }
-            if (f->exec && img_obj >= 0) {
-                char name[256];
-                const char *slash = f->path + f->path_len;
-                while (slash > f->path && slash[-1] != '/') slash--;
-                size_t nl = (size_t)(f->path + f->path_len - slash);
-                if (nl >= sizeof name) nl = sizeof name - 1;
-                memcpy(name, slash, nl);
-                name[nl] = '\0';
-                int inst;
-                char tmp[256];
-                rc = pl_builder_add_instance(S.b, img_obj, clean_name(name, tmp, sizeof tmp), PL_OBJ_PROCESS, pos,
-                                             PERF_NO_UNIQUE_ID, &inst);
-                uint64_t iv[I_COUNT];
-                uint64_t total = 0;
-                for (int k = 0; k < PL_PROT_COUNT; k++) {
-                    iv[k] = f->bytes[k];
-                    total += f->bytes[k];
-                }
-                iv[I_MAPPED] = total;
-                if (rc == PL_OK) rc = put_values(img_obj, inst, iv, I_COUNT);
-                if (rc != PL_OK) return rc;
-            }
-        }
+        iv[I_MAPPED] = total;
+        if (rc == PL_OK) rc = put_values(img_obj, inst, iv, I_COUNT);
     }
-    if (pas_obj < 0) return PL_OK;
-    char buf[2048];
-    ssize_t rn = pl__proc_read1(pidfd, "smaps_rollup", buf, sizeof buf);
-    uint64_t rss = 0, pc = 0, pd = 0;
-    if (rn >= 0 && pl__find_key_u64(buf, "Rss", &rss) && pl__find_key_u64(buf, "Private_Clean", &pc) &&
-        pl__find_key_u64(buf, "Private_Dirty", &pd)) {
-        a[A_RESIDENT] = kib(rss);
-        a[A_PRIV_RESIDENT] = kib(pc + pd);
-    } else {
-        a[A_UNAV] |= UNAV_ROLLUP;
+    if (rc != PL_OK || pas_obj < 0) return rc;
+    uint64_t a[A_COUNT] = {0};
+    a[A_PID] = (uint64_t)s->st.pid;
+    for (int k = 0; k < PL_PROT_COUNT; k++) {
+        a[A_MAPPED0 + k] = c->mapped[k];
+        a[A_RESERVED0 + k] = c->reserved[k];
+        a[A_IMAGE0 + k] = c->image[k];
     }
-    a[A_UNAV] = POSITIONS((uint32_t)a[A_UNAV], pas_groups);
+    a[A_IMAGE_RESERVED] = c->image_reserved;
+    a[A_TOTAL] = c->total;
+    a[A_RESIDENT] = kib(c->rss_kb);
+    a[A_PRIV_RESIDENT] = kib(c->priv_kb);
+    a[A_UNAV] = POSITIONS(c->unav, pas_groups);
     zero_marked(a, A_COUNT, a[A_UNAV]);
     int inst;
-    rc = add_inst(pas_obj, pname, 0, 0, &inst);
+    rc = add_inst(pas_obj, s->st.comm, 0, 0, &inst);
     if (rc == PL_OK) rc = put_values(pas_obj, inst, a, A_COUNT);
     return rc;
 }
@@ -821,6 +706,7 @@ static int build_one(struct build *bd, const pp_slot *s, const pp_arena *a)
         bd->tunav |= v[P_UNAV];
     }
     if (rc == PL_OK && bd->want_t) rc = build_threads(s, a, bd->pos, bd->o.thread, &bd->tt);
+    if (rc == PL_OK && (bd->o.image >= 0 || bd->o.pas >= 0)) rc = build_costly(s, a, bd->pos, bd->o.image, bd->o.pas);
     return rc;
 }
 
@@ -836,7 +722,7 @@ static void read_range(void *arg, unsigned w, size_t b, size_t e)
 {
     struct read_job *j = arg;
     for (size_t i = b; i < e; i++) {
-        pl__pp_read_one(j->c, j->pids[i], &j->slots[i], &j->arenas[w], NULL);
+        pl__pp_read_one(j->c, j->pids[i], &j->slots[i], &j->arenas[w]);
         j->slots[i].arena = w;
     }
 }
@@ -858,33 +744,29 @@ static int slots_reserve(size_t n)
 #define READ_CHUNK 8u
 
 /* Every listed process: read, then built in pid order. With one reader (the
- * setting is 1, or the pool could not start, or the costly objects are
- * wanted) each process is read and built in turn, as before the pool
- * existed; otherwise every process is read first, by the pool, then built. */
-static int collect_processes(struct build *bd, int want_costly)
+ * setting is 1, or the pool could not start, or 8 pids or fewer) each
+ * process is read and built in turn, as before the pool existed; otherwise
+ * every process is read first, by the pool, then built. */
+static int collect_processes(struct build *bd)
 {
-    pp_read_ctx c = {.procfd = S.procfd, .fd_by_stat = S.fd_by_stat, .want_p = bd->want_p, .want_t = bd->want_t};
+    pp_read_ctx c = {.procfd = S.procfd,
+                     .fd_by_stat = S.fd_by_stat,
+                     .want_p = bd->want_p,
+                     .want_t = bd->want_t,
+                     .want_img = bd->o.image >= 0,
+                     .want_pas = bd->o.pas >= 0};
     size_t np = S.pids.n;
     unsigned readers = 1;
-    /* The costly objects read maps and smaps_rollup through the directory
-     * the process was read from (a pid reused meanwhile must not mix two
-     * processes), so they keep it open: one process at a time. */
-    if (!want_costly && S.workers > 1 && np > READ_CHUNK) readers = pl__pp_pool_start(&S.pool, S.workers);
-    for (unsigned w = 0; w < readers; w++) S.arenas[w].n = 0;
+    if (S.workers > 1 && np > READ_CHUNK) readers = pl__pp_pool_start(&S.pool, S.workers);
+    for (unsigned w = 0; w < readers; w++) S.arenas[w].n = S.arenas[w].nimg = 0;
     if (readers == 1) {
         pp_slot *s = &S.one;
         for (size_t i = 0; i < np; i++) {
-            int pidfd;
-            S.arenas[0].n = 0;
-            pl__pp_read_one(&c, S.pids.v[i], s, &S.arenas[0], want_costly ? &pidfd : NULL);
+            S.arenas[0].n = S.arenas[0].nimg = 0;
+            pl__pp_read_one(&c, S.pids.v[i], s, &S.arenas[0]);
             if (s->state == PP_NOMEM) return PL_E_NOMEM;
             if (s->state != PP_OK) continue;
             int rc = build_one(bd, s, &S.arenas[0]);
-            if (rc == PL_OK && want_costly) {
-                int cr = collect_costly(pidfd, s->st.pid, s->st.comm, bd->pos, bd->o.image, bd->o.pas);
-                if (cr != 1) rc = cr; /* 1: the process went away meanwhile */
-            }
-            if (want_costly) close(pidfd);
             if (rc != PL_OK) return rc;
             bd->pos++;
         }
@@ -962,7 +844,7 @@ static int collect(const pl_query_items *q)
     if (peaks_reserve((size_t)np) != 0) return PL_E_NOMEM;
     S.nnpeak = 0;
     bd.pos = 1; /* Idle is position 0 */
-    rc = collect_processes(&bd, want_i || want_a);
+    rc = collect_processes(&bd);
     if (rc != PL_OK) return rc;
     if (want_p) {
         peaks_commit();
@@ -1122,12 +1004,6 @@ static void release_all(void)
     free(S.cpus);
     S.cpus = NULL;
     S.ncpus = S.cpus_cap = 0;
-    free(S.maps);
-    S.maps = NULL;
-    S.maps_cap = 0;
-    free(S.files);
-    S.files = NULL;
-    S.nfiles = S.files_cap = 0;
     free(S.peaks);
     free(S.npeaks);
     S.peaks = S.npeaks = NULL;

@@ -45,14 +45,47 @@ typedef struct pp_thread {
     pl_proc_schedstat ss;
 } pp_thread;
 
+/* A file mapped by a process, while its maps are summed. */
+typedef struct pp_mapfile {
+    uint64_t inode;
+    uint32_t dev_major, dev_minor;
+    const char *path; /* into the arena's maps text */
+    size_t path_len;
+    int exec;
+    uint64_t bytes[PL_PROT_COUNT];
+} pp_mapfile;
+
+/* An executable file mapped by a process: one Image instance. */
+typedef struct pp_image {
+    char name[256]; /* the base name, raw (cleaned when built) */
+    uint64_t bytes[PL_PROT_COUNT];
+} pp_image;
+
 /* A reader's own memory, kept across collections (steady state allocates
- * nothing): the thread records of the processes it read this collection and
- * its tid list. Only its reader touches it during the read phase. */
+ * nothing): the thread and Image records of the processes it read this
+ * collection, its tid list, and the maps text and file table of the process
+ * it is reading. Only its reader touches it during the read phase. */
 typedef struct pp_arena {
     pp_thread *t;
     size_t n, cap;
     pl_pidvec tids;
+    pp_image *img;
+    size_t nimg, img_cap;
+    char *maps;
+    size_t maps_cap;
+    pp_mapfile *files;
+    size_t nfiles, files_cap;
 } pp_arena;
+
+/* The costly objects' data of one process (Image, Process Address Space). */
+typedef struct pp_pas {
+    int state;       /* PP_OK, or PP_SKIP: maps said the process is gone */
+    uint32_t unav;   /* UNAV_MAPS, UNAV_ROLLUP */
+    uint64_t mapped[PL_PROT_COUNT], reserved[PL_PROT_COUNT], image[PL_PROT_COUNT];
+    uint64_t image_reserved, total;
+    uint64_t rss_kb, priv_kb; /* smaps_rollup Rss, Private_Clean + Private_Dirty */
+    size_t i0, ni;   /* its Image records in the arena */
+} pp_pas;
 
 enum {
     PP_SKIP = 0,  /* gone or malformed: no instance, no position */
@@ -70,20 +103,23 @@ typedef struct pp_slot {
     pl_proc_stat st;
     pl_proc_status ss;
     pl_proc_io io;
+    pp_pas pas;            /* want_img || want_pas */
 } pp_slot;
 
 typedef struct pp_read_ctx {
     int procfd;
     int fd_by_stat;
-    int want_p, want_t;
+    int want_p, want_t, want_img, want_pas;
 } pp_read_ctx;
 
-/* Read the files of process `pid` into *s, its threads (want_t) appended to
- * *a (s->arena is left to the caller). With keep_fd non-NULL and the process
- * read (PP_OK), its /proc/<pid> directory stays open in *keep_fd for the
- * caller to read more and close; otherwise *keep_fd is -1. Never prints;
- * thread-safe for distinct (s, a). */
-void pl__pp_read_one(const pp_read_ctx *c, int32_t pid, pp_slot *s, pp_arena *a, int *keep_fd);
+/* Read the files of process `pid` into *s, its threads (want_t) and Image
+ * records (want_img) appended to *a (s->arena is left to the caller).
+ * Never prints; thread-safe for distinct (s, a). */
+void pl__pp_read_one(const pp_read_ctx *c, int32_t pid, pp_slot *s, pp_arena *a);
+
+/* maps and smaps_rollup of the process whose directory is `pidfd` into
+ * s->pas and the arena (perfproc_costly.c). Returns 0 or -ENOMEM. */
+int pl__pp_read_costly(int pidfd, int want_img, int want_pas, pp_slot *s, pp_arena *a);
 
 void pl__pp_arena_free(pp_arena *a);
 

@@ -59,9 +59,8 @@ static int read_threads(int pidfd, pp_arena *a)
     return 0;
 }
 
-void pl__pp_read_one(const pp_read_ctx *c, int32_t pid, pp_slot *s, pp_arena *a, int *keep_fd)
+void pl__pp_read_one(const pp_read_ctx *c, int32_t pid, pp_slot *s, pp_arena *a)
 {
-    if (keep_fd) *keep_fd = -1;
     s->state = PP_SKIP;
     s->unav = 0;
     s->t0 = a->n;
@@ -94,9 +93,14 @@ void pl__pp_read_one(const pp_read_ctx *c, int32_t pid, pp_slot *s, pp_arena *a,
         return;
     }
     s->nt = a->n - s->t0;
+    /* The costly objects read through the same directory as stat. */
+    if ((c->want_img || c->want_pas) && pl__pp_read_costly(pidfd, c->want_img, c->want_pas, s, a) != 0) {
+        close(pidfd);
+        s->state = PP_NOMEM;
+        return;
+    }
     s->state = PP_OK;
-    if (keep_fd) *keep_fd = pidfd;
-    else close(pidfd);
+    close(pidfd);
 }
 
 void pl__pp_arena_free(pp_arena *a)
@@ -105,4 +109,13 @@ void pl__pp_arena_free(pp_arena *a)
     a->t = NULL;
     a->n = a->cap = 0;
     pl__pidvec_free(&a->tids);
+    free(a->img);
+    a->img = NULL;
+    a->nimg = a->img_cap = 0;
+    free(a->maps);
+    a->maps = NULL;
+    a->maps_cap = 0;
+    free(a->files);
+    a->files = NULL;
+    a->nfiles = a->files_cap = 0;
 }
