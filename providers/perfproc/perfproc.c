@@ -7,7 +7,9 @@
  * file is opened relative to a /proc/<pid> directory descriptor and read with
  * one read() into a stack buffer, numbers are parsed by hand, and the builder
  * and every table live across calls, so a steady-state Collect allocates
- * nothing. */
+ * nothing. The files are read by a pool of reader threads
+ * (perfproc_read.c, perfproc_costly.c, perfproc_pool.c); this file builds
+ * the block from what they read, in pid order (perfproc_int.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
