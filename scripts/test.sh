@@ -19,6 +19,6 @@ cmake --build build/asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build/asan --output-on-failure -j"$jobs"
 cmake -S . -B build/tsan -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DPL_TSAN=ON >/dev/null
-cmake --build build/tsan --target test_perfproc_par
+cmake --build build/tsan --target test_perfproc_par test_host_worker
 TSAN_OPTIONS=halt_on_error=1:die_after_fork=0 \
-  ctest --test-dir build/tsan -R '^test_perfproc_par[.]' --no-tests=error --output-on-failure -j"$jobs"
+  ctest --test-dir build/tsan -R '^test_(perfproc_par|host_worker)[.]' --no-tests=error --output-on-failure -j"$jobs"

@@ -108,13 +108,19 @@ int pl__worker_call(pl__worker *w, pl__call *c, uint32_t ms, void *orphan)
         if (errno == EINTR) continue;
         /* ETIMEDOUT (or a semaphore error): abandon, unless the call
          * returned in the meantime */
+        pthread_t th = w->th; /* once abandoned, w is the worker's to free */
         if (cas(&w->state, JOB, ABANDONED)) {
-            pthread_detach(w->th);
+            pthread_detach(th); /* valid until detached, even if it ended */
             return 0;
         }
         while (sem_wait(&w->done) != 0) { /* DONE: its post is on the way or there */
         }
         break;
+    }
+    /* The worker set DONE (release) after its last write to w->call and
+     * before its post: this acquire orders our reads after those writes
+     * (also for tools that do not model every semaphore wait). */
+    while (__atomic_load_n(&w->state, __ATOMIC_ACQUIRE) != DONE) {
     }
     *c = w->call;
     w->orphan = NULL;

@@ -1,0 +1,123 @@
+/* The in-process watchdog's hand-over (lib/host/host_worker.c): calls that
+ * return, calls abandoned at the deadline, and calls that return at the
+ * very moment the deadline passes, where one compare-and-swap decides who
+ * owns the call. Built alone with the worker, so the ThreadSanitizer tree
+ * runs it too (scripts/test.sh). */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "host_worker.h"
+#include "pl_test.h"
+
+static void busy_us(long us)
+{
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    do clock_gettime(CLOCK_MONOTONIC, &b);
+    while ((b.tv_sec - a.tv_sec) * 1000000L + (b.tv_nsec - a.tv_nsec) / 1000 < us);
+}
+
+static long work_us; /* set before each call (the worker reads it after the hand-over) */
+
+static DWORD collect(LPWSTR q, LPVOID *data, LPDWORD bytes, LPDWORD nobj)
+{
+    (void)q;
+    busy_us(__atomic_load_n(&work_us, __ATOMIC_RELAXED));
+    memset(*data, 0xAB, *bytes);
+    *nobj = 7;
+    return 42;
+}
+
+static pl__call call_with(void *buf, DWORD len)
+{
+    pl__call c;
+    memset(&c, 0, sizeof c);
+    c.kind = PL__CALL_COLLECT;
+    c.collect = collect;
+    c.arg = malloc(8); /* the worker frees it */
+    memset(c.arg, 0, 8);
+    c.data = buf;
+    c.bytes = len;
+    return c;
+}
+
+static void calls_return(void **state)
+{
+    (void)state;
+    pl__worker *w = pl__worker_new();
+    assert_non_null(w);
+    work_us = 0;
+    unsigned char buf[64];
+    for (int i = 0; i < 3000; i++) {
+        memset(buf, 0, sizeof buf);
+        pl__call c = call_with(buf, sizeof buf);
+        assert_int_equal(pl__worker_call(w, &c, 5000, NULL), 1);
+        assert_int_equal(c.rc, 42);
+        assert_int_equal(c.nobj, 7);
+        assert_null(c.arg);
+        assert_int_equal(buf[63], 0xAB);
+    }
+    pl__worker_free(w);
+}
+
+/* A call past its deadline is abandoned; the worker frees the orphan (and
+ * itself) when the call returns: LeakSanitizer checks that at exit. */
+static void call_abandoned(void **state)
+{
+    (void)state;
+    pl__worker *w = pl__worker_new();
+    assert_non_null(w);
+    work_us = 150000;
+    unsigned char *buf = malloc(64); /* the orphan: the call writes into it */
+    pl__call c = call_with(buf, 64);
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    assert_int_equal(pl__worker_call(w, &c, 20, buf), 0);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    long ms = (b.tv_sec - a.tv_sec) * 1000L + (b.tv_nsec - a.tv_nsec) / 1000000L;
+    assert_true(ms >= 19 && ms < 140);
+    struct timespec wait = {0, 400 * 1000000L};
+    nanosleep(&wait, NULL); /* the worker returns, frees buf and itself */
+}
+
+/* Calls that end about when their 1 ms deadline passes: each is either
+ * returned (with its results) or abandoned (a new worker then), never
+ * both, never lost. */
+static void deadline_races(void **state)
+{
+    (void)state;
+    int returned = 0, abandoned = 0;
+    pl__worker *w = pl__worker_new();
+    assert_non_null(w);
+    for (int i = 0; i < 300; i++) {
+        __atomic_store_n(&work_us, 700 + (i % 7) * 100, __ATOMIC_RELAXED);
+        unsigned char *buf = malloc(16);
+        pl__call c = call_with(buf, 16);
+        if (pl__worker_call(w, &c, 1, buf)) {
+            returned++;
+            assert_int_equal(c.rc, 42);
+            assert_int_equal(buf[15], 0xAB);
+            free(buf);
+        } else {
+            abandoned++;
+            w = pl__worker_new();
+            assert_non_null(w);
+        }
+    }
+    pl__worker_free(w);
+    print_message("deadline races: %d returned, %d abandoned\n", returned, abandoned);
+    assert_int_equal(returned + abandoned, 300);
+    struct timespec wait = {0, 300 * 1000000L};
+    nanosleep(&wait, NULL); /* abandoned workers finish and free themselves */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(calls_return),
+        cmocka_unit_test(call_abandoned),
+        cmocka_unit_test(deadline_races),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
