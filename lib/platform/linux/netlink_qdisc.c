@@ -2,17 +2,17 @@
  * (RTM_GETQDISC dump), for Network Interface "Output Queue Length".
  *
  * The parser (pl__parse_qdisc_dump) works on a byte buffer only, so tests
- * feed it hand-built replies; pl__read_qdiscs does the socket I/O. Every
- * length in a reply (nlmsg_len, rta_len) is checked against the bytes
- * actually received before anything is read; headers are copied out with
- * memcpy (the buffer may have any alignment). */
+ * feed it hand-built replies; pl__read_qdiscs does the socket I/O. The walk
+ * over the messages (nlmsg_len checks) and the receive loop are
+ * netlink_util.c's, shared with the sock_diag dump; every rta_len is checked
+ * against the bytes of its message before anything is read; headers are
+ * copied out with memcpy (the buffer may have any alignment). */
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include <linux/gen_stats.h>
@@ -21,8 +21,8 @@
 #include <linux/rtnetlink.h>
 
 #include "collect_io.h"
+#include "netlink_util.h"
 
-#define HDRLEN ((size_t)NLMSG_HDRLEN)
 #define ATTR_HDR ((size_t)4) /* struct rtattr / nlattr: u16 len, u16 type */
 #define ALIGN4(x) (((x) + 3u) & ~(size_t)3u)
 
@@ -129,53 +129,24 @@ static int parse_qdisc(const unsigned char *p, size_t len, struct pl__qdiscs *ou
     return add(out, &q);
 }
 
+static int on_msg(void *ctx, uint16_t type, const unsigned char *p, size_t plen)
+{
+    if (type != RTM_NEWQDISC) return 0; /* nothing we asked for: ignored */
+    return parse_qdisc(p, plen, ctx);
+}
+
 int pl__parse_qdisc_dump(const void *buf, size_t len, uint32_t seq, struct pl__qdiscs *out)
 {
-    const unsigned char *b = buf;
-    size_t off = 0;
-    if (!b && len) return -EINVAL;
-    while (off < len) {
-        if (len - off < HDRLEN) return -EINVAL; /* a fragment of a header */
-        struct nlmsghdr h;
-        memcpy(&h, b + off, sizeof h);
-        if (h.nlmsg_len < HDRLEN || h.nlmsg_len > len - off) return -EINVAL;
-        const unsigned char *p = b + off + HDRLEN;
-        size_t plen = h.nlmsg_len - HDRLEN;
-        size_t step = NLMSG_ALIGN((size_t)h.nlmsg_len);
-        off = step > len - off ? len : off + step;
-        if (h.nlmsg_seq != seq) continue; /* a reply to some other request */
-        if (h.nlmsg_flags & NLM_F_DUMP_INTR) out->intr = 1;
-        switch (h.nlmsg_type) {
-        case NLMSG_NOOP:
-            break;
-        case NLMSG_DONE: {
-            /* The kernel puts the dump's final status (0 or -errno) here. */
-            int st = 0;
-            if (plen >= sizeof st) memcpy(&st, p, sizeof st);
-            if (st < 0) return st >= -4095 ? st : -EPROTO;
-            return out->intr ? -EAGAIN : 1;
-        }
-        case NLMSG_ERROR: {
-            int st;
-            if (plen < sizeof st) return -EINVAL;
-            memcpy(&st, p, sizeof st);
-            if (st == 0) break; /* an acknowledgement */
-            return st < 0 && st >= -4095 ? st : -EPROTO;
-        }
-        case RTM_NEWQDISC: {
-            int rc = parse_qdisc(p, plen, out);
-            if (rc < 0) return rc;
-            break;
-        }
-        default:
-            break; /* nothing we asked for: ignored */
-        }
-    }
-    return 0;
+    return pl__nl_walk(buf, len, seq, &out->intr, on_msg, out);
+}
+
+static int parse_datagram(void *ctx, const void *buf, size_t len, uint32_t seq)
+{
+    return pl__parse_qdisc_dump(buf, len, seq, ctx);
 }
 
 #define RECV_BUF 65536
-#define MAX_RECVS 4096 /* 256 MiB of replies: far beyond any real dump */
+#define MAX_RECVS 4096L /* 256 MiB of replies: far beyond any real dump */
 
 static int dump_once(int fd, uint32_t seq, unsigned char *buf, struct pl__qdiscs *out)
 {
@@ -189,52 +160,18 @@ static int dump_once(int fd, uint32_t seq, unsigned char *buf, struct pl__qdiscs
     req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
     req.h.nlmsg_seq = seq;
     req.t.tcm_family = AF_UNSPEC;
-    struct sockaddr_nl kernel;
-    memset(&kernel, 0, sizeof kernel);
-    kernel.nl_family = AF_NETLINK;
-    ssize_t s;
-    do s = sendto(fd, &req, req.h.nlmsg_len, 0, (struct sockaddr *)&kernel, sizeof kernel);
-    while (s < 0 && errno == EINTR);
-    if (s < 0) return -errno;
-    if ((size_t)s != req.h.nlmsg_len) return -EIO;
+    int rc = pl__nl_send(fd, &req, req.h.nlmsg_len);
+    if (rc < 0) return rc;
     out->n = 0;
     out->bad = 0;
     out->intr = 0;
-    for (int i = 0; i < MAX_RECVS; i++) {
-        struct sockaddr_nl from;
-        struct iovec iov = {buf, RECV_BUF};
-        struct msghdr mh;
-        memset(&mh, 0, sizeof mh);
-        memset(&from, 0, sizeof from);
-        mh.msg_name = &from;
-        mh.msg_namelen = sizeof from;
-        mh.msg_iov = &iov;
-        mh.msg_iovlen = 1;
-        ssize_t n;
-        do n = recvmsg(fd, &mh, 0);
-        while (n < 0 && errno == EINTR);
-        if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK ? -ETIMEDOUT : -errno;
-        if (mh.msg_flags & MSG_TRUNC) return -EMSGSIZE;
-        if (n == 0) return -EPROTO;
-        if (mh.msg_namelen < sizeof from || from.nl_pid != 0) continue; /* not from the kernel */
-        int rc = pl__parse_qdisc_dump(buf, (size_t)n, seq, out);
-        if (rc < 0) return rc;
-        if (rc == 1) return 0;
-    }
-    return -E2BIG;
+    return pl__nl_recv_dump(fd, seq, buf, RECV_BUF, MAX_RECVS, 0, parse_datagram, out);
 }
 
 int pl__read_qdiscs(struct pl__qdiscs *out)
 {
-    int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-    if (fd < 0) return -errno;
-    /* A reply that never comes must not hang a collection. */
-    struct timeval tv = {1, 0};
-    if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0) {
-        int e = -errno;
-        close(fd);
-        return e;
-    }
+    int fd = pl__nl_open(NETLINK_ROUTE);
+    if (fd < 0) return fd;
     unsigned char *buf = malloc(RECV_BUF);
     if (!buf) {
         close(fd);

@@ -11,104 +11,75 @@
  *
  * The parser (pl__parse_tcp_diag_dump) works on a byte buffer only, so tests
  * and the fuzz target feed it hand-built or random replies; pl__read_tcp_diag
- * does the socket I/O. Every nlmsg_len is checked against the bytes actually
- * received before anything is read; headers are copied out with memcpy (the
- * buffer may have any alignment). */
+ * does the socket I/O. The walk over the messages and the receive loop are
+ * netlink_util.c's (shared with the qdisc dump); a socket message is copied
+ * out with memcpy (the buffer may have any alignment). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/time.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
 
 #include "collect_io.h"
+#include "netlink_util.h"
 
-#define HDRLEN ((size_t)NLMSG_HDRLEN)
 #define ST_ESTABLISHED 1 /* the kernel's TCP_ESTABLISHED */
 #define ST_CLOSE_WAIT 8  /* TCP_CLOSE_WAIT */
 
+struct walk {
+    int family;
+    struct pl__tcp_diag *out;
+};
+
+static int on_msg(void *ctx, uint16_t type, const unsigned char *p, size_t plen)
+{
+    const struct walk *w = ctx;
+    struct pl__tcp_diag *out = w->out;
+    /* The reply has the request's type: SOCK_DIAG_BY_FAMILY for a dump of
+     * one family, TCPDIAG_GETSOCK for the both-family one. Anything else is
+     * nothing we asked for: ignored. */
+    if (type != (w->family == AF_UNSPEC ? TCPDIAG_GETSOCK : SOCK_DIAG_BY_FAMILY)) return 0;
+    struct inet_diag_msg m;
+    if (plen < sizeof m) return -EINVAL;
+    memcpy(&m, p, sizeof m);
+    /* The kernel filtered by family and state; a message that disagrees is
+     * not counted (and not trusted to be anything). */
+    int fam_ok = w->family == AF_UNSPEC ? m.idiag_family == AF_INET || m.idiag_family == AF_INET6
+                                        : m.idiag_family == w->family;
+    if (!fam_ok || (m.idiag_state != ST_ESTABLISHED && m.idiag_state != ST_CLOSE_WAIT)) {
+        out->bad++;
+        return 0;
+    }
+    out->msgs++;
+    /* An IPv6 socket talking to an IPv4 peer has the v4-mapped remote
+     * ::ffff:a.b.c.d; its packets are IPv4 on the wire. */
+    int v4 = m.idiag_family == AF_INET ||
+             (m.id.idiag_dst[0] == 0 && m.id.idiag_dst[1] == 0 && m.id.idiag_dst[2] == htonl(0xffffu));
+    if (v4) out->estab_v4++;
+    else out->estab_v6++;
+    return 0;
+}
+
 int pl__parse_tcp_diag_dump(const void *buf, size_t len, uint32_t seq, int family, struct pl__tcp_diag *out)
 {
-    const unsigned char *b = buf;
-    size_t off = 0;
-    if (!b && len) return -EINVAL;
-    while (off < len) {
-        if (len - off < HDRLEN) return -EINVAL; /* a fragment of a header */
-        struct nlmsghdr h;
-        memcpy(&h, b + off, sizeof h);
-        if (h.nlmsg_len < HDRLEN || h.nlmsg_len > len - off) return -EINVAL;
-        const unsigned char *p = b + off + HDRLEN;
-        size_t plen = h.nlmsg_len - HDRLEN;
-        size_t step = NLMSG_ALIGN((size_t)h.nlmsg_len);
-        off = step > len - off ? len : off + step;
-        if (h.nlmsg_seq != seq) continue; /* a reply to some other request */
-        if (h.nlmsg_flags & NLM_F_DUMP_INTR) out->intr = 1;
-        switch (h.nlmsg_type) {
-        case NLMSG_NOOP:
-            break;
-        case NLMSG_DONE: {
-            /* The dump's final status (0 or -errno), when the kernel puts one. */
-            int st = 0;
-            if (plen >= sizeof st) memcpy(&st, p, sizeof st);
-            if (st < 0) return st >= -4095 ? st : -EPROTO;
-            return out->intr ? -EAGAIN : 1;
-        }
-        case NLMSG_ERROR: {
-            int st;
-            if (plen < sizeof st) return -EINVAL;
-            memcpy(&st, p, sizeof st);
-            if (st == 0) break; /* an acknowledgement */
-            return st < 0 && st >= -4095 ? st : -EPROTO;
-        }
-        case SOCK_DIAG_BY_FAMILY:
-        case TCPDIAG_GETSOCK: {
-            /* The reply has the request's type: SOCK_DIAG_BY_FAMILY for a
-             * dump of one family, TCPDIAG_GETSOCK for the both-family one. */
-            if (h.nlmsg_type != (family == AF_UNSPEC ? TCPDIAG_GETSOCK : SOCK_DIAG_BY_FAMILY)) break;
-            struct inet_diag_msg m;
-            if (plen < sizeof m) return -EINVAL;
-            memcpy(&m, p, sizeof m);
-            /* The kernel filtered by family and state; a message that
-             * disagrees is not counted (and not trusted to be anything). */
-            int fam_ok = family == AF_UNSPEC ? m.idiag_family == AF_INET || m.idiag_family == AF_INET6
-                                             : m.idiag_family == family;
-            if (!fam_ok || (m.idiag_state != ST_ESTABLISHED && m.idiag_state != ST_CLOSE_WAIT)) {
-                out->bad++;
-                break;
-            }
-            out->msgs++;
-            /* An IPv6 socket talking to an IPv4 peer has the v4-mapped
-             * remote ::ffff:a.b.c.d; its packets are IPv4 on the wire. */
-            int v4 = m.idiag_family == AF_INET || (m.id.idiag_dst[0] == 0 && m.id.idiag_dst[1] == 0 &&
-                                                   m.id.idiag_dst[2] == htonl(0xffffu));
-            if (v4) out->estab_v4++;
-            else out->estab_v6++;
-            break;
-        }
-        default:
-            break; /* nothing we asked for: ignored */
-        }
-    }
-    return 0;
+    struct walk w = {family, out};
+    return pl__nl_walk(buf, len, seq, &out->intr, on_msg, &w);
+}
+
+static int parse_datagram(void *ctx, const void *buf, size_t len, uint32_t seq)
+{
+    const struct walk *w = ctx;
+    return pl__parse_tcp_diag_dump(buf, len, seq, w->family, w->out);
 }
 
 #define RECV_BUF 65536
 #define MAX_RECVS (1 << 20)  /* ~300 sockets a datagram: far beyond any machine */
 #define MAX_NS (5 * 1000000000LL) /* a whole dump: 5 s at most */
-
-static long long now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
-}
 
 static int dump_once(int fd, int family, uint32_t seq, unsigned char *buf, struct pl__tcp_diag *out)
 {
@@ -146,57 +117,13 @@ static int dump_once(int fd, int family, uint32_t seq, unsigned char *buf, struc
     req.v2.h.nlmsg_len = (uint32_t)rlen;
     req.v2.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
     req.v2.h.nlmsg_seq = seq;
-    struct sockaddr_nl kernel;
-    memset(&kernel, 0, sizeof kernel);
-    kernel.nl_family = AF_NETLINK;
-    ssize_t s;
-    do s = sendto(fd, &req, rlen, 0, (struct sockaddr *)&kernel, sizeof kernel);
-    while (s < 0 && errno == EINTR);
-    if (s < 0) return -errno;
-    if ((size_t)s != rlen) return -EIO;
+    int rc = pl__nl_send(fd, &req, rlen);
+    if (rc < 0) return rc;
     uint64_t v4 = out->estab_v4, v6 = out->estab_v6;
     size_t msgs = out->msgs, bad = out->bad;
     out->intr = 0;
-    long long t0 = now_ns();
-    int rc = -E2BIG;
-    for (long i = 0; i < MAX_RECVS; i++) {
-        if (now_ns() - t0 > MAX_NS) {
-            rc = -ETIMEDOUT;
-            break;
-        }
-        struct sockaddr_nl from;
-        struct iovec iov = {buf, RECV_BUF};
-        struct msghdr mh;
-        memset(&mh, 0, sizeof mh);
-        memset(&from, 0, sizeof from);
-        mh.msg_name = &from;
-        mh.msg_namelen = sizeof from;
-        mh.msg_iov = &iov;
-        mh.msg_iovlen = 1;
-        ssize_t n;
-        do n = recvmsg(fd, &mh, 0);
-        while (n < 0 && errno == EINTR);
-        if (n < 0) {
-            rc = errno == EAGAIN || errno == EWOULDBLOCK ? -ETIMEDOUT : -errno;
-            break;
-        }
-        if (mh.msg_flags & MSG_TRUNC) {
-            rc = -EMSGSIZE;
-            break;
-        }
-        if (n == 0) {
-            rc = -EPROTO;
-            break;
-        }
-        if (mh.msg_namelen < sizeof from || from.nl_pid != 0) continue; /* not from the kernel */
-        rc = pl__parse_tcp_diag_dump(buf, (size_t)n, seq, family, out);
-        if (rc < 0) break;
-        if (rc == 1) {
-            rc = 0;
-            break;
-        }
-        rc = -E2BIG;
-    }
+    struct walk w = {family, out};
+    rc = pl__nl_recv_dump(fd, seq, buf, RECV_BUF, MAX_RECVS, MAX_NS, parse_datagram, &w);
     if (rc < 0) {
         /* Nothing of a failed dump is kept. */
         out->estab_v4 = v4;
@@ -209,16 +136,7 @@ static int dump_once(int fd, int family, uint32_t seq, unsigned char *buf, struc
 
 int pl__tcp_diag_open(void)
 {
-    int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-    if (fd < 0) return -errno;
-    /* A reply that never comes must not hang a collection. */
-    struct timeval tv = {1, 0};
-    if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0) {
-        int e = -errno;
-        close(fd);
-        return e;
-    }
-    return fd;
+    return pl__nl_open(NETLINK_SOCK_DIAG);
 }
 
 int pl__read_tcp_diag(int fd, int family, struct pl__tcp_diag *out)
