@@ -5,14 +5,12 @@
  * canned trees and on hostile ones, and live with a semaphore set and a
  * shared memory segment this test creates. */
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ipc.h>
 #include <sys/sem.h>
 #include <sys/shm.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "linux/collect_sys.h"
@@ -20,18 +18,8 @@
 #include "perflib/indices.h"
 #include "perflib/winperf.h"
 #include "pl_test.h"
+#include "perfos_test.h"
 #include "platform.h"
-#include "provider_harness.h"
-
-#define DATA PL_SOURCE_DIR "/tests/perfos/data/"
-#define BUFSZ (1u << 20)
-#define N(a) (sizeof(a) / sizeof((a)[0]))
-
-static void load(ph_provider *p, const char *root)
-{
-    ph_load(p, PERFOS_SO, "PerfOs", root);
-    assert_int_equal(p->open(NULL), ERROR_SUCCESS);
-}
 
 static const char SEM_HDR[] = "       key      semid perms      nsems   uid   gid  cuid  cgid      otime      ctime\n";
 
@@ -96,24 +84,20 @@ static void check_objects(const pl_object *o, long long procs, long long threads
 static void m2_objects(void **state)
 {
     (void)state;
-    ph_provider p;
-    load(&p, DATA "m2");
-    ph_result s;
-    ph_collect_ok(&p, "260", BUFSZ, &s);
-    assert_int_equal(s.objects, 1);
+    pf_run r;
+    pf_start(&r, DATA "m2", "260");
+    assert_int_equal(r.s.objects, 1);
     pl_object o;
-    ph_object(&s, PL_OBJ_OBJECTS, &o);
+    ph_object(&r.s, PL_OBJ_OBJECTS, &o);
     check_objects(&o, 4, 18, 2, 3);
-    ph_result_free(&s);
-    ph_collect_ok(&p, "Global", BUFSZ, &s);
-    ph_object(&s, PL_OBJ_OBJECTS, &o);
+    pf_again(&r, "Global");
+    ph_object(&r.s, PL_OBJ_OBJECTS, &o);
     check_objects(&o, 4, 18, 2, 3);
     pl_object sys;
-    ph_object(&s, PL_OBJ_SYSTEM, &sys);
+    ph_object(&r.s, PL_OBJ_SYSTEM, &sys);
     assert_int_equal(ph_value(&sys, -1, PL_CTR_PROCESSES), 4);
     assert_int_equal(ph_value(&sys, -1, PL_CTR_THREADS), 18);
-    ph_result_free(&s);
-    ph_unload(&p);
+    pf_end(&r);
 }
 
 /* m4 has no /proc/sysvipc (a kernel without System V IPC): Semaphores and
@@ -121,15 +105,12 @@ static void m2_objects(void **state)
 static void m4_no_sysvipc(void **state)
 {
     (void)state;
-    ph_provider p;
-    load(&p, DATA "m4");
-    ph_result s;
-    ph_collect_ok(&p, "260", BUFSZ, &s);
+    pf_run r;
+    pf_start(&r, DATA "m4", "260");
     pl_object o;
-    ph_object(&s, PL_OBJ_OBJECTS, &o);
+    ph_object(&r.s, PL_OBJ_OBJECTS, &o);
     check_objects(&o, 2, 4, -1, -1);
-    ph_result_free(&s);
-    ph_unload(&p);
+    pf_end(&r);
 }
 
 static char root[64];
@@ -145,22 +126,17 @@ static void sysvipc_hostile(void **state)
     snprintf(t, sizeof t, "%s         0          0   600   1 0 0 0 0 0 0\n    1e9x          1   600   1 0 0 0 0 0 0\n",
              SEM_HDR);
     ph_put(root, "proc/sysvipc/sem", t);
-    char fifo[PATH_MAX];
-    snprintf(fifo, sizeof fifo, "%s/proc/sysvipc/shm", root);
-    assert_int_equal(mkfifo(fifo, 0644), 0);
+    pf_fifo(root, "proc/sysvipc/shm");
     ph_put(root, "proc/1/stat", "1 (init) S 0 1 1 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 3 0 10 1000 100 "
                                 "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
     alarm(20);
-    ph_provider p;
-    load(&p, root);
-    ph_result s;
-    ph_collect_ok(&p, "260", BUFSZ, &s);
+    pf_run r;
+    pf_start(&r, root, "260");
     alarm(0);
     pl_object o;
-    ph_object(&s, PL_OBJ_OBJECTS, &o);
+    ph_object(&r.s, PL_OBJ_OBJECTS, &o);
     check_objects(&o, 1, 3, -1, -1);
-    ph_result_free(&s);
-    ph_unload(&p);
+    pf_end(&r);
     ph_rmtree(root);
 }
 
@@ -203,7 +179,7 @@ static void live_objects(void **state)
     if (access("/proc/sysvipc/sem", R_OK) != 0)
         fail_msg("this kernel has no /proc/sysvipc (CONFIG_SYSVIPC): the live check cannot run");
     ph_provider p;
-    load(&p, NULL);
+    pf_load(&p, NULL);
     uint64_t sem0, shm0, sem1, shm1, sem2, shm2;
     objects_values(&p, &sem0, &shm0);
     int semid = semget(IPC_PRIVATE, 3, IPC_CREAT | 0600);

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,18 +17,8 @@
 #include "perflib/indices.h"
 #include "perflib/winperf.h"
 #include "pl_test.h"
+#include "perfos_test.h"
 #include "platform.h"
-#include "provider_harness.h"
-
-#define DATA PL_SOURCE_DIR "/tests/perfos/data/"
-#define BUFSZ (1u << 20)
-#define N(a) (sizeof(a) / sizeof((a)[0]))
-
-static void load(ph_provider *p, const char *root)
-{
-    ph_load(p, PERFOS_SO, "PerfOs", root);
-    assert_int_equal(p->open(NULL), ERROR_SUCCESS);
-}
 
 static uint64_t T(uint64_t ticks) /* USER_HZ ticks to 100 ns */
 {
@@ -132,12 +121,10 @@ static void check_cstates(const pl_object *o, const cexp *e, size_t n)
 static void m2_cstates(void **state)
 {
     (void)state;
-    ph_provider p;
-    load(&p, DATA "m2");
-    ph_result s;
-    ph_collect_ok(&p, "238", BUFSZ, &s);
+    pf_run r;
+    pf_start(&r, DATA "m2", "238");
     pl_object o;
-    ph_object(&s, PL_OBJ_PROCESSOR, &o);
+    ph_object(&r.s, PL_OBJ_PROCESSOR, &o);
     const cexp e[] = {
         {"0", {30000, 0, 340000}, {30, 0, 34}, T(11000)},
         {"1", {70000, 8000, 9000}, {70, 8, 9}, T(12000)},
@@ -148,8 +135,7 @@ static void m2_cstates(void **state)
     /* every value read: no marker */
     pl_counter c;
     assert_int_equal(pl_object_find_counter(&o, PL_CTR_UNAVAILABLE_COUNTERS, &c), PL_E_NOT_FOUND);
-    ph_result_free(&s);
-    ph_unload(&p);
+    pf_end(&r);
 }
 
 /* Every instance has exactly these counters marked (and written as 0). */
@@ -175,20 +161,17 @@ static const uint32_t all_c[] = {PL_CTR_PCT_C1_TIME, PL_CTR_PCT_C2_TIME, PL_CTR_
 static void m4_no_cpuidle_marked(void **state)
 {
     (void)state;
-    ph_provider p;
-    load(&p, DATA "m4");
-    ph_result s;
-    ph_collect_ok(&p, "238", BUFSZ, &s);
+    pf_run r;
+    pf_start(&r, DATA "m4", "238");
     pl_object o;
-    ph_object(&s, PL_OBJ_PROCESSOR, &o);
+    ph_object(&r.s, PL_OBJ_PROCESSOR, &o);
     static const char *const names[] = {"0", "1", "3", "_Total"};
     for (size_t i = 0; i < N(names); i++) {
         marked(&o, names[i], all_c, N(all_c));
         assert_true(ph_available_of(&o, names[i], PL_CTR_PCT_PROCESSOR_TIME));
         assert_true(ph_available_of(&o, names[i], PL_CTR_PCT_IDLE_TIME));
     }
-    ph_result_free(&s);
-    ph_unload(&p);
+    pf_end(&r);
 }
 
 static char root[64];
@@ -211,9 +194,7 @@ static void state_files(unsigned cpu, unsigned k, const char *name, const char *
 
 static void fifo(const char *rel)
 {
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", root, rel);
-    assert_int_equal(mkfifo(path, 0644), 0);
+    pf_fifo(root, rel);
 }
 
 /* Hostile cpuidle files are marked unavailable, never shown as numbers,
@@ -244,13 +225,11 @@ static void cstates_hostile(void **state)
     state_files(3, 1, "C2\n", "20\n", "2\n");
     state_files(3, 2, "C3\n", "30\n", NULL);
     alarm(20); /* a blocking open of a FIFO would hang here */
-    ph_provider p;
-    load(&p, root);
-    ph_result s;
-    ph_collect_ok(&p, "238", BUFSZ, &s);
+    pf_run r;
+    pf_start(&r, root, "238");
     alarm(0);
     pl_object o;
-    ph_object(&s, PL_OBJ_PROCESSOR, &o);
+    ph_object(&r.s, PL_OBJ_PROCESSOR, &o);
 
     const uint32_t m0[] = {PL_CTR_PCT_C1_TIME, PL_CTR_C3_TRANSITIONS_PER_SEC};
     marked(&o, "0", m0, N(m0));
@@ -276,8 +255,7 @@ static void cstates_hostile(void **state)
     /* the /proc counters stay available everywhere */
     assert_true(ph_available_of(&o, "_Total", PL_CTR_PCT_PROCESSOR_TIME));
     assert_int_equal(ph_value_of(&o, "_Total", PL_CTR_PCT_PROCESSOR_TIME), T(40));
-    ph_result_free(&s);
-    ph_unload(&p);
+    pf_end(&r);
     ph_rmtree(root);
 }
 
@@ -294,12 +272,10 @@ static void cstates_total_partial(void **state)
     state_files(0, 1, "C3\n", "x\n", "2\n");
     state_files(1, 0, "C1\n", "20\n", "3\n");
     state_files(1, 1, "C3\n", "30\n", "4\n");
-    ph_provider p;
-    load(&p, root);
-    ph_result s;
-    ph_collect_ok(&p, "238", BUFSZ, &s);
+    pf_run r;
+    pf_start(&r, root, "238");
     pl_object o;
-    ph_object(&s, PL_OBJ_PROCESSOR, &o);
+    ph_object(&r.s, PL_OBJ_PROCESSOR, &o);
     const uint32_t m[] = {PL_CTR_PCT_C3_TIME};
     marked(&o, "0", m, N(m));
     marked(&o, "_Total", m, N(m));
@@ -308,8 +284,7 @@ static void cstates_total_partial(void **state)
     assert_int_equal(ph_base_of(&o, "_Total", PL_CTR_PCT_C1_TIME), T(200));
     assert_int_equal(ph_value_of(&o, "1", PL_CTR_PCT_C3_TIME), 300);
     assert_int_equal(ph_value_of(&o, "1", PL_CTR_UNAVAILABLE_COUNTERS), 0);
-    ph_result_free(&s);
-    ph_unload(&p);
+    pf_end(&r);
     ph_rmtree(root);
 }
 
@@ -327,41 +302,36 @@ static void cstates_driver_change(void **state)
     state_files(0, 1, "C1\n", "10\n", "1\n");
     state_files(0, 2, "C1E\n", "20\n", "2\n");
     state_files(0, 3, "C6\n", "30\n", "3\n");
-    ph_provider p;
-    load(&p, root);
-    ph_result s;
+    pf_run r;
+    pf_start(&r, root, "238");
     pl_object o;
-    ph_collect_ok(&p, "238", BUFSZ, &s);
-    ph_object(&s, PL_OBJ_PROCESSOR, &o);
+    ph_object(&r.s, PL_OBJ_PROCESSOR, &o);
     assert_int_equal(ph_value_of(&o, "0", PL_CTR_PCT_C1_TIME), 300);
     assert_int_equal(ph_value_of(&o, "0", PL_CTR_PCT_C2_TIME), 0);
     assert_int_equal(ph_value_of(&o, "0", PL_CTR_PCT_C3_TIME), 300);
-    ph_result_free(&s);
     /* acpi_idle's names for the same three states: C1E's slot is now C2 */
     put("sys/devices/system/cpu/cpuidle/current_driver", "acpi_idle\n");
     state_files(0, 2, "C2\n", "20\n", "2\n");
     state_files(0, 3, "C3\n", "30\n", "3\n");
-    ph_collect_ok(&p, "238", BUFSZ, &s);
-    ph_object(&s, PL_OBJ_PROCESSOR, &o);
+    pf_again(&r, "238");
+    ph_object(&r.s, PL_OBJ_PROCESSOR, &o);
     assert_int_equal(ph_value_of(&o, "0", PL_CTR_PCT_C1_TIME), 100);
     assert_int_equal(ph_value_of(&o, "0", PL_CTR_PCT_C2_TIME), 200);
     assert_int_equal(ph_value_of(&o, "0", PL_CTR_C2_TRANSITIONS_PER_SEC), 2);
     assert_int_equal(ph_value_of(&o, "0", PL_CTR_PCT_C3_TIME), 300);
-    ph_result_free(&s);
     /* the deepest state disappears (same driver name): read again, C3 is 0
      * and still available */
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/sys/devices/system/cpu/cpu0/cpuidle/state3", root);
     ph_rmtree(path);
-    ph_collect_ok(&p, "238", BUFSZ, &s);
-    ph_object(&s, PL_OBJ_PROCESSOR, &o);
+    pf_again(&r, "238");
+    ph_object(&r.s, PL_OBJ_PROCESSOR, &o);
     assert_true(ph_available_of(&o, "0", PL_CTR_PCT_C3_TIME));
     assert_int_equal(ph_value_of(&o, "0", PL_CTR_PCT_C3_TIME), 0);
     assert_int_equal(ph_value_of(&o, "0", PL_CTR_PCT_C2_TIME), 200);
     pl_counter c;
     assert_int_equal(pl_object_find_counter(&o, PL_CTR_UNAVAILABLE_COUNTERS, &c), PL_E_NOT_FOUND); /* all read */
-    ph_result_free(&s);
-    ph_unload(&p);
+    pf_end(&r);
     ph_rmtree(root);
 }
 
@@ -423,7 +393,7 @@ static void live_cstates(void **state)
 {
     (void)state;
     ph_provider p;
-    load(&p, NULL);
+    pf_load(&p, NULL);
     long long t0 = direct_sum(0, "time"), u0 = direct_sum(0, "usage");
     ph_result a, b;
     wake_cpus();
@@ -575,14 +545,12 @@ static void check_info_vs_processor(const pl_object *pi, const pl_object *pr, co
 static void m2_processor_information(void **state)
 {
     (void)state;
-    ph_provider p;
-    load(&p, DATA "m2");
-    ph_result s;
-    ph_collect_ok(&p, "238 1966", BUFSZ, &s);
-    assert_int_equal(s.objects, 2);
+    pf_run r;
+    pf_start(&r, DATA "m2", "238 1966");
+    assert_int_equal(r.s.objects, 2);
     pl_object pi, pr;
-    ph_object(&s, PL_OBJ_PROCESSOR_INFORMATION, &pi);
-    ph_object(&s, PL_OBJ_PROCESSOR, &pr);
+    ph_object(&r.s, PL_OBJ_PROCESSOR_INFORMATION, &pi);
+    ph_object(&r.s, PL_OBJ_PROCESSOR, &pr);
     static const char *const pin[] = {"0,0", "0,1", "0,_Total", "_Total"};
     static const char *const prn[] = {"0", "1", NULL, "_Total"};
     static const char *const n0[] = {"0", "1", NULL};
@@ -597,8 +565,7 @@ static void m2_processor_information(void **state)
     assert_int_equal(ph_value_of(&pi, "0,_Total", PL_CTR_PCT_PROCESSOR_TIME), T(4600));
     assert_int_equal(ph_base_of(&pi, "0,_Total", PL_CTR_PCT_PROCESSOR_TIME), T(23000));
     assert_int_equal(ph_value_of(&pi, "0,_Total", PL_CTR_PCT_C3_TIME), 349000);
-    ph_result_free(&s);
-    ph_unload(&p);
+    pf_end(&r);
 }
 
 /* m4: two nodes (0-1 and 2-3) with cpu2 offline: cpu3 is the second CPU
@@ -606,13 +573,11 @@ static void m2_processor_information(void **state)
 static void m4_processor_information_numa(void **state)
 {
     (void)state;
-    ph_provider p;
-    load(&p, DATA "m4");
-    ph_result s;
-    ph_collect_ok(&p, "Global", BUFSZ, &s);
+    pf_run r;
+    pf_start(&r, DATA "m4", "Global");
     pl_object pi, pr;
-    ph_object(&s, PL_OBJ_PROCESSOR_INFORMATION, &pi);
-    ph_object(&s, PL_OBJ_PROCESSOR, &pr);
+    ph_object(&r.s, PL_OBJ_PROCESSOR_INFORMATION, &pi);
+    ph_object(&r.s, PL_OBJ_PROCESSOR, &pr);
     static const char *const pin[] = {"0,0", "0,1", "0,_Total", "1,1", "1,_Total", "_Total"};
     static const char *const prn[] = {"0", "1", NULL, "3", NULL, "_Total"};
     static const char *const n0[] = {"0", "1", NULL}, *const n1[] = {"3", NULL};
@@ -626,8 +591,7 @@ static void m4_processor_information_numa(void **state)
     assert_int_equal(ph_value_of(&pi, "0,_Total", PL_CTR_PCT_PROCESSOR_TIME), T(7600));
     assert_int_equal(ph_base_of(&pi, "0,_Total", PL_CTR_PCT_PROCESSOR_TIME), T(39200));
     assert_int_equal(ph_value_of(&pi, "0,_Total", PL_CTR_INTERRUPTS_PER_SEC), 330);
-    ph_result_free(&s);
-    ph_unload(&p);
+    pf_end(&r);
 }
 
 /* Hostile cpufreq values are marked (per CPU, in the node and _Total);
@@ -651,13 +615,11 @@ static void processor_information_hostile(void **state)
     fifo("sys/devices/system/cpu/cpu2/cpufreq/scaling_cur_freq");
     put("sys/devices/system/cpu/cpu2/cpufreq/cpuinfo_max_freq", "3000000\n");
     alarm(20);
-    ph_provider p;
-    load(&p, root);
-    ph_result s;
-    ph_collect_ok(&p, "1966", BUFSZ, &s);
+    pf_run r;
+    pf_start(&r, root, "1966");
     alarm(0);
     pl_object pi;
-    ph_object(&s, PL_OBJ_PROCESSOR_INFORMATION, &pi);
+    ph_object(&r.s, PL_OBJ_PROCESSOR_INFORMATION, &pi);
     static const char *const names[] = {"0,0", "0,_Total", "1,0", "1,1", "1,_Total", "_Total"};
     ph_names_are(&pi, names, N(names), 0);
     assert_true(ph_available_of(&pi, "0,0", PL_CTR_PROCESSOR_FREQUENCY));
@@ -669,20 +631,17 @@ static void processor_information_hostile(void **state)
         assert_false(ph_available_of(&pi, names[i], PL_CTR_PCT_OF_MAXIMUM_FREQUENCY));
     }
     assert_true(ph_available_of(&pi, "1,1", PL_CTR_PCT_PROCESSOR_TIME));
-    ph_result_free(&s);
 
     /* a CPU in two nodes, then a malformed list: no Processor Information */
     put("sys/devices/system/node/node0/cpulist", "0-1\n");
-    ph_collect_ok(&p, "238 1966", BUFSZ, &s);
-    assert_true(ph_has_object(&s, PL_OBJ_PROCESSOR));
-    assert_false(ph_has_object(&s, PL_OBJ_PROCESSOR_INFORMATION));
-    ph_result_free(&s);
+    pf_again(&r, "238 1966");
+    assert_true(ph_has_object(&r.s, PL_OBJ_PROCESSOR));
+    assert_false(ph_has_object(&r.s, PL_OBJ_PROCESSOR_INFORMATION));
     put("sys/devices/system/node/node0/cpulist", "0,x\n");
-    ph_collect_ok(&p, "238 1966", BUFSZ, &s);
-    assert_true(ph_has_object(&s, PL_OBJ_PROCESSOR));
-    assert_false(ph_has_object(&s, PL_OBJ_PROCESSOR_INFORMATION));
-    ph_result_free(&s);
-    ph_unload(&p);
+    pf_again(&r, "238 1966");
+    assert_true(ph_has_object(&r.s, PL_OBJ_PROCESSOR));
+    assert_false(ph_has_object(&r.s, PL_OBJ_PROCESSOR_INFORMATION));
+    pf_end(&r);
     ph_rmtree(root);
 }
 
@@ -693,13 +652,11 @@ static void processor_information_hostile(void **state)
 static void live_processor_information(void **state)
 {
     (void)state;
-    ph_provider p;
-    load(&p, NULL);
-    ph_result s;
-    ph_collect_ok(&p, "Global", BUFSZ, &s);
+    pf_run r;
+    pf_start(&r, NULL, "Global");
     pl_object pi, pr;
-    ph_object(&s, PL_OBJ_PROCESSOR_INFORMATION, &pi);
-    ph_object(&s, PL_OBJ_PROCESSOR, &pr);
+    ph_object(&r.s, PL_OBJ_PROCESSOR_INFORMATION, &pi);
+    ph_object(&r.s, PL_OBJ_PROCESSOR, &pr);
     uint32_t ncpu = pl_object_num_instances(&pr) - 1, ninfo = pl_object_num_instances(&pi);
     assert_true(ninfo >= ncpu + 2);
     int have_freq = access("/sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq", R_OK) == 0;
@@ -751,8 +708,7 @@ static void live_processor_information(void **state)
     }
     print_message("%u Processor Information instances matched Processor's exactly\n", matched);
     assert_int_equal(matched, ncpu + 1);
-    ph_result_free(&s);
-    ph_unload(&p);
+    pf_end(&r);
 }
 
 int main(int argc, char **argv)
