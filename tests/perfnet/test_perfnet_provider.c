@@ -5,13 +5,11 @@
 #include <errno.h>
 #include <net/if.h>
 #include <netinet/in.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "pl_test.h"
@@ -611,61 +609,6 @@ static int count_tcp(struct tcp_count *c)
     return 1;
 }
 
-static int tcp_listener(int family, const char *addr, int v6only, uint16_t *port)
-{
-    int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return -1;
-    struct sockaddr_storage ss;
-    socklen_t sl;
-    memset(&ss, 0, sizeof ss);
-    if (family == AF_INET) {
-        struct sockaddr_in *a = (struct sockaddr_in *)&ss;
-        a->sin_family = AF_INET;
-        inet_pton(AF_INET, addr, &a->sin_addr);
-        sl = sizeof *a;
-    } else {
-        struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
-        a->sin6_family = AF_INET6;
-        inet_pton(AF_INET6, addr, &a->sin6_addr);
-        sl = sizeof *a;
-        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof v6only);
-    }
-    if (bind(fd, (struct sockaddr *)&ss, sl) != 0 || listen(fd, 8) != 0 ||
-        getsockname(fd, (struct sockaddr *)&ss, &sl) != 0) {
-        close(fd);
-        return -1;
-    }
-    *port = ntohs(family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port : ((struct sockaddr_in6 *)&ss)->sin6_port);
-    return fd;
-}
-
-static int tcp_connect(int family, const char *addr, uint16_t port)
-{
-    int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return -1;
-    struct sockaddr_storage ss;
-    socklen_t sl;
-    memset(&ss, 0, sizeof ss);
-    if (family == AF_INET) {
-        struct sockaddr_in *a = (struct sockaddr_in *)&ss;
-        a->sin_family = AF_INET;
-        a->sin_port = htons(port);
-        inet_pton(AF_INET, addr, &a->sin_addr);
-        sl = sizeof *a;
-    } else {
-        struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
-        a->sin6_family = AF_INET6;
-        a->sin6_port = htons(port);
-        inet_pton(AF_INET6, addr, &a->sin6_addr);
-        sl = sizeof *a;
-    }
-    if (connect(fd, (struct sockaddr *)&ss, sl) != 0) {
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
 /* Our own connections are counted where they belong, and the provider's
  * counts equal an independent count taken around it (retried until the
  * machine's sockets hold still). */
@@ -677,20 +620,20 @@ static void live_tcp_connections(void **state)
     int fds[16], nfd = 0;
     uint16_t port;
     /* IPv4: two ESTABLISHED sockets (client and accepted). */
-    int l4 = tcp_listener(AF_INET, "127.0.0.1", 0, &port);
+    int l4 = nl_tcp_listener(AF_INET, "127.0.0.1", 0, 8, &port);
     assert_true(l4 >= 0);
     fds[nfd++] = l4;
-    fds[nfd++] = tcp_connect(AF_INET, "127.0.0.1", port);
+    fds[nfd++] = nl_tcp_connect(AF_INET, "127.0.0.1", port);
     assert_true(fds[nfd - 1] >= 0);
     fds[nfd++] = accept(l4, NULL, NULL);
     assert_true(fds[nfd - 1] >= 0);
     int want4 = 2, want6 = 0;
     /* IPv6 (when the machine has it): the client closes, the accepted
      * socket stays in CLOSE_WAIT (counted), the client in FIN_WAIT2 (not). */
-    int l6 = tcp_listener(AF_INET6, "::1", 1, &port);
+    int l6 = nl_tcp_listener(AF_INET6, "::1", 1, 8, &port);
     if (l6 >= 0) {
         fds[nfd++] = l6;
-        int c6 = tcp_connect(AF_INET6, "::1", port);
+        int c6 = nl_tcp_connect(AF_INET6, "::1", port);
         assert_true(c6 >= 0);
         fds[nfd++] = accept(l6, NULL, NULL);
         assert_true(fds[nfd - 1] >= 0);
@@ -698,10 +641,10 @@ static void live_tcp_connections(void **state)
         want6 = 1;
         /* A dual-stack listener reached over IPv4: its accepted socket is an
          * IPv6 socket with v4-mapped addresses, counted as IPv4. */
-        int ld = tcp_listener(AF_INET6, "::", 0, &port);
+        int ld = nl_tcp_listener(AF_INET6, "::", 0, 8, &port);
         if (ld >= 0) {
             fds[nfd++] = ld;
-            fds[nfd++] = tcp_connect(AF_INET, "127.0.0.1", port);
+            fds[nfd++] = nl_tcp_connect(AF_INET, "127.0.0.1", port);
             assert_true(fds[nfd - 1] >= 0);
             fds[nfd++] = accept(ld, NULL, NULL);
             assert_true(fds[nfd - 1] >= 0);
@@ -787,19 +730,7 @@ static int udp_send(int family, int n)
     int rx = socket(family, SOCK_DGRAM, 0), tx = socket(family, SOCK_DGRAM, 0);
     if (rx < 0 || tx < 0) return -1;
     struct sockaddr_storage ss;
-    memset(&ss, 0, sizeof ss);
-    socklen_t sl;
-    if (family == AF_INET) {
-        struct sockaddr_in *a = (struct sockaddr_in *)&ss;
-        a->sin_family = AF_INET;
-        a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        sl = sizeof *a;
-    } else {
-        struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
-        a->sin6_family = AF_INET6;
-        a->sin6_addr = in6addr_loopback;
-        sl = sizeof *a;
-    }
+    socklen_t sl = nl_sockaddr(family, family == AF_INET ? "127.0.0.1" : "::1", 0, &ss);
     if (bind(rx, (struct sockaddr *)&ss, sl) != 0 || getsockname(rx, (struct sockaddr *)&ss, &sl) != 0) return -1;
     char buf[64] = "udp";
     for (int i = 0; i < n; i++) {
@@ -813,8 +744,7 @@ static int udp_send(int family, int n)
 
 static int udp_child(void)
 {
-    if (unshare(CLONE_NEWNET) != 0) return 77;
-    if (system("PATH=\"$PATH:/usr/sbin:/sbin\"; ip link set lo up") != 0) return 77;
+    if (nl_netns_lo_up() != 0) return 77;
     load(NULL);
     if (prov.open(NULL) != 0) return 2;
     struct udp_vals a, b;
@@ -832,17 +762,9 @@ static int udp_child(void)
 static void live_udp_versions_netns(void **state)
 {
     (void)state;
-    /* Not nl_run_in_child: a machine without private namespaces fails this
-     * test with the reason instead of skipping it. */
-    fflush(NULL);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) _exit(udp_child());
-    int st = 0;
-    assert_int_equal(waitpid(pid, &st, 0), pid);
-    assert_true(WIFEXITED(st));
-    if (WEXITSTATUS(st) == 77) fail_msg("cannot make a private network namespace here (needs root, iproute2)");
-    assert_int_equal(WEXITSTATUS(st), 0);
+    /* A machine without private namespaces fails this test with the reason
+     * instead of skipping it. */
+    nl_run_in_child_required(udp_child, "a private network namespace");
 }
 
 /* Two hosts in one process (an engine for RegQueryValueEx and another for

@@ -17,7 +17,6 @@
 #include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/inet_diag.h>
@@ -26,6 +25,7 @@
 #include <linux/seccomp.h>
 #include <linux/sock_diag.h>
 
+#include "net_live.h"
 #include "pl_test.h"
 #include "provider_harness.h"
 #include "linux/collect_io.h"
@@ -302,21 +302,6 @@ static void parse_random(void **state)
 
 /* ------------------------------------------------------------------- live */
 
-/* Run fn in a child; anything but exit 0 fails, 77 (no private namespace
- * here: needs root or user namespaces, iproute2) with the reason. */
-static void run_child(int (*fn)(void))
-{
-    fflush(NULL);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) _exit(fn());
-    int st = 0;
-    assert_int_equal(waitpid(pid, &st, 0), pid);
-    assert_true(WIFEXITED(st));
-    if (WEXITSTATUS(st) == 77) fail_msg("cannot make a private network/mount namespace here (needs root, iproute2)");
-    assert_int_equal(WEXITSTATUS(st), 0);
-}
-
 /* ESTABLISHED + CLOSE_WAIT sockets as ss shows them: IPv4 ones, native IPv6
  * ones, and IPv6 sockets with a v4-mapped peer. -1 when ss is unusable. */
 static int ss_count(long *v4, long *v6, long *mapped)
@@ -339,61 +324,6 @@ static int ss_count(long *v4, long *v6, long *mapped)
     return 0;
 }
 
-static int listener(int family, int v6only, uint16_t *port)
-{
-    int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return -1;
-    struct sockaddr_storage ss;
-    memset(&ss, 0, sizeof ss);
-    socklen_t sl;
-    if (family == AF_INET) {
-        struct sockaddr_in *a = (struct sockaddr_in *)&ss;
-        a->sin_family = AF_INET;
-        a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        sl = sizeof *a;
-    } else {
-        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof v6only);
-        struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
-        a->sin6_family = AF_INET6;
-        if (v6only) a->sin6_addr = in6addr_loopback;
-        sl = sizeof *a;
-    }
-    if (bind(fd, (struct sockaddr *)&ss, sl) != 0 || listen(fd, 256) != 0 ||
-        getsockname(fd, (struct sockaddr *)&ss, &sl) != 0) {
-        close(fd);
-        return -1;
-    }
-    *port = ntohs(family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port : ((struct sockaddr_in6 *)&ss)->sin6_port);
-    return fd;
-}
-
-static int connect_to(int family, uint16_t port)
-{
-    int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return -1;
-    struct sockaddr_storage ss;
-    memset(&ss, 0, sizeof ss);
-    socklen_t sl;
-    if (family == AF_INET) {
-        struct sockaddr_in *a = (struct sockaddr_in *)&ss;
-        a->sin_family = AF_INET;
-        a->sin_port = htons(port);
-        a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        sl = sizeof *a;
-    } else {
-        struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
-        a->sin6_family = AF_INET6;
-        a->sin6_port = htons(port);
-        a->sin6_addr = in6addr_loopback;
-        sl = sizeof *a;
-    }
-    if (connect(fd, (struct sockaddr *)&ss, sl) != 0) {
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
 /* Connection pairs in the child's private namespace: n4 IPv4, n6 native
  * IPv6 (of which c6 with the client closed: the server side in CLOSE_WAIT
  * counts, the client in FIN_WAIT2 does not), nm to a dual-stack listener over
@@ -404,20 +334,21 @@ enum { N4 = 7, N6 = 5, C6 = 2, NM = 3 };
 
 static int open_connections(void)
 {
-    if (unshare(CLONE_NEWNET) != 0) return 77;
-    if (system("PATH=\"$PATH:/usr/sbin:/sbin\"; ip link set lo up") != 0) return 77;
+    if (nl_netns_lo_up() != 0) return 77;
     uint16_t p4, p6, pm;
-    int l4 = listener(AF_INET, 0, &p4), l6 = listener(AF_INET6, 1, &p6), lm = listener(AF_INET6, 0, &pm);
+    int l4 = nl_tcp_listener(AF_INET, "127.0.0.1", 0, 256, &p4);
+    int l6 = nl_tcp_listener(AF_INET6, "::1", 1, 256, &p6);
+    int lm = nl_tcp_listener(AF_INET6, "::", 0, 256, &pm); /* dual-stack */
     if (l4 < 0 || l6 < 0 || lm < 0) return 10;
     for (int i = 0; i < N4; i++)
-        if (connect_to(AF_INET, p4) < 0 || accept(l4, NULL, NULL) < 0) return 11;
+        if (nl_tcp_connect(AF_INET, "127.0.0.1", p4) < 0 || accept(l4, NULL, NULL) < 0) return 11;
     for (int i = 0; i < N6; i++) {
-        int c = connect_to(AF_INET6, p6);
+        int c = nl_tcp_connect(AF_INET6, "::1", p6);
         if (c < 0 || accept(l6, NULL, NULL) < 0) return 12;
         if (i < C6) close(c);
     }
     for (int i = 0; i < NM; i++)
-        if (connect_to(AF_INET, pm) < 0 || accept(lm, NULL, NULL) < 0) return 13;
+        if (nl_tcp_connect(AF_INET, "127.0.0.1", pm) < 0 || accept(lm, NULL, NULL) < 0) return 13;
     usleep(50000); /* let the FINs arrive */
     return 0;
 }
@@ -460,7 +391,7 @@ static int live_dump_child(void)
 static void live_dump_matches_ss(void **state)
 {
     (void)state;
-    run_child(live_dump_child);
+    nl_run_in_child_required(live_dump_child, "a private network namespace");
 }
 
 /* A seccomp filter that refuses socket(AF_NETLINK, ...) with EPERM, as a
@@ -545,7 +476,7 @@ static void live_provider_uses_netlink(void **state)
 {
     (void)state;
     refused = 0;
-    run_child(provider_masked_child);
+    nl_run_in_child_required(provider_masked_child, "a private network/mount namespace");
 }
 
 /* With sock_diag refused (a seccomp policy here), the provider falls back to
@@ -554,7 +485,7 @@ static void live_provider_falls_back_to_files(void **state)
 {
     (void)state;
     refused = 1;
-    run_child(provider_masked_child);
+    nl_run_in_child_required(provider_masked_child, "a private network/mount namespace");
 }
 
 int main(int argc, char **argv)
