@@ -18,105 +18,39 @@
 #include <linux/rtnetlink.h>
 
 #include "net_live.h"
+#include "nl_build.h"
 #include "pl_test.h"
 #include "linux/collect_io.h"
 
 /* ------------------------------------------------ building reply bytes */
 
-struct nb {
-    unsigned char b[8192];
-    size_t len;
-    size_t msg;     /* offset of the open message */
-    size_t nest;    /* offset of the open nested attribute */
-};
-
-static void put(struct nb *n, const void *p, size_t len)
-{
-    assert_true(n->len + len <= sizeof n->b);
-    memcpy(n->b + n->len, p, len);
-    n->len += len;
-}
-
-static void pad4(struct nb *n)
-{
-    static const unsigned char z[4];
-    put(n, z, (4 - n->len % 4) % 4);
-}
-
-static void msg_begin(struct nb *n, uint16_t type, uint16_t flags, uint32_t seq)
-{
-    struct nlmsghdr h = {0};
-    h.nlmsg_type = type;
-    h.nlmsg_flags = flags;
-    h.nlmsg_seq = seq;
-    n->msg = n->len;
-    put(n, &h, sizeof h);
-}
-
-static void msg_end(struct nb *n)
-{
-    uint32_t l = (uint32_t)(n->len - n->msg);
-    memcpy(n->b + n->msg, &l, 4);
-    pad4(n);
-}
-
-static void attr(struct nb *n, uint16_t type, const void *p, size_t len)
-{
-    uint16_t l = (uint16_t)(4 + len);
-    put(n, &l, 2);
-    put(n, &type, 2);
-    put(n, p, len);
-    pad4(n);
-}
-
-static void nest_begin(struct nb *n, uint16_t type)
-{
-    n->nest = n->len;
-    uint16_t z = 0;
-    put(n, &z, 2);
-    put(n, &type, 2);
-}
-
-static void nest_end(struct nb *n)
-{
-    uint16_t l = (uint16_t)(n->len - n->nest);
-    memcpy(n->b + n->nest, &l, 2);
-}
-
 /* One RTM_NEWQDISC. stats: 2 = TCA_STATS2/QUEUE, 1 = old TCA_STATS, 0 = none. */
 static void qdisc(struct nb *n, uint32_t seq, int ifindex, uint32_t parent, const char *kind, int stats,
                   uint32_t qlen, uint32_t backlog)
 {
-    msg_begin(n, RTM_NEWQDISC, NLM_F_MULTI, seq);
+    nb_msg_begin(n, RTM_NEWQDISC, NLM_F_MULTI, seq);
     struct tcmsg t = {0};
     t.tcm_family = AF_UNSPEC;
     t.tcm_ifindex = ifindex;
     t.tcm_parent = parent;
-    put(n, &t, sizeof t);
-    attr(n, TCA_KIND, kind, strlen(kind) + 1);
+    nb_put(n, &t, sizeof t);
+    nb_attr(n, TCA_KIND, kind, strlen(kind) + 1);
     if (stats == 2) {
-        nest_begin(n, TCA_STATS2);
+        nb_nest_begin(n, TCA_STATS2);
         struct gnet_stats_basic gb = {12345, 67};
-        attr(n, TCA_STATS_BASIC, &gb, sizeof gb);
+        nb_attr(n, TCA_STATS_BASIC, &gb, sizeof gb);
         struct gnet_stats_queue q = {qlen, backlog, 5, 6, 7};
-        attr(n, TCA_STATS_QUEUE, &q, sizeof q);
-        nest_end(n);
+        nb_attr(n, TCA_STATS_QUEUE, &q, sizeof q);
+        nb_nest_end(n);
     } else if (stats == 1) {
         struct tc_stats ts;
         memset(&ts, 0, sizeof ts);
         ts.packets = 99;
         ts.qlen = qlen;
         ts.backlog = backlog;
-        attr(n, TCA_STATS, &ts, sizeof ts);
+        nb_attr(n, TCA_STATS, &ts, sizeof ts);
     }
-    msg_end(n);
-}
-
-static void done(struct nb *n, uint32_t seq, int status)
-{
-    msg_begin(n, NLMSG_DONE, NLM_F_MULTI, seq);
-    put(n, &status, sizeof status);
-    msg_end(n);
+    nb_msg_end(n);
 }
 
 /* Parse from an exact-size heap copy, so any read past len is an ASan error. */
@@ -141,10 +75,10 @@ static void build_dump(struct nb *n)
     qdisc(n, SEQ, 1, TC_H_ROOT, "noqueue", 1, 3, 300);                /* old TCA_STATS only */
     qdisc(n, SEQ, 5, TC_H_ROOT, "weird", 0, 0, 0);                    /* no statistics */
     qdisc(n, SEQ + 1, 6, TC_H_ROOT, "other", 2, 50, 50);              /* another request */
-    msg_begin(n, NLMSG_NOOP, 0, SEQ);
-    msg_end(n);
+    nb_msg_begin(n, NLMSG_NOOP, 0, SEQ);
+    nb_msg_end(n);
     qdisc(n, SEQ, 7, TC_H_ROOT, "mq", 2, 4000000000u, 4100000000u);
-    done(n, SEQ, 0);
+    nb_done(n, SEQ, 0);
 }
 
 static void parse_roots(void **state)
@@ -188,20 +122,20 @@ static void parse_stats2_preferred_and_multi_datagram(void **state)
     (void)state;
     struct nb a;
     memset(&a, 0, sizeof a);
-    msg_begin(&a, RTM_NEWQDISC, NLM_F_MULTI, SEQ);
+    nb_msg_begin(&a, RTM_NEWQDISC, NLM_F_MULTI, SEQ);
     struct tcmsg t = {0};
     t.tcm_ifindex = 3;
     t.tcm_parent = TC_H_ROOT;
-    put(&a, &t, sizeof t);
+    nb_put(&a, &t, sizeof t);
     struct tc_stats ts;
     memset(&ts, 0, sizeof ts);
     ts.qlen = 11;
-    attr(&a, TCA_STATS, &ts, sizeof ts);
-    nest_begin(&a, TCA_STATS2 | NLA_F_NESTED);
+    nb_attr(&a, TCA_STATS, &ts, sizeof ts);
+    nb_nest_begin(&a, TCA_STATS2 | NLA_F_NESTED);
     struct gnet_stats_queue gq = {22, 33, 0, 0, 0};
-    attr(&a, TCA_STATS_QUEUE, &gq, sizeof gq);
-    nest_end(&a);
-    msg_end(&a);
+    nb_attr(&a, TCA_STATS_QUEUE, &gq, sizeof gq);
+    nb_nest_end(&a);
+    nb_msg_end(&a);
     struct pl__qdiscs s = {0};
     /* A datagram without NLMSG_DONE: more to come. */
     assert_int_equal(parse_exact(a.b, a.len, SEQ, &s), 0);
@@ -214,7 +148,7 @@ static void parse_stats2_preferred_and_multi_datagram(void **state)
     memset(&b, 0, sizeof b);
     qdisc(&b, SEQ, 3, TC_H_ROOT, "again", 2, 1, 1);
     qdisc(&b, SEQ, 9, TC_H_ROOT, "fq", 2, 8, 800);
-    done(&b, SEQ, 0);
+    nb_done(&b, SEQ, 0);
     assert_int_equal(parse_exact(b.b, b.len, SEQ, &s), 1);
     assert_int_equal(s.n, 2);
     assert_int_equal(s.bad, 1);
@@ -240,41 +174,41 @@ static void parse_errors_and_status(void **state)
     struct nb n;
     /* NLMSG_ERROR carrying -EPERM. */
     memset(&n, 0, sizeof n);
-    msg_begin(&n, NLMSG_ERROR, 0, SEQ);
+    nb_msg_begin(&n, NLMSG_ERROR, 0, SEQ);
     struct nlmsgerr e;
     memset(&e, 0, sizeof e);
     e.error = -EPERM;
-    put(&n, &e, sizeof e);
-    msg_end(&n);
+    nb_put(&n, &e, sizeof e);
+    nb_msg_end(&n);
     assert_int_equal(parse_exact(n.b, n.len, SEQ, &s), -EPERM);
     /* An acknowledgement (error 0) is not an error. */
     memset(&n, 0, sizeof n);
-    msg_begin(&n, NLMSG_ERROR, 0, SEQ);
+    nb_msg_begin(&n, NLMSG_ERROR, 0, SEQ);
     e.error = 0;
-    put(&n, &e, sizeof e);
-    msg_end(&n);
-    done(&n, SEQ, 0);
+    nb_put(&n, &e, sizeof e);
+    nb_msg_end(&n);
+    nb_done(&n, SEQ, 0);
     assert_int_equal(parse_exact(n.b, n.len, SEQ, &s), 1);
     /* A positive or absurd error is -EPROTO. */
     memset(&n, 0, sizeof n);
-    msg_begin(&n, NLMSG_ERROR, 0, SEQ);
+    nb_msg_begin(&n, NLMSG_ERROR, 0, SEQ);
     e.error = 5;
-    put(&n, &e, sizeof e);
-    msg_end(&n);
+    nb_put(&n, &e, sizeof e);
+    nb_msg_end(&n);
     assert_int_equal(parse_exact(n.b, n.len, SEQ, &s), -EPROTO);
     /* An NLMSG_ERROR too short for its code. */
     memset(&n, 0, sizeof n);
-    msg_begin(&n, NLMSG_ERROR, 0, SEQ);
-    put(&n, "ab", 2);
-    msg_end(&n);
+    nb_msg_begin(&n, NLMSG_ERROR, 0, SEQ);
+    nb_put(&n, "ab", 2);
+    nb_msg_end(&n);
     assert_int_equal(parse_exact(n.b, n.len, SEQ, &s), -EINVAL);
     /* NLMSG_DONE with the dump's failure. */
     memset(&n, 0, sizeof n);
-    done(&n, SEQ, -EINTR);
+    nb_done(&n, SEQ, -EINTR);
     assert_int_equal(parse_exact(n.b, n.len, SEQ, &s), -EINTR);
     /* NLMSG_DONE of another request does not end ours. */
     memset(&n, 0, sizeof n);
-    done(&n, SEQ + 5, 0);
+    nb_done(&n, SEQ + 5, 0);
     assert_int_equal(parse_exact(n.b, n.len, SEQ, &s), 0);
     /* A dump interrupted by a change: -EAGAIN at its end. */
     memset(&n, 0, sizeof n);
@@ -283,7 +217,7 @@ static void parse_errors_and_status(void **state)
     qdisc(&n, SEQ, 2, TC_H_ROOT, "x", 2, 1, 1);
     uint16_t fl = NLM_F_MULTI | NLM_F_DUMP_INTR;
     memcpy(n.b + 6, &fl, 2);
-    done(&n, SEQ, 0);
+    nb_done(&n, SEQ, 0);
     assert_int_equal(parse_exact(n.b, n.len, SEQ, &s), -EAGAIN);
     /* An empty buffer is nothing yet. */
     s.intr = 0;
@@ -348,9 +282,9 @@ static void parse_garbage(void **state)
     }
     /* tcmsg cut short */
     memset(&n, 0, sizeof n);
-    msg_begin(&n, RTM_NEWQDISC, 0, SEQ);
-    put(&n, "0123456789", 10);
-    msg_end(&n);
+    nb_msg_begin(&n, RTM_NEWQDISC, 0, SEQ);
+    nb_put(&n, "0123456789", 10);
+    nb_msg_end(&n);
     assert_int_equal(parse_exact(n.b, n.len, SEQ, &s), -EINVAL);
     /* rta_len past the message, and below the attribute header */
     memset(&n, 0, sizeof n);
@@ -372,16 +306,16 @@ static void parse_garbage(void **state)
     assert_int_equal(parse_exact(n.b, n.len, SEQ, &s), -EINVAL);
     /* a short TCA_STATS_QUEUE or TCA_STATS is no statistics, not a misread */
     memset(&n, 0, sizeof n);
-    msg_begin(&n, RTM_NEWQDISC, 0, SEQ);
+    nb_msg_begin(&n, RTM_NEWQDISC, 0, SEQ);
     struct tcmsg t = {0};
     t.tcm_ifindex = 8;
     t.tcm_parent = TC_H_ROOT;
-    put(&n, &t, sizeof t);
-    nest_begin(&n, TCA_STATS2);
-    attr(&n, TCA_STATS_QUEUE, "abcdefgh", 8);
-    nest_end(&n);
-    attr(&n, TCA_STATS, "abcdefgh", 8);
-    msg_end(&n);
+    nb_put(&n, &t, sizeof t);
+    nb_nest_begin(&n, TCA_STATS2);
+    nb_attr(&n, TCA_STATS_QUEUE, "abcdefgh", 8);
+    nb_nest_end(&n);
+    nb_attr(&n, TCA_STATS, "abcdefgh", 8);
+    nb_msg_end(&n);
     s.n = 0;
     s.bad = 0;
     assert_int_equal(parse_exact(n.b, n.len, SEQ, &s), 0);
@@ -390,10 +324,10 @@ static void parse_garbage(void **state)
     assert_int_equal(s.bad, 1);
     /* TCA_KIND without a NUL, longer than the field */
     memset(&n, 0, sizeof n);
-    msg_begin(&n, RTM_NEWQDISC, 0, SEQ);
-    put(&n, &t, sizeof t);
-    attr(&n, TCA_KIND, "abcdefghijklmnopqrstuvwxyz", 26);
-    msg_end(&n);
+    nb_msg_begin(&n, RTM_NEWQDISC, 0, SEQ);
+    nb_put(&n, &t, sizeof t);
+    nb_attr(&n, TCA_KIND, "abcdefghijklmnopqrstuvwxyz", 26);
+    nb_msg_end(&n);
     s.n = 0;
     assert_int_equal(parse_exact(n.b, n.len, SEQ, &s), 0);
     assert_string_equal(s.q[0].kind, "abcdefghijklmno");

@@ -26,6 +26,7 @@
 #include <linux/sock_diag.h>
 
 #include "net_live.h"
+#include "nl_build.h"
 #include "pl_test.h"
 #include "provider_harness.h"
 #include "linux/collect_io.h"
@@ -34,42 +35,11 @@
 
 /* ------------------------------------------------ building reply bytes */
 
-struct nb {
-    unsigned char b[16384];
-    size_t len;
-    size_t msg;
-};
-
-static void put(struct nb *n, const void *p, size_t len)
-{
-    assert_true(n->len + len <= sizeof n->b);
-    memcpy(n->b + n->len, p, len);
-    n->len += len;
-}
-
-static void msg_begin(struct nb *n, uint16_t type, uint16_t flags, uint32_t seq)
-{
-    struct nlmsghdr h = {0};
-    h.nlmsg_type = type;
-    h.nlmsg_flags = flags;
-    h.nlmsg_seq = seq;
-    n->msg = n->len;
-    put(n, &h, sizeof h);
-}
-
-static void msg_end(struct nb *n)
-{
-    uint32_t l = (uint32_t)(n->len - n->msg);
-    memcpy(n->b + n->msg, &l, 4);
-    static const unsigned char z[4];
-    put(n, z, (4 - n->len % 4) % 4);
-}
-
 /* One socket message; dst is the remote address's four 32-bit words in
  * network order (an IPv4 address in dst[0]). */
 static void sock_t(struct nb *n, uint16_t type, uint32_t seq, int family, int state, const uint32_t dst[4])
 {
-    msg_begin(n, type, NLM_F_MULTI, seq);
+    nb_msg_begin(n, type, NLM_F_MULTI, seq);
     struct inet_diag_msg m;
     memset(&m, 0, sizeof m);
     m.idiag_family = (uint8_t)family;
@@ -78,20 +48,13 @@ static void sock_t(struct nb *n, uint16_t type, uint32_t seq, int family, int st
     m.id.idiag_dport = htons(80);
     memcpy(m.id.idiag_dst, dst, sizeof m.id.idiag_dst);
     m.idiag_inode = 4242;
-    put(n, &m, sizeof m);
-    msg_end(n);
+    nb_put(n, &m, sizeof m);
+    nb_msg_end(n);
 }
 
 static void sock(struct nb *n, uint32_t seq, int family, int state, const uint32_t dst[4])
 {
     sock_t(n, SOCK_DIAG_BY_FAMILY, seq, family, state, dst);
-}
-
-static void done(struct nb *n, uint32_t seq, int status)
-{
-    msg_begin(n, NLMSG_DONE, NLM_F_MULTI, seq);
-    put(n, &status, sizeof status);
-    msg_end(n);
 }
 
 static int parse_exact(const void *b, size_t len, uint32_t seq, int family, struct pl__tcp_diag *out)
@@ -124,11 +87,11 @@ static void build_v6(struct nb *n)
     sock(n, SEQ, AF_INET6, 8, NATIVE6);     /* CLOSE_WAIT counts */
     sock(n, SEQ, AF_INET6, 1, MAPPED);      /* IPv4 on the wire */
     sock(n, SEQ + 1, AF_INET6, 1, NATIVE6); /* another request: ignored */
-    msg_begin(n, NLMSG_NOOP, 0, SEQ);
-    msg_end(n);
+    nb_msg_begin(n, NLMSG_NOOP, 0, SEQ);
+    nb_msg_end(n);
     sock(n, SEQ, AF_INET6, 10, NATIVE6);    /* LISTEN: not asked for, not counted */
     sock(n, SEQ, AF_INET, 1, V4);           /* wrong family: not counted */
-    done(n, SEQ, 0);
+    nb_done(n, SEQ, 0);
 }
 
 static void parse_counts(void **state)
@@ -152,12 +115,12 @@ static void parse_counts(void **state)
     /* An empty datagram and the DONE alone. */
     assert_int_equal(parse_exact(m.b, 0, SEQ, AF_INET, &d), 0);
     memset(&m, 0, sizeof m);
-    done(&m, SEQ, 0);
+    nb_done(&m, SEQ, 0);
     assert_int_equal(parse_exact(m.b, m.len, SEQ, AF_INET, &d), 1);
     /* A DONE without a status word ends the dump too. */
     memset(&m, 0, sizeof m);
-    msg_begin(&m, NLMSG_DONE, NLM_F_MULTI, SEQ);
-    msg_end(&m);
+    nb_msg_begin(&m, NLMSG_DONE, NLM_F_MULTI, SEQ);
+    nb_msg_end(&m);
     assert_int_equal(parse_exact(m.b, m.len, SEQ, AF_INET, &d), 1);
     assert_int_equal(d.estab_v4, 6);
 }
@@ -177,7 +140,7 @@ static void parse_both_families(void **state)
     sock_t(&n, TCPDIAG_GETSOCK, SEQ, AF_INET6, 1, MAPPED);
     sock_t(&n, TCPDIAG_GETSOCK, SEQ, AF_UNIX, 1, V4);        /* no such family here: not counted */
     sock(&n, SEQ, AF_INET, 1, V4);                           /* another request type: ignored */
-    done(&n, SEQ, 0);
+    nb_done(&n, SEQ, 0);
     struct pl__tcp_diag d = {0};
     assert_int_equal(parse_exact(n.b, n.len, SEQ, AF_UNSPEC, &d), 1);
     assert_int_equal(d.estab_v4, 3);
@@ -196,52 +159,52 @@ static void parse_errors(void **state)
     struct nb n;
     /* NLMSG_ERROR with an errno; with 0 it is an acknowledgement. */
     memset(&n, 0, sizeof n);
-    msg_begin(&n, NLMSG_ERROR, 0, SEQ);
+    nb_msg_begin(&n, NLMSG_ERROR, 0, SEQ);
     int e = -ENOENT;
-    put(&n, &e, sizeof e);
+    nb_put(&n, &e, sizeof e);
     struct nlmsghdr orig = {0};
-    put(&n, &orig, sizeof orig);
-    msg_end(&n);
+    nb_put(&n, &orig, sizeof orig);
+    nb_msg_end(&n);
     assert_int_equal(parse_exact(n.b, n.len, SEQ, AF_INET, &d), -ENOENT);
     memset(&n, 0, sizeof n);
-    msg_begin(&n, NLMSG_ERROR, 0, SEQ);
+    nb_msg_begin(&n, NLMSG_ERROR, 0, SEQ);
     e = 0;
-    put(&n, &e, sizeof e);
-    msg_end(&n);
+    nb_put(&n, &e, sizeof e);
+    nb_msg_end(&n);
     assert_int_equal(parse_exact(n.b, n.len, SEQ, AF_INET, &d), 0);
     /* An error word that is no errno, and one cut short. */
     memset(&n, 0, sizeof n);
-    msg_begin(&n, NLMSG_ERROR, 0, SEQ);
+    nb_msg_begin(&n, NLMSG_ERROR, 0, SEQ);
     e = -100000;
-    put(&n, &e, sizeof e);
-    msg_end(&n);
+    nb_put(&n, &e, sizeof e);
+    nb_msg_end(&n);
     assert_int_equal(parse_exact(n.b, n.len, SEQ, AF_INET, &d), -EPROTO);
     memset(&n, 0, sizeof n);
-    msg_begin(&n, NLMSG_ERROR, 0, SEQ);
-    put(&n, &e, 2);
-    msg_end(&n);
+    nb_msg_begin(&n, NLMSG_ERROR, 0, SEQ);
+    nb_put(&n, &e, 2);
+    nb_msg_end(&n);
     assert_int_equal(parse_exact(n.b, n.len, SEQ, AF_INET, &d), -EINVAL);
     /* A failed dump's status in DONE. */
     memset(&n, 0, sizeof n);
-    done(&n, SEQ, -EPERM);
+    nb_done(&n, SEQ, -EPERM);
     assert_int_equal(parse_exact(n.b, n.len, SEQ, AF_INET, &d), -EPERM);
     /* Interrupted by a change: -EAGAIN at DONE, so the caller dumps again. */
     struct pl__tcp_diag di = {0};
     memset(&n, 0, sizeof n);
-    msg_begin(&n, SOCK_DIAG_BY_FAMILY, NLM_F_MULTI | NLM_F_DUMP_INTR, SEQ);
+    nb_msg_begin(&n, SOCK_DIAG_BY_FAMILY, NLM_F_MULTI | NLM_F_DUMP_INTR, SEQ);
     struct inet_diag_msg m;
     memset(&m, 0, sizeof m);
     m.idiag_family = AF_INET;
     m.idiag_state = 1;
-    put(&n, &m, sizeof m);
-    msg_end(&n);
-    done(&n, SEQ, 0);
+    nb_put(&n, &m, sizeof m);
+    nb_msg_end(&n);
+    nb_done(&n, SEQ, 0);
     assert_int_equal(parse_exact(n.b, n.len, SEQ, AF_INET, &di), -EAGAIN);
     /* A socket message shorter than struct inet_diag_msg. */
     memset(&n, 0, sizeof n);
-    msg_begin(&n, SOCK_DIAG_BY_FAMILY, NLM_F_MULTI, SEQ);
-    put(&n, &m, sizeof m - 1);
-    msg_end(&n);
+    nb_msg_begin(&n, SOCK_DIAG_BY_FAMILY, NLM_F_MULTI, SEQ);
+    nb_put(&n, &m, sizeof m - 1);
+    nb_msg_end(&n);
     assert_int_equal(parse_exact(n.b, n.len, SEQ, AF_INET, &d), -EINVAL);
     /* Lengths: below the header, beyond the buffer, a trailing fragment. */
     build_v6(&n);
