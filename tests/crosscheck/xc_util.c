@@ -10,13 +10,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/statfs.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "pl_test.h"
+
+#ifndef TMPFS_MAGIC
+#define TMPFS_MAGIC 0x01021994
+#endif
 
 static void child_guard(pid_t parent, unsigned limit_s)
 {
@@ -325,4 +331,53 @@ void xc_sleep_ms(long ms)
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
     }
+}
+
+
+
+
+
+void go_init(struct go *g)
+{
+    assert_int_equal(pipe(g->fd), 0);
+    void *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    assert_true(m != MAP_FAILED);
+    g->done = m;
+    g->n = 0;
+}
+
+void go_wait(const struct go *g)
+{
+    char c;
+    if (read(g->fd[0], &c, 1) != 1) _exit(4);
+}
+
+void go_start(void *arg)
+{
+    const struct go *g = arg;
+    for (int i = 0; i < g->n; i++)
+        if (write(g->fd[1], "g", 1) != 1) fail_msg("cannot start the loads");
+}
+
+void go_check(const struct go *g, double deadline)
+{
+    for (int i = 0; i < g->n; i++) {
+        if (g->done[i] == 0) fail_msg("load %d never finished: the machine is too busy for this check", i);
+        if (g->done[i] > deadline)
+            fail_msg("load %d finished %.2f s after the tool's interval: the machine is too busy", i,
+                     g->done[i] - deadline);
+    }
+}
+
+_Noreturn void idle_forever(void)
+{
+    for (;;) pause();
+}
+
+void need_disk_backed(const char *dir)
+{
+    struct statfs sf;
+    assert_int_equal(statfs(dir, &sf), 0);
+    if (sf.f_type == TMPFS_MAGIC)
+        fail_msg("%s is on tmpfs: the storage counters need a disk-backed build directory", dir);
 }

@@ -80,4 +80,35 @@ void xc_close_to(const char *what, double ours, double theirs, double rel, doubl
 
 void xc_sleep_ms(long ms);
 
+/* The tools' interval (s), and when the loads start after the tool (ms). */
+#define XC_T 5
+#define XC_GO_MS 800
+#define now_s xc_now
+
+/* The loads start on a byte from the parent (one per child) and record in
+ * shared memory when they finished; then they wait to be killed, so their
+ * process is still there for the second sample. */
+struct go {
+    int fd[2];
+    volatile double *done; /* one slot per load, in a MAP_SHARED page */
+    int n;                 /* loads to start */
+};
+void go_init(struct go *g);
+void go_wait(const struct go *g);
+void go_start(void *arg); /* for xc_run_go: a byte for each of g->n loads */
+/* Every load finished before `deadline` (the earliest the tool's last
+ * reading can be). */
+void go_check(const struct go *g, double deadline);
+_Noreturn void idle_forever(void);
+/* The directory must be on a block device: on tmpfs the kernel counts no
+ * storage bytes (pidstat's kB_rd/s, kB_wr/s) and no hard faults. */
+void need_disk_backed(const char *dir);
+
+/* The cases in xc_disk.c and xc_net.c (test_crosscheck_live.c lists them). */
+void live_physical_disk_vs_iostat(void **state);
+void live_processor_iowait_vs_mpstat(void **state);
+void live_logical_disk_vs_df(void **state);
+void live_tcp_vs_ss(void **state);
+void live_network_interface_vs_sar(void **state);
+
 #endif
