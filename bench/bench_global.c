@@ -55,10 +55,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
-#include <sys/resource.h>
 #include <sys/time.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <linux/inet_diag.h>
@@ -72,39 +69,7 @@
 #include "perflib/query.h"
 #include "perflib/registry.h"
 
-typedef uint32_t DWORD;
-typedef uint16_t WCHAR;
-typedef DWORD (*open_fn)(WCHAR *);
-typedef DWORD (*collect_fn)(WCHAR *, void **, DWORD *, DWORD *);
-typedef DWORD (*close_fn)(void);
-
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-/* CPU time of the whole process (every thread: the host's workers and
- * PerfProc's reader pool included), in microseconds. */
-static double cpu_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *t, int k)
-{
-    qsort(t, (size_t)k, sizeof *t, cmp_double);
-    return t[k / 2];
-}
+#include "bench_util.h"
 
 /* ------------------------------------------------------------------ floors */
 
@@ -120,14 +85,6 @@ static void read_file(int dirfd, const char *rel)
     }
     close(fd);
 }
-
-struct d64 {
-    uint64_t ino;
-    int64_t off;
-    unsigned short reclen;
-    unsigned char type;
-    char name[];
-};
 
 /* getdents64 over dirfd/rel, then fn(dirfd of rel, name) for each name not
  * starting with '.' (names collected first, as a provider lists then reads). */
@@ -159,31 +116,45 @@ static void count_dir(int dirfd, const char *rel)
     close(fd);
 }
 
-/* One netlink dump: send the request, read until NLMSG_DONE (or an error). */
-static void nl_dump(int proto, const void *req, size_t len)
+/* A netlink socket of `proto`, with a 1 s receive timeout when `timeout`. */
+static int nl_open(int proto, int timeout)
 {
     int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, proto);
-    if (fd < 0) return;
+    if (fd < 0 || !timeout) return fd;
     struct timeval tv = {1, 0};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    return fd;
+}
+
+/* Send one dump request and read its reply until NLMSG_DONE (or an error):
+ * 0, or -1 when the request could not be sent. */
+static int nl_exchange(int fd, const void *req, size_t len)
+{
     struct sockaddr_nl k = {.nl_family = AF_NETLINK};
-    if (sendto(fd, req, len, 0, (struct sockaddr *)&k, sizeof k) == (ssize_t)len) {
-        for (int i = 0; i < 100000; i++) {
-            ssize_t n = recv(fd, buf, sizeof buf, 0);
-            if (n <= 0) break;
-            struct nlmsghdr h;
-            memcpy(&h, buf, sizeof h);
-            /* the dump's last datagram holds NLMSG_DONE (or an error) */
-            int end = 0;
-            for (size_t off = 0; off + sizeof h <= (size_t)n;) {
-                memcpy(&h, buf + off, sizeof h);
-                if (h.nlmsg_type == NLMSG_DONE || h.nlmsg_type == NLMSG_ERROR) end = 1;
-                if (h.nlmsg_len < sizeof h) break;
-                off += NLMSG_ALIGN(h.nlmsg_len);
-            }
-            if (end) break;
+    if (sendto(fd, req, len, 0, (struct sockaddr *)&k, sizeof k) != (ssize_t)len) return -1;
+    for (int i = 0; i < 100000; i++) {
+        ssize_t n = recv(fd, buf, sizeof buf, 0);
+        if (n <= 0) break;
+        /* the dump's last datagram holds NLMSG_DONE (or an error) */
+        int end = 0;
+        struct nlmsghdr h;
+        for (size_t off = 0; off + sizeof h <= (size_t)n;) {
+            memcpy(&h, buf + off, sizeof h);
+            if (h.nlmsg_type == NLMSG_DONE || h.nlmsg_type == NLMSG_ERROR) end = 1;
+            if (h.nlmsg_len < sizeof h) break;
+            off += NLMSG_ALIGN(h.nlmsg_len);
         }
+        if (end) break;
     }
+    return 0;
+}
+
+/* One netlink dump on a fresh socket. */
+static void nl_dump(int proto, const void *req, size_t len)
+{
+    int fd = nl_open(proto, 1);
+    if (fd < 0) return;
+    nl_exchange(fd, req, len);
     close(fd);
 }
 
@@ -191,10 +162,6 @@ static void nl_dump(int proto, const void *req, size_t len)
  * families (ESTABLISHED | CLOSE_WAIT, no extensions) on a fresh socket. */
 static void diag_dumps(void)
 {
-    int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-    if (fd < 0) return;
-    struct timeval tv = {1, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     struct {
         struct nlmsghdr h;
         struct inet_diag_req r;
@@ -206,30 +173,14 @@ static void diag_dumps(void)
     req.h.nlmsg_seq = 5;
     req.r.idiag_family = AF_UNSPEC;
     req.r.idiag_states = (1u << 1) | (1u << 8);
-    struct sockaddr_nl k = {.nl_family = AF_NETLINK};
-    if (sendto(fd, &req, sizeof req, 0, (struct sockaddr *)&k, sizeof k) == (ssize_t)sizeof req) {
-        for (int i = 0; i < 100000; i++) {
-            ssize_t n = recv(fd, buf, sizeof buf, 0);
-            if (n <= 0) break;
-            int end = 0;
-            struct nlmsghdr h;
-            for (size_t off = 0; off + sizeof h <= (size_t)n;) {
-                memcpy(&h, buf + off, sizeof h);
-                if (h.nlmsg_type == NLMSG_DONE || h.nlmsg_type == NLMSG_ERROR) end = 1;
-                if (h.nlmsg_len < sizeof h) break;
-                off += NLMSG_ALIGN(h.nlmsg_len);
-            }
-            if (end) break;
-        }
-    }
-    close(fd);
+    nl_dump(NETLINK_SOCK_DIAG, &req, sizeof req);
 }
 
 /* The same as two SOCK_DIAG_BY_FAMILY dumps (what the provider falls back
  * to, and what it did before): printed as the "TCP (2 dumps)" row. */
 static void diag_dumps_v2(void)
 {
-    int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+    int fd = nl_open(NETLINK_SOCK_DIAG, 0);
     if (fd < 0) return;
     for (int v6 = 0; v6 < 2; v6++) {
         struct {
@@ -244,21 +195,7 @@ static void diag_dumps_v2(void)
         req.r.sdiag_family = v6 ? AF_INET6 : AF_INET;
         req.r.sdiag_protocol = IPPROTO_TCP;
         req.r.idiag_states = (1u << 1) | (1u << 8);
-        struct sockaddr_nl k = {.nl_family = AF_NETLINK};
-        if (sendto(fd, &req, sizeof req, 0, (struct sockaddr *)&k, sizeof k) != (ssize_t)sizeof req) break;
-        for (int i = 0; i < 100000; i++) {
-            ssize_t n = recv(fd, buf, sizeof buf, 0);
-            if (n <= 0) break;
-            int end = 0;
-            struct nlmsghdr h;
-            for (size_t off = 0; off + sizeof h <= (size_t)n;) {
-                memcpy(&h, buf + off, sizeof h);
-                if (h.nlmsg_type == NLMSG_DONE || h.nlmsg_type == NLMSG_ERROR) end = 1;
-                if (h.nlmsg_len < sizeof h) break;
-                off += NLMSG_ALIGN(h.nlmsg_len);
-            }
-            if (end) break;
-        }
+        if (nl_exchange(fd, &req, sizeof req) != 0) break;
     }
     close(fd);
 }
@@ -667,27 +604,27 @@ static int startup(int k, const char *store, const char *dir)
         if (!(t[i] = calloc((size_t)k, sizeof(double)))) return 1;
     for (int r = -1; r < k; r++) { /* r = -1: warm-up (creates the store) */
         pl_error err;
-        double a = now_us();
+        double a = bu_now_us();
         pl_store *st = NULL;
         if (pl_store_open(store, 0, &st, &err) != PL_OK) {
             fprintf(stderr, "store: %s\n", err.msg);
             return 1;
         }
         pl_store_close(st);
-        double b = now_us();
+        double b = bu_now_us();
         pl_engine_config cfg = {.store_path = store, .provider_dir = dir, .log_to_syslog = 1};
         pl_engine *e = NULL;
         if (pl_engine_open(&cfg, &e, &err) != PL_OK) {
             fprintf(stderr, "engine: %s\n", err.msg);
             return 1;
         }
-        double c = now_us();
+        double c = bu_now_us();
         if (engine_q(e, "2") != PL_OK) return 1;
-        double d = now_us();
+        double d = bu_now_us();
         if (engine_q(e, "2") != PL_OK) return 1;
-        double f = now_us();
+        double f = bu_now_us();
         pl_engine_close(e);
-        double g = now_us();
+        double g = bu_now_us();
         if (r < 0) continue;
         t[P_STORE][r] = b - a;
         t[P_OPEN][r] = c - b;
@@ -695,7 +632,7 @@ static int startup(int k, const char *store, const char *dir)
         t[P_AGAIN][r] = f - d;
         t[P_CLOSE][r] = g - f;
     }
-    for (int i = 0; i < NPH; i++) printf("phase=%s median_us=%.1f\n", names[i], median(t[i], k));
+    for (int i = 0; i < NPH; i++) printf("phase=%s median_us=%.1f\n", names[i], bu_median(t[i], k));
     return 0;
 }
 
@@ -707,29 +644,14 @@ static int exec_cmd(int k, char **cmd)
     double *w = calloc((size_t)k, sizeof(double)), *c = calloc((size_t)k, sizeof(double));
     if (!w || !c) return 1;
     for (int r = 0; r < k; r++) {
-        double a = now_us();
-        pid_t pid = fork();
-        if (pid < 0) return 1;
-        if (pid == 0) {
-            int dn = open("/dev/null", O_WRONLY | O_CLOEXEC);
-            if (dn >= 0) {
-                dup2(dn, 1);
-                dup2(dn, 2);
-            }
-            execv(cmd[0], cmd);
-            _exit(127);
-        }
-        int st;
-        struct rusage ru;
-        if (wait4(pid, &st, 0, &ru) != pid || !WIFEXITED(st) || WEXITSTATUS(st) == 127) {
+        int rc = bu_run_quiet(cmd, 0, &w[r], &c[r]);
+        if (rc == -1) return 1;
+        if (rc != 0) {
             fprintf(stderr, "%s: did not run\n", cmd[0]);
             return 1;
         }
-        w[r] = now_us() - a;
-        c[r] = (double)ru.ru_utime.tv_sec * 1e6 + (double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_sec * 1e6 +
-               (double)ru.ru_stime.tv_usec;
     }
-    printf("wall_us=%.0f cpu_us=%.0f\n", median(w, k), median(c, k));
+    printf("wall_us=%.0f cpu_us=%.0f\n", bu_median(w, k), bu_median(c, k));
     return 0;
 }
 
@@ -833,31 +755,31 @@ int main(int argc, char **argv)
             char q[16];
             if (j < no) snprintf(q, sizeof q, "%u", x->index);
             else snprintf(q, sizeof q, "Global");
-            double a = now_us(), ca = cpu_us();
+            double a = bu_now_us(), ca = bu_cpu_us();
             engine_q(e, q);
-            x->te[r] = now_us() - a;
-            x->ce[r] = cpu_us() - ca;
+            x->te[r] = bu_now_us() - a;
+            x->ce[r] = bu_cpu_us() - ca;
             if (j < no && x->p) {
-                a = now_us();
+                a = bu_now_us();
                 collect(x->p, q);
-                x->tp[r] = now_us() - a;
+                x->tp[r] = bu_now_us() - a;
             } else if (j == no) {
-                a = now_us();
+                a = bu_now_us();
                 for (size_t i = 0; i < NPROV; i++)
                     if (provs[i].collect) collect(&provs[i], "Global");
-                x->tp[r] = now_us() - a;
+                x->tp[r] = bu_now_us() - a;
             }
-            a = now_us();
-            ca = cpu_us();
+            a = bu_now_us();
+            ca = bu_cpu_us();
             int known = j < no ? floor_of(x->index) : (floor_global(), 1);
-            x->tf[r] = known ? now_us() - a : -1;
-            x->cf[r] = known ? cpu_us() - ca : -1;
+            x->tf[r] = known ? bu_now_us() - a : -1;
+            x->cf[r] = known ? bu_cpu_us() - ca : -1;
         }
     }
     for (size_t j = 0; j <= no; j++) {
         struct obj *x = &objs[j];
-        double fe = median(x->te, k), fp = (j == no || x->p) ? median(x->tp, k) : -1, ff = median(x->tf, k);
-        double ce = median(x->ce, k), cf = median(x->cf, k);
+        double fe = bu_median(x->te, k), fp = (j == no || x->p) ? bu_median(x->tp, k) : -1, ff = bu_median(x->tf, k);
+        double ce = bu_median(x->ce, k), cf = bu_median(x->cf, k);
         printf("object=%s index=%u instances=%ld engine_us=%.1f provider_us=%.1f floor_us=%.1f engine_cpu_us=%.1f "
                "floor_cpu_us=%.1f\n",
                x->name, x->index, x->instances, fe, fp, ff, ce, cf);
@@ -871,13 +793,13 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof src / sizeof src[0]; i++) {
         double *t = objs[0].tf;
         for (int r = 0; r < k; r++) {
-            double a = now_us();
+            double a = bu_now_us();
             src[i].fn();
-            t[r] = now_us() - a;
+            t[r] = bu_now_us() - a;
         }
         printf("object=%s index=0 instances=0 engine_us=-1 provider_us=-1 floor_us=%.1f engine_cpu_us=-1 "
                "floor_cpu_us=-1\n",
-               src[i].name, median(t, k));
+               src[i].name, bu_median(t, k));
     }
     pl_engine_close(e);
     return 0;

@@ -60,50 +60,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "perflib/block.h"
 #include "perflib/indices.h"
 #include "perflib/query.h"
 
-typedef uint32_t DWORD;
-typedef uint16_t WCHAR;
-typedef DWORD (*open_fn)(WCHAR *);
-typedef DWORD (*collect_fn)(WCHAR *, void **, DWORD *, DWORD *);
-typedef DWORD (*close_fn)(void);
+#include "bench_util.h"
 
 static double now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+    return bu_now_us() / 1e3;
 }
 
 static double cpu_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+    return bu_cpu_us() / 1e3;
 }
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-struct d64 {
-    uint64_t ino;
-    int64_t off;
-    unsigned short reclen;
-    unsigned char type;
-    char name[];
-};
 
 static long nprocs, nthreads;
 static int fd_by_stat;
@@ -229,6 +204,63 @@ static void *par_helper(void *arg)
     }
 }
 
+/* /proc as a directory descriptor, and whether fstatat(fd) gives the
+ * descriptor count here; -1 (said on stderr) without /proc. */
+static int open_proc(void)
+{
+    int procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (procfd < 0) {
+        perror("/proc");
+        return -1;
+    }
+    struct stat sb;
+    fd_by_stat = fstatat(procfd, "self/fd", &sb, 0) == 0 && sb.st_size > 0;
+    return procfd;
+}
+
+/* The nth - 1 helper threads of floor-par (the caller is the nth). */
+static int par_begin(int nth, pthread_t *th, const char *mode)
+{
+    pthread_barrier_init(&par_start, NULL, (unsigned)nth);
+    pthread_barrier_init(&par_done, NULL, (unsigned)nth);
+    for (int i = 0; i < nth - 1; i++)
+        if (pthread_create(&th[i], NULL, par_helper, NULL) != 0) {
+            fprintf(stderr, "%s: cannot start a thread\n", mode);
+            return -1;
+        }
+    return 0;
+}
+
+static void par_end(int nth, pthread_t *th)
+{
+    par_quit = 1;
+    pthread_barrier_wait(&par_start);
+    for (int i = 0; i < nth - 1; i++) pthread_join(th[i], NULL);
+}
+
+/* A warm-up run of once(procfd), then k timed ones: wall clock in t[],
+ * CPU time in c[] (milliseconds). */
+static void time_floor(void (*once)(int), int procfd, int k, double *t, double *c)
+{
+    once(procfd);
+    for (int i = 0; i < k; i++) {
+        double a = now_ms();
+        double c0 = cpu_ms();
+        once(procfd);
+        c[i] = cpu_ms() - c0;
+        t[i] = now_ms() - a;
+    }
+}
+
+/* The result line of a mode (sorts t and c). */
+static void report(const char *mode, double *t, double *c, int k, long procs, long threads)
+{
+    qsort(t, (size_t)k, sizeof *t, bu_cmp_double);
+    qsort(c, (size_t)k, sizeof *c, bu_cmp_double);
+    printf("%s median_ms=%.3f min_ms=%.3f cpu_ms=%.3f processes=%ld threads=%ld\n", mode, t[k / 2], t[0], c[k / 2],
+           procs, threads);
+}
+
 struct prov {
     open_fn open;
     collect_fn collect;
@@ -247,25 +279,37 @@ static int prov_load(void *so, struct prov *p)
     return p->open && p->collect && p->close ? 0 : -1;
 }
 
-/* One Collect of "230 232" into buf; counts from the block (Process
- * NumInstances at offset 40 of the first object, Thread of the second). */
-static int prov_collect(const struct prov *p, void *buf, size_t cap)
+/* One Collect of "230 232" into buf: Collect's status. */
+static DWORD prov_call(const struct prov *p, void *buf, size_t cap)
 {
     WCHAR q[8] = {'2', '3', '0', ' ', '2', '3', '2', 0};
     void *d = buf;
     DWORD bytes = (DWORD)cap, objs = 0;
-    DWORD rc = p->collect(q, &d, &bytes, &objs);
+    return p->collect(q, &d, &bytes, &objs);
+}
+
+/* The counts of a "230 232" block: Process NumInstances at offset 40 of the
+ * first object, Thread's of the second. */
+static void block_counts(const void *buf)
+{
+    int32_t pi, ti;
+    uint32_t plen;
+    memcpy(&plen, buf, 4);
+    memcpy(&pi, (const char *)buf + 40, 4);
+    memcpy(&ti, (const char *)buf + plen + 40, 4);
+    nprocs = pi - 2; /* Idle and _Total */
+    nthreads = ti;
+}
+
+/* prov_call, then block_counts: 0, or -1 (said on stderr). */
+static int prov_collect(const struct prov *p, void *buf, size_t cap)
+{
+    DWORD rc = prov_call(p, buf, cap);
     if (rc != 0) {
         fprintf(stderr, "perfproc: Collect returned %u\n", rc);
         return -1;
     }
-    int32_t pi, ti;
-    uint32_t plen;
-    memcpy(&plen, buf, 4);
-    memcpy(&pi, (char *)buf + 40, 4);
-    memcpy(&ti, (char *)buf + plen + 40, 4);
-    nprocs = pi - 2; /* Idle and _Total */
-    nthreads = ti;
+    block_counts(buf);
     return 0;
 }
 
@@ -307,68 +351,25 @@ int main(int argc, char **argv)
         argv[1] = "engine";
     }
     if (strcmp(argv[1], "floor") == 0) {
-        int procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (procfd < 0) {
-            perror("/proc");
-            return 1;
-        }
-        struct stat sb;
-        fd_by_stat = fstatat(procfd, "self/fd", &sb, 0) == 0 && sb.st_size > 0;
-        floor_once(procfd); /* warm-up */
-        for (int i = 0; i < k; i++) {
-            double a = now_ms();
-            c0 = cpu_ms();
-            floor_once(procfd);
-            c[i] = cpu_ms() - c0;
-            t[i] = now_ms() - a;
-        }
+        int procfd = open_proc();
+        if (procfd < 0) return 1;
+        time_floor(floor_once, procfd, k, t, c);
     } else if (strcmp(argv[1], "floor-par") == 0) {
         int nth = argc >= 4 ? atoi(argv[3]) : 2;
         if (nth < 1 || nth > 64) nth = 2;
-        int procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (procfd < 0) {
-            perror("/proc");
-            return 1;
-        }
-        struct stat sb;
-        fd_by_stat = fstatat(procfd, "self/fd", &sb, 0) == 0 && sb.st_size > 0;
-        pthread_barrier_init(&par_start, NULL, (unsigned)nth);
-        pthread_barrier_init(&par_done, NULL, (unsigned)nth);
+        int procfd = open_proc();
+        if (procfd < 0) return 1;
         pthread_t th[64];
-        for (int i = 0; i < nth - 1; i++)
-            if (pthread_create(&th[i], NULL, par_helper, NULL) != 0) {
-                fprintf(stderr, "floor-par: cannot start a thread\n");
-                return 1;
-            }
-        floor_par_once(procfd); /* warm-up */
-        for (int i = 0; i < k; i++) {
-            double a = now_ms();
-            c0 = cpu_ms();
-            floor_par_once(procfd);
-            c[i] = cpu_ms() - c0;
-            t[i] = now_ms() - a;
-        }
-        par_quit = 1;
-        pthread_barrier_wait(&par_start);
-        for (int i = 0; i < nth - 1; i++) pthread_join(th[i], NULL);
+        if (par_begin(nth, th, "floor-par") != 0) return 1;
+        time_floor(floor_par_once, procfd, k, t, c);
+        par_end(nth, th);
     } else if (strcmp(argv[1], "mix") == 0 && argc >= 4) {
         int nth = argc >= 5 ? atoi(argv[4]) : 2;
         if (nth < 1 || nth > 64) nth = 2;
-        int procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (procfd < 0) {
-            perror("/proc");
-            return 1;
-        }
-        struct stat sb;
-        fd_by_stat = fstatat(procfd, "self/fd", &sb, 0) == 0 && sb.st_size > 0;
-        pthread_barrier_init(&par_start, NULL, (unsigned)nth);
-        pthread_barrier_init(&par_done, NULL, (unsigned)nth);
+        int procfd = open_proc();
+        if (procfd < 0) return 1;
         pthread_t th[64];
-        for (int i = 0; i < nth - 1; i++)
-            if (pthread_create(&th[i], NULL, par_helper, NULL) != 0) {
-                fprintf(stderr, "mix: cannot start a thread\n");
-                return 1;
-            }
+        if (par_begin(nth, th, "mix") != 0) return 1;
         /* The pool's default (the environment must not decide it) and a
          * second copy of the provider with one reader (no threads: safe in
          * a second link-map namespace). */
@@ -414,15 +415,8 @@ int main(int argc, char **argv)
             }
         }
         static const char *const name[4] = {"floor", "floor-par", "perfproc", "perfproc-1"};
-        for (int m = 0; m < 4; m++) {
-            qsort(tt[m], (size_t)k, sizeof(double), cmp_double);
-            qsort(cc[m], (size_t)k, sizeof(double), cmp_double);
-            printf("%s median_ms=%.3f min_ms=%.3f cpu_ms=%.3f processes=%ld threads=%ld\n", name[m], tt[m][k / 2],
-                   tt[m][0], cc[m][k / 2], np[m], nt[m]);
-        }
-        par_quit = 1;
-        pthread_barrier_wait(&par_start);
-        for (int i = 0; i < nth - 1; i++) pthread_join(th[i], NULL);
+        for (int m = 0; m < 4; m++) report(name[m], tt[m], cc[m], k, np[m], nt[m]);
+        par_end(nth, th);
         pa.close();
         pb.close();
         return 0;
@@ -433,64 +427,40 @@ int main(int argc, char **argv)
                 for (int r = 0; r < 100; r++) read_one(AT_FDCWD, argv[f]);
                 if (i >= 0) t[i] = (now_ms() - a) * 10; /* us per read */
             }
-            qsort(t, (size_t)k, sizeof *t, cmp_double);
-            printf("file %s median_us=%.2f\n", argv[f], t[k / 2]);
+            printf("file %s median_us=%.2f\n", argv[f], bu_median(t, k));
         }
         return 0;
     } else if (strcmp(argv[1], "exec") == 0 && argc >= 4) {
         for (int i = -1; i < k; i++) { /* i = -1: warm-up (page cache, dynamic loader) */
-            double a = now_ms();
-            pid_t pid = fork();
-            if (pid < 0) {
+            double w, cu;
+            int rc = bu_run_quiet(argv + 3, 1, &w, &cu);
+            if (rc == -1) {
                 perror("fork");
                 return 1;
             }
-            if (pid == 0) {
-                int nul = open("/dev/null", O_WRONLY);
-                if (nul >= 0) {
-                    dup2(nul, 1);
-                    dup2(nul, 2);
-                }
-                execvp(argv[3], argv + 3);
-                _exit(127);
-            }
-            int st;
-            struct rusage ru;
-            if (wait4(pid, &st, 0, &ru) != pid || !WIFEXITED(st) || WEXITSTATUS(st) == 127) {
+            if (rc != 0) {
                 fprintf(stderr, "exec: %s failed\n", argv[3]);
                 return 1;
             }
-            double b = now_ms();
             if (i >= 0) {
-                t[i] = b - a;
-                c[i] = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
-                       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+                t[i] = w / 1e3;
+                c[i] = cu / 1e3;
             }
         }
         nprocs = nthreads = -1;
     } else if (strcmp(argv[1], "perfproc") == 0 && argc >= 4) {
-        void *so = dlopen(argv[3], RTLD_NOW | RTLD_LOCAL);
-        if (!so) {
-            fprintf(stderr, "dlopen: %s\n", dlerror());
-            return 1;
-        }
-        open_fn po = (open_fn)dlsym(so, "PerfProcOpen");
-        collect_fn pc = (collect_fn)dlsym(so, "PerfProcCollect");
-        close_fn pcl = (close_fn)dlsym(so, "PerfProcClose");
-        if (!po || !pc || !pcl || po(NULL) != 0) {
+        struct prov pp;
+        if (prov_load(dlopen(argv[3], RTLD_NOW | RTLD_LOCAL), &pp) != 0 || pp.open(NULL) != 0) {
             fprintf(stderr, "perfproc: cannot open the provider\n");
             return 1;
         }
-        WCHAR q[8] = {'2', '3', '0', ' ', '2', '3', '2', 0};
         size_t cap = 64u << 20;
         void *buf = malloc(cap);
         if (!buf) return 1;
         for (int i = -1; i < k; i++) { /* i = -1: warm-up, sizes the buffers */
-            void *p = buf;
-            DWORD bytes = (DWORD)cap, objs = 0;
             double a = now_ms();
             c0 = cpu_ms();
-            DWORD rc = pc(q, &p, &bytes, &objs);
+            DWORD rc = prov_call(&pp, buf, cap);
             double cc = cpu_ms() - c0;
             double b = now_ms();
             if (rc != 0) {
@@ -501,17 +471,9 @@ int main(int argc, char **argv)
                 t[i] = b - a;
                 c[i] = cc;
             }
-            /* counts from the block: Process NumInstances at offset 40 of
-             * the first object, Thread of the second */
-            int32_t pi, ti;
-            uint32_t plen;
-            memcpy(&plen, buf, 4);
-            memcpy(&pi, (char *)buf + 40, 4);
-            memcpy(&ti, (char *)buf + plen + 40, 4);
-            nprocs = pi - 2; /* Idle and _Total */
-            nthreads = ti;
+            block_counts(buf);
         }
-        pcl();
+        pp.close();
         free(buf);
     } else if (strcmp(argv[1], "engine") == 0 && argc >= 5) {
         pl_engine_config cfg = {.store_path = argv[3], .provider_dir = argv[4], .log_to_syslog = 1};
@@ -553,10 +515,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_snapshot: unknown mode\n");
         return 1;
     }
-    qsort(t, (size_t)k, sizeof *t, cmp_double);
-    qsort(c, (size_t)k, sizeof *c, cmp_double);
-    printf("%s median_ms=%.3f min_ms=%.3f cpu_ms=%.3f processes=%ld threads=%ld\n", argv[1], t[k / 2], t[0], c[k / 2],
-           nprocs, nthreads);
+    report(argv[1], t, c, k, nprocs, nthreads);
     free(t);
     free(c);
     return 0;
