@@ -453,6 +453,18 @@ static struct {
 
 /* `keep`: the object exists even when none of its values is known (its
  * counters are then all marked). */
+/* The generic "Unavailable Counters" marker (docs/block-format.md) of obj,
+ * after its other counters. */
+static int add_marker(int obj, int *marker)
+{
+    pl_counter_desc cd = {0};
+    cd.name_index = PL_CTR_UNAVAILABLE_COUNTERS;
+    cd.help_index = PL_HELP(PL_CTR_UNAVAILABLE_COUNTERS);
+    cd.type = PERF_COUNTER_LARGE_RAWCOUNT_HEX;
+    cd.detail_level = PERF_DETAIL_WIZARD;
+    return pl_builder_add_counter(g.b, obj, &cd, marker);
+}
+
 static int build_proto(const struct pobj *po, const struct pl__snmp *s, const struct estab *e, int keep)
 {
     uint64_t vals[64];
@@ -484,14 +496,7 @@ static int build_proto(const struct pobj *po, const struct pl__snmp *s, const st
     /* The generic "Unavailable Counters" marker (docs/block-format.md),
      * last; no counter here has a base, so a handle is its position. */
     int marker = -1;
-    if (rc == PL_OK && po->marker) {
-        pl_counter_desc cd = {0};
-        cd.name_index = PL_CTR_UNAVAILABLE_COUNTERS;
-        cd.help_index = PL_HELP(PL_CTR_UNAVAILABLE_COUNTERS);
-        cd.type = PERF_COUNTER_LARGE_RAWCOUNT_HEX;
-        cd.detail_level = PERF_DETAIL_WIZARD;
-        rc = pl_builder_add_counter(g.b, obj, &cd, &marker);
-    }
+    if (rc == PL_OK && po->marker) rc = add_marker(obj, &marker);
     uint64_t unav = 0;
     for (size_t i = 0; rc == PL_OK && i < po->n && i < 64; i++) {
         if (present[i] == 1) rc = pl_builder_set_u64(g.b, obj, -1, handles[i], vals[i]);
@@ -528,14 +533,7 @@ static int build_interfaces(int have_sys)
     /* The generic "Unavailable Counters" marker (docs/block-format.md):
      * these counters have no base, so a handle is its definition position. */
     int marker = -1;
-    if (rc == PL_OK) {
-        pl_counter_desc cd = {0};
-        cd.name_index = PL_CTR_UNAVAILABLE_COUNTERS;
-        cd.help_index = PL_HELP(PL_CTR_UNAVAILABLE_COUNTERS);
-        cd.type = PERF_COUNTER_LARGE_RAWCOUNT_HEX;
-        cd.detail_level = PERF_DETAIL_WIZARD;
-        rc = pl_builder_add_counter(g.b, obj, &cd, &marker);
-    }
+    if (rc == PL_OK) rc = add_marker(obj, &marker);
     for (size_t k = 0; rc == PL_OK && k < g.nd.n; k++) {
         const struct pl__netif_attrs *a = &g.attrs[k];
         const struct ifextra *x = &g.extra[k];
