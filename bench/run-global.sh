@@ -23,14 +23,7 @@
 # Environment: K (default 51 for 1 and 3, 21 for 2).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-if [ $# -ge 1 ]; then
-  BUILD=$1
-else
-  BUILD=$HERE/../build/bench
-  "$HERE/../scripts/deps.sh" build || exit 1
-  cmake -S "$HERE/.." -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPL_TESTS=OFF >/dev/null || exit 1
-  cmake --build "$BUILD" >/dev/null || exit 1
-fi
+. "$HERE/build-tree.sh"
 K=${K:-51}
 BG=$BUILD/bench/bench_global
 PQ=$BUILD/tools/perfquery/perfquery

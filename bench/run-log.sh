@@ -19,14 +19,7 @@
 # Environment: N, T, S, SEEK_MB, SEEK_DIR, K, SKIP (size|seek|pcp to skip).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-if [ $# -ge 1 ]; then
-  BUILD=$1
-else
-  BUILD=$HERE/../build/bench
-  "$HERE/../scripts/deps.sh" build || exit 1
-  cmake -S "$HERE/.." -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPL_TESTS=OFF >/dev/null || exit 1
-  cmake --build "$BUILD" >/dev/null || exit 1
-fi
+. "$HERE/build-tree.sh"
 N=${N:-1000}
 T=${T:-10}
 S=${S:-60}

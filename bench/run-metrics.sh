@@ -22,14 +22,7 @@
 # Environment: N (1000), T (1), K (21).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-if [ $# -ge 1 ]; then
-  BUILD=$1
-else
-  BUILD=$HERE/../build/bench
-  "$HERE/../scripts/deps.sh" build || exit 1
-  cmake -S "$HERE/.." -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPL_TESTS=OFF >/dev/null || exit 1
-  cmake --build "$BUILD" >/dev/null || exit 1
-fi
+. "$HERE/build-tree.sh"
 N=${N:-1000}
 T=${T:-1}
 K=${K:-21}

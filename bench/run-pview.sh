@@ -16,14 +16,7 @@
 # that is absent is reported, not silently left out.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-if [ $# -ge 1 ]; then
-  BUILD=$1
-else
-  BUILD=$HERE/../build/bench
-  "$HERE/../scripts/deps.sh" build || exit 1
-  cmake -S "$HERE/.." -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPL_TESTS=OFF >/dev/null || exit 1
-  cmake --build "$BUILD" >/dev/null || exit 1
-fi
+. "$HERE/build-tree.sh"
 N_LIST=${N_LIST:-2000}
 SECS=${SECS:-20}
 REPS=${REPS:-3}

@@ -31,14 +31,7 @@
 # Build BUILD_DIR without sanitizers for meaningful numbers (docs/benchmarks.md).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-if [ $# -ge 1 ]; then
-  BUILD=$1
-else
-  BUILD=$HERE/../build/bench
-  "$HERE/../scripts/deps.sh" build || exit 1
-  cmake -S "$HERE/.." -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPL_TESTS=OFF >/dev/null || exit 1
-  cmake --build "$BUILD" >/dev/null || exit 1
-fi
+. "$HERE/build-tree.sh"
 N_LIST=${N_LIST:-"100 1000 5000"}
 T_LIST=${T_LIST:-"1 10"}
 K=${K:-11}
