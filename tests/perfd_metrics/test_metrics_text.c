@@ -332,6 +332,42 @@ static void unavailable_left_out(void **state)
     free(buf);
 }
 
+/* Per-group totals such as Processor Information's "0,_Total" (node 0's
+ * sum) are totals too: left out by default with "_Total", or a sum() in
+ * PromQL would count every CPU twice. */
+static void group_totals_left_out(void **state)
+{
+    (void)state;
+    pl_builder *b = pl_builder_new();
+    pl_object_desc wd = {.name_index = OBJ_WIDGET, .help_index = OBJ_WIDGET + 1, .has_instances = 1};
+    int wo, wc;
+    assert_int_equal(pl_builder_add_object(b, &wd, &wo), PL_OK);
+    pl_counter_desc fm = {.name_index = 10, .help_index = 11, .type = PERF_COUNTER_RAWCOUNT};
+    assert_int_equal(pl_builder_add_counter(b, wo, &fm, &wc), PL_OK);
+    static const char *const inst[] = {"0,0", "0,1", "0,_Total", "_Total", "x_Total"};
+    for (int k = 0; k < 5; k++) {
+        int in;
+        assert_int_equal(pl_builder_add_instance(b, wo, inst[k], 0, 0, PERF_NO_UNIQUE_ID, &in), PL_OK);
+        pl_builder_set_u32(b, wo, in, wc, (uint32_t)k + 1);
+    }
+    size_t len;
+    uint8_t *buf = finish(b, &len);
+    pm_options opt = {.all = 1};
+    char *text = render(buf, len, 1, &opt, NULL);
+    assert_non_null(strstr(text, "{widget=\"0,0\"} 1048576\n"));
+    assert_non_null(strstr(text, "{widget=\"0,1\"} 2097152\n"));
+    assert_non_null(strstr(text, "{widget=\"x_Total\"} 5242880\n")); /* a name that merely ends so */
+    assert_null(strstr(text, "0,_Total"));
+    assert_null(strstr(text, "\"_Total\""));
+    free(text);
+    opt.include_total = 1;
+    text = render(buf, len, 1, &opt, NULL);
+    assert_non_null(strstr(text, "{widget=\"0,_Total\"} 3145728\n"));
+    assert_non_null(strstr(text, "{widget=\"_Total\"} 4194304\n"));
+    free(text);
+    free(buf);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -339,6 +375,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(wrap_extended),
         cmocka_unit_test(labels_unique),
         cmocka_unit_test(unavailable_left_out),
+        cmocka_unit_test(group_totals_left_out),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     return cmocka_run_group_tests(tests, NULL, NULL);

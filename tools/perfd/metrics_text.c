@@ -19,6 +19,14 @@
 #include "perflib/indices.h"
 #include "perflib/winperf.h"
 
+/* "_Total", or a group's total such as Processor Information's "0,_Total"
+ * (a NUMA node's sum): left out unless metrics_total is on. */
+static int is_total(const char *name)
+{
+    size_t n = strlen(name);
+    return strcmp(name, "_Total") == 0 || (n > 7 && strcmp(name + n - 7, ",_Total") == 0);
+}
+
 #define FILETIME_UNIX_EPOCH 116444736000000000LL
 
 /* ------------------------------------------------------------ buffers */
@@ -475,7 +483,7 @@ static int object_labels(const pl_object *o, const char *label, int pidlabel, in
             return -1;
         }
         v[k].labels = b.p;
-        v[k].skip = !include_total && strcmp(name, "_Total") == 0;
+        v[k].skip = !include_total && is_total(name);
         v[k].unavail = unavail_bits(o, &in);
     }
     n = k;
