@@ -82,6 +82,29 @@ static void diskstats_malformed_lines(void **state)
     assert_int_equal(strlen(d.name), 63);
 }
 
+/* The line is `len` bytes, not a C string (found by fuzz_procfs): nothing
+ * at or past line + len is read, so digits that follow in the buffer are not
+ * part of the last number, and an exact-size copy without a NUL parses
+ * (ASan checks the bound). */
+static void diskstats_line_is_len_bytes(void **state)
+{
+    (void)state;
+    struct pl__diskstat d;
+    const char *l = "   7       0 loop0 1 2 3 4 5 6 7 8 9 10 11999";
+    assert_int_equal(pl__parse_diskstats_line(l, strlen(l) - 3, &d), 1);
+    assert_int_equal(d.nfields, 11);
+    assert_int_equal(d.f[10], 11);
+    size_t n = strlen(l) - 3;
+    char *exact = malloc(n);
+    assert_non_null(exact);
+    memcpy(exact, l, n);
+    assert_int_equal(pl__parse_diskstats_line(exact, n, &d), 1);
+    assert_int_equal(d.f[10], 11);
+    /* cut inside the name's column: malformed, still inside the bytes */
+    assert_int_equal(pl__parse_diskstats_line(exact, 16, &d), 0);
+    free(exact);
+}
+
 static void diskstats_whole_text(void **state)
 {
     (void)state;
@@ -279,6 +302,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(diskstats_20_columns),
         cmocka_unit_test(diskstats_18_and_14_columns),
         cmocka_unit_test(diskstats_malformed_lines),
+        cmocka_unit_test(diskstats_line_is_len_bytes),
         cmocka_unit_test(diskstats_whole_text),
         cmocka_unit_test(diskstats_canned_file),
         cmocka_unit_test(diskstats_large_file),

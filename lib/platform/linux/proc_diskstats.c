@@ -45,17 +45,23 @@ static int is_sp(char c)
 }
 
 /* Parse one unsigned decimal that must be followed by a blank or the end of
- * the line (so "12x" is malformed rather than 12). */
+ * the line (so "12x" is malformed rather than 12). Reads nothing at or past
+ * `end`: the line need not be NUL-terminated. */
 static int field_u64(const char **p, const char *end, uint64_t *v)
 {
     const char *s = *p;
     while (s < end && is_sp(*s)) s++;
     if (s >= end || *s < '0' || *s > '9') return 0;
-    const char *q = s;
-    if (!pl__parse_u64(&q, v)) return 0;
-    if (q > end) return 0;
-    if (q < end && !is_sp(*q)) return 0;
-    *p = q;
+    uint64_t x = 0;
+    while (s < end && *s >= '0' && *s <= '9') {
+        unsigned d = (unsigned)(*s - '0');
+        if (x > (UINT64_MAX - d) / 10) return 0; /* beyond 64 bits: malformed */
+        x = x * 10 + d;
+        s++;
+    }
+    if (s < end && !is_sp(*s)) return 0;
+    *v = x;
+    *p = s;
     return 1;
 }
 
