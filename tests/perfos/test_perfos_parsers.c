@@ -162,6 +162,26 @@ static void stat_malformed(void **state)
     pl__cpu_stats_free(&s);
 }
 
+/* Lines with different column counts: nfields is the fewest, and no line
+ * keeps a column past it (found by fuzz_procfs). */
+static void stat_uneven_columns(void **state)
+{
+    (void)state;
+    struct pl__cpu_stats s;
+    memset(&s, 0, sizeof s);
+    assert_int_equal(pl__parse_proc_stat("cpu  1 2 3 4 5 6 7 8 9 10\ncpu0 1 2 3 4 5 6 7 8 9 10\n"
+                                         "cpu1 1 2 3 4 5 6\n", &s), 0);
+    assert_int_equal(s.nfields, 6);
+    assert_int_equal(s.ncpu, 2);
+    for (unsigned k = 0; k < PL__CPU_NFIELDS; k++) {
+        uint64_t want = k < 6 ? k + 1 : 0;
+        assert_int_equal(s.total[k], want);
+        assert_int_equal(s.cpu[0].t[k], want);
+        assert_int_equal(s.cpu[1].t[k], want);
+    }
+    pl__cpu_stats_free(&s);
+}
+
 static void stat_truncated_and_missing(void **state)
 {
     (void)state;
@@ -680,6 +700,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(stat_m2),
         cmocka_unit_test(stat_m4_offline_cpu),
         cmocka_unit_test(stat_malformed),
+        cmocka_unit_test(stat_uneven_columns),
         cmocka_unit_test(stat_truncated_and_missing),
         cmocka_unit_test(stat_many_cpus),
         cmocka_unit_test(meminfo_m2),

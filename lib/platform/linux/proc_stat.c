@@ -117,6 +117,11 @@ int pl__parse_proc_stat(const char *text, struct pl__cpu_stats *out)
         pl__skip_line(&s);
     }
     if (!have_total) return -EINVAL;
+    /* nfields is the fewest columns of any line: a column some line lacks is
+     * 0 on every line, as the header promises (found by fuzz_procfs). */
+    size_t tail = sizeof(uint64_t) * (PL__CPU_NFIELDS - out->nfields);
+    memset(out->total + out->nfields, 0, tail);
+    for (uint32_t i = 0; i < out->ncpu; i++) memset(out->cpu[i].t + out->nfields, 0, tail);
     return 0;
 }
 
