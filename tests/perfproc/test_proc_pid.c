@@ -347,6 +347,8 @@ static void maps_lines(void **state)
         "zz-10 r--p 0 00:00 0\n",         "10-20 r--x 0 00:00 0\n", "20-10 r--p 0 00:00 0\n",
         "10-20 r--p 0 00:00\n",           "10-20 r-\n",             "10+20 r--p 0 00:00 0\n",
         "10-20 r--p 0 0000 0\n",          "11111111111111111-20 r--p 0 00:00 0\n",
+        /* a device number beyond 32 bits used to be cut to its low bits */
+        "10-20 r--p 0 100000008:01 5 /x\n", "10-20 r--p 0 08:100000001 5 /x\n",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         p = bad[i];

@@ -471,6 +471,7 @@ int pl__maps_next(const char **p, pl_maps_entry *e)
     if (*s++ != ' ') return -EINVAL;
     if (!hex_u64(&s, &off) || *s++ != ' ') return -EINVAL;
     if (!hex_u64(&s, &maj) || *s++ != ':' || !hex_u64(&s, &mnr) || *s != ' ') return -EINVAL;
+    if (maj > UINT32_MAX || mnr > UINT32_MAX) return -EINVAL; /* never a cut device number */
     if (!pl__parse_u64(&s, &e->inode) || s > end) return -EINVAL;
     while (s < end && *s == ' ') s++;
     e->path = s;
