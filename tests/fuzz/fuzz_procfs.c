@@ -11,7 +11,7 @@
  *   14 one tcp6 line ((buf,len))   15 /proc/<pid>/stat
  *   16 /proc/<pid>/status          17 /proc/<pid>/io
  *   18 /proc/<pid>/schedstat       19 /proc/<pid>/maps (pl__maps_next)
- *   20 /proc/pressure/{cpu,io,memory}        21 /proc/stat
+ *   20 /proc/pressure/{cpu,io,memory}  21 /proc/stat
  *   22 /proc/swaps                 23 /proc/uptime
  *   24 /proc/vmstat                25 "123.45" (pl__parse_fixed2)
  * Parsers of NUL-terminated text get an exact-size heap copy with its NUL;
