@@ -636,7 +636,13 @@ static void fixed2_parse(void **state)
     s = "0.05";
     assert_int_equal(pl__parse_fixed2(&s, &v), 1);
     assert_int_equal(v, 5);
-    const char *bad[] = {"12", "12.", "12.3", "12.345", ".12", "a.12"};
+    s = "184467440737095516.15"; /* UINT64_MAX: the largest */
+    assert_int_equal(pl__parse_fixed2(&s, &v), 1);
+    assert_true(v == UINT64_MAX);
+    /* beyond 64 bits once times 100: malformed, it used to be UINT64_MAX
+     * (found by fuzz_procfs) */
+    const char *bad[] = {"12", "12.", "12.3", "12.345", ".12", "a.12", "184467440737095516.16",
+                         "5555755555555155555.51"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         s = bad[i];
         assert_int_equal(pl__parse_fixed2(&s, &v), 0);

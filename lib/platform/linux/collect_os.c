@@ -20,7 +20,8 @@ int pl__parse_fixed2(const char **p, uint64_t *v)
     if (s[0] != '.' || s[1] < '0' || s[1] > '9' || s[2] < '0' || s[2] > '9') return 0;
     if (s[3] >= '0' && s[3] <= '9') return 0; /* the kernel prints exactly two decimals */
     uint64_t frac = (uint64_t)(s[1] - '0') * 10 + (uint64_t)(s[2] - '0');
-    *v = ip > (UINT64_MAX - frac) / 100 ? UINT64_MAX : ip * 100 + frac;
+    if (ip > (UINT64_MAX - frac) / 100) return 0; /* beyond 64 bits: never a saturated number */
+    *v = ip * 100 + frac;
     *p = s + 3;
     return 1;
 }

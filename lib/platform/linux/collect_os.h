@@ -261,7 +261,7 @@ int pl__proc_is_initial_pidns(int rootfd);
 /* 1 if text is non-empty and ends with '\n' (a complete /proc file). */
 int pl__text_complete(const char *text, size_t len);
 /* Parse "123.45" (exactly the kernel's %lu.%02lu) into 12345. Returns 1 and
- * advances *p, or 0. */
+ * advances *p, or 0 (also when the value times 100 is beyond 64 bits). */
 int pl__parse_fixed2(const char **p, uint64_t *v);
 
 #endif
