@@ -383,6 +383,7 @@ static void loadavg_malformed(void **state)
         "1.50 0.75 0.25 3/250\n",         /* no last pid */
         "1.50 0.75 0.25 3/250 4321 9\n",  /* extra field */
         "1.50 0.75 0.25 3/250 4321\nx\n", /* extra line */
+        "42949672.96 0.75 0.25 3/250 4321\n", /* beyond 32 bits: was UINT32_MAX */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         struct pl__loadavg l;
@@ -603,6 +604,10 @@ static void percpu_table_malformed(void **state)
     assert_int_equal(s.sum[0], 1);
     assert_int_equal(s.sum[1], 2);
     assert_int_equal(s.sum[2], 3);
+    /* a sum beyond 64 bits is malformed; it used to be UINT64_MAX */
+    assert_int_equal(pl__parse_percpu_table("  CPU0\n 5: 18446744073709551615\n 6: 0\n", 1, &s), 0);
+    assert_true(s.sum[0] == UINT64_MAX);
+    assert_int_equal(pl__parse_percpu_table("  CPU0\n 5: 18446744073709551615\n 6: 1\n", 1, &s), -EINVAL);
     pl__percpu_sums_free(&s);
 }
 

@@ -397,6 +397,14 @@ static void stat_hostile_numbers(void **state)
     assert_true(st.nice == INT64_MIN);
     /* a lone '-' */
     assert_int_equal(pl__proc_parse_stat(HEAD "- 3" TAIL, &st), -EINVAL);
+    /* rt_priority (40) and policy (41) beyond 32 bits: malformed, they used
+     * to be UINT32_MAX */
+#define MID " 0 0 20 0 1 0 2000 4096000 100 0 0 0 0 0 0 0 0 0 0 0 0 0 0 1 "
+    assert_int_equal(pl__proc_parse_stat(HEAD "7 3" MID "4294967295 5\n", &st), 0);
+    assert_true(st.rt_priority == UINT32_MAX && st.policy == 5 && st.processor == 1);
+    assert_int_equal(pl__proc_parse_stat(HEAD "7 3" MID "4294967296 5\n", &st), -EINVAL);
+    assert_int_equal(pl__proc_parse_stat(HEAD "7 3" MID "1 4294967296\n", &st), -EINVAL);
+#undef MID
 #undef HEAD
 #undef TAIL
 }

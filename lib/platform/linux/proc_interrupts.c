@@ -80,7 +80,8 @@ int pl__parse_percpu_table(const char *text, int skip_global, struct pl__percpu_
         if (!(skip_global && global)) {
             for (uint32_t i = 0; i < out->ncol; i++) {
                 pl__parse_u64(&r, &v);
-                out->sum[i] = v > UINT64_MAX - out->sum[i] ? UINT64_MAX : out->sum[i] + v;
+                if (v > UINT64_MAX - out->sum[i]) return -EINVAL; /* never a saturated sum */
+                out->sum[i] += v;
             }
         }
         pl__skip_line(&s);

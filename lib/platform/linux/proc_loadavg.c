@@ -13,7 +13,8 @@ int pl__parse_proc_loadavg(const char *text, struct pl__loadavg *out)
     for (int i = 0; i < 3; i++) {
         uint64_t v;
         if (!pl__parse_fixed2(&s, &v) || (*s != ' ' && *s != '\t')) return -EINVAL;
-        l.load100[i] = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+        if (v > UINT32_MAX) return -EINVAL; /* never a saturated load */
+        l.load100[i] = (uint32_t)v;
     }
     if (!pl__parse_u64(&s, &l.running) || *s != '/') return -EINVAL;
     s++;

@@ -136,8 +136,11 @@ int pl__proc_parse_stat(const char *text, pl_proc_stat *st)
         case 23: st->vsize = uv; break;
         case 24: st->rss = iv < 0 ? 0 : (uint64_t)iv; break;
         case 39: st->processor = (iv < 0 || iv > INT32_MAX) ? -1 : (int32_t)iv; break;
-        case 40: st->rt_priority = uv > UINT32_MAX ? UINT32_MAX : (uint32_t)uv; break;
-        case 41: st->policy = uv > UINT32_MAX ? UINT32_MAX : (uint32_t)uv; break;
+        case 40: case 41:
+            if (uv > UINT32_MAX) return -EINVAL; /* never a saturated number */
+            if (f == 40) st->rt_priority = (uint32_t)uv;
+            else st->policy = (uint32_t)uv;
+            break;
         default: break;
         }
     }
