@@ -368,35 +368,70 @@ static void thread_done(stream *st)
     pthread_mutex_unlock(&live_mu);
 }
 
+/* The per-counter state of a stream or a replay, one entry a path. */
+typedef struct ctrs {
+    pl_pdh_counter **cs;
+    int *multi;
+    uint32_t *status;
+    char (*msgs)[STREAM_MSG];
+} ctrs;
+
+static int ctrs_alloc(ctrs *c, size_t n)
+{
+    size_t n1 = n ? n : 1;
+    c->cs = calloc(n1, sizeof *c->cs);
+    c->multi = calloc(n1, sizeof *c->multi);
+    c->status = calloc(n1, sizeof *c->status);
+    c->msgs = calloc(n1, sizeof *c->msgs);
+    return c->cs && c->multi && c->status && c->msgs ? 0 : -1;
+}
+
+static void ctrs_free(ctrs *c)
+{
+    free(c->cs);
+    free(c->multi);
+    free(c->status);
+    free(c->msgs);
+}
+
+/* Add every path to q, or give each the status `rc` (and err's message)
+ * when the query could not be opened. Returns 1 when some counter may
+ * resolve later (retryable). */
+static int ctrs_add_all(stream *st, pl_pdh_query *q, uint32_t rc, const pl_error *err, ctrs *c)
+{
+    int retry = 0;
+    for (size_t i = 0; i < st->n; i++) {
+        int cw = 0;
+        c->multi[i] = has_wildcard(st->paths[i], &cw);
+        if (rc != PL_PDH_CSTATUS_VALID_DATA) {
+            c->status[i] = rc;
+            snprintf(c->msgs[i], STREAM_MSG, "%s", err->msg);
+        } else {
+            add_one(st, q, i, c->cs, c->status, c->msgs);
+            retry |= retryable(c->status[i]);
+        }
+    }
+    return retry;
+}
+
 static void *stream_main(void *arg)
 {
     stream *st = arg;
     pl_pdh_source src = {0};
     pl_pdh_query *q = NULL;
     pl_error err = {0};
-    size_t n1 = st->n ? st->n : 1;
-    pl_pdh_counter **cs = calloc(n1, sizeof *cs);
-    int *multi = calloc(n1, sizeof *multi);
-    uint32_t *status = calloc(n1, sizeof *status);
-    char (*msgs)[STREAM_MSG] = calloc(n1, sizeof *msgs);
+    ctrs c;
     wb b = {0};
     int have_src = 0;
-    if (!cs || !multi || !status || !msgs) goto out;
+    if (ctrs_alloc(&c, st->n) != 0) goto out;
+    pl_pdh_counter **cs = c.cs;
+    int *multi = c.multi;
+    uint32_t *status = c.status;
+    char (*msgs)[STREAM_MSG] = c.msgs;
     uint32_t rc = pl_pdh_engine_source(perfd_engine(), &src, &err);
     have_src = rc == PL_PDH_CSTATUS_VALID_DATA;
     if (have_src) rc = pl_pdh_open_query(&src, &q, &err);
-    int retry = 0;
-    for (size_t i = 0; i < st->n; i++) {
-        int cw = 0;
-        multi[i] = has_wildcard(st->paths[i], &cw);
-        if (rc != PL_PDH_CSTATUS_VALID_DATA) {
-            status[i] = rc;
-            snprintf(msgs[i], STREAM_MSG, "%s", err.msg);
-        } else {
-            add_one(st, q, i, cs, status, msgs);
-            retry |= retryable(status[i]);
-        }
-    }
+    int retry = ctrs_add_all(st, q, rc, &err, &c);
     int collected = q && pl_pdh_collect(q, NULL) == PL_PDH_CSTATUS_VALID_DATA;
     int over = emit_meta(st, q, cs, multi, status, msgs) != 0;
     /* The first sample: single-sample types have values, rates are gaps. */
@@ -435,10 +470,7 @@ out:
     wb_free(&b);
     pl_pdh_close_query(q);
     if (have_src) pl_pdh_source_close(&src);
-    free(cs);
-    free(multi);
-    free(status);
-    free(msgs);
+    ctrs_free(&c);
     thread_done(st);
     return NULL;
 }
@@ -472,14 +504,14 @@ static void *replay_main(void *arg)
     pl_pdh_source src = {0};
     pl_pdh_query *q = NULL;
     pl_error err = {0};
-    size_t n1 = st->n ? st->n : 1;
-    pl_pdh_counter **cs = calloc(n1, sizeof *cs);
-    int *multi = calloc(n1, sizeof *multi);
-    uint32_t *status = calloc(n1, sizeof *status);
-    char (*msgs)[STREAM_MSG] = calloc(n1, sizeof *msgs);
+    ctrs c;
     wb b = {0};
     int have_src = 0;
-    if (!cs || !multi || !status || !msgs) goto out;
+    if (ctrs_alloc(&c, st->n) != 0) goto out;
+    pl_pdh_counter **cs = c.cs;
+    int *multi = c.multi;
+    uint32_t *status = c.status;
+    char (*msgs)[STREAM_MSG] = c.msgs;
     uint32_t rc = PL_PDH_CSTATUS_VALID_DATA;
     if (pl_log_open(st->log_path, &log, &err) != PL_OK || pl_log_source_open(log, &src, &ls, &err) != PL_OK) {
         rc = PL_PDH_INVALID_ARGUMENT;
@@ -503,16 +535,7 @@ static void *replay_main(void *arg)
         uint64_t ms = (uint64_t)(span > 0 ? span : 0) / 10000u / ((count - 1) / step ? (count - 1) / step : 1);
         if (ms >= 1 && ms <= STREAM_MAX_MS) st->interval_ms = (unsigned)ms;
     }
-    for (size_t i = 0; i < st->n; i++) {
-        int cw = 0;
-        multi[i] = has_wildcard(st->paths[i], &cw);
-        if (rc != PL_PDH_CSTATUS_VALID_DATA) {
-            status[i] = rc;
-            snprintf(msgs[i], STREAM_MSG, "%s", err.msg);
-        } else {
-            add_one(st, q, i, cs, status, msgs);
-        }
-    }
+    ctrs_add_all(st, q, rc, &err, &c); /* a log does not change: nothing to retry */
     if (emit_meta(st, q, cs, multi, status, msgs) != 0) goto out;
     /* The record before the window primes the rates, so the window's first
      * point has its value (as typeperf -i prints it) rather than a gap. */
@@ -530,10 +553,7 @@ out:
     pl_pdh_close_query(q);
     if (have_src) pl_pdh_source_close(&src);  /* frees ls */
     pl_log_close(log);
-    free(cs);
-    free(multi);
-    free(status);
-    free(msgs);
+    ctrs_free(&c);
     thread_done(st);
     return NULL;
 }
