@@ -24,6 +24,7 @@
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/build-tree.sh"
+. "$HERE/lib.sh"
 N=${N:-1000}
 T=${T:-1}
 K=${K:-21}
@@ -33,9 +34,7 @@ IDLE=${IDLE:-1000}
 SPAWN=$BUILD/bench/spawn_idle
 SNAP=$BUILD/bench/bench_snapshot
 PERFD=$BUILD/tools/perfd/perfd
-for f in "$SPAWN" "$SNAP" "$PERFD"; do
-  [ -x "$f" ] || { echo "missing $f: build the tree first (cmake --build $BUILD)" >&2; exit 1; }
-done
+need_exec "$SPAWN" "$SNAP" "$PERFD"
 command -v curl >/dev/null || { echo "curl is needed (Debian curl)" >&2; exit 1; }
 
 TMP=$(mktemp -d)
@@ -48,20 +47,6 @@ cleanup() {
 }
 trap 'cleanup; rm -rf "$TMP"' EXIT
 trap 'cleanup; exit 130' INT TERM HUP
-
-median() { sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "nan"}'; }
-
-# curl_median URL: median ms of K transfers over one keep-alive connection
-# (the first, which opens the connection, is dropped).
-curl_median() {
-  set -- "$1"
-  urls=
-  i=0
-  while [ "$i" -le "$K" ]; do urls="$urls -o /dev/null $1"; i=$((i + 1)); done
-  # shellcheck disable=SC2086
-  curl -s -w '%{http_code} %{time_total}\n' $urls | tail -n +2 |
-    awk '$1 != 200 {bad=1} {print $2 * 1000} END {if (bad) exit 1}' | median
-}
 
 rss() { awk '/^VmRSS/ {r=$2} /^VmHWM/ {h=$2} END {printf "%.1f MB (peak %.1f MB)", r/1024, h/1024}' "/proc/$1/status"; }
 

@@ -17,6 +17,7 @@
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/build-tree.sh"
+. "$HERE/lib.sh"
 N_LIST=${N_LIST:-2000}
 SECS=${SECS:-20}
 REPS=${REPS:-3}
@@ -24,9 +25,7 @@ FF_P=${FF_P:-300}
 FF_T=${FF_T:-100}
 PVIEW=$BUILD/tools/pview/pview
 SPAWN=$BUILD/bench/spawn_idle
-for f in "$PVIEW" "$SPAWN"; do
-  [ -x "$f" ] || { echo "missing $f: build the tree first" >&2; exit 1; }
-done
+need_exec "$PVIEW" "$SPAWN"
 command -v tmux >/dev/null || { echo "tmux is needed (apt-get install tmux)" >&2; exit 1; }
 if ! command -v htop >/dev/null && [ "$(id -u)" = 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq htop >/dev/null 2>&1
@@ -76,7 +75,6 @@ quit_viewer() {
   tmux -L "$SOCK" kill-server 2>/dev/null
 }
 
-median() { sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "nan"}'; }
 
 HZ=$(getconf CLK_TCK)
 echo "pview benchmark: $(nproc) CPUs, $(uname -r), refresh 1 s, $SECS s windows, $REPS runs"
