@@ -248,3 +248,44 @@ void canned_close(canned *c)
     }
     memset(c, 0, sizeof *c);
 }
+
+int canned_write_file(const char *path, const void *buf, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return -1;
+    size_t w = fwrite(buf, 1, len, f);
+    return fclose(f) == 0 && w == len ? 0 : -1;
+}
+
+size_t canned_read_file(const char *path, char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        buf[0] = '\0';
+        return 0;
+    }
+    size_t n = fread(buf, 1, cap - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return n;
+}
+
+int canned_dir(char *dir, int unavailable, char *store, size_t store_cap)
+{
+    if (!mkdtemp(dir)) return -1;
+    for (int k = 0; k < CANNED_SAMPLES; k++) {
+        void *b = NULL;
+        size_t len = 0;
+        char p[160];
+        if (canned_block_opt(k, unavailable, &b, &len) != 0) return -1;
+        snprintf(p, sizeof p, "%s/sample%d.blk", dir, k);
+        int rc = canned_write_file(p, b, len);
+        free(b);
+        if (rc != 0) return -1;
+    }
+    snprintf(store, store_cap, "%s/perflib.db", dir);
+    pl_store *st = NULL;
+    if (pl_store_open(store, 0, &st, NULL) != PL_OK) return -1;
+    pl_store_close(st);
+    return 0;
+}

@@ -44,4 +44,13 @@ typedef struct canned {
 int canned_open(canned *c, pl_pdh_source *src, int german);
 void canned_close(canned *c);
 
+/* Files for the tools' end-to-end tests: write len bytes (0 or -1); read at
+ * most cap-1 bytes, NUL-terminated (the length; 0 when unreadable). */
+int canned_write_file(const char *path, const void *buf, size_t len);
+size_t canned_read_file(const char *path, char *buf, size_t cap);
+/* The scenario as files in a fresh directory: mkdtemp(dir) (a template,
+ * modified in place), dir/sample0.blk .. sample3.blk (canned_block_opt with
+ * `unavailable`), and a seeded store at `store` = dir/perflib.db. 0 or -1. */
+int canned_dir(char *dir, int unavailable, char *store, size_t store_cap);
+
 #endif

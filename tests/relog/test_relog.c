@@ -26,46 +26,13 @@ typedef struct fx {
     int code;
 } fx;
 
-static int write_file(const char *path, const void *buf, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f) return -1;
-    size_t w = fwrite(buf, 1, len, f);
-    return fclose(f) == 0 && w == len ? 0 : -1;
-}
-
-static size_t read_file(const char *path, char *buf, size_t cap)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        buf[0] = '\0';
-        return 0;
-    }
-    size_t n = fread(buf, 1, cap - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    return n;
-}
 
 static int setup(void **state)
 {
     fx *f = calloc(1, sizeof *f);
     if (!f) return -1;
     snprintf(f->dir, sizeof f->dir, "/tmp/pl_relog_XXXXXX");
-    if (!mkdtemp(f->dir)) return -1;
-    for (int k = 0; k < CANNED_SAMPLES; k++) {
-        void *b = NULL;
-        size_t len = 0;
-        char p[160];
-        if (canned_block_opt(k, 1, &b, &len) != 0) return -1;
-        snprintf(p, sizeof p, "%s/sample%d.blk", f->dir, k);
-        if (write_file(p, b, len) != 0) return -1;
-        free(b);
-    }
-    snprintf(f->store, sizeof f->store, "%s/perflib.db", f->dir);
-    pl_store *st = NULL;
-    if (pl_store_open(f->store, 0, &st, NULL) != PL_OK) return -1;
-    pl_store_close(st);
+    if (canned_dir(f->dir, 1, f->store, sizeof f->store) != 0) return -1;
     *state = f;
     return 0;
 }
@@ -113,8 +80,8 @@ static void run(fx *f, const char *bin, const char *clock, const char *const *ar
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFEXITED(status));
     f->code = WEXITSTATUS(status);
-    read_file(outp, f->out, sizeof f->out);
-    read_file(errp, f->err, sizeof f->err);
+    canned_read_file(outp, f->out, sizeof f->out);
+    canned_read_file(errp, f->err, sizeof f->err);
 }
 
 static void expect_code(const fx *f, int code)
@@ -128,8 +95,8 @@ static void expect_code(const fx *f, int code)
 static void same_files(const char *a, const char *b)
 {
     static char x[65536], y[65536];
-    read_file(a, x, sizeof x);
-    read_file(b, y, sizeof y);
+    canned_read_file(a, x, sizeof x);
+    canned_read_file(b, y, sizeof y);
     if (strcmp(x, y) != 0) {
         print_error("--- %s ---\n%s\n--- %s ---\n%s\n", a, x, b, y);
         fail();
@@ -224,7 +191,7 @@ static void typeperf_replays_a_log(void **state)
     assert_non_null(strstr(f->out, "\\Memory\\Available Bytes\r\n"));
     char junk[128];
     snprintf(junk, sizeof junk, "%s/junk", f->dir);
-    write_file(junk, "x", 1);
+    canned_write_file(junk, "x", 1);
     const char *b[] = {"\\Memory\\Available Bytes", "-i", junk, NULL};
     run(f, TYPEPERF_BIN, NULL, b);
     expect_code(f, 3);
@@ -308,7 +275,7 @@ static void every_nth_and_range(void **state)
     const char *a[] = {bin, "-f", "CSV", "-o", out, "-y", "-t", "2", "-c", "\\Memory\\Page Faults/sec", NULL};
     run(f, RELOG_BIN, NULL, a);
     expect_code(f, 0);
-    read_file(out, buf, sizeof buf);
+    canned_read_file(out, buf, sizeof buf);
     /* faults 5000 + 100 k^2: (5900 - 5000) / 2 s = 450 */
     assert_string_equal(buf, "\"(PDH-CSV 4.0) (UTC)(0)\",\"\\\\TESTBOX\\Memory\\Page Faults/sec\"\r\n"
                              "\"01/15/2024 10:00:00.000\",\" \"\r\n"
@@ -317,7 +284,7 @@ static void every_nth_and_range(void **state)
                        NULL};
     run(f, RELOG_BIN, NULL, b);
     expect_code(f, 0);
-    read_file(out, buf, sizeof buf);
+    canned_read_file(out, buf, sizeof buf);
     assert_string_equal(buf, "\"(PDH-CSV 4.0) (UTC)(0)\",\"\\\\TESTBOX\\Memory\\Page Faults/sec\"\r\n"
                              "\"01/15/2024 10:00:02.000\",\" \"\r\n"
                              "\"01/15/2024 10:00:03.000\",\"500\"\r\n");
@@ -341,7 +308,7 @@ static void merge_in_time_order(void **state)
     const char *m[] = {a2, a1, "-f", "CSV", "-o", out, "-y", NULL};
     run(f, RELOG_BIN, NULL, m);
     expect_code(f, 0);
-    read_file(out, buf, sizeof buf);
+    canned_read_file(out, buf, sizeof buf);
     assert_string_equal(buf, "\"(PDH-CSV 4.0) (UTC)(0)\",\"\\\\TESTBOX\\Memory\\Available Bytes\","
                              "\"\\\\TESTBOX\\System\\System Up Time\"\r\n"
                              "\"11/14/2023 22:13:20.000\",\"2000000000\",\" \"\r\n"
@@ -383,7 +350,7 @@ static void damaged_inputs(void **state)
     run(f, RELOG_BIN, NULL, b);
     expect_code(f, 5);
     assert_non_null(strstr(f->err, "damaged"));
-    read_file(out, buf, sizeof buf);
+    canned_read_file(out, buf, sizeof buf);
     assert_string_equal(buf, "\"(PDH-CSV 4.0) (UTC)(0)\",\"\\\\TESTBOX\\Memory\\Available Bytes\"\r\n"
                              "\"01/15/2024 10:00:00.000\",\"2000000000\"\r\n"
                              "\"01/15/2024 10:00:01.000\",\"1998951424\"\r\n"
@@ -395,12 +362,12 @@ static void damaged_inputs(void **state)
                        "\"01/15/2024 10:00:00.000\",\"1\"\r\n"
                        "\"01/15/2024 10:00:01.000\",\"2\r\n"
                        "\"01/15/2024 10:00:02.000\",\"3\"\r\n";
-    write_file(csv, text, strlen(text));
+    canned_write_file(csv, text, strlen(text));
     const char *d[] = {csv, "-f", "CSV", "-o", out, "-y", NULL};
     run(f, RELOG_BIN, NULL, d);
     expect_code(f, 5);
     assert_non_null(strstr(f->err, "line 3"));
-    read_file(out, buf, sizeof buf);
+    canned_read_file(out, buf, sizeof buf);
     assert_string_equal(buf, "\"(PDH-CSV 4.0) (UTC)(0)\",\"\\\\H\\Memory\\Available Bytes\"\r\n"
                              "\"01/15/2024 10:00:00.000\",\"1\"\r\n"
                              "\"01/15/2024 10:00:02.000\",\"3\"\r\n");
@@ -415,7 +382,7 @@ static void errors_and_exit_codes(void **state)
     snprintf(junk, sizeof junk, "%s/junk", f->dir);
     snprintf(missing, sizeof missing, "%s/none.plog", f->dir);
     record(f, NULL, NULL, bin);
-    write_file(junk, "hello\n", 6);
+    canned_write_file(junk, "hello\n", 6);
     const char *a[] = {missing, "-f", "CSV", "-o", out, NULL};
     run(f, RELOG_BIN, NULL, a);
     expect_code(f, 2);
@@ -434,12 +401,12 @@ static void errors_and_exit_codes(void **state)
     run(f, RELOG_BIN, NULL, e);
     expect_code(f, 1);
     /* exists, no -y, "no" (stdin is /dev/null): kept, exit 4 */
-    write_file(out, "keep", 4);
+    canned_write_file(out, "keep", 4);
     const char *g[] = {bin, "-f", "CSV", "-o", out, NULL};
     run(f, RELOG_BIN, NULL, g);
     expect_code(f, 4);
     char buf[64];
-    read_file(out, buf, sizeof buf);
+    canned_read_file(out, buf, sizeof buf);
     assert_string_equal(buf, "keep");
     /* -f BIN without -o in typeperf */
     const char *h[] = {"\\Memory\\Available Bytes", "-f", "BIN", NULL};

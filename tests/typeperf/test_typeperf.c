@@ -26,43 +26,13 @@ typedef struct fx {
     const char *tz;           /* TZ for the child; NULL: UTC */
 } fx;
 
-static int write_file(const char *path, const void *buf, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f) return -1;
-    size_t w = fwrite(buf, 1, len, f);
-    return fclose(f) == 0 && w == len ? 0 : -1;
-}
-
-static size_t read_file(const char *path, char *buf, size_t cap)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) { buf[0] = '\0'; return 0; }
-    size_t n = fread(buf, 1, cap - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    return n;
-}
 
 static int setup(void **state)
 {
     fx *f = calloc(1, sizeof *f);
     if (!f) return -1;
     snprintf(f->dir, sizeof f->dir, "/tmp/pl_typeperf_XXXXXX");
-    if (!mkdtemp(f->dir)) return -1;
-    for (int k = 0; k < CANNED_SAMPLES; k++) {
-        void *b = NULL;
-        size_t len = 0;
-        char p[160];
-        if (canned_block(k, &b, &len) != 0) return -1;
-        snprintf(p, sizeof p, "%s/sample%d.blk", f->dir, k);
-        if (write_file(p, b, len) != 0) return -1;
-        free(b);
-    }
-    snprintf(f->store, sizeof f->store, "%s/perflib.db", f->dir);
-    pl_store *st = NULL;
-    if (pl_store_open(f->store, 0, &st, NULL) != PL_OK) return -1;
-    pl_store_close(st);
+    if (canned_dir(f->dir, 0, f->store, sizeof f->store) != 0) return -1;
     *state = f;
     return 0;
 }
@@ -110,8 +80,8 @@ static void run(fx *f, const char *clock, const char *const *args)
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFEXITED(status));
     f->code = WEXITSTATUS(status);
-    read_file(outp, f->out, sizeof f->out);
-    read_file(errp, f->err, sizeof f->err);
+    canned_read_file(outp, f->out, sizeof f->out);
+    canned_read_file(errp, f->err, sizeof f->err);
 }
 
 static void expect_out(const fx *f, const char *want)
@@ -156,7 +126,7 @@ static int busy_block(int k, const char *dir)
     if (!rc) rc = pl_builder_emit(b, buf + hlen, olen, &used, &n);
     char path[160];
     snprintf(path, sizeof path, "%s/sample%d.blk", dir, k);
-    if (!rc) rc = write_file(path, buf, hlen + olen);
+    if (!rc) rc = canned_write_file(path, buf, hlen + olen);
     free(buf);
     pl_builder_free(b);
     return rc;
@@ -215,7 +185,7 @@ static void unavailable_values_blank(void **state)
         char p[160];
         assert_int_equal(canned_block_opt(k, 1, &b, &len), 0);
         snprintf(p, sizeof p, "%s/sample%d.blk", f->dir, k);
-        assert_int_equal(write_file(p, b, len), 0);
+        assert_int_equal(canned_write_file(p, b, len), 0);
         free(b);
     }
     const char *a[] = {"\\Network Interface(eth0)\\Current Bandwidth", "\\Network Interface(wlan0)\\Current Bandwidth",
@@ -329,7 +299,7 @@ static void quotes_in_names_doubled(void **state)
         char p[160];
         assert_int_equal(quoted_block(k, &b, &len), 0);
         snprintf(p, sizeof p, "%s/sample%d.blk", f->dir, k);
-        assert_int_equal(write_file(p, b, len), 0);
+        assert_int_equal(canned_write_file(p, b, len), 0);
         free(b);
     }
     const char *a[] = {"\\Process(*)\\ID Process", "-sc", "1", NULL};
@@ -347,7 +317,7 @@ static void quotes_in_names_doubled(void **state)
     run(f, NULL, b2);
     assert_int_equal(f->code, 0);
     char got[1024];
-    read_file(outp, got, sizeof got);
+    canned_read_file(outp, got, sizeof got);
     assert_string_equal(got, "\"(PDH-TSV 4.0) (UTC)(0)\"\t\"\\\\TESTBOX\\Process(a\"\"b)\\ID Process\"\r\n"
                              "\"01/15/2024 10:00:00.000\"\t\"10\"\r\n");
 }
@@ -428,7 +398,7 @@ static void output_file(void **state)
     run(f, NULL, a);
     assert_int_equal(f->code, 0);
     expect_out(f, "Exiting, please wait...\r\nThe command completed successfully.\r\n");
-    read_file(path, buf, sizeof buf);
+    canned_read_file(path, buf, sizeof buf);
     const char *want =
         "\"(PDH-CSV 4.0) (UTC)(0)\",\"\\\\TESTBOX\\LogicalDisk(C:)\\Avg. Disk sec/Transfer\","
         "\"\\\\TESTBOX\\Process(svchost)\\% Processor Time\",\"\\\\TESTBOX\\Processor(_Total)\\% Processor Time\"\r\n"
@@ -439,12 +409,12 @@ static void output_file(void **state)
     /* exists: without -y and with "no" on stdin it is kept */
     run(f, NULL, a);
     assert_int_equal(f->code, 4);
-    read_file(path, buf, sizeof buf);
+    canned_read_file(path, buf, sizeof buf);
     assert_string_equal(buf, want);
     const char *b[] = {"\\Memory\\Available Bytes", "-sc", "1", "-o", path, "-y", NULL};
     run(f, NULL, b);
     assert_int_equal(f->code, 0);
-    read_file(path, buf, sizeof buf);
+    canned_read_file(path, buf, sizeof buf);
     assert_string_equal(buf, "\"(PDH-CSV 4.0) (UTC)(0)\",\"\\\\TESTBOX\\Memory\\Available Bytes\"\r\n"
                              "\"01/15/2024 10:00:00.000\",\"2000000000\"\r\n");
 }
@@ -455,7 +425,7 @@ static void counter_file(void **state)
     char path[160];
     snprintf(path, sizeof path, "%s/counters.txt", f->dir);
     const char *txt = "\xEF\xBB\xBF\\Memory\\Available Bytes\r\n\r\n  \\System\\System Up Time  \r\n";
-    assert_int_equal(write_file(path, txt, strlen(txt)), 0);
+    assert_int_equal(canned_write_file(path, txt, strlen(txt)), 0);
     const char *a[] = {"-cf", path, "-sc", "1", NULL};
     run(f, NULL, a);
     assert_int_equal(f->code, 0);
@@ -526,13 +496,13 @@ static void mixed_paths_keep_order(void **state)
     snprintf(cf, sizeof cf, "%s/c.txt", f->dir);
     snprintf(out, sizeof out, "%s/o.csv", f->dir);
     const char *txt = "\\Memory\\Zzz\n\\Memory\\Available Bytes\n";
-    assert_int_equal(write_file(cf, txt, strlen(txt)), 0);
+    assert_int_equal(canned_write_file(cf, txt, strlen(txt)), 0);
     const char *b[] = {"-cf", cf, "-sc", "1", "-o", out, "-y", NULL};
     run(f, NULL, b);
     assert_int_equal(f->code, 0);
     expect_out(f, "Exiting, please wait...\r\nThe command completed successfully.\r\n");
     assert_non_null(strstr(f->err, "\\Memory\\Zzz"));
-    read_file(out, buf, sizeof buf);
+    canned_read_file(out, buf, sizeof buf);
     assert_string_equal(buf, "\"(PDH-CSV 4.0) (UTC)(0)\",\"\\\\TESTBOX\\Memory\\Available Bytes\"\r\n"
                              "\"01/15/2024 10:00:00.000\",\"2000000000\"\r\n");
 }
@@ -665,7 +635,7 @@ static void ctrl_c_stops_cleanly(void **state)
     }
     /* wait for the first row, then interrupt while it sleeps */
     for (int i = 0; i < 600; i++) {
-        read_file(outp, f->out, sizeof f->out);
+        canned_read_file(outp, f->out, sizeof f->out);
         if (strstr(f->out, "10:00:00.000")) break;
         struct timespec ts = {0, 50000000};
         nanosleep(&ts, NULL);
@@ -676,7 +646,7 @@ static void ctrl_c_stops_cleanly(void **state)
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
-    read_file(outp, f->out, sizeof f->out);
+    canned_read_file(outp, f->out, sizeof f->out);
     /* sample 0 only (the next was 3 s away), then the closing lines */
     expect_out(f, "\r\n"
                   "\"(PDH-CSV 4.0)\",\"\\\\TESTBOX\\Memory\\Available Bytes\"\r\n"
@@ -726,7 +696,7 @@ static void log_header_time_zones(void **state)
         const char *a[] = {"\\Memory\\Available Bytes", "-sc", "1", "-o", path, "-y", NULL};
         run(f, cases[i].clock, a);
         assert_int_equal(f->code, 0);
-        read_file(path, buf, sizeof buf);
+        canned_read_file(path, buf, sizeof buf);
         snprintf(want, sizeof want,
                  "\"(PDH-CSV 4.0) %s\",\"\\\\TESTBOX\\Memory\\Available Bytes\"\r\n\"%s\",\"2000000000\"\r\n",
                  cases[i].cell, cases[i].stamp);
@@ -739,7 +709,7 @@ static void log_header_time_zones(void **state)
     f->tz = "Europe/Berlin";
     const char *t[] = {"\\Memory\\Available Bytes", "-sc", "1", "-f", "TSV", "-o", path, "-y", NULL};
     run(f, summer, t);
-    read_file(path, buf, sizeof buf);
+    canned_read_file(path, buf, sizeof buf);
     const char *tsv = "\"(PDH-TSV 4.0) (W. Europe Daylight Time)(-120)\"\t\"\\\\TESTBOX\\Memory\\Available Bytes\"\r\n";
     assert_int_equal(strncmp(buf, tsv, strlen(tsv)), 0);
     const char *c[] = {"\\Memory\\Available Bytes", "-sc", "1", NULL};
@@ -767,7 +737,7 @@ static void zone_name_sources(void **state)
     tp_zone_id("", etc, id, sizeof id); /* an empty TZ is not a name */
     assert_string_equal(id, "America/Chicago");
     snprintf(p, sizeof p, "%s/timezone", etc);
-    assert_int_equal(write_file(p, "Europe/Berlin\n", 14), 0);
+    assert_int_equal(canned_write_file(p, "Europe/Berlin\n", 14), 0);
     tp_zone_id(NULL, etc, id, sizeof id);
     assert_string_equal(id, "Europe/Berlin");
     tp_zone_id(":America/Denver", etc, id, sizeof id);
