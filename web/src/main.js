@@ -175,6 +175,14 @@ let rebuildPlot = true;
 let selected = '';
 const perf = { samples: 0, frames: 0, drawMs: [], latencyMs: [], lastT: 0 };
 
+
+// Seconds since the epoch as local HH:MM:SS.
+function hms(t) {
+  const d = new Date(t * 1000);
+  const p = (n) => String(n).padStart(2, '0');
+  return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
+
 function buildPlot() {
   if (plot) { plot.destroy(); plot = null; }
   order = [...store.series.keys()];
@@ -193,7 +201,10 @@ function buildPlot() {
       return { label: k, stroke: colorOf(s, i) + (dim ? '55' : ''), width: hl ? 2 : 1, spanGaps: false,
         points: { show: false } };
     })],
-    axes: [{ stroke: '#444', grid: { stroke: '#eee' } }, { stroke: '#444', grid: { stroke: '#eee' }, size: 60 }],
+    // One line per tick, 24-hour local time: uPlot's default puts the date
+    // under the first tick, where it ran into the second tick's label.
+    axes: [{ stroke: '#444', grid: { stroke: '#eee' }, space: 70, values: (u, ticks) => ticks.map(hms) },
+      { stroke: '#444', grid: { stroke: '#eee' }, size: 60 }],
     hooks: { draw: [() => { perf.frames++; }] },
   };
   plot = new uPlot(opts, plotData(), el);
