@@ -31,6 +31,11 @@ ssize_t pl__read_at(int dirfd, const char *rel, char *buf, size_t cap);
  * Returns the length or -errno; *out is freed with free(). */
 ssize_t pl__slurp_at(int dirfd, const char *rel, char **out);
 
+/* pl__read_at and pl__slurp_at keep the machine-wide /proc files of the
+ * live root open and read them again with pread (read.c, "kept
+ * descriptors"). Close them: a provider does on its last Close. */
+void pl__kept_close(void);
+
 /* Number-parsing helpers for the hot path (no stdio, no locale). Each skips
  * leading spaces/tabs, parses an unsigned decimal, advances *p past it and
  * returns 1, or returns 0 (and leaves *p) when there is no number. Overflow

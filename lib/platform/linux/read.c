@@ -1,6 +1,7 @@
 /* perflib: reading /proc and /sys files under a configurable root. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -48,67 +49,204 @@ int pl__open_regular_at(int dirfd, const char *rel)
     return fd;
 }
 
+/* ------------------------------------------------- kept descriptors
+ *
+ * The machine-wide files of the live root, read on every Collect, stay open
+ * in this process and are read again from offset 0 with pread: the kernel
+ * renders /proc text afresh at offset 0, so the data is as current as a new
+ * open's, without the path walk, the open and the close (about half of what
+ * reading a small /proc file costs; docs/benchmarks.md, "Global at the
+ * floor"). Only the fixed names below qualify, and only below the live "/"
+ * (a root given by PERFLIB_SYSROOT is opened afresh every time, as before).
+ * The kept descriptors belong to the process that opened them: a forked
+ * child opens its own (its namespaces may differ). One lock serialises the
+ * reads of kept descriptors, so two threads never interleave the reads of
+ * one open file. A process that changes its network or IPC namespace with
+ * setns() keeps reading the first namespace's /proc/net and /proc/sysvipc
+ * files. */
+static const char *const kept_names[] = {
+    "proc/stat",          "proc/meminfo",       "proc/vmstat",      "proc/swaps",           "proc/loadavg",
+    "proc/uptime",        "proc/pressure/cpu",  "proc/pressure/io", "proc/pressure/memory", "proc/net/snmp",
+    "proc/net/snmp6",     "proc/net/dev",       "proc/diskstats",   "proc/softirqs",        "proc/interrupts",
+    "proc/sysvipc/sem",   "proc/sysvipc/shm",
+};
+#define NKEPT (sizeof kept_names / sizeof kept_names[0])
+
+static pthread_mutex_t kept_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    pid_t pid;                  /* the process the descriptors belong to; 0: none yet */
+    dev_t dev;                  /* the live root's identity */
+    ino_t ino;
+    int fd[NKEPT];              /* -1: not open */
+} kept;
+
+static int kept_slot(const char *rel)
+{
+    if (strncmp(rel, "proc/", 5) != 0) return -1;
+    for (size_t i = 0; i < NKEPT; i++)
+        if (strcmp(rel, kept_names[i]) == 0) return (int)i;
+    return -1;
+}
+
+/* For a kept name below the live root: 1 with its descriptor in *fd
+ * (opened on first use) and kept_mu held (the caller reads it, then calls
+ * kept_release); 0 when the file is not one to keep (open it afresh); or
+ * -errno when it cannot be opened. Only 1 returns with the lock held. */
+static int kept_acquire(int dirfd, const char *rel, int *fd)
+{
+    while (*rel == '/') rel++;
+    int slot = kept_slot(rel);
+    if (slot < 0) return 0;
+    struct stat st;
+    if (fstat(dirfd, &st) != 0) return 0;
+    pthread_mutex_lock(&kept_mu);
+    pid_t me = getpid();
+    if (kept.pid != me) { /* first use, or a forked child: none of these are ours */
+        struct stat root;
+        if (stat("/", &root) != 0) {
+            pthread_mutex_unlock(&kept_mu);
+            return 0;
+        }
+        for (size_t i = 0; i < NKEPT; i++) {
+            /* a child's copies are closed; the parent keeps its own */
+            if (kept.pid != 0 && kept.fd[i] >= 0) close(kept.fd[i]);
+            kept.fd[i] = -1;
+        }
+        kept.pid = me;
+        kept.dev = root.st_dev;
+        kept.ino = root.st_ino;
+    }
+    if (st.st_dev != kept.dev || st.st_ino != kept.ino) {
+        pthread_mutex_unlock(&kept_mu);
+        return 0;
+    }
+    if (kept.fd[slot] < 0) {
+        int f = pl__open_regular_at(dirfd, rel);
+        if (f < 0) {
+            pthread_mutex_unlock(&kept_mu);
+            return f;
+        }
+        kept.fd[slot] = f;
+    }
+    *fd = kept.fd[slot];
+    return 1;
+}
+
+static void kept_release(void) { pthread_mutex_unlock(&kept_mu); }
+
+void pl__kept_close(void)
+{
+    pthread_mutex_lock(&kept_mu);
+    if (kept.pid == getpid())
+        for (size_t i = 0; i < NKEPT; i++)
+            if (kept.fd[i] >= 0) close(kept.fd[i]);
+    kept.pid = 0; /* the next read starts afresh */
+    pthread_mutex_unlock(&kept_mu);
+}
+
+/* A kept descriptor that failed a read (the file went away, ...) is closed,
+ * so the next read opens the name again. Called with kept_mu held. */
+static void kept_drop(int fd)
+{
+    for (size_t i = 0; i < NKEPT; i++)
+        if (kept.fd[i] == fd) {
+            close(fd);
+            kept.fd[i] = -1;
+        }
+}
+
+/* Read from offset `off` on, as read() would, but with pread when `at`. */
+static ssize_t read_some(int fd, int at, void *buf, size_t n, size_t off)
+{
+    return at ? pread(fd, buf, n, (off_t)off) : read(fd, buf, n);
+}
+
+/* The descriptor to read rel from: a kept one (*kept = 1, kept_mu held) or
+ * a fresh one (*kept = 0), or -errno. */
+static int open_for_read(int dirfd, const char *rel, int *kept_out)
+{
+    int fd = -1;
+    int rc = kept_acquire(dirfd, rel, &fd);
+    *kept_out = rc == 1;
+    if (rc == 1) return fd;
+    if (rc < 0) return rc; /* a kept name that cannot be opened */
+    return pl__open_regular_at(dirfd, rel);
+}
+
+static void done_reading(int fd, int k, int failed)
+{
+    if (!k) {
+        close(fd);
+        return;
+    }
+    if (failed) kept_drop(fd);
+    kept_release();
+}
+
 ssize_t pl__read_at(int dirfd, const char *rel, char *buf, size_t cap)
 {
     if (cap == 0) return -EINVAL;
-    int fd = pl__open_regular_at(dirfd, rel);
+    int k;
+    int fd = open_for_read(dirfd, rel, &k);
     if (fd < 0) return fd;
     size_t got = 0;
     while (got < cap - 1) {
-        ssize_t n = read(fd, buf + got, cap - 1 - got);
+        ssize_t n = read_some(fd, k, buf + got, cap - 1 - got, got);
         if (n < 0) {
             if (errno == EINTR) continue;
             int e = errno;
-            close(fd);
+            done_reading(fd, k, 1);
             buf[got] = '\0';
             return -e;
         }
         if (n == 0) break;
         got += (size_t)n;
     }
-    close(fd);
+    done_reading(fd, k, 0);
     buf[got] = '\0';
     return (ssize_t)got;
 }
 
 ssize_t pl__slurp_at(int dirfd, const char *rel, char **out)
 {
-    int fd = pl__open_regular_at(dirfd, rel);
+    int k;
+    int fd = open_for_read(dirfd, rel, &k);
     if (fd < 0) return fd;
-    size_t cap = 4096, got = 0;
+    /* 16 KiB: most /proc files in one read (vmstat is ~5 KiB) */
+    size_t cap = 16384, got = 0;
     char *buf = malloc(cap);
     if (!buf) {
-        close(fd);
+        done_reading(fd, k, 0);
         return -ENOMEM;
     }
     for (;;) {
         if (got + 1 >= cap) {
             if (cap > ((size_t)1 << 30)) { /* 1 GiB: refuse, never a silently cut file */
                 free(buf);
-                close(fd);
+                done_reading(fd, k, 0);
                 return -EFBIG;
             }
             char *nb = realloc(buf, cap * 2);
             if (!nb) {
                 free(buf);
-                close(fd);
+                done_reading(fd, k, 0);
                 return -ENOMEM;
             }
             buf = nb;
             cap *= 2;
         }
-        ssize_t n = read(fd, buf + got, cap - 1 - got);
+        ssize_t n = read_some(fd, k, buf + got, cap - 1 - got, got);
         if (n < 0) {
             if (errno == EINTR) continue;
             int e = errno;
             free(buf);
-            close(fd);
+            done_reading(fd, k, 1);
             return -e;
         }
         if (n == 0) break;
         got += (size_t)n;
     }
-    close(fd);
+    done_reading(fd, k, 0);
     buf[got] = '\0';
     *out = buf;
     return (ssize_t)got;
