@@ -57,6 +57,24 @@ PL_EXTERN int pl_query_wants(const pl_query_items *q, uint32_t object_index, int
  * *bytes = *objects = 0 and *data untouched). Returns a Win32 error code. */
 PL_EXTERN DWORD pl_provider_emit(const pl_builder *b, LPVOID *data, LPDWORD bytes, LPDWORD objects);
 
+/* Optional, a perflib extension (docs/provider-host.md, "Collects that
+ * cannot block"): an in-process provider whose Collect entry point is named
+ * C may also export C + "NonBlocking" (PerfOsCollect: PerfOsCollectNonBlocking)
+ * of this type. The host calls it before each Collect with the same query;
+ * a nonzero answer is the provider's promise that this Collect waits on
+ * nothing that can stay blocked (no network file system, no device, no
+ * mutex another task may hold for long: the kernel-generated text of /proc
+ * and /sys, netlink dumps that take no such lock), so the host makes the
+ * call on the consumer's own thread instead of handing it to the watchdog
+ * thread, and saves the two thread wake-ups of the hand-over. Zero, or no
+ * such export, keeps the watchdog. A provider that answers nonzero and then
+ * hangs hangs its consumer: answer zero whenever the query reaches a source
+ * that might block (a mount, rtnl), or a root other than the live one. It
+ * must itself return at once, and is only called under the provider's
+ * lock, as Collect is. */
+typedef DWORD PL_COLLECT_NONBLOCKING_PROC(LPCWSTR query);
+#define PL_NONBLOCKING_SUFFIX "NonBlocking"
+
 /* Values that could not be read (docs/block-format.md, "Unavailable values"):
  * add a counter PL_CTR_UNAVAILABLE_COUNTERS (indices.h, 1964; the host accepts
  * it from every provider) of type PERF_COUNTER_LARGE_RAWCOUNT_HEX, and set it

@@ -75,6 +75,7 @@ typedef struct prov {
     PM_OPEN_PROC *open;
     PM_COLLECT_PROC *collect;
     PM_CLOSE_PROC *close;
+    PL_COLLECT_NONBLOCKING_PROC *nonblocking; /* optional: Collects it may make on the caller's thread */
     int loaded, opened, disabled;
     int isolated;               /* runs in a helper process */
     int hung;                   /* in-process: a call never returned; its thread still runs in the library */
@@ -386,6 +387,15 @@ static int load(pl__host *h, prov *p)
     memcpy(&p->open, &fn[0], sizeof fn[0]);
     memcpy(&p->collect, &fn[1], sizeof fn[1]);
     memcpy(&p->close, &fn[2], sizeof fn[2]);
+    /* The optional promise that a Collect cannot block (provider.h). */
+    char nb[256];
+    void *nbfn = NULL;
+    if ((size_t)snprintf(nb, sizeof nb, "%s%s", p->info.collect, PL_NONBLOCKING_SUFFIX) < sizeof nb) {
+        dlerror();
+        nbfn = dlsym(dl, nb);
+        if (dlerror()) nbfn = NULL;
+    }
+    memcpy(&p->nonblocking, &nbfn, sizeof nbfn);
     p->loaded = 1;
     if (!p->mk) p->mk = pl__marker_new(h->state, p->info.name);
     return 1;
@@ -623,13 +633,14 @@ static DWORD room_of(size_t cap) { return (DWORD)(cap > 0xFFFFFFF8u ? 0xFFFFFFF8
 /* One call into an in-process provider: on its worker thread, bounded by
  * `ms`, under its in-flight marker. Returns 0 when the call did not return
  * in time: the thread is abandoned inside the provider (p->hung), with the
- * Collect buffer. Without a worker (no thread could be made) the call runs
- * here, unbounded. Called with p->mu held. */
-static int inproc_call(prov *p, pl__call *c, uint32_t ms, char mark)
+ * Collect buffer. With `here` (a Collect the provider promised cannot
+ * block), or without a worker (no thread could be made), the call runs on
+ * this thread, unbounded. Called with p->mu held. */
+static int inproc_call(prov *p, pl__call *c, uint32_t ms, char mark, int here)
 {
-    if (!p->worker) p->worker = pl__worker_new();
+    if (!p->worker && !here) p->worker = pl__worker_new();
     pl__marker_set(p->mk, mark);
-    if (!p->worker) {
+    if (!p->worker || here) {
         if (c->kind == PL__CALL_OPEN) c->rc = c->open(c->arg);
         else if (c->kind == PL__CALL_COLLECT) c->rc = c->collect(c->arg, &c->data, &c->bytes, &c->nobj);
         else c->rc = c->close();
@@ -657,7 +668,7 @@ static void inproc_close(pl__host *h, prov *p)
     p->opened = 0;
     if (!p->close) return;
     pl__call c = {.kind = PL__CALL_CLOSE, .close = p->close};
-    if (!inproc_call(p, &c, CLOSE_WAIT_MS, 'X')) {
+    if (!inproc_call(p, &c, CLOSE_WAIT_MS, 'X', 0)) {
         p->errors++;
         note(h, p, LOG_ERR, "Close did not return within %d ms; the call was abandoned", CLOSE_WAIT_MS);
     }
@@ -683,7 +694,7 @@ static int collect_inproc(pl__host *h, prov *p, const WCHAR *wq, pl__buf *out, u
             WCHAR *link = arg ? to_wide(arg) : NULL;
             if (arg && !link) return PL_E_NOMEM;
             pl__call c = {.kind = PL__CALL_OPEN, .open = p->open, .arg = link};
-            if (!inproc_call(p, &c, p->open_ms, 'O')) {
+            if (!inproc_call(p, &c, p->open_ms, 'O', 0)) {
                 disable(h, p, "Open did not return within %u ms (in-process: the call was abandoned)", p->open_ms);
                 return PL_OK;
             }
@@ -698,6 +709,7 @@ static int collect_inproc(pl__host *h, prov *p, const WCHAR *wq, pl__buf *out, u
     }
     size_t cap = p->bufcap ? p->bufcap : FIRST_BUFFER;
     if (p->orig && cap < (size_t)p->orig_len + FIRST_BUFFER) cap = (size_t)p->orig_len + FIRST_BUFFER;
+    int here = p->nonblocking && p->nonblocking(wq) != 0;
     for (uint32_t round = 0;; round++) {
         if (ensure_buf(p, cap) != PL_OK) return PL_E_NOMEM;
         cap = p->bufcap;
@@ -707,7 +719,7 @@ static int collect_inproc(pl__host *h, prov *p, const WCHAR *wq, pl__buf *out, u
         if (p->orig) memcpy(p->buf, p->orig, p->orig_len); /* a wrapper gets the original's result in place */
         pl__call c = {.kind = PL__CALL_COLLECT, .collect = p->collect, .arg = q, .data = p->buf,
                       .bytes = room_of(cap), .nobj = p->orig ? p->orig_n : 0};
-        if (!inproc_call(p, &c, p->collect_ms, 'C')) {
+        if (!inproc_call(p, &c, p->collect_ms, 'C', here)) {
             disable(h, p, "Collect did not return within %u ms (in-process: the call was abandoned)", p->collect_ms);
             return PL_OK;
         }

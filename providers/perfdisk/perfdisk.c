@@ -36,6 +36,7 @@
 PL_PROVIDER_EXPORT DWORD PerfDiskOpen(LPWSTR device_names);
 PL_PROVIDER_EXPORT DWORD PerfDiskCollect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects);
 PL_PROVIDER_EXPORT DWORD PerfDiskClose(void);
+PL_PROVIDER_EXPORT DWORD PerfDiskCollectNonBlocking(LPCWSTR query);
 
 
 #define MS_TO_100NS 10000ull
@@ -571,6 +572,7 @@ static DWORD do_close(void)
         g.open--;
         return ERROR_SUCCESS;
     }
+    pl__kept_close();
     pl_builder_free(g.b);
     pl__diskstats_free(&g.ds);
     pl__mounts_free(&g.mnts);
@@ -579,6 +581,19 @@ static DWORD do_close(void)
     free(g.names);
     memset(&g, 0, sizeof g);
     return ERROR_SUCCESS;
+}
+
+/* PhysicalDisk reads /proc/diskstats and /sys/block: kernel text that waits
+ * on no lock another task holds for long. LogicalDisk also statvfs()es each
+ * mount point, which walks a path and asks the file system, and either can
+ * block (a hung device, a network mount on the way): a query that reaches
+ * LogicalDisk keeps the watchdog, as does any root other than the live one
+ * (docs/providers/perfdisk.md). */
+DWORD PerfDiskCollectNonBlocking(LPCWSTR query)
+{
+    pl_query_items q;
+    pl_query_parse_w(query, &q);
+    return strcmp(pl__sysroot(), "/") == 0 && !pl_query_wants(&q, PL_OBJ_LOGICAL_DISK, 0);
 }
 
 DWORD PerfDiskOpen(LPWSTR device_names)

@@ -40,6 +40,7 @@
 #include "platform.h"
 
 PL_PROVIDER_EXPORT DWORD PerfNetOpen(LPWSTR device_names);
+PL_PROVIDER_EXPORT DWORD PerfNetCollectNonBlocking(LPCWSTR query);
 PL_PROVIDER_EXPORT DWORD PerfNetCollect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects);
 PL_PROVIDER_EXPORT DWORD PerfNetClose(void);
 
@@ -663,6 +664,7 @@ static DWORD do_close(void)
         g.open--;
         return ERROR_SUCCESS;
     }
+    pl__kept_close();
     pl_builder_free(g.b);
     pl__netdevs_free(&g.nd);
     pl__snmp_free(&g.snmp);
@@ -672,6 +674,18 @@ static DWORD do_close(void)
     pl__qdiscs_free(&g.qd);
     memset(&g, 0, sizeof g);
     return ERROR_SUCCESS;
+}
+
+/* On the live root every source but one is /proc/net text and a sock_diag
+ * dump, which wait on no lock another task holds for long; the exception is
+ * Network Interface's RTM_GETQDISC dump, which takes rtnl (held across
+ * driver calls, sometimes for seconds): a query that reaches it keeps the
+ * watchdog, as does any other root (docs/providers/perfnet.md). */
+DWORD PerfNetCollectNonBlocking(LPCWSTR query)
+{
+    pl_query_items q;
+    pl_query_parse_w(query, &q);
+    return strcmp(pl__sysroot(), "/") == 0 && !pl_query_wants(&q, PL_OBJ_NETWORK_INTERFACE, 0);
 }
 
 DWORD PerfNetOpen(LPWSTR device_names)

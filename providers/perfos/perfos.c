@@ -44,6 +44,7 @@ static struct perfos {
     pthread_mutex_t mu;
     int opens;
     int rootfd;
+    int live;             /* rootfd is the live "/" (PerfOsCollectNonBlocking) */
     long hz;
     pl_builder *b;
     struct pl__cpu_stats st;
@@ -570,6 +571,7 @@ static int build_objects(pl_builder *b)
 PL_PROVIDER_EXPORT DWORD PerfOsOpen(LPWSTR device_names);
 PL_PROVIDER_EXPORT DWORD PerfOsCollect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects);
 PL_PROVIDER_EXPORT DWORD PerfOsClose(void);
+PL_PROVIDER_EXPORT DWORD PerfOsCollectNonBlocking(LPCWSTR query);
 
 PL_PROVIDER_EXPORT DWORD PerfOsOpen(LPWSTR device_names)
 {
@@ -577,7 +579,8 @@ PL_PROVIDER_EXPORT DWORD PerfOsOpen(LPWSTR device_names)
     DWORD ret = ERROR_SUCCESS;
     pthread_mutex_lock(&g.mu);
     if (g.opens == 0) {
-        int fd = pl__root_open(pl__sysroot(), "");
+        const char *root = pl__sysroot();
+        int fd = pl__root_open(root, "");
         pl_builder *b = pl_builder_new();
         if (fd < 0 || !b) {
             if (fd >= 0) close(fd);
@@ -585,6 +588,7 @@ PL_PROVIDER_EXPORT DWORD PerfOsOpen(LPWSTR device_names)
             ret = fd < 0 ? ERROR_FILE_NOT_FOUND : ERROR_OUTOFMEMORY;
         } else {
             g.rootfd = fd;
+            g.live = strcmp(root, "/") == 0;
             g.b = b;
             g.hz = pl__clock_ticks();
             g.cpu.rootfd = fd;
@@ -597,6 +601,21 @@ PL_PROVIDER_EXPORT DWORD PerfOsOpen(LPWSTR device_names)
     if (ret == ERROR_SUCCESS) g.opens++;
     pthread_mutex_unlock(&g.mu);
     return ret;
+}
+
+/* Every PerfOS source on the live root is kernel-generated text of /proc
+ * and /sys whose read takes no lock that another task can hold for long
+ * (docs/providers/perfos.md, "Collected on the caller's thread"): the host
+ * may call Collect on the consumer's thread. A root given by
+ * PERFLIB_SYSROOT may be anything (a FUSE mount, a network file system),
+ * so its Collects keep the watchdog. */
+PL_PROVIDER_EXPORT DWORD PerfOsCollectNonBlocking(LPCWSTR query)
+{
+    (void)query;
+    pthread_mutex_lock(&g.mu);
+    DWORD live = g.opens > 0 && g.live;
+    pthread_mutex_unlock(&g.mu);
+    return live;
 }
 
 PL_PROVIDER_EXPORT DWORD PerfOsCollect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects)
@@ -655,6 +674,7 @@ PL_PROVIDER_EXPORT DWORD PerfOsClose(void)
 {
     pthread_mutex_lock(&g.mu);
     if (g.opens > 0 && --g.opens == 0) {
+        pl__kept_close();
         close(g.rootfd);
         g.rootfd = -1;
         pl_builder_free(g.b);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -659,6 +660,66 @@ static void many_threads_one_provider(void **state)
     assert_int_equal(*t.collect_calls, 200);
     assert_int_equal(*t.overlaps, 0);
     assert_int_equal(*t.open_calls, 1);
+    pl_engine_close(e);
+    dlclose(t.dl);
+}
+
+/* A provider that exports <Collect>NonBlocking and says yes is called on
+ * the consumer's own thread (no watchdog hand-over); when it says no, and
+ * for a provider without the export, Collect runs on the worker thread. */
+static long collect_tid(void *dl)
+{
+    long *tid = dlsym(dl, "tp_collect_tid");
+    assert_non_null(tid);
+    return *tid;
+}
+
+static void nonblocking_collect_on_caller_thread(void **state)
+{
+    (void)state;
+    add_provider("Nb", "nonblocking", NULL, NULL);
+    tp t = tp_get("nonblocking");
+    int *nb_calls = dlsym(t.dl, "tp_nonblocking_calls");
+    assert_non_null(nb_calls);
+    long me = (long)syscall(SYS_gettid);
+    pl_engine *e = engine();
+    pl_block blk;
+    void *d = query(e, "86", &blk);
+    assert_int_equal(value_of(&blk, 86, -1), 43);
+    pl_free(d);
+    assert_int_equal(*t.collect_calls, 1);
+    assert_int_equal(*nb_calls, 1);
+    assert_int_equal(collect_tid(t.dl), me);
+    /* the provider says no for a query naming 232: the watchdog's thread */
+    d = query(e, "86 232", &blk);
+    assert_int_equal(value_of(&blk, 86, -1), 44);
+    pl_free(d);
+    assert_int_equal(*t.collect_calls, 2);
+    assert_true(collect_tid(t.dl) != me);
+    assert_true(collect_tid(t.dl) > 0);
+    /* and yes again */
+    d = query(e, "Global", &blk);
+    pl_free(d);
+    assert_int_equal(collect_tid(t.dl), me);
+    pl_engine_close(e);
+    dlclose(t.dl);
+}
+
+static void without_nonblocking_collect_on_worker(void **state)
+{
+    (void)state;
+    add_provider("Good", "good", NULL, NULL);
+    tp t = tp_get("good");
+    assert_null(dlsym(t.dl, "TpCollectNonBlocking"));
+    long me = (long)syscall(SYS_gettid);
+    pl_engine *e = engine();
+    pl_block blk;
+    for (int i = 0; i < 3; i++) {
+        void *d = query(e, "86", &blk);
+        pl_free(d);
+        assert_true(collect_tid(t.dl) != me);
+        assert_true(collect_tid(t.dl) > 0);
+    }
     pl_engine_close(e);
     dlclose(t.dl);
 }
@@ -1641,6 +1702,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(title_queries, setup, teardown),
         cmocka_unit_test_setup_teardown(many_threads_one_provider, setup, teardown),
         cmocka_unit_test_setup_teardown(missing_library_skipped, setup, teardown),
+        cmocka_unit_test_setup_teardown(nonblocking_collect_on_caller_thread, setup, teardown),
+        cmocka_unit_test_setup_teardown(without_nonblocking_collect_on_worker, setup, teardown),
         cmocka_unit_test_setup_teardown(iso_wrong_byte_count, setup, teardown),
         cmocka_unit_test_setup_teardown(iso_pointer_not_advanced, setup, teardown),
         cmocka_unit_test_setup_teardown(iso_misaligned_size, setup, teardown),

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/types.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "perflib/block.h"
@@ -50,6 +51,7 @@
 #define TP_SPIN 28           /* Collect spins on the CPU for ever */
 #define TP_FD_LEAK 29        /* every Collect leaks 40 descriptors, then answers */
 #define TP_CRASH_OPEN 30     /* Open dereferences NULL (SIGSEGV) */
+#define TP_NONBLOCKING 31    /* exports TpCollectNonBlocking: yes, unless the query names 232 */
 
 #ifndef TP_MODE
 #error "build with -DTP_MODE=..."
@@ -124,6 +126,8 @@ __attribute__((destructor)) static void tp_destructor(void)
 }
 
 PL_PROVIDER_EXPORT int tp_open_calls, tp_collect_calls, tp_close_calls;
+PL_PROVIDER_EXPORT long tp_collect_tid; /* the thread that made the last Collect */
+PL_PROVIDER_EXPORT int tp_nonblocking_calls;
 PL_PROVIDER_EXPORT char tp_last_query[256];
 PL_PROVIDER_EXPORT char tp_last_linkage[256];
 
@@ -262,9 +266,21 @@ static DWORD many_objects(LPVOID *data, LPDWORD bytes, LPDWORD objects)
     return 0;
 }
 
+#if TP_MODE == TP_NONBLOCKING
+PL_PROVIDER_EXPORT DWORD TpCollectNonBlocking(LPCWSTR query);
+PL_PROVIDER_EXPORT DWORD TpCollectNonBlocking(LPCWSTR query)
+{
+    tp_nonblocking_calls++;
+    pl_query_items q;
+    pl_query_parse_w(query, &q);
+    return !(q.kind == PL_QUERY_KIND_ITEMS && pl_query_wants(&q, 232, 0));
+}
+#endif
+
 static DWORD collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects)
 {
     tp_collect_calls++;
+    tp_collect_tid = (long)syscall(SYS_gettid);
     trace("collect", query);
 #if TP_MODE == TP_CRASH
     crash();
