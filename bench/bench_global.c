@@ -6,7 +6,9 @@
  * Opens an engine on STORE (created if missing) with the providers of DIR,
  * asks it for "Global" once and lists the objects it returns. Then, K rounds,
  * for every object by turns (so that a change of machine load hits all
- * columns alike):
+ * columns alike), the three below in an order that rotates from round to
+ * round (whichever runs first after another object's work meets colder
+ * caches):
  *   engine    pl_engine_query_alloc(e, "<index>") — the whole library path
  *             (host, validation, header);
  *   provider  the provider's Collect("<index>") called directly through
@@ -755,25 +757,35 @@ int main(int argc, char **argv)
             char q[16];
             if (j < no) snprintf(q, sizeof q, "%u", x->index);
             else snprintf(q, sizeof q, "Global");
-            double a = bu_now_us(), ca = bu_cpu_us();
-            engine_q(e, q);
-            x->te[r] = bu_now_us() - a;
-            x->ce[r] = bu_cpu_us() - ca;
-            if (j < no && x->p) {
-                a = bu_now_us();
-                collect(x->p, q);
-                x->tp[r] = bu_now_us() - a;
-            } else if (j == no) {
-                a = bu_now_us();
-                for (size_t i = 0; i < NPROV; i++)
-                    if (provs[i].collect) collect(&provs[i], "Global");
-                x->tp[r] = bu_now_us() - a;
+            /* The three in turn first: the first to read a file after
+             * other objects' work finds the kernel's and the CPU's caches
+             * colder, so a fixed order would favour the later ones. */
+            for (int step = 0; step < 3; step++) {
+                int which = (step + r) % 3;
+                double a, ca;
+                if (which == 0) {
+                    a = bu_now_us();
+                    ca = bu_cpu_us();
+                    engine_q(e, q);
+                    x->te[r] = bu_now_us() - a;
+                    x->ce[r] = bu_cpu_us() - ca;
+                } else if (which == 1 && j < no && x->p) {
+                    a = bu_now_us();
+                    collect(x->p, q);
+                    x->tp[r] = bu_now_us() - a;
+                } else if (which == 1 && j == no) {
+                    a = bu_now_us();
+                    for (size_t i = 0; i < NPROV; i++)
+                        if (provs[i].collect) collect(&provs[i], "Global");
+                    x->tp[r] = bu_now_us() - a;
+                } else if (which == 2) {
+                    a = bu_now_us();
+                    ca = bu_cpu_us();
+                    int known = j < no ? floor_of(x->index) : (floor_global(), 1);
+                    x->tf[r] = known ? bu_now_us() - a : -1;
+                    x->cf[r] = known ? bu_cpu_us() - ca : -1;
+                }
             }
-            a = bu_now_us();
-            ca = bu_cpu_us();
-            int known = j < no ? floor_of(x->index) : (floor_global(), 1);
-            x->tf[r] = known ? bu_now_us() - a : -1;
-            x->cf[r] = known ? bu_cpu_us() - ca : -1;
         }
     }
     for (size_t j = 0; j <= no; j++) {
