@@ -14,7 +14,9 @@
 # system, every thread of the measuring process, or of the command run), its
 # ratio to the floor's CPU, us per process, us per thread.
 # Environment: N_LIST (default "100 1000 5000"), T_LIST ("1 10"), K (11),
-# TOOLS (default below), FLOOR_THREADS (2: the threads of floor-par).
+# TOOLS (default below), FLOOR_THREADS (2: the threads of floor-par),
+# RAISE_PID_MAX (1: as root, raise pid_max for a configuration that needs
+# more tasks, and put it back at the end; 0: skip such configurations).
 # Ratios are to the floor row above: floor (every process and thread file,
 # one thread) for the whole-snapshot rows, floor-proc (the Process object's
 # files only) for the engine-proc rows and pcp, which read no per-thread
@@ -56,8 +58,20 @@ cleanup() {
     SPAWN_PID=
   fi
 }
-trap 'cleanup; rm -rf "$STORE_DIR"' EXIT
-trap 'cleanup; exit 130' INT TERM HUP
+# 5000 x 10 needs 55,000 tasks, more than the usual pid_max of 32768: as
+# root the limit is raised for the run and put back at the end
+# (RAISE_PID_MAX=0 skips such configurations instead).
+RAISE_PID_MAX=${RAISE_PID_MAX:-1}
+PID_MAX_WAS=
+restore_pid_max() {
+  if [ -n "$PID_MAX_WAS" ]; then
+    echo "$PID_MAX_WAS" >/proc/sys/kernel/pid_max 2>/dev/null &&
+      echo "# pid_max put back to $PID_MAX_WAS"
+    PID_MAX_WAS=
+  fi
+}
+trap 'cleanup; restore_pid_max; rm -rf "$STORE_DIR"' EXIT
+trap 'cleanup; restore_pid_max; exit 130' INT TERM HUP
 
 
 threads_max=$(cat /proc/sys/kernel/threads-max 2>/dev/null || echo 0)
@@ -73,6 +87,15 @@ printf '%-12s %-13s %10s %8s %9s %6s %10s %10s %8s %8s\n' config tool median_ms 
 for N in $N_LIST; do
   for T in $T_LIST; do
     need=$((N * T + N))
+    if [ "$RAISE_PID_MAX" != 0 ] && [ "$(id -u)" = 0 ] && [ $((need + used_tasks + 512)) -gt "$pid_max" ]; then
+      want=$(( (need + used_tasks + 512) * 2 ))
+      [ "$want" -gt 4194304 ] && want=4194304
+      [ -z "$PID_MAX_WAS" ] && PID_MAX_WAS=$pid_max
+      if echo "$want" >/proc/sys/kernel/pid_max 2>/dev/null; then
+        echo "# pid_max raised from $PID_MAX_WAS to $want for ${N}x${T} (put back at the end)"
+        pid_max=$want
+      fi
+    fi
     cap=$pid_max
     [ "$threads_max" -lt "$cap" ] && cap=$threads_max
     if [ "$nproc_limit" != unlimited ] && [ "$nproc_limit" -lt "$cap" ]; then cap=$nproc_limit; fi
