@@ -346,6 +346,46 @@ static void vmstat_malformed(void **state)
     assert_int_equal(v.v[PL__VM_PSWPIN], 0);
 }
 
+/* The keys are found by bucket (length, first and last byte) and then
+ * compared: a near miss of the same length or bucket is not the key, a key
+ * of another bucket is still found, and a wanted key twice is malformed. */
+static void vmstat_near_keys(void **state)
+{
+    (void)state;
+    struct pl__vmstat v;
+    assert_int_equal(pl__parse_proc_vmstat("pgfaulx 1\npgfaul 2\npgfaultt 3\nqgfault 4\npgpgin 5\n", &v), 0);
+    assert_int_equal(v.have, 1u << PL__VM_PGPGIN);
+    assert_int_equal(v.v[PL__VM_PGPGIN], 5);
+    /* same length, first and last byte as pgfault */
+    assert_int_equal(pl__parse_proc_vmstat("pgxxxxt 1\npgfault 7\n", &v), 0);
+    assert_int_equal(v.have, 1u << PL__VM_PGFAULT);
+    assert_int_equal(v.v[PL__VM_PGFAULT], 7);
+    assert_int_equal(pl__parse_proc_vmstat("pgmajfault 1\nnr_x 2\npgmajfault 3\n", &v), -EINVAL);
+    assert_int_equal(pl__parse_proc_vmstat("pgfault 18446744073709551615\n", &v), 0);
+    assert_true(v.v[PL__VM_PGFAULT] == UINT64_MAX);
+    assert_int_equal(pl__parse_proc_vmstat("pgfault 18446744073709551616\n", &v), -EINVAL);
+    /* every line is checked, wanted or not */
+    assert_int_equal(pl__parse_proc_vmstat("pgfault 1\nnr_x 2x\n", &v), -EINVAL);
+    assert_int_equal(pl__parse_proc_vmstat("pgfault 1\nnr_x\t\n", &v), -EINVAL);
+    assert_int_equal(pl__parse_proc_vmstat("pgfault 1\nnr\x01x 2\n", &v), 0); /* a control byte is a name byte */
+}
+
+static void meminfo_near_keys(void **state)
+{
+    (void)state;
+    struct pl__meminfo m;
+    assert_int_equal(pl__parse_proc_meminfo("MemTotal: 1 kB\nMemTotaX: 2 kB\nMemFreX: 3 kB\nCachez: 4 kB\n"
+                                            "Active(anon): 5 kB\nActive(file): 6 kB\n", &m), 0);
+    assert_int_equal(m.have, (1ull << PL__MEM_TOTAL) | (1ull << PL__MEM_ACTIVE_FILE));
+    assert_int_equal(m.v[PL__MEM_ACTIVE_FILE], 6 * 1024);
+    assert_int_equal(pl__parse_proc_meminfo("MemTotal: 1 kB\nCached: 2 kB\nCached: 2 kB\n", &m), -EINVAL);
+    /* a wanted key with a bad value, then the same key again */
+    assert_int_equal(pl__parse_proc_meminfo("MemTotal: 1 kB\nCached: 2 MB\nCached: 2 kB\n", &m), -EINVAL);
+    /* an unwanted key's value is not checked; its line still needs a colon */
+    assert_int_equal(pl__parse_proc_meminfo("MemTotal: 1 kB\nFoo: ??\n", &m), 0);
+    assert_int_equal(pl__parse_proc_meminfo("MemTotal: 1 kB\nFoo ??\n", &m), -EINVAL);
+}
+
 /* --------------------------------------------------------------- loadavg */
 
 static void loadavg_trees(void **state)
@@ -719,6 +759,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(meminfo_malformed),
         cmocka_unit_test(vmstat_m2),
         cmocka_unit_test(vmstat_malformed),
+        cmocka_unit_test(vmstat_near_keys),
+        cmocka_unit_test(meminfo_near_keys),
         cmocka_unit_test(loadavg_trees),
         cmocka_unit_test(loadavg_malformed),
         cmocka_unit_test(pressure_m2),
