@@ -339,12 +339,33 @@ static const struct pobj proto_objects[] = {
 };
 #define N_PROTO_OBJECTS (sizeof proto_objects / sizeof proto_objects[0])
 
+/* The snmp index hash (pl__snmp_hash) of every column a and b of
+ * proto_objects, computed on the first collect (under the lock): a lookup
+ * is then one probe of the parse's index and a string compare, with no
+ * hashing or scanning per counter. */
+static struct {
+    int ready;
+    uint32_t a[N_PROTO_OBJECTS][64], b[N_PROTO_OBJECTS][64];
+} colh;
+
+static void col_hashes(void)
+{
+    for (size_t k = 0; k < N_PROTO_OBJECTS; k++) {
+        const struct pobj *po = &proto_objects[k];
+        for (size_t i = 0; i < po->n && i < 64; i++) {
+            if (po->defs[i].a) colh.a[k][i] = pl__snmp_hash(po->proto, po->defs[i].a);
+            if (po->defs[i].b) colh.b[k][i] = pl__snmp_hash(po->proto, po->defs[i].b);
+        }
+    }
+    colh.ready = 1;
+}
+
 /* A column's value; negative values (never expected for these counters) are
  * treated as absent. */
-static int col(const struct pl__snmp *s, const char *proto, const char *name, uint64_t *v)
+static int col(const struct pl__snmp *s, const char *proto, const char *name, uint32_t hash, uint64_t *v)
 {
     int64_t x;
-    if (!pl__snmp_get(s, proto, name, &x) || x < 0) return 0;
+    if (!pl__snmp_find(s, hash, proto, name, &x) || x < 0) return 0;
     *v = (uint64_t)x;
     return 1;
 }
@@ -356,11 +377,13 @@ struct estab {
     uint64_t v4, v6;
 };
 
-/* 1: *v is the value; 0: no source, the counter is left out; -1: the counter
- * exists but its value is unknown (marked unavailable, written as 0). */
-static int sdef_value(const struct sdef *d, const struct pl__snmp *s, const char *proto, const struct estab *e,
-                      uint64_t *v)
+/* Counter i of proto_objects[k]. 1: *v is the value; 0: no source, the
+ * counter is left out; -1: the counter exists but its value is unknown
+ * (marked unavailable, written as 0). */
+static int sdef_value(size_t k, size_t i, const struct pl__snmp *s, const struct estab *e, uint64_t *v)
 {
+    const struct pobj *po = &proto_objects[k];
+    const struct sdef *d = &po->defs[i];
     uint64_t a, b;
     *v = 0;
     if (d->src == S_NONE) return -1;
@@ -369,9 +392,10 @@ static int sdef_value(const struct sdef *d, const struct pl__snmp *s, const char
         if (ok) *v = d->src == S_ESTAB_V4 ? e->v4 : e->v6;
         return ok ? 1 : -1;
     }
-    if (!s || !col(s, proto, d->a, &a)) return 0;
+    if (!colh.ready) col_hashes();
+    if (!s || !col(s, po->proto, d->a, colh.a[k][i], &a)) return 0;
     if (d->b) {
-        if (col(s, proto, d->b, &b)) a += b;
+        if (col(s, po->proto, d->b, colh.b[k][i], &b)) a += b;
         else if (!d->b_optional) return 0;
     }
     *v = a;
@@ -472,7 +496,7 @@ static int build_proto(const struct pobj *po, const struct pl__snmp *s, const st
     int present[64];
     size_t have = 0;
     for (size_t i = 0; i < po->n && i < 64; i++) {
-        present[i] = sdef_value(&po->defs[i], s, po->proto, e, &vals[i]);
+        present[i] = sdef_value((size_t)(po - proto_objects), i, s, e, &vals[i]);
         have += present[i] == 1;
     }
     if (have == 0 && !keep) return PL_OK; /* nothing known: leave the object out */

@@ -214,6 +214,85 @@ static void snmp6_canned_and_malformed(void **state)
     pl__snmp_free(&s);
 }
 
+/* Lookups go through the parse's hash index: the first of equal names
+ * wins, a name that shares a prefix, a length or a protocol is not found,
+ * the index follows each new parse of the same struct, and a pair whose
+ * lines are swapped (values before names) adds nothing it should not. */
+static void snmp_index_lookups(void **state)
+{
+    (void)state;
+    struct pl__snmp s = {0};
+    int64_t v;
+    const char *t = "Udp: InDatagrams NoPorts InDatagrams\n"
+                    "Udp: 1 2 3\n"
+                    "Udp: InDatagrams\n"
+                    "Udp: 4\n"
+                    "Tcp: InDatagrams NoPortsX NoPort\n"
+                    "Tcp: 5 6 7\n";
+    assert_int_equal(pl__parse_net_snmp(t, &s), 0);
+    assert_int_equal(s.n, 7);
+    assert_true(s.nslot > 0);
+    assert_int_equal(pl__snmp_get(&s, "Udp", "InDatagrams", &v), 1);
+    assert_int_equal(v, 1); /* the first */
+    assert_int_equal(pl__snmp_get(&s, "Tcp", "InDatagrams", &v), 1);
+    assert_int_equal(v, 5);
+    assert_int_equal(pl__snmp_get(&s, "Udp", "NoPorts", &v), 1);
+    assert_int_equal(v, 2);
+    assert_int_equal(pl__snmp_get(&s, "Tcp", "NoPorts", &v), 0);
+    assert_int_equal(pl__snmp_get(&s, "Udp", "NoPort", &v), 0);
+    assert_int_equal(pl__snmp_get(&s, "", "NoPorts", &v), 0);
+    assert_int_equal(pl__snmp_get(&s, "Ud", "NoPorts", &v), 0);
+    assert_int_equal(pl__snmp_find(&s, pl__snmp_hash("Tcp", "NoPort"), "Tcp", "NoPort", &v), 1);
+    assert_int_equal(v, 7);
+    /* a name too long to be an entry */
+    assert_int_equal(pl__snmp_get(&s, "Udp", "A123456789012345678901234567890123456789012345678", &v), 0);
+
+    /* the same struct again: the old entries are gone from the index */
+    assert_int_equal(pl__parse_net_snmp("Ip: Forwarding\nIp: 2\n", &s), 0);
+    assert_int_equal(s.n, 1);
+    assert_int_equal(pl__snmp_get(&s, "Udp", "InDatagrams", &v), 0);
+    assert_int_equal(pl__snmp_get(&s, "Ip", "Forwarding", &v), 1);
+    assert_int_equal(v, 2);
+
+    /* values before names: the "header" 1 2 has name words but its
+     * "values" are not numbers, then a header without a value line */
+    assert_int_equal(pl__parse_net_snmp("Ip: 1 2\nIp: A B\nIp: A B\n", &s), 0);
+    assert_int_equal(s.n, 0);
+    assert_int_equal(s.bad, 3);
+    assert_int_equal(pl__snmp_get(&s, "Ip", "1", &v), 0);
+    assert_int_equal(pl__snmp_get(&s, "Ip", "A", &v), 0);
+
+    /* a pair whose value line is longer: nothing of it, even its first
+     * columns; the pair after it is read */
+    assert_int_equal(pl__parse_net_snmp("Ip: A B\nIp: 1 2 3\nTcp: C\nTcp: 4\n", &s), 0);
+    assert_int_equal(s.n, 1);
+    assert_int_equal(s.bad, 1);
+    assert_int_equal(pl__snmp_get(&s, "Ip", "A", &v), 0);
+    assert_int_equal(pl__snmp_get(&s, "Tcp", "C", &v), 1);
+
+    /* values at the edges of 64 bits (as pl__parse_i64: clamped to the
+     * signed range, beyond 64 bits not a value) */
+    assert_int_equal(pl__parse_net_snmp("Ip: A B C D\nIp: 18446744073709551615 -9223372036854775809 "
+                                        "18446744073709551616 -0\n", &s), 0);
+    assert_int_equal(s.n, 3);
+    assert_int_equal(s.bad, 1);
+    assert_int_equal(pl__snmp_get(&s, "Ip", "A", &v), 1);
+    assert_true(v == INT64_MAX);
+    assert_int_equal(pl__snmp_get(&s, "Ip", "B", &v), 1);
+    assert_true(v == INT64_MIN);
+    assert_int_equal(pl__snmp_get(&s, "Ip", "C", &v), 0);
+    assert_int_equal(pl__snmp_get(&s, "Ip", "D", &v), 1);
+    assert_int_equal(v, 0);
+
+    /* snmp6: duplicates, the first wins */
+    assert_int_equal(pl__parse_net_snmp6("Ip6A 1\nIp6B 2\nIp6A 3\n", &s), 0);
+    assert_int_equal(s.n, 3);
+    assert_int_equal(pl__snmp_get(&s, "", "Ip6A", &v), 1);
+    assert_int_equal(v, 1);
+    assert_int_equal(pl__snmp_get(&s, "Ip", "Ip6A", &v), 0);
+    pl__snmp_free(&s);
+}
+
 /* An ifindex that is not a positive 32-bit number is not known. */
 static void netif_bad_ifindex(void **state)
 {
@@ -404,6 +483,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(snmp_by_name_not_position),
         cmocka_unit_test(snmp_malformed),
         cmocka_unit_test(snmp6_canned_and_malformed),
+        cmocka_unit_test(snmp_index_lookups),
         cmocka_unit_test(netif_bad_ifindex),
         cmocka_unit_test(tcp_canned),
         cmocka_unit_test(tcp_malformed_lines),

@@ -191,12 +191,22 @@ struct pl__snmp_entry {
     char proto[16];                /* "Ip", "Tcp", ...; "" for snmp6 */
     char name[48];                 /* "InReceives"; snmp6: "Ip6InReceives" */
     int64_t value;                 /* Tcp MaxConn can be -1 */
+    uint32_t hash;                 /* pl__snmp_hash(proto, name) */
+};
+
+struct pl__snmp_slot {
+    uint32_t hash;
+    uint32_t pos;                  /* entry index + 1; 0: an empty slot */
 };
 
 struct pl__snmp {
     size_t n, cap;
     struct pl__snmp_entry *e;      /* owned, reused */
     size_t bad;                    /* malformed lines/columns skipped */
+    struct pl__snmp_slot *slot;    /* owned, reused: the lookup index of a
+                                    * successful parse (nslot a power of two;
+                                    * 0: none, lookups scan the entries) */
+    size_t nslot, slot_cap;
 };
 
 /* Parse /proc/net/snmp: "Proto: Name1 Name2 ..." header lines each followed
@@ -210,8 +220,12 @@ int pl__read_net_snmp(int rootfd, struct pl__snmp *out);
 int pl__read_net_snmp6(int rootfd, struct pl__snmp *out);
 void pl__snmp_free(struct pl__snmp *s);
 /* Look a value up by protocol ("" for snmp6) and column name. Returns 1 and
- * sets *v when present, 0 otherwise. */
+ * sets *v when present (the first of equal names), 0 otherwise. */
 int pl__snmp_get(const struct pl__snmp *s, const char *proto, const char *name, int64_t *v);
+/* The same with the key's hash computed once by the caller: `hash` must be
+ * pl__snmp_hash(proto, name). */
+uint32_t pl__snmp_hash(const char *proto, const char *name);
+int pl__snmp_find(const struct pl__snmp *s, uint32_t hash, const char *proto, const char *name, int64_t *v);
 
 /* ------------------------------------------------- rtnetlink: root qdiscs */
 

@@ -1,10 +1,56 @@
-/* perflib: /proc/net/snmp and /proc/net/snmp6 (IP, ICMP, TCP, UDP MIBs). */
+/* perflib: /proc/net/snmp and /proc/net/snmp6 (IP, ICMP, TCP, UDP MIBs).
+ *
+ * Both parsers make one pass over each line, validating every word as they
+ * go, and end with a hash index of the entries so that a lookup by
+ * protocol and name is one probe rather than a scan of every entry with
+ * strcmp (issue 17: PerfNet looks up some forty counters per collect). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "collect_io.h"
 #include "platform.h"
+
+/* The index's hash of a key, over the zero-padded fields of an entry: the
+ * protocol's two words and the first and last words of the name, with the
+ * name's length. Fixed-size loads and three multiplies whatever the key (a
+ * byte-by-byte hash made the parse several times slower). Equal keys hash
+ * alike; lookups still compare the strings. */
+static inline uint64_t load8(const char *p)
+{
+    uint64_t x;
+    memcpy(&x, p, 8);
+    return x;
+}
+
+static inline uint32_t key_hash(const struct pl__snmp_entry *e, size_t nl)
+{
+    uint64_t h = load8(e->name) * 0x9e3779b97f4a7c15ull;
+    h ^= load8(e->name + (nl > 8 ? nl - 8 : 0)) * 0xc2b2ae3d27d4eb4full;
+    h ^= (load8(e->proto) ^ (load8(e->proto + 8) << 7 | load8(e->proto + 8) >> 57)) + nl;
+    h ^= h >> 31;
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 29;
+    return (uint32_t)h;
+}
+
+/* Fill e's key fields, zero-padded (the hash reads whole words). */
+static inline void set_key(struct pl__snmp_entry *e, const char *proto, size_t pl, const char *name, size_t nl)
+{
+    memset(e->proto, 0, sizeof e->proto);
+    memset(e->name, 0, sizeof e->name);
+    memcpy(e->proto, proto, pl);
+    memcpy(e->name, name, nl);
+}
+
+uint32_t pl__snmp_hash(const char *proto, const char *name)
+{
+    struct pl__snmp_entry k;
+    size_t pl = strlen(proto), nl = strlen(name);
+    if (pl >= sizeof k.proto || nl >= sizeof k.name) return 0; /* never an entry */
+    set_key(&k, proto, pl, name, nl);
+    return key_hash(&k, nl);
+}
 
 static int add(struct pl__snmp *s, const char *proto, size_t pl, const char *name, size_t nl, int64_t v)
 {
@@ -21,130 +67,209 @@ static int add(struct pl__snmp *s, const char *proto, size_t pl, const char *nam
         s->cap = nc;
     }
     struct pl__snmp_entry *e = &s->e[s->n++];
-    memcpy(e->proto, proto, pl);
-    e->proto[pl] = '\0';
-    memcpy(e->name, name, nl);
-    e->name[nl] = '\0';
+    set_key(e, proto, pl, name, nl);
     e->value = v;
+    e->hash = key_hash(e, nl);
     return 0;
 }
 
-static const char *skip_blank(const char *p, const char *end)
+static inline int is_blank(char c)
 {
-    while (p < end && (*p == ' ' || *p == '\t')) p++;
+    return c == ' ' || c == '\t';
+}
+
+/* A name byte: a letter, a digit or '_'. */
+static inline int is_name(char c)
+{
+    unsigned u = (unsigned char)c;
+    return (u | 0x20) - 'a' < 26u || u - '0' < 10u || u == '_';
+}
+
+/* Does a word (a run of non-blank bytes) end at p? The caller's line ends
+ * at a '\n' (or, for snmp6's last line, the NUL) with no NUL before it. */
+static inline int word_ends(const char *p)
+{
+    return *p == ' ' || *p == '\t' || *p == '\n' || *p == '\0';
+}
+
+static inline const char *skip_word(const char *p)
+{
+    while (!word_ends(p)) p++;
     return p;
 }
 
-static const char *word_end(const char *p, const char *end)
+/* A name word at p: name bytes only. Sets *end past the word (valid or
+ * not); returns 1 when valid. */
+static inline int name_word(const char *p, const char **end)
 {
-    while (p < end && *p != ' ' && *p != '\t') p++;
-    return p;
+    const char *q = p;
+    while (is_name(*q)) q++;
+    if (q == p || !word_ends(q)) {
+        *end = skip_word(q);
+        return 0;
+    }
+    *end = q;
+    return 1;
 }
 
-/* A value word: an optional '-' and digits, nothing else. */
-static int value_word(const char *w, const char *e, int64_t *v)
+/* A value word at p: an optional '-' and digits, nothing else, within 64
+ * bits before the sign (as pl__parse_i64: beyond INT64_MAX it is clamped
+ * to INT64_MAX, or INT64_MIN when negative). Sets *end past the word. */
+static inline int value_word(const char *p, const char **end, int64_t *v)
 {
-    const char *p = w;
-    if (p < e && *p == '-') p++;
-    if (p >= e) return 0;
-    for (const char *q = p; q < e; q++)
-        if (*q < '0' || *q > '9') return 0;
-    const char *q = w;
-    if (!pl__parse_i64(&q, v)) return 0;
-    return q == e;
-}
-
-static int name_word(const char *w, const char *e)
-{
-    if (w >= e) return 0;
-    for (const char *q = w; q < e; q++) {
-        char c = *q;
-        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'))
+    const char *q = p;
+    int neg = *q == '-';
+    q += neg;
+    unsigned d = (unsigned)(unsigned char)*q - '0';
+    if (d > 9) {
+        *end = skip_word(q);
+        return 0;
+    }
+    uint64_t u = 0;
+    do {
+        if (u >= UINT64_MAX / 10 && (u > UINT64_MAX / 10 || d > UINT64_MAX % 10)) {
+            *end = skip_word(q); /* beyond 64 bits */
             return 0;
+        }
+        u = u * 10 + d;
+        d = (unsigned)(unsigned char)*++q - '0';
+    } while (d <= 9);
+    if (!word_ends(q)) {
+        *end = skip_word(q);
+        return 0;
     }
+    *end = q;
+    if (u > (uint64_t)INT64_MAX) u = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    *v = neg ? (int64_t)(0 - u) : (int64_t)u;
     return 1;
 }
 
-/* Split a line into "Proto:" and the rest. */
-static int line_proto(const char *s, const char *end, const char **proto, size_t *pl, const char **rest)
+static inline const char *skip_blank(const char *p)
 {
-    const char *colon = memchr(s, ':', (size_t)(end - s));
-    if (!colon || colon == s) return 0;
-    if (!name_word(s, colon)) return 0;
-    *proto = s;
-    *pl = (size_t)(colon - s);
-    *rest = colon + 1;
+    while (is_blank(*p)) p++;
+    return p;
+}
+
+/* "Proto:" at the start of a line: name bytes up to the line's first ':'.
+ * Sets *pl to the protocol's length and *rest after the colon. */
+static int line_proto(const char *s, size_t *pl, const char **rest)
+{
+    const char *q = s;
+    while (is_name(*q)) q++;
+    if (*q != ':' || q == s) return 0;
+    *pl = (size_t)(q - s);
+    *rest = q + 1;
     return 1;
 }
 
-static size_t count_words(const char *p, const char *end)
+/* The index: open addressing over a power-of-two table, each entry once
+ * (the first of equal keys, as a scan would find). Without it (no memory)
+ * lookups scan. */
+static void build_index(struct pl__snmp *s)
 {
-    size_t n = 0;
+    s->nslot = 0;
+    size_t ns = 16;
+    while (ns < 2 * s->n) ns *= 2;
+    if (ns > s->slot_cap) {
+        free(s->slot);
+        s->slot = malloc(ns * sizeof *s->slot);
+        s->slot_cap = s->slot ? ns : 0;
+        if (!s->slot) return;
+    }
+    memset(s->slot, 0, ns * sizeof *s->slot);
+    size_t mask = ns - 1;
+    for (size_t i = 0; i < s->n; i++) {
+        const struct pl__snmp_entry *e = &s->e[i];
+        size_t j = e->hash & mask;
+        int dup = 0;
+        for (; s->slot[j].pos; j = (j + 1) & mask) {
+            const struct pl__snmp_entry *o = &s->e[s->slot[j].pos - 1];
+            if (s->slot[j].hash == e->hash && strcmp(o->name, e->name) == 0 && strcmp(o->proto, e->proto) == 0) {
+                dup = 1;
+                break;
+            }
+        }
+        if (dup) continue;
+        s->slot[j].hash = e->hash;
+        s->slot[j].pos = (uint32_t)(i + 1);
+    }
+    s->nslot = ns;
+}
+
+/* The words of a header line (h..) and its value line (v..), in step.
+ * Returns 0 (entries added, bad words counted), 1 when the lines have
+ * different word counts or none (nothing added: the caller counts the
+ * pair bad), or -ENOMEM. */
+static int add_pair(struct pl__snmp *out, const char *proto, size_t pl, const char *h, const char *v)
+{
+    size_t n0 = out->n, bad0 = out->bad, words = 0;
+    int rc = 0;
     for (;;) {
-        p = skip_blank(p, end);
-        if (p >= end) return n;
-        p = word_end(p, end);
-        n++;
+        h = skip_blank(h);
+        v = skip_blank(v);
+        int hend = *h == '\n', vend = *v == '\n';
+        if (hend || vend) {
+            if (hend != vend || words == 0) break; /* a mismatch */
+            if (rc) return rc;
+            return 0;
+        }
+        words++;
+        const char *he, *ve;
+        int64_t val;
+        int okn = name_word(h, &he);
+        int okv = value_word(v, &ve, &val);
+        if (rc == 0) {
+            if (okn && okv) rc = add(out, proto, pl, h, (size_t)(he - h), val);
+            else out->bad++;
+        }
+        h = he;
+        v = ve;
     }
+    /* Different counts: nothing of this pair is kept, even what was added
+     * before the shorter line ended (or before memory ran out). */
+    out->n = n0;
+    out->bad = bad0;
+    return 1;
 }
 
 int pl__parse_net_snmp(const char *text, struct pl__snmp *out)
 {
     out->n = 0;
     out->bad = 0;
+    out->nslot = 0;
     const char *s = text;
     while (*s) {
         /* A header line and the value line that must follow it. */
         const char *nl1 = strchr(s, '\n');
         if (!nl1) {
-            if (*skip_blank(s, s + strlen(s))) out->bad++;
+            if (*skip_blank(s)) out->bad++;
             break;
         }
-        if (skip_blank(s, nl1) == nl1) {
+        if (skip_blank(s) == nl1) {
             s = nl1 + 1;
             continue;
         }
-        const char *hp, *hrest;
-        size_t hpl;
-        if (!line_proto(s, nl1, &hp, &hpl, &hrest)) {
+        const char *hrest, *vrest;
+        size_t hpl, vpl;
+        if (!line_proto(s, &hpl, &hrest)) {
             out->bad++;
             s = nl1 + 1;
             continue;
         }
         const char *v = nl1 + 1;
         const char *nl2 = strchr(v, '\n');
-        const char *vp, *vrest;
-        size_t vpl;
-        if (!nl2 || !line_proto(v, nl2, &vp, &vpl, &vrest) || vpl != hpl || memcmp(vp, hp, hpl) != 0) {
+        if (!nl2 || !line_proto(v, &vpl, &vrest) || vpl != hpl || memcmp(v, s, hpl) != 0) {
             /* No value line for this header: skip the header alone. */
             out->bad++;
             s = nl1 + 1;
             continue;
         }
-        size_t nh = count_words(hrest, nl1), nv = count_words(vrest, nl2);
-        if (nh == 0 || nh != nv) {
-            out->bad++;
-            s = nl2 + 1;
-            continue;
-        }
-        const char *hq = hrest, *vq = vrest;
-        for (size_t i = 0; i < nh; i++) {
-            hq = skip_blank(hq, nl1);
-            const char *he = word_end(hq, nl1);
-            vq = skip_blank(vq, nl2);
-            const char *ve = word_end(vq, nl2);
-            int64_t x;
-            if (name_word(hq, he) && value_word(vq, ve, &x)) {
-                int rc = add(out, hp, hpl, hq, (size_t)(he - hq), x);
-                if (rc) return rc;
-            } else {
-                out->bad++;
-            }
-            hq = he;
-            vq = ve;
-        }
+        int rc = add_pair(out, s, hpl, hrest, vrest);
+        if (rc < 0) return rc;
+        if (rc > 0) out->bad++;
         s = nl2 + 1;
     }
+    build_index(out);
     return 0;
 }
 
@@ -152,25 +277,36 @@ int pl__parse_net_snmp6(const char *text, struct pl__snmp *out)
 {
     out->n = 0;
     out->bad = 0;
+    out->nslot = 0;
     const char *s = text;
     while (*s) {
-        const char *nl = strchr(s, '\n');
-        const char *end = nl ? nl : s + strlen(s);
-        const char *p = skip_blank(s, end);
-        if (p < end) {
-            const char *ne = word_end(p, end);
-            const char *vs = skip_blank(ne, end);
-            const char *ve = word_end(vs, end);
-            int64_t x;
-            if (nl && name_word(p, ne) && value_word(vs, ve, &x) && skip_blank(ve, end) == end) {
-                int rc = add(out, "", 0, p, (size_t)(ne - p), x);
-                if (rc) return rc;
-            } else {
-                out->bad++;
-            }
+        /* "Name value" and optional blanks, then the line's '\n' */
+        const char *p = skip_blank(s);
+        if (*p == '\n') {
+            s = p + 1;
+            continue;
         }
-        s = nl ? nl + 1 : end;
+        if (*p == '\0') break;
+        const char *ne, *ve = p;
+        int64_t x;
+        int ok = name_word(p, &ne) && is_blank(*ne);
+        if (ok) ok = value_word(skip_blank(ne), &ve, &x);
+        if (ok) {
+            ve = skip_blank(ve);
+            ok = *ve == '\n';
+        }
+        if (ok) {
+            int rc = add(out, "", 0, p, (size_t)(ne - p), x);
+            if (rc) return rc;
+            s = ve + 1;
+            continue;
+        }
+        out->bad++;
+        const char *nl = strchr(p, '\n');
+        if (!nl) break;
+        s = nl + 1;
     }
+    build_index(out);
     return 0;
 }
 
@@ -199,15 +335,32 @@ int pl__read_net_snmp6(int rootfd, struct pl__snmp *out)
 void pl__snmp_free(struct pl__snmp *s)
 {
     free(s->e);
+    free(s->slot);
     memset(s, 0, sizeof *s);
+}
+
+int pl__snmp_find(const struct pl__snmp *s, uint32_t hash, const char *proto, const char *name, int64_t *v)
+{
+    if (s->nslot == 0) {
+        for (size_t i = 0; i < s->n; i++)
+            if (strcmp(s->e[i].name, name) == 0 && strcmp(s->e[i].proto, proto) == 0) {
+                *v = s->e[i].value;
+                return 1;
+            }
+        return 0;
+    }
+    size_t mask = s->nslot - 1;
+    for (size_t j = hash & mask; s->slot[j].pos; j = (j + 1) & mask) {
+        const struct pl__snmp_entry *e = &s->e[s->slot[j].pos - 1];
+        if (s->slot[j].hash == hash && strcmp(e->name, name) == 0 && strcmp(e->proto, proto) == 0) {
+            *v = e->value;
+            return 1;
+        }
+    }
+    return 0;
 }
 
 int pl__snmp_get(const struct pl__snmp *s, const char *proto, const char *name, int64_t *v)
 {
-    for (size_t i = 0; i < s->n; i++)
-        if (strcmp(s->e[i].name, name) == 0 && strcmp(s->e[i].proto, proto) == 0) {
-            *v = s->e[i].value;
-            return 1;
-        }
-    return 0;
+    return pl__snmp_find(s, pl__snmp_hash(proto, name), proto, name, v);
 }
