@@ -14,7 +14,12 @@
  *   /sys/class/net directory has gone by the time it is read is left out.
  *   Output Queue Length is the root qdisc's qlen; it is marked unavailable
  *   when netlink fails and always under a PERFLIB_SYSROOT other than "/"
- *   (netlink describes the live machine, not the canned tree).
+ *   (netlink describes the live machine, not the canned tree). The dump
+ *   takes rtnl, which a driver can hold for seconds: it runs on a thread of
+ *   its own (perfnet_dump.c), asked at the start of the collection and
+ *   waited for, after the other sources are read, until a deadline
+ *   (PN_DUMP_DEADLINE_MS); a dump that misses it leaves the counter marked
+ *   until it returns.
  * - Linux counts TCP segments and opens once for both IP versions (the Tcp:
  *   line of /proc/net/snmp): TCPv4 reports those totals. Connections
  *   Established is counted per IP version (ESTABLISHED + CLOSE_WAIT
@@ -34,6 +39,7 @@
 #include <unistd.h>
 
 #include "linux/collect_io.h"
+#include "perfnet_int.h"
 #include "perflib/block.h"
 #include "perflib/indices.h"
 #include "perflib/provider.h"
@@ -43,6 +49,12 @@ PL_PROVIDER_EXPORT DWORD PerfNetOpen(LPWSTR device_names);
 PL_PROVIDER_EXPORT DWORD PerfNetCollectNonBlocking(LPCWSTR query);
 PL_PROVIDER_EXPORT DWORD PerfNetCollect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects);
 PL_PROVIDER_EXPORT DWORD PerfNetClose(void);
+#ifdef PERFNET_TEST_HOOKS
+/* Test builds only (perfnet_int.h): the dump the thread makes instead of
+ * the real one (NULL: the real one), and 1 to dump on the collecting thread
+ * after the other sources, as before the thread. */
+PL_PROVIDER_EXPORT void PerfNetTestSetDump(pn_dump_fn *fn, int inline_dump);
+#endif
 
 
 #define RATE PERF_COUNTER_BULK_COUNT
@@ -129,19 +141,20 @@ static int if_unavailable(enum nsrc s, const struct pl__netif_attrs *a, const st
     return 0;
 }
 
-/* The Output Queue Length of every interface, from one netlink dump. Only
- * on the live machine: under a canned PERFLIB_SYSROOT the kernel's qdiscs
- * belong to another set of interfaces, so nothing is known (all marked). An
- * interface whose root qdisc is not in the dump has the built-in noop qdisc
- * (down, or a device without a queue), which holds nothing: 0. */
-static void output_queues(int live, int have_sys, const struct pl__netif_attrs *attrs, size_t n,
-                          struct pl__qdiscs *qd, struct ifextra *x)
+/* The Output Queue Length of every interface, from one netlink dump `qd`
+ * (NULL: none, every value marked). Only on the live machine: under a
+ * canned PERFLIB_SYSROOT the kernel's qdiscs belong to another set of
+ * interfaces, so nothing is known (all marked); the dump needs the ifindex
+ * of sysfs. An interface whose root qdisc is not in the dump has the
+ * built-in noop qdisc (down, or a device without a queue), which holds
+ * nothing: 0. */
+static void output_queues(const struct pl__qdiscs *qd, const struct pl__netif_attrs *attrs, size_t n,
+                          struct ifextra *x)
 {
-    int ok = live && have_sys && pl__read_qdiscs(qd) == 0;
     for (size_t k = 0; k < n; k++) {
         x[k].oql_ok = 0;
         x[k].oql = 0;
-        if (!ok || attrs[k].have == UINT32_MAX || !(attrs[k].have & PL__NETIF_HAVE_IFINDEX)) continue;
+        if (!qd || attrs[k].have == UINT32_MAX || !(attrs[k].have & PL__NETIF_HAVE_IFINDEX)) continue;
         const struct pl__qdisc *q = pl__qdisc_find(qd, attrs[k].ifindex);
         if (q && !q->have_qlen) continue; /* a root without statistics */
         x[k].oql_ok = 1;
@@ -473,7 +486,10 @@ static struct {
     struct pl__netif_attrs *attrs;
     struct ifextra *extra;
     size_t attrs_cap;
-    struct pl__qdiscs qd;
+    pn_dumper *dumper;    /* the root-qdisc dump thread, from the first need */
+#ifdef PERFNET_TEST_HOOKS
+    struct pl__qdiscs qd; /* the dump made on the collecting thread (pl__pn_test_inline) */
+#endif
 } g;
 
 /* `keep`: the object exists even when none of its values is known (its
@@ -579,6 +595,38 @@ static int build_interfaces(int have_sys)
     return rc;
 }
 
+/* ------------------------------------------------------- the qdisc dump */
+
+/* A dump asked for at the start of a collection (perfnet_dump.c). */
+struct qdump {
+    int asked;            /* pl__pn_dump_start said 0: a wait must follow */
+    struct timespec deadline;
+};
+
+static void qdump_ask(struct qdump *qq)
+{
+    clock_gettime(CLOCK_MONOTONIC, &qq->deadline);
+    qq->deadline.tv_sec += PN_DUMP_DEADLINE_MS / 1000;
+    qq->deadline.tv_nsec += (long)(PN_DUMP_DEADLINE_MS % 1000) * 1000000L;
+    if (qq->deadline.tv_nsec >= 1000000000L) {
+        qq->deadline.tv_sec++;
+        qq->deadline.tv_nsec -= 1000000000L;
+    }
+    qq->asked = pl__pn_dump_start(&g.dumper) == 0;
+}
+
+/* The dump's root qdiscs, or NULL when it was not made (still stuck, no
+ * thread), failed, or missed its deadline. */
+static const struct pl__qdiscs *qdump_take(struct qdump *qq)
+{
+    if (!qq->asked) return NULL;
+    qq->asked = 0;
+    const struct pl__qdiscs *qd;
+    int rc;
+    if (pl__pn_dump_wait(g.dumper, &qq->deadline, &qd, &rc) != 0 || rc != 0) return NULL;
+    return qd;
+}
+
 /* ------------------------------------------------------------ entry points */
 
 static DWORD do_open(LPWSTR device_names)
@@ -619,8 +667,18 @@ static DWORD do_collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objec
         return ERROR_SUCCESS;
     }
     const char *root = pl__sysroot();
+    int live = strcmp(root, "/") == 0;
+    /* The dump first: it runs on the other CPU while this one reads
+     * /proc/net/dev and sysfs. */
+    struct qdump qq = {0};
+    int inline_dump = 0;
+#ifdef PERFNET_TEST_HOOKS
+    inline_dump = __atomic_load_n(&pl__pn_test_inline, __ATOMIC_ACQUIRE);
+#endif
+    if (want_if && live && !inline_dump) qdump_ask(&qq);
     int rootfd = pl__root_open(root, "");
     if (rootfd < 0) {
+        qdump_take(&qq);
         *bytes = 0;
         return ERROR_SUCCESS;
     }
@@ -652,15 +710,23 @@ static DWORD do_collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objec
             }
         }
         if (cnfd >= 0) close(cnfd);
+        const struct pl__qdiscs *qd = qdump_take(&qq);
+#ifdef PERFNET_TEST_HOOKS
+        if (inline_dump && live && have_sys) {
+            pn_dump_fn *f = __atomic_load_n(&pl__pn_test_dump, __ATOMIC_ACQUIRE);
+            qd = (f ? f(&g.qd) : pl__read_qdiscs(&g.qd)) == 0 ? &g.qd : NULL;
+        }
+#endif
         if (brc == PL_OK) {
-            output_queues(strcmp(root, "/") == 0, have_sys, g.attrs, g.nd.n, &g.qd, g.extra);
+            output_queues(have_sys ? qd : NULL, g.attrs, g.nd.n, g.extra);
             brc = build_interfaces(have_sys);
         }
     }
+    qdump_take(&qq); /* asked for, and /proc/net/dev unreadable: not used */
     int have4 = want_v4 && pl__read_net_snmp(rootfd, &g.snmp) == 0;
     int have6 = want_v6 && pl__read_net_snmp6(rootfd, &g.snmp6) == 0;
     struct estab est = {0};
-    if (want_socks) estab_count(rootfd, strcmp(root, "/") == 0, &est);
+    if (want_socks) estab_count(rootfd, live, &est);
     for (size_t i = 0; brc == PL_OK && i < N_PROTO_OBJECTS; i++) {
         const struct pobj *po = &proto_objects[i];
         if (!pl_query_wants(&q, po->index, 0)) continue;
@@ -695,22 +761,58 @@ static DWORD do_close(void)
     pl__snmp_free(&g.snmp6);
     free(g.attrs);
     free(g.extra);
+    pl__pn_dumper_stop(&g.dumper);
+#ifdef PERFNET_TEST_HOOKS
     pl__qdiscs_free(&g.qd);
+#endif
     memset(&g, 0, sizeof g);
     return ERROR_SUCCESS;
 }
 
-/* On the live root every source but one is /proc/net text and a sock_diag
- * dump, which wait on no lock another task holds for long; the exception is
- * Network Interface's RTM_GETQDISC dump, which takes rtnl (held across
- * driver calls, sometimes for seconds): a query that reaches it keeps the
- * watchdog, as does any other root (docs/providers/perfnet.md). */
+/* Unloaded without a last Close (a program that exits, a host that
+ * dlcloses): the dump thread must not outlive the code it runs, and what
+ * Open took is given back; a stuck thread is left to end on its own (the
+ * library is then pinned, so this runs only at exit). A collection still
+ * running on another thread is left alone. */
+__attribute__((destructor)) static void perfnet_unload(void)
+{
+    if (pthread_mutex_trylock(&lock) != 0) return;
+    if (g.open > 0) {
+        g.open = 1; /* every engine's Open at once: what they hold is given back */
+        do_close();
+    }
+    pl__pn_dumper_stop(&g.dumper);
+    pthread_mutex_unlock(&lock);
+}
+
+/* On the live root every source is /proc/net text, sysfs attributes or a
+ * sock_diag dump, which wait on no lock another task holds for long; the
+ * one that does, Network Interface's RTM_GETQDISC dump (rtnl, held across
+ * driver calls, sometimes for seconds), runs on PerfNet's own thread and is
+ * waited for PN_DUMP_DEADLINE_MS at most. Any other root keeps the
+ * watchdog: it may be a FUSE or network mount (docs/providers/perfnet.md). */
 DWORD PerfNetCollectNonBlocking(LPCWSTR query)
 {
+    if (strcmp(pl__sysroot(), "/") != 0) return 0;
+#ifdef PERFNET_TEST_HOOKS
     pl_query_items q;
     pl_query_parse_w(query, &q);
-    return strcmp(pl__sysroot(), "/") == 0 && !pl_query_wants(&q, PL_OBJ_NETWORK_INTERFACE, 0);
+    /* the dump on the collecting thread, as before: it may block */
+    if (__atomic_load_n(&pl__pn_test_inline, __ATOMIC_ACQUIRE) && pl_query_wants(&q, PL_OBJ_NETWORK_INTERFACE, 0))
+        return 0;
+#else
+    (void)query;
+#endif
+    return 1;
 }
+
+#ifdef PERFNET_TEST_HOOKS
+void PerfNetTestSetDump(pn_dump_fn *fn, int inline_dump)
+{
+    __atomic_store_n(&pl__pn_test_dump, fn, __ATOMIC_RELEASE);
+    __atomic_store_n(&pl__pn_test_inline, inline_dump, __ATOMIC_RELEASE);
+}
+#endif
 
 DWORD PerfNetOpen(LPWSTR device_names)
 {
