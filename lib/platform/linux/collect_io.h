@@ -191,7 +191,8 @@ struct pl__snmp_entry {
     char proto[16];                /* "Ip", "Tcp", ...; "" for snmp6 */
     char name[48];                 /* "InReceives"; snmp6: "Ip6InReceives" */
     int64_t value;                 /* Tcp MaxConn can be -1 */
-    uint32_t hash;                 /* pl__snmp_hash(proto, name) */
+    uint32_t hash;                 /* pl__snmp_hash(proto, name), set by a
+                                    * successful parse */
 };
 
 struct pl__snmp_slot {

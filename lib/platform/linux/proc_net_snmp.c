@@ -12,10 +12,12 @@
 #include "platform.h"
 
 /* The index's hash of a key, over the zero-padded fields of an entry: the
- * protocol's two words and the first and last words of the name, with the
- * name's length. Fixed-size loads and three multiplies whatever the key (a
- * byte-by-byte hash made the parse several times slower). Equal keys hash
- * alike; lookups still compare the strings. */
+ * protocol's two words and the name's six, each times its own odd
+ * constant (independent multiplies), then mixed. Fixed-size loads
+ * whatever the key (a byte-by-byte hash made the parse several times
+ * slower); computed when the index is built, not as the entry is written
+ * (reading back just-written bytes stalls). Equal keys hash alike; lookups
+ * still compare the strings. */
 static inline uint64_t load8(const char *p)
 {
     uint64_t x;
@@ -23,13 +25,14 @@ static inline uint64_t load8(const char *p)
     return x;
 }
 
-static inline uint32_t key_hash(const struct pl__snmp_entry *e, size_t nl)
+static inline uint32_t key_hash(const struct pl__snmp_entry *e)
 {
-    uint64_t h = load8(e->name) * 0x9e3779b97f4a7c15ull;
-    h ^= load8(e->name + (nl > 8 ? nl - 8 : 0)) * 0xc2b2ae3d27d4eb4full;
-    h ^= (load8(e->proto) ^ (load8(e->proto + 8) << 7 | load8(e->proto + 8) >> 57)) + nl;
+    uint64_t h = load8(e->proto) * 0x9e3779b97f4a7c15ull + load8(e->proto + 8) * 0xc2b2ae3d27d4eb4full +
+                 load8(e->name) * 0x165667b19e3779f9ull + load8(e->name + 8) * 0xd6e8feb86659fd93ull +
+                 load8(e->name + 16) * 0xff51afd7ed558ccdull + load8(e->name + 24) * 0xc4ceb9fe1a85ec53ull +
+                 load8(e->name + 32) * 0x94d049bb133111ebull + load8(e->name + 40) * 0xbf58476d1ce4e5b9ull;
     h ^= h >> 31;
-    h *= 0xbf58476d1ce4e5b9ull;
+    h *= 0x9e3779b97f4a7c15ull;
     h ^= h >> 29;
     return (uint32_t)h;
 }
@@ -49,7 +52,7 @@ uint32_t pl__snmp_hash(const char *proto, const char *name)
     size_t pl = strlen(proto), nl = strlen(name);
     if (pl >= sizeof k.proto || nl >= sizeof k.name) return 0; /* never an entry */
     set_key(&k, proto, pl, name, nl);
-    return key_hash(&k, nl);
+    return key_hash(&k);
 }
 
 static int add(struct pl__snmp *s, const char *proto, size_t pl, const char *name, size_t nl, int64_t v)
@@ -69,7 +72,6 @@ static int add(struct pl__snmp *s, const char *proto, size_t pl, const char *nam
     struct pl__snmp_entry *e = &s->e[s->n++];
     set_key(e, proto, pl, name, nl);
     e->value = v;
-    e->hash = key_hash(e, nl);
     return 0;
 }
 
@@ -78,11 +80,18 @@ static inline int is_blank(char c)
     return c == ' ' || c == '\t';
 }
 
-/* A name byte: a letter, a digit or '_'. */
+/* A name byte: a letter, a digit or '_' (a table: one load per byte). */
+#define NB(c) (((c) >= '0' && (c) <= '9') || ((c) >= 'A' && (c) <= 'Z') || ((c) >= 'a' && (c) <= 'z') || (c) == '_')
+#define NB4(c) NB(c), NB((c) + 1), NB((c) + 2), NB((c) + 3)
+#define NB16(c) NB4(c), NB4((c) + 4), NB4((c) + 8), NB4((c) + 12)
+static const unsigned char name_byte[256] = {
+    NB16(0),   NB16(16),  NB16(32),  NB16(48),  NB16(64),  NB16(80),  NB16(96),  NB16(112),
+    NB16(128), NB16(144), NB16(160), NB16(176), NB16(192), NB16(208), NB16(224), NB16(240),
+};
+
 static inline int is_name(char c)
 {
-    unsigned u = (unsigned char)c;
-    return (u | 0x20) - 'a' < 26u || u - '0' < 10u || u == '_';
+    return name_byte[(unsigned char)c];
 }
 
 /* Does a word (a run of non-blank bytes) end at p? The caller's line ends
@@ -168,6 +177,7 @@ static int line_proto(const char *s, size_t *pl, const char **rest)
 static void build_index(struct pl__snmp *s)
 {
     s->nslot = 0;
+    for (size_t i = 0; i < s->n; i++) s->e[i].hash = key_hash(&s->e[i]);
     size_t ns = 16;
     while (ns < 2 * s->n) ns *= 2;
     if (ns > s->slot_cap) {

@@ -22,11 +22,11 @@ int pl__parse_proc_vmstat(const char *text, struct pl__vmstat *out)
     memset(out, 0, sizeof *out);
     struct pl__keyset ks;
     pl__keyset_init(&ks, vm_keys, PL__VM_NFIELDS);
-    const char *s = text;
+    const char *s = text, *end = text + strlen(text);
     while (*s) {
-        const char *e = s;
-        /* the name ends at a blank, a newline or the end (bytes above ' '
-         * are name bytes: one test for nearly all of them) */
+        /* the name ends at a blank, a newline or the end; bytes above ' '
+         * are name bytes (eight at a time, then one test for each) */
+        const char *e = pl__skip_words_above_space(s, end);
         while ((unsigned char)*e > ' ' || (*e && *e != ' ' && *e != '\t' && *e != '\n')) e++;
         if (e == s || (*e != ' ' && *e != '\t')) return -EINVAL;
         const char *r = e;

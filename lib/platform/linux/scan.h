@@ -33,6 +33,21 @@ static inline int pl__scan_u64(const char **p, uint64_t *v)
     return 1;
 }
 
+/* Skip whole 8-byte words of p that hold no byte <= ' ' (no control byte,
+ * blank, newline or NUL), reading only below end; the caller goes on byte
+ * by byte from the result. (A word has such a byte exactly when
+ * (x - 0x21..21) & ~x & 0x80..80 is not zero.) */
+static inline const char *pl__skip_words_above_space(const char *p, const char *end)
+{
+    while (end - p >= 8) {
+        uint64_t x;
+        memcpy(&x, p, 8);
+        if ((x - 0x2121212121212121ull) & ~x & 0x8080808080808080ull) break;
+        p += 8;
+    }
+    return p;
+}
+
 /* A wanted key: its text and length (PL__KEY("MemTotal")). */
 struct pl__key {
     const char *s;
