@@ -12,24 +12,28 @@
  *   /proc/diskstats (so proc, sysfs, tmpfs, overlay, nfs... are excluded),
  *   one per device, named by its mount point, with the whole disk as its
  *   parent PhysicalDisk; plus _Total (last). A mount point that is gone
- *   (ENOENT) is left out.
+ *   (ENOENT) is left out. The statvfs() calls run on PerfDisk's space
+ *   thread (perfdisk_space.c) with a deadline, while this thread reads
+ *   /sys/block: a hung file system never holds a Collect longer than that.
  * - A value that cannot be read for one instance (a disk without a size, a
  *   mount statvfs() fails on) is marked in the object's "Unavailable
  *   Counters" (docs/block-format.md) and written as 0; so is the _Total of a
  *   counter marked for any instance.
  * - Times are kernel milliseconds scaled to 100 ns (x 10^4).
- * Calls are serialised by a mutex (the host serialises them too). */
+ * Calls are serialised by a mutex (the host serialises them too); only the
+ * space thread runs beside them. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "linux/collect_io.h"
 #include "perflib/block.h"
 #include "perflib/indices.h"
 #include "perflib/provider.h"
+#include "perfdisk_space.h"
 #include "pl_internal.h"
 #include "platform.h"
 
@@ -184,6 +188,15 @@ struct ldisk {
     uint64_t free_mb, total_mb;
 };
 
+/* What is known of one mount's space during a collection. */
+struct mspace {
+    int asked;            /* handed to the space thread */
+    int known;            /* sp holds its answer */
+    unsigned round;       /* the batch it was asked in */
+    size_t slot;          /* its place in that batch */
+    pd_space sp;
+};
+
 /* One object's counters: builder handles, definition positions (a counter
  * with a base takes two), and the "Unavailable Counters" marker's handle. */
 struct layout {
@@ -208,6 +221,12 @@ static struct {
     size_t ld_cap;
     const char **names;
     size_t names_cap;
+    long *mds;            /* per mount: its diskstats line, or -1 */
+    size_t mds_cap;
+    struct mspace *ms;    /* per mount */
+    size_t ms_cap;
+    long *par;            /* per diskstats line: parent PhysicalDisk, -1 none, -2 not looked up */
+    size_t par_cap;
 } g;
 
 static int prefix(const char *s, const char *p)
@@ -243,28 +262,21 @@ static long mount_device(const struct pl__mount *m)
     return -1;
 }
 
-static int space_of(const char *root, const char *mountpoint, uint64_t *free_mb, uint64_t *total_mb)
+/* <root><mountpoint>, the path statvfs() is asked about ("/" for the live
+ * root's "/"). -ENAMETOOLONG when it does not fit. */
+static int space_path(const char *root, const char *mountpoint, char *path, size_t cap)
 {
-    char path[2 * PL__MNT_PATH_MAX + 2];
     size_t rl = strlen(root);
     while (rl > 1 && root[rl - 1] == '/') rl--;
     if (rl == 1 && root[0] == '/') rl = 0;
     size_t ml = strlen(mountpoint);
-    if (rl + ml + 1 > sizeof path) return -ENAMETOOLONG;
+    if (rl + ml + 1 > cap) return -ENAMETOOLONG;
     memcpy(path, root, rl);
     memcpy(path + rl, mountpoint, ml + 1);
     if (path[0] == '\0') {
         path[0] = '/';
         path[1] = '\0';
     }
-    struct statvfs st;
-    if (statvfs(path, &st) != 0) return -errno;
-    uint64_t frsize = st.f_frsize ? st.f_frsize : st.f_bsize;
-    /* Free space is what an unprivileged user can still write (df's
-     * "Available"); 128-bit-safe: block counts x frsize fit 64 bits for any
-     * filesystem below 16 EiB. */
-    *free_mb = (uint64_t)st.f_bavail * frsize / MB;
-    *total_mb = (uint64_t)st.f_blocks * frsize / MB;
     return 0;
 }
 
@@ -430,8 +442,6 @@ static int build_logical(size_t nld, unsigned nf, uint64_t stamp)
     return rc;
 }
 
-/* ------------------------------------------------------------ entry points */
-
 static DWORD do_open(LPWSTR device_names)
 {
     (void)device_names;
@@ -454,6 +464,109 @@ static DWORD nothing(LPDWORD bytes, LPDWORD objects)
     return ERROR_SUCCESS;
 }
 
+/* -------------------------------------------------------- LogicalDisk */
+
+/* How long a collection waits for its statvfs() calls (the space thread,
+ * perfdisk_space.c). A healthy local file system answers in microseconds
+ * and a healthy network one in a round trip; 200 ms is far above both and
+ * far below the host's Collect watchdog (5 s), so a hung mount costs one
+ * collection 200 ms and the later ones nothing (their space counters are
+ * unavailable at once until the stuck call returns). */
+#define SPACE_DEADLINE_MS 200
+
+/* The test hook (docs/providers/perfdisk.md, "Testing the deadline"): the
+ * path of a FIFO the space thread opens before its calls. */
+#define STALL_ENV "PERFLIB_TEST_PERFDISK_STALL"
+
+static void deadline_in(struct timespec *dl, unsigned ms)
+{
+    clock_gettime(CLOCK_MONOTONIC, dl);
+    dl->tv_sec += (time_t)(ms / 1000);
+    dl->tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (dl->tv_nsec >= 1000000000L) {
+        dl->tv_sec++;
+        dl->tv_nsec -= 1000000000L;
+    }
+}
+
+/* Pick LogicalDisk's instances from the mounts with what is known of their
+ * space so far (the rules of docs/providers/perfdisk.md, in mount order):
+ * one per device, the first mount of it, except that a mount of the
+ * filesystem root replaces a bind mount of a subdirectory; a mount whose
+ * statvfs() said ENOENT/ENOTDIR (gone since mountinfo was read) is left out.
+ * Which mounts are considered depends on those answers, so a mount
+ * considered whose answer is not asked for yet is added to the open batch
+ * (with `can_ask`) and counted as present meanwhile; the caller asks, and
+ * calls again until nothing new is asked. A mount whose answer never came
+ * (deadline, no thread) stays, its space unavailable. Returns the number of
+ * mounts added to the batch, or -1 without memory; *nld = instances. */
+static long choose(const char *root, int can_ask, unsigned round, size_t *nld)
+{
+    long nask = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < g.mnts.n; i++) {
+        const struct pl__mount *m = &g.mnts.m[i];
+        long ds = g.mds[i];
+        if (ds < 0) continue;
+        long dup = -1;
+        for (size_t k = 0; k < n; k++)
+            if (g.ld[k].ds == (size_t)ds) dup = (long)k;
+        if (dup >= 0 && (g.mnts.m[g.ld[dup].mnt].root_is_slash || !m->root_is_slash)) continue;
+        struct mspace *s = &g.ms[i];
+        if (!s->known && !s->asked && can_ask) {
+            char path[2 * PL__MNT_PATH_MAX + 2];
+            int pr = space_path(root, m->mountpoint, path, sizeof path);
+            if (pr != 0) {
+                s->known = 1;
+                s->sp.rc = pr;
+            } else {
+                long slot = pl__pds_add(path);
+                if (slot < 0) return -1;
+                s->asked = 1;
+                s->slot = (size_t)slot;
+                s->round = round;
+                nask++;
+            }
+        }
+        /* Gone since mountinfo was read: no such mount any more. Any other
+         * failure (EACCES, EIO, ELOOP, ...) and no answer keep the instance
+         * with its space counters marked unavailable. */
+        if (s->known && (s->sp.rc == -ENOENT || s->sp.rc == -ENOTDIR)) continue;
+        struct ldisk l;
+        l.ds = (size_t)ds;
+        l.mnt = i;
+        l.parent = -1;
+        l.have_space = s->known && s->sp.rc == 0;
+        l.free_mb = l.have_space ? s->sp.free_mb : 0;
+        l.total_mb = l.have_space ? s->sp.total_mb : 0;
+        if (dup >= 0) g.ld[dup] = l;
+        else g.ld[n++] = l;
+    }
+    *nld = n;
+    return nask;
+}
+
+/* The parent PhysicalDisk of the device on diskstats line ds (cached per
+ * collection: every mount of one device has the same parent). */
+static long parent_of(int sbfd, size_t ds, size_t npd)
+{
+    if (g.par[ds] == -2) g.par[ds] = pl__sysblock_parent(sbfd, g.ds.d[ds].name, g.names, npd);
+    return g.par[ds];
+}
+
+/* The answers of the batch of `round` that came back (slots below done). */
+static void take_answers(unsigned round, size_t done)
+{
+    for (size_t i = 0; i < g.mnts.n; i++) {
+        struct mspace *s = &g.ms[i];
+        if (!s->asked || s->known || s->round != round || s->slot >= done) continue;
+        s->sp = *pl__pds_result(s->slot);
+        s->known = 1;
+    }
+}
+
+/* ------------------------------------------------------------ entry points */
+
 static DWORD do_collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects)
 {
     if (!data || !bytes || !objects) return ERROR_INVALID_PARAMETER;
@@ -474,6 +587,10 @@ static DWORD do_collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objec
     const char *root = pl__sysroot();
     int rootfd = pl__root_open(root, "");
     if (rootfd < 0) return nothing(bytes, objects);
+    /* The mount table first: its statvfs() calls then run on the space
+     * thread while this one reads /sys/block (the order of the instances
+     * does not depend on the order of reading). */
+    int have_mounts = want_logical && pl__read_mounts(rootfd, &g.mnts) == 0;
     int rc = pl__read_diskstats(rootfd, &g.ds);
     /* A diskstats with no line that parses (empty, or all malformed) is as
      * unreadable as a missing one: no disk list, never a _Total of zeros
@@ -489,18 +606,47 @@ static DWORD do_collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objec
     }
     unsigned nf = min_nfields();
     DWORD ret = ERROR_SUCCESS;
+    size_t out_n = 0; /* statvfs() calls handed over and not yet waited for */
+    struct timespec dl = {0, 0};
+    if (pl__grow((void **)&g.pd, &g.pd_cap, g.ds.n + 1, sizeof *g.pd) ||
+        pl__grow((void **)&g.names, &g.names_cap, g.ds.n + 1, sizeof *g.names) ||
+        pl__grow((void **)&g.par, &g.par_cap, g.ds.n + 1, sizeof *g.par)) {
+        ret = ERROR_OUTOFMEMORY;
+        goto out;
+    }
+
+    /* Mounted filesystems on those devices: the first choice, and its
+     * statvfs() calls handed to the space thread. */
+    size_t nld = 0;
+    unsigned round = 0;
+    int can_ask = 0;
+    if (have_mounts) {
+        if (pl__grow((void **)&g.ld, &g.ld_cap, g.mnts.n + 1, sizeof *g.ld) ||
+            pl__grow((void **)&g.mds, &g.mds_cap, g.mnts.n + 1, sizeof *g.mds) ||
+            pl__grow((void **)&g.ms, &g.ms_cap, g.mnts.n + 1, sizeof *g.ms)) {
+            ret = ERROR_OUTOFMEMORY;
+            goto out;
+        }
+        for (size_t i = 0; i < g.mnts.n; i++) g.mds[i] = mount_device(&g.mnts.m[i]);
+        memset(g.ms, 0, g.mnts.n * sizeof *g.ms);
+        can_ask = pl__pds_ready();
+        if (choose(root, can_ask, round, &nld) < 0) {
+            ret = ERROR_OUTOFMEMORY;
+            goto out;
+        }
+        if (can_ask) {
+            deadline_in(&dl, SPACE_DEADLINE_MS);
+            out_n = pl__pds_go(getenv(STALL_ENV));
+        }
+    }
 
     /* Whole disks, in diskstats order. Size Megabytes is offered when one
      * disk has a size; a disk without one has it marked unavailable. */
     size_t npd = 0;
     int have_size = 0;
-    if (pl__grow((void **)&g.pd, &g.pd_cap, g.ds.n + 1, sizeof *g.pd) ||
-        pl__grow((void **)&g.names, &g.names_cap, g.ds.n + 1, sizeof *g.names)) {
-        ret = ERROR_OUTOFMEMORY;
-        goto out;
-    }
     for (size_t i = 0; i < g.ds.n; i++) {
         const struct pl__diskstat *d = &g.ds.d[i];
+        g.par[i] = -2;
         if (pl__sysblock_is_disk(sbfd, d->name) != 1 || placeholder(d)) continue;
         struct pdisk *p = &g.pd[npd];
         p->ds = i;
@@ -514,38 +660,27 @@ static DWORD do_collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objec
         npd++;
     }
 
-    /* Mounted filesystems on those devices, one per device. */
-    size_t nld = 0;
-    if (want_logical && pl__read_mounts(rootfd, &g.mnts) == 0) {
-        if (pl__grow((void **)&g.ld, &g.ld_cap, g.mnts.n + 1, sizeof *g.ld)) {
-            ret = ERROR_OUTOFMEMORY;
-            goto out;
+    if (have_mounts) {
+        /* Parents of the devices chosen so far (a later choice only changes
+         * which mount of a device is shown, or drops the device). */
+        for (size_t i = 0; i < nld; i++) (void)parent_of(sbfd, g.ld[i].ds, npd);
+        /* The answers; another round only when one showed a mount gone and
+         * another mount of its device is then considered. */
+        while (out_n) {
+            size_t done = pl__pds_wait(&dl);
+            take_answers(round, done);
+            if (done < out_n) can_ask = 0; /* abandoned: no new batch this time */
+            out_n = 0;
+            round++;
+            if (can_ask) can_ask = pl__pds_ready();
+            long nask = choose(root, can_ask, round, &nld);
+            if (nask < 0) {
+                ret = ERROR_OUTOFMEMORY;
+                goto out;
+            }
+            if (nask) out_n = pl__pds_go(getenv(STALL_ENV));
         }
-        for (size_t i = 0; i < g.mnts.n; i++) {
-            const struct pl__mount *m = &g.mnts.m[i];
-            long ds = mount_device(m);
-            if (ds < 0) continue;
-            /* De-duplicate by device: the first mount of its root ("/")
-             * wins over bind mounts of a subdirectory. */
-            long dup = -1;
-            for (size_t k = 0; k < nld; k++)
-                if (g.ld[k].ds == (size_t)ds) dup = (long)k;
-            if (dup >= 0 && (g.mnts.m[g.ld[dup].mnt].root_is_slash || !m->root_is_slash)) continue;
-            struct ldisk l;
-            l.ds = (size_t)ds;
-            l.mnt = i;
-            l.free_mb = l.total_mb = 0;
-            int sr = space_of(root, m->mountpoint, &l.free_mb, &l.total_mb);
-            /* Gone since mountinfo was read: no such mount any more. Any
-             * other failure (EACCES, EIO, ELOOP, ...) keeps the instance with
-             * its space counters marked unavailable. */
-            if (sr == -ENOENT || sr == -ENOTDIR) continue;
-            l.have_space = sr == 0;
-            long parent = pl__sysblock_parent(sbfd, g.ds.d[ds].name, g.names, npd);
-            l.parent = parent;
-            if (dup >= 0) g.ld[dup] = l;
-            else g.ld[nld++] = l;
-        }
+        for (size_t i = 0; i < nld; i++) g.ld[i].parent = parent_of(sbfd, g.ld[i].ds, npd);
     }
 
     pl_builder_reset(g.b);
@@ -557,6 +692,8 @@ static DWORD do_collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objec
     }
     ret = pl_provider_emit(g.b, data, bytes, objects);
 out:
+    /* Never leave a batch out that nobody waits for (an error above). */
+    if (out_n) (void)pl__pds_wait(&dl);
     if (ret != ERROR_SUCCESS) {
         *bytes = 0;
         *objects = 0;
@@ -579,21 +716,43 @@ static DWORD do_close(void)
     free(g.pd);
     free(g.ld);
     free(g.names);
+    free(g.mds);
+    free(g.ms);
+    free(g.par);
+    pl__pds_stop();
     memset(&g, 0, sizeof g);
     return ERROR_SUCCESS;
 }
 
-/* PhysicalDisk reads /proc/diskstats and /sys/block: kernel text that waits
- * on no lock another task holds for long. LogicalDisk also statvfs()es each
- * mount point, which walks a path and asks the file system, and either can
- * block (a hung device, a network mount on the way): a query that reaches
- * LogicalDisk keeps the watchdog, as does any root other than the live one
- * (docs/providers/perfdisk.md). */
+/* Unloaded without a last Close (a host that dlcloses, a program that
+ * exits): the space thread must not outlive the code it runs, and what Open
+ * took is given back. A space thread still out (stuck in statvfs) pinned
+ * the library, so this then runs only at exit, and leaves that thread
+ * alone; so is a collection still running on another thread. */
+__attribute__((destructor)) static void perfdisk_unload(void)
+{
+    if (pthread_mutex_trylock(&lock) != 0) return;
+    if (g.open) {
+        g.open = 1;
+        (void)do_close();
+    } else {
+        pl__pds_stop();
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+/* Every source waits on nothing that can stay blocked: /proc/diskstats,
+ * /proc/self/mountinfo and /sys/block are kernel text, and the statvfs()
+ * calls of LogicalDisk, which walk a path and ask the file system (a hung
+ * device or a network mount on the way can block them), run on the space
+ * thread, waited for at most SPACE_DEADLINE_MS. So every Collect may run on
+ * the caller's thread, on the live root; any other root (PERFLIB_SYSROOT)
+ * may itself be a FUSE or network mount, where reading the text files can
+ * block too: it keeps the host's watchdog (docs/providers/perfdisk.md). */
 DWORD PerfDiskCollectNonBlocking(LPCWSTR query)
 {
-    pl_query_items q;
-    pl_query_parse_w(query, &q);
-    return strcmp(pl__sysroot(), "/") == 0 && !pl_query_wants(&q, PL_OBJ_LOGICAL_DISK, 0);
+    (void)query;
+    return strcmp(pl__sysroot(), "/") == 0;
 }
 
 DWORD PerfDiskOpen(LPWSTR device_names)
