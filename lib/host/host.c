@@ -511,9 +511,15 @@ static void query_text(const pl_query_items *q, char *out, size_t cap)
         return;
     }
     size_t w = 0;
-    out[0] = '\0';
-    for (size_t i = 0; i < q->n && w + 12 < cap; i++)
-        w += (size_t)snprintf(out + w, cap - w, i ? " %u" : "%u", q->items[i]);
+    for (size_t i = 0; i < q->n && w + 12 < cap; i++) {
+        char d[10];
+        size_t nd = 0;
+        uint32_t v = q->items[i];
+        do d[nd++] = (char)('0' + v % 10); while ((v /= 10) && nd < sizeof d);
+        if (i) out[w++] = ' ';
+        while (nd) out[w++] = d[--nd];
+    }
+    out[w] = '\0';
 }
 
 /* ------------------------------------------------------------ judging */
@@ -1379,8 +1385,12 @@ int pl__host_collect(pl__host *h, const pl_query_items *q, pl__buf *out, uint32_
         prov *p = &h->p[i];
         if (p->info.wraps) continue; /* a wrapper is called after the provider it wraps, or never */
         if (pl__host_is_app_record(&p->info)) continue; /* its objects come through AppCounters */
+        /* wants() reads only what engine open wrote (the record, the Object
+         * List): asked before the lock, so a query touches only the
+         * providers it goes to */
+        if (!wants(p, q)) continue;
         pthread_mutex_lock(&p->mu);
-        if (!p->disabled && wants(p, q)) {
+        if (!p->disabled) {
             size_t len0 = out->len;
             uint32_t n0 = *nobjects;
             rc = collect_one(h, p, wq, out, nobjects);
