@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <sys/statvfs.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -416,6 +418,57 @@ static void unload_without_close_joins(void **state)
     assert_int_equal(threads_named_settled(THREAD_NAME, 0), 0);
 }
 
+/* A forked child has no space thread (only the calling thread is forked):
+ * its first LogicalDisk collection starts its own instead of posting to the
+ * parent's and waiting out the deadline. Checked in the child without
+ * cmocka (exit codes), the parent waits at most 10 s. */
+static void forked_child_starts_its_own(void **state)
+{
+    (void)state;
+    ph_load(&prov, PERFDISK_SO, "PerfDisk", M1);
+    assert_int_equal(prov.open(NULL), 0);
+    ph_result r;
+    collect("236", &r);
+    ph_result_free(&r);
+    assert_int_equal(threads_named(THREAD_NAME), 1);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (threads_named(THREAD_NAME) != 0) _exit(10);
+        static uint8_t buf[1 << 16];
+        LPVOID data = buf;
+        DWORD bytes = sizeof buf, objects = 0;
+        double t0 = now_ms();
+        DWORD rc = prov.collect(ph_w("236"), &data, &bytes, &objects);
+        double took = now_ms() - t0;
+        if (rc != ERROR_SUCCESS || objects != 2) _exit(11);
+        if (took >= 900) _exit(12); /* waited out the deadline: posted to no thread */
+        if (threads_named(THREAD_NAME) != 1) _exit(13);
+        pl_block b;
+        pl_error e;
+        pl_object o;
+        if (pl_block_open(&b, buf, bytes, PL_BLOCK_BARE, objects, &e) != PL_OK) _exit(14);
+        if (pl_block_find_object(&b, PL_OBJ_LOGICAL_DISK, &o) != PL_OK) _exit(15);
+        if (ph_instance(&o, "/home") < 0 || !ph_available(&o, ph_instance(&o, "/home"), PL_CTR_FREE_MEGABYTES))
+            _exit(16);
+        _exit(prov.close() == ERROR_SUCCESS && threads_named_settled(THREAD_NAME, 0) == 0 ? 0 : 17);
+    }
+    int st = 0;
+    pid_t got = 0;
+    for (int i = 0; i < 1000 && (got = waitpid(pid, &st, WNOHANG)) == 0; i++) sleep_ms(10);
+    if (got == 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &st, 0);
+        fail_msg("the forked child did not finish within 10 s");
+    }
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    /* the parent's thread is still there and still answers */
+    assert_int_equal(threads_named(THREAD_NAME), 1);
+    assert_true(root_space_available());
+    ph_unload(&prov);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -425,6 +478,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(close_while_out_pins_the_library),
         cmocka_unit_test(thread_started_on_need_joined_at_close),
         cmocka_unit_test(unload_without_close_joins),
+        cmocka_unit_test(forked_child_starts_its_own),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     return cmocka_run_group_tests(tests, NULL, NULL);
