@@ -335,7 +335,6 @@ static void netif_files(void)
         if (fd < 0) continue;
         read_file(fd, "speed");
         read_file(fd, "mtu");
-        read_file(fd, "tx_queue_len");
         read_file(fd, "ifindex");
         close(fd);
     }

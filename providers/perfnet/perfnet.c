@@ -32,6 +32,7 @@
  *   (docs/block-format.md) and written as 0.
  * Calls are serialised by a mutex (the host serialises them too). */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sys/socket.h>
 #include <stdlib.h>
@@ -687,7 +688,7 @@ static DWORD do_collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objec
     int brc = PL_OK;
 
     if (want_if && pl__read_net_dev(rootfd, &g.nd) == 0) {
-        int cnfd = pl__root_open(root, "sys/class/net");
+        int cnfd = openat(rootfd, "sys/class/net", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         int have_sys = cnfd >= 0;
         size_t need = g.nd.n ? g.nd.n : 1;
         if (need > g.attrs_cap) {

@@ -80,18 +80,17 @@ static void netif_attrs(void **state)
     assert_true(cn >= 0);
     struct pl__netif_attrs a;
     assert_int_equal(pl__read_netif_attrs(cn, "eth0", &a), 0);
-    assert_int_equal(a.have, PL__NETIF_HAVE_SPEED | PL__NETIF_HAVE_MTU | PL__NETIF_HAVE_TXQLEN | PL__NETIF_HAVE_IFINDEX);
+    assert_int_equal(a.have, PL__NETIF_HAVE_SPEED | PL__NETIF_HAVE_MTU | PL__NETIF_HAVE_IFINDEX);
     assert_int_equal(a.ifindex, 2);
     assert_int_equal(a.speed_mbps, 1000);
     assert_int_equal(a.mtu, 1500);
-    assert_int_equal(a.tx_queue_len, 1000);
     /* speed -1 (SPEED_UNKNOWN) and no speed file are both "not known". */
     assert_int_equal(pl__read_netif_attrs(cn, "lo", &a), 0);
-    assert_int_equal(a.have, PL__NETIF_HAVE_MTU | PL__NETIF_HAVE_TXQLEN | PL__NETIF_HAVE_IFINDEX);
+    assert_int_equal(a.have, PL__NETIF_HAVE_MTU | PL__NETIF_HAVE_IFINDEX);
     assert_int_equal(a.ifindex, 1);
     assert_int_equal(a.mtu, 65536);
     assert_int_equal(pl__read_netif_attrs(cn, "wlan0", &a), 0);
-    assert_int_equal(a.have, PL__NETIF_HAVE_MTU | PL__NETIF_HAVE_TXQLEN);
+    assert_int_equal(a.have, PL__NETIF_HAVE_MTU);
     assert_int_equal(pl__read_netif_attrs(cn, "veth9", &a), -ENOENT);
     assert_int_equal(pl__read_netif_attrs(cn, "..", &a), -EINVAL);
     assert_int_equal(pl__read_netif_attrs(cn, "a/b", &a), -EINVAL);

@@ -169,18 +169,18 @@ void pl__netdevs_free(struct pl__netdevs *s);
 
 #define PL__NETIF_HAVE_SPEED 0x01u
 #define PL__NETIF_HAVE_MTU 0x02u
-#define PL__NETIF_HAVE_TXQLEN 0x04u
+/* 0x04u was tx_queue_len: read for no counter (the queue's limit, not its
+ * fill), so no longer read */
 #define PL__NETIF_HAVE_IFINDEX 0x08u
 
 struct pl__netif_attrs {
     unsigned have;                 /* PL__NETIF_HAVE_* */
     uint64_t speed_mbps;           /* link speed in Mb/s (absent when -1/unknown) */
     uint64_t mtu;
-    uint64_t tx_queue_len;         /* the queue's LIMIT in packets, not its fill */
     int32_t ifindex;               /* the kernel's interface index (rtnetlink's key) */
 };
 
-/* Read speed, mtu, tx_queue_len and ifindex of one interface. `classnetfd` is an
+/* Read speed, mtu and ifindex of one interface (three files). `classnetfd` is an
  * O_DIRECTORY descriptor of <root>/sys/class/net. Returns 0 (with `have`
  * telling which were readable), -ENOENT when the interface directory is gone. */
 int pl__read_netif_attrs(int classnetfd, const char *ifname, struct pl__netif_attrs *out);

@@ -1,4 +1,4 @@
-/* perflib: /sys/class/net/<if>/{speed,mtu,tx_queue_len,ifindex}. */
+/* perflib: /sys/class/net/<if>/{speed,mtu,ifindex}. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -39,10 +39,6 @@ int pl__read_netif_attrs(int classnetfd, const char *ifname, struct pl__netif_at
     if (read_attr(fd, "mtu", &v) && v >= 0) {
         out->mtu = (uint64_t)v;
         out->have |= PL__NETIF_HAVE_MTU;
-    }
-    if (read_attr(fd, "tx_queue_len", &v) && v >= 0) {
-        out->tx_queue_len = (uint64_t)v;
-        out->have |= PL__NETIF_HAVE_TXQLEN;
     }
     if (read_attr(fd, "ifindex", &v) && v > 0 && v <= INT32_MAX) {
         out->ifindex = (int32_t)v;
