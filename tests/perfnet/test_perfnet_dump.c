@@ -21,6 +21,8 @@
 #include "net_live.h"
 #include "perflib/indices.h"
 #include "perflib/provider.h"
+#include "perflib/query.h"
+#include "perflib/registry.h"
 #include "pl_test.h"
 #include "provider_harness.h"
 
@@ -418,6 +420,129 @@ static void fork_starts_afresh(void **state)
     ph_unload(&prov);
 }
 
+/* ------------------------------------------------- through the engine */
+
+static pl_engine *engine_open(const char *store)
+{
+    pl_engine_config cfg = {.store_path = store, .system_name = "TESTBOX", .log_to_syslog = 0};
+    pl_engine *e = NULL;
+    pl_error err;
+    if (pl_engine_open(&cfg, &e, &err) != PL_OK) fail_msg("engine: %s", err.msg);
+    return e;
+}
+
+/* A "510" query through the engine: is lo's Output Queue Length available
+ * (and then its value in *v)? */
+static int engine_lo_queue(pl_engine *e, uint64_t *v)
+{
+    void *data = NULL;
+    size_t len = 0;
+    uint32_t type = 0;
+    pl_error err;
+    if (pl_engine_query_alloc(e, "510", &data, &len, &type, &err) != PL_OK) fail_msg("query: %s", err.msg);
+    pl_block blk;
+    assert_int_equal(pl_block_open(&blk, data, len, 0, 0, &err), PL_OK);
+    pl_object o;
+    assert_int_equal(pl_block_find_object(&blk, PL_OBJ_NETWORK_INTERFACE, &o), PL_OK);
+    int ok = ph_available_of(&o, "lo", PL_CTR_OUTPUT_QUEUE_LENGTH);
+    *v = ph_value_of(&o, "lo", PL_CTR_OUTPUT_QUEUE_LENGTH);
+    pl_free(data);
+    return ok;
+}
+
+static pl_provider_status perfnet_status(pl_engine *e)
+{
+    pl_provider_status *list = NULL, out;
+    size_t n = 0;
+    assert_int_equal(pl_engine_provider_status(e, &list, &n), PL_OK);
+    memset(&out, 0, sizeof out);
+    int found = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(list[i].name, "PerfNet") == 0) {
+            out = list[i];
+            found = 1;
+        }
+    pl_free(list);
+    assert_true(found);
+    return out;
+}
+
+/* The whole path on the live root, with PerfNet's record pointing at
+ * libperfnet_test.so (the engine's dlopen of that path finds the instance
+ * the test opened, so the test's hook is the engine's): a held dump costs
+ * the query the 200 ms deadline and not the provider (enabled, no error),
+ * the engine closes (dlclose) while the dump is held and the test has let
+ * go of the library too, the dump then returns into the pinned library,
+ * and a new engine has the value again. */
+static void engine_query_with_a_stuck_dump(void **state)
+{
+    (void)state;
+    assert_int_equal(sem_init(&release, 0, 0), 0);
+    unsetenv("PERFLIB_SYSROOT");
+    char dir[] = "/tmp/perfnet_engXXXXXX", store[600];
+    ph_tempdir(dir);
+    snprintf(store, sizeof store, "%s/perflib.db", dir);
+    pl_store *st = NULL;
+    pl_error err;
+    assert_int_equal(pl_store_open(store, 0, &st, &err), PL_OK);
+    pl_provider_info *list;
+    size_t n;
+    assert_int_equal(pl_store_providers(st, &list, &n, &err), PL_OK);
+    int have = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(list[i].name, "PerfNet") != 0) {
+            pl_store_disable_provider(st, list[i].name, "not under test", &err);
+            continue;
+        }
+        have = 1;
+        free(list[i].library);
+        list[i].library = strdup(PERFNET_TEST_SO);
+        assert_non_null(list[i].library);
+        if (pl_store_set_provider(st, &list[i], &err) != PL_OK) fail_msg("set_provider: %s", err.msg);
+    }
+    pl_provider_list_free(list, n);
+    pl_store_close(st);
+    assert_true(have);
+
+    load_test_so(); /* the engine will get this same instance */
+    set_dump(canned, 0);
+    pl_engine *e = engine_open(store);
+    uint64_t v = 0;
+    assert_true(engine_lo_queue(e, &v));
+    assert_int_equal(v, 101); /* the hook's value: the engine runs the test's instance */
+    set_dump(stuck, 0);
+    double t0 = now_ms();
+    assert_false(engine_lo_queue(e, &v));
+    double took = now_ms() - t0;
+    assert_int_equal(v, 0);
+    assert_true(took >= DEADLINE_MS - 1);
+    assert_true(took < DEADLINE_MS + 800);
+    pl_provider_status ps = perfnet_status(e);
+    assert_int_equal(ps.disabled, 0);
+    assert_int_equal(ps.errors, 0);
+    assert_int_equal(ps.collects, 2);
+    ph_dlclose(&prov); /* the test lets go of it ... */
+    pl_engine_close(e); /* ... and the engine dlcloses it while the dump is held */
+    void *again = dlopen(PERFNET_TEST_SO, RTLD_NOW | RTLD_NOLOAD);
+    if (!again) fail_msg("libperfnet_test.so was unloaded under its stuck dump thread");
+    void *sym = dlsym(again, "PerfNetTestSetDump");
+    assert_non_null(sym);
+    memcpy(&set_dump, &sym, sizeof set_dump);
+    set_dump(canned, 0);
+    sem_post(&release);
+    wait_threads(0); /* returned into the pinned code and ended */
+
+    e = engine_open(store);
+    int ok = 0;
+    for (int i = 0; i < 100 && !(ok = engine_lo_queue(e, &v)); i++) usleep(10000);
+    assert_true(ok);
+    assert_int_equal(v, 101);
+    pl_engine_close(e);
+    dlclose(again);
+    ph_rmtree(dir);
+    sem_destroy(&release);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1) cmocka_set_test_filter(argv[1]);
@@ -429,6 +554,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(thread_lifetime),
         cmocka_unit_test(unload_without_close),
         cmocka_unit_test(fork_starts_afresh),
+        cmocka_unit_test(engine_query_with_a_stuck_dump),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
