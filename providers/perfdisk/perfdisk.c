@@ -23,9 +23,13 @@
  * Calls are serialised by a mutex (the host serialises them too); only the
  * space thread runs beside them. */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -227,6 +231,13 @@ static struct {
     size_t ms_cap;
     long *par;            /* per diskstats line: parent PhysicalDisk, -1 none, -2 not looked up */
     size_t par_cap;
+    /* The live root's mount table, kept between collections (read_mount_table) */
+    int mt_have;          /* mt_fd is open */
+    int mt_fd;            /* /proc/self/mountinfo */
+    int mt_valid;         /* g.mnts holds what mt_fd said last */
+    pd_view mt_view;      /* the process, mount namespace and root it was opened in */
+    char *mt_buf;
+    size_t mt_cap;
 } g;
 
 static int prefix(const char *s, const char *p)
@@ -570,6 +581,84 @@ static void take_answers(unsigned round, size_t done)
     }
 }
 
+/* ------------------------------------------------------ the mount table */
+
+#define PROC_MAGIC 0x9fa0 /* procfs' f_type (linux/magic.h PROC_SUPER_MAGIC) */
+
+static void mt_drop(void)
+{
+    if (g.mt_have) close(g.mt_fd);
+    g.mt_have = 0;
+    g.mt_valid = 0;
+}
+
+/* All of mt_fd from offset 0 into g.mt_buf, NUL-terminated. */
+static int mt_read(void)
+{
+    size_t have = 0;
+    for (;;) {
+        if (g.mt_cap - have < 4096) {
+            size_t cap = g.mt_cap ? 2 * g.mt_cap : 16384;
+            if (cap > ((size_t)64 << 20)) return -EFBIG; /* 64 MiB of mount table: something is wrong */
+            char *b = realloc(g.mt_buf, cap);
+            if (!b) return -ENOMEM;
+            g.mt_buf = b;
+            g.mt_cap = cap;
+        }
+        ssize_t n = pread(g.mt_fd, g.mt_buf + have, g.mt_cap - have - 1, (off_t)have);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return -errno;
+        }
+        if (n == 0) break;
+        have += (size_t)n;
+    }
+    g.mt_buf[have] = '\0';
+    return 0;
+}
+
+/* The mounted filesystems into g.mnts. Under another root: read every
+ * time (a canned file cannot say it changed). On the live root the
+ * kernel says when the mount table changes: /proc/self/mountinfo is kept
+ * open, and poll() gives it POLLPRI (or POLLERR) after a mount, unmount or
+ * move in its namespace since it was last polled (proc(5)); without that the
+ * table parsed last time stands, and neither the kernel's rendering (about
+ * 1.2 us per mount here) nor the parse is paid again. It is the mount
+ * namespace of the thread that opened it, as the space thread's (both are
+ * made by the first LogicalDisk collection: perfdisk_space.h, pd_view), and
+ * is opened again in a forked child or after a chroot(). */
+static int read_mount_table(const char *root, int rootfd, const pd_view *v)
+{
+    if (strcmp(root, "/") != 0) return pl__read_mounts(rootfd, &g.mnts);
+    if (g.mt_have && !pl__pds_same_view(&g.mt_view, v)) mt_drop();
+    if (!g.mt_have) {
+        /* the calling thread's own view, as the space thread's (perfdisk_space.h) */
+        int fd = openat(rootfd, "proc/thread-self/mountinfo", O_RDONLY | O_CLOEXEC);
+        struct statfs sf;
+        if (fd >= 0 && (fstatfs(fd, &sf) != 0 || sf.f_type != PROC_MAGIC)) {
+            close(fd);
+            fd = -1;
+        }
+        if (fd < 0) return pl__read_mounts(rootfd, &g.mnts);
+        g.mt_fd = fd;
+        g.mt_have = 1;
+        g.mt_valid = 0;
+        g.mt_view = *v;
+    } else if (g.mt_valid) {
+        struct pollfd p = {.fd = g.mt_fd, .events = POLLPRI};
+        if (poll(&p, 1, 0) == 0) return 0; /* no change since it was read */
+    }
+    g.mt_valid = 0;
+    int rc = mt_read();
+    if (rc == 0) rc = pl__parse_mountinfo(g.mt_buf, &g.mnts);
+    if (rc != 0) {
+        mt_drop();
+        return rc;
+    }
+    g.mt_valid = 1;
+    return 0;
+}
+
 /* ------------------------------------------------------------ entry points */
 
 static DWORD do_collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects)
@@ -595,7 +684,9 @@ static DWORD do_collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objec
     /* The mount table first: its statvfs() calls then run on the space
      * thread while this one reads /sys/block (the order of the instances
      * does not depend on the order of reading). */
-    int have_mounts = want_logical && pl__read_mounts(rootfd, &g.mnts) == 0;
+    pd_view view;
+    if (want_logical) pl__pds_view(&view);
+    int have_mounts = want_logical && read_mount_table(root, rootfd, &view) == 0;
     int rc = pl__read_diskstats(rootfd, &g.ds);
     /* A diskstats with no line that parses (empty, or all malformed) is as
      * unreadable as a missing one: no disk list, never a _Total of zeros
@@ -634,7 +725,7 @@ static DWORD do_collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objec
         }
         for (size_t i = 0; i < g.mnts.n; i++) g.mds[i] = mount_device(&g.mnts.m[i]);
         memset(g.ms, 0, g.mnts.n * sizeof *g.ms);
-        can_ask = pl__pds_ready();
+        can_ask = pl__pds_ready(&view);
         if (choose(root, can_ask, round, &nld) < 0) {
             ret = ERROR_OUTOFMEMORY;
             goto out;
@@ -677,7 +768,7 @@ static DWORD do_collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objec
             if (done < out_n) can_ask = 0; /* abandoned: no new batch this time */
             out_n = 0;
             round++;
-            if (can_ask) can_ask = pl__pds_ready();
+            if (can_ask) can_ask = pl__pds_ready(&view);
             long nask = choose(root, can_ask, round, &nld);
             if (nask < 0) {
                 ret = ERROR_OUTOFMEMORY;
@@ -724,6 +815,8 @@ static DWORD do_close(void)
     free(g.mds);
     free(g.ms);
     free(g.par);
+    mt_drop();
+    free(g.mt_buf);
     pl__pds_stop();
     memset(&g, 0, sizeof g);
     return ERROR_SUCCESS;

@@ -29,6 +29,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -56,7 +57,24 @@ static struct {
     atomic_size_t n;      /* paths handed over */
     atomic_size_t ndone;  /* results final */
     char stall[512];      /* test hook: a FIFO to open before the calls, or "" */
+    pd_view view;         /* of the thread that made it */
 } W;
+
+void pl__pds_view(pd_view *v)
+{
+    struct stat st;
+    memset(v, 0, sizeof *v);
+    v->pid = (long)getpid();
+    if (stat("/", &st) == 0) {
+        v->rino = st.st_ino;
+        v->rdev = st.st_dev;
+    }
+}
+
+int pl__pds_same_view(const pd_view *a, const pd_view *b)
+{
+    return a->pid == b->pid && a->rino == b->rino && a->rdev == b->rdev;
+}
 
 void pl__pds_statvfs(const char *path, pd_space *out)
 {
@@ -145,7 +163,18 @@ static int start(void)
     return 1;
 }
 
-int pl__pds_ready(void)
+/* Stop and join an idle thread (no batch out). */
+static void join(void)
+{
+    atomic_store_explicit(&W.quit, 1, memory_order_release);
+    sem_post(&W.go);
+    pthread_join(W.th, NULL);
+    sem_destroy(&W.done);
+    sem_destroy(&W.go);
+    W.started = 0;
+}
+
+int pl__pds_ready(const pd_view *v)
 {
     if (W.started && W.owner != (long)getpid()) {
         /* A forked child: the thread stayed in the parent, and the
@@ -157,7 +186,13 @@ int pl__pds_ready(void)
         W.stuck = 0; /* it came back: its batch is over */
         (void)atomic_load_explicit(&W.ndone, memory_order_acquire);
     }
-    if (!W.started && !start()) return 0;
+    /* Made under another root than the caller's (chroot() since): its
+     * statvfs() would look paths up elsewhere than the mount table says. */
+    if (W.started && !pl__pds_same_view(&W.view, v)) join();
+    if (!W.started) {
+        if (!start()) return 0;
+        W.view = *v;
+    }
     W.fill = 0;
     W.paths_len = 0;
     return 1;
@@ -245,11 +280,7 @@ void pl__pds_stop(void)
         W.stuck = 0;
         (void)atomic_load_explicit(&W.ndone, memory_order_acquire);
     }
-    atomic_store_explicit(&W.quit, 1, memory_order_release);
-    sem_post(&W.go);
-    pthread_join(W.th, NULL);
-    sem_destroy(&W.done);
-    sem_destroy(&W.go);
+    join();
     int pinned = W.pinned;
     forget();
     W.pinned = pinned;

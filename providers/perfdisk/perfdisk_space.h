@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 /* Free space is what an unprivileged user can still write (df's
@@ -24,13 +25,30 @@ typedef struct pd_space {
     uint64_t free_mb, total_mb;
 } pd_space;
 
+/* Where a path is looked up: the process and its root directory (chroot()).
+ * A thread made by the caller shares both, so the space thread is made
+ * again when they change. The mount namespace is not followed: a process
+ * that changes it (setns(), unshare()) after its first LogicalDisk
+ * collection keeps the first one's view, the mount table and the statvfs()
+ * calls alike (checking it costs a /proc lookup, ~6 us, per collection). */
+typedef struct pd_view {
+    long pid;
+    dev_t rdev;
+    ino_t rino;
+} pd_view;
+
+/* The calling thread's view. */
+void pl__pds_view(pd_view *v);
+int pl__pds_same_view(const pd_view *a, const pd_view *b);
+
 /* statvfs() of `path` into *out (the thread's call; also used inline). */
 void pl__pds_statvfs(const char *path, pd_space *out);
 
-/* May a batch be started now? 1: an empty batch is open (the thread is
- * started on first use); 0: the last batch is still out (abandoned and not
- * back yet), or no thread could be made. */
-int pl__pds_ready(void);
+/* May a batch be started now, for a caller with view `v`? 1: an empty
+ * batch is open (the thread is started on first use, and made again when
+ * the caller's view is not the one it was made in); 0: the last batch is
+ * still out (abandoned and not back yet), or no thread could be made. */
+int pl__pds_ready(const pd_view *v);
 /* Add a path to the open batch; its slot, or -1 without memory. */
 long pl__pds_add(const char *path);
 /* Hand the open batch (if not empty) to the thread. `stall`, when not NULL,

@@ -2,10 +2,13 @@
  * trees under data/ (PERFLIB_SYSROOT) and cross-checks against this machine. */
 #include <dirent.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -590,6 +593,107 @@ static void live_root_free_space(void **state)
     ph_unload(&prov);
 }
 
+/* ------------------------------------------------- the kept mount table */
+
+static int has_instance(const pl_object *o, const char *name)
+{
+    uint32_t n = pl_object_num_instances(o);
+    for (uint32_t i = 0; i < n; i++) {
+        pl_instance in;
+        char buf[512];
+        assert_int_equal(pl_object_instance(o, (int32_t)i, &in), PL_OK);
+        assert_int_equal(pl_instance_name(&in, buf, sizeof buf), PL_OK);
+        if (strcmp(buf, name) == 0) return 1;
+    }
+    return 0;
+}
+
+/* LogicalDisk of a fresh collection on the live root. */
+static void logical_now(ph_result *r, pl_object *o)
+{
+    ph_collect_ok(&prov, "236", 1 << 16, r);
+    ph_object(r, PL_OBJ_LOGICAL_DISK, o);
+}
+
+static void run(const char *cmd, char *out, size_t cap)
+{
+    FILE *p = popen(cmd, "r");
+    if (!p) fail_msg("popen %s", cmd);
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = 0;
+    if (pclose(p) != 0) fail_msg("%s failed: %s", cmd, out);
+}
+
+/* On the live root PerfDisk keeps /proc/thread-self/mountinfo open and reads
+ * it again only when poll() says the mount table changed: a mount, a second
+ * mount of the same device, an unmount that lets the second one in, and the
+ * last unmount each show at the next collection. A loop device with ext4 in
+ * a mount namespace of this test process alone (as root; the mounts go with
+ * the process, and the loop device with its last mount). */
+static void live_mount_table_followed(void **state)
+{
+    (void)state;
+    if (geteuid() != 0) fail_msg("needs root: it mounts a loop device in a private mount namespace");
+    if (system("command -v losetup >/dev/null && command -v mkfs.ext4 >/dev/null") != 0)
+        fail_msg("needs losetup (mount) and mkfs.ext4 (e2fsprogs): scripts/deps.sh test");
+    if (unshare(CLONE_NEWNS) != 0) fail_msg("unshare(CLONE_NEWNS): %s", strerror(errno));
+    assert_int_equal(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+    char dir[] = "/tmp/perfdisk_mtXXXXXX";
+    ph_tempdir(dir);
+    ph_mkdir(dir, "m1");
+    ph_mkdir(dir, "m2");
+    char cmd[1024], out[512], m1[300], m2[300], dev[64];
+    snprintf(m1, sizeof m1, "%s/m1", dir);
+    snprintf(m2, sizeof m2, "%s/m2", dir);
+    snprintf(cmd, sizeof cmd, "truncate -s 32M '%s/img' && mkfs.ext4 -q -F '%s/img' && losetup -f --show '%s/img'", dir,
+             dir, dir);
+    run(cmd, out, sizeof out);
+    const char *d = strstr(out, "/dev/loop");
+    if (!d) fail_msg("losetup printed no device: %s", out);
+    snprintf(dev, sizeof dev, "%.*s", (int)strcspn(d, "\n"), d);
+
+    load(NULL);
+    assert_int_equal(prov.open(NULL), 0);
+    ph_result r;
+    pl_object o;
+    logical_now(&r, &o);
+    assert_false(has_instance(&o, m1));
+    ph_result_free(&r);
+    logical_now(&r, &o); /* the table read once is kept */
+    assert_false(has_instance(&o, m1));
+    ph_result_free(&r);
+
+    if (mount(dev, m1, "ext4", 0, NULL) != 0) fail_msg("mount %s: %s", dev, strerror(errno));
+    snprintf(cmd, sizeof cmd, "losetup -d %s", dev); /* autoclear: it goes with its last mount */
+    run(cmd, out, sizeof out);
+    logical_now(&r, &o);
+    assert_true(has_instance(&o, m1));
+    struct statvfs sv;
+    assert_int_equal(statvfs(m1, &sv), 0);
+    assert_int_equal(ph_value_of(&o, m1, PL_CTR_SIZE_MEGABYTES), (uint64_t)sv.f_blocks * sv.f_frsize / 1048576);
+    ph_result_free(&r);
+
+    if (mount(dev, m2, "ext4", 0, NULL) != 0) fail_msg("mount %s: %s", dev, strerror(errno));
+    logical_now(&r, &o); /* one instance per device: the first mount */
+    assert_true(has_instance(&o, m1));
+    assert_false(has_instance(&o, m2));
+    ph_result_free(&r);
+
+    assert_int_equal(umount2(m1, 0), 0);
+    logical_now(&r, &o);
+    assert_false(has_instance(&o, m1));
+    assert_true(has_instance(&o, m2));
+    ph_result_free(&r);
+
+    assert_int_equal(umount2(m2, 0), 0);
+    logical_now(&r, &o);
+    assert_false(has_instance(&o, m1));
+    assert_false(has_instance(&o, m2));
+    ph_result_free(&r);
+    ph_unload(&prov);
+    ph_rmtree(dir);
+}
+
 /* Two hosts in one process (an engine for RegQueryValueEx and another for
  * PDH) share this library: each calls Open and Close, and the first Close
  * must not take the provider away from the other. */
@@ -628,6 +732,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(repeated_collections),
         cmocka_unit_test(live_physical_disks),
         cmocka_unit_test(live_root_free_space),
+        cmocka_unit_test(live_mount_table_followed),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     return cmocka_run_group_tests(tests, NULL, NULL);
