@@ -192,6 +192,14 @@ struct ldisk {
     uint64_t free_mb, total_mb;
 };
 
+/* A device of /proc/diskstats known from the last collection (live root). */
+struct devc {
+    char name[PL__DISK_NAME_MAX];
+    uint32_t major, minor;
+    int is_disk;          /* has a /sys/block entry */
+    int fd;               /* its /sys/block/<name>/size kept open, or -1 */
+};
+
 /* What is known of one mount's space during a collection. */
 struct mspace {
     int asked;            /* handed to the space thread */
@@ -238,6 +246,13 @@ static struct {
     pd_view mt_view;      /* the process, mount namespace and root it was opened in */
     char *mt_buf;
     size_t mt_cap;
+    /* The live root's devices, kept between collections (refresh_devices) */
+    struct devc *dc;      /* per diskstats line of the last collection */
+    size_t ndc, dc_cap;
+    struct devc *dc_new;  /* this collection's, swapped with dc */
+    size_t dc_new_cap;
+    long dc_pid;
+    unsigned nkept;       /* size files kept open */
 } g;
 
 static int prefix(const char *s, const char *p)
@@ -581,6 +596,110 @@ static void take_answers(unsigned round, size_t done)
     }
 }
 
+/* ------------------------------------------------------------- devices */
+
+/* At most this many size files stay open (a machine with more whole disks
+ * reads the others afresh each time). */
+#define MAX_KEPT_SIZES 64
+
+static void dc_close(struct devc *c)
+{
+    if (c->fd >= 0) {
+        close(c->fd);
+        g.nkept--;
+    }
+    c->fd = -1;
+}
+
+static void dc_forget(void)
+{
+    for (size_t i = 0; i < g.ndc; i++) dc_close(&g.dc[i]);
+    g.ndc = 0;
+    g.nkept = 0;
+}
+
+/* Which diskstats devices are whole disks, on the live root, without a
+ * /sys/block lookup per device per collection (3 us each here): a device
+ * keeps its answer for as long as it stays in /proc/diskstats under the
+ * same name and numbers (a device that goes away leaves the file; whole
+ * disk or partition is what the kernel made it). New devices are looked up.
+ * Builds g.dc in diskstats order (found by the same position first, as the
+ * file's order rarely changes); what left the file is closed. Returns 0, or
+ * -1 without memory (then nothing is kept). */
+static int refresh_devices(int sbfd)
+{
+    long me = (long)getpid();
+    if (g.dc_pid != me) { /* a forked child: the kept descriptors are the parent's too */
+        dc_forget();
+        g.dc_pid = me;
+    }
+    if (pl__grow((void **)&g.dc_new, &g.dc_new_cap, g.ds.n + 1, sizeof *g.dc_new)) {
+        dc_forget();
+        return -1;
+    }
+    for (size_t i = 0; i < g.ds.n; i++) {
+        const struct pl__diskstat *d = &g.ds.d[i];
+        struct devc *hit = NULL;
+        for (size_t k = 0, j = i; k < g.ndc; k++, j = (j + 1) % g.ndc) {
+            struct devc *c = &g.dc[j % g.ndc];
+            if (c->major == d->major && c->minor == d->minor && strcmp(c->name, d->name) == 0) {
+                hit = c;
+                break;
+            }
+        }
+        struct devc *n = &g.dc_new[i];
+        if (hit) {
+            *n = *hit;
+            hit->fd = -1;       /* moved */
+            hit->major = UINT32_MAX; /* taken: not found twice */
+            hit->name[0] = '\0';
+        } else {
+            memcpy(n->name, d->name, sizeof n->name);
+            n->major = d->major;
+            n->minor = d->minor;
+            n->is_disk = pl__sysblock_is_disk(sbfd, d->name) == 1;
+            n->fd = -1;
+        }
+    }
+    for (size_t k = 0; k < g.ndc; k++) dc_close(&g.dc[k]); /* left the file */
+    struct devc *t = g.dc;
+    size_t tc = g.dc_cap;
+    g.dc = g.dc_new;
+    g.dc_cap = g.dc_new_cap;
+    g.dc_new = t;
+    g.dc_new_cap = tc;
+    g.ndc = g.ds.n;
+    return 0;
+}
+
+/* The size of whole disk i (diskstats position) in sectors. On the live
+ * root its size file is kept open and read again from offset 0; a read
+ * that fails (the device went away: ENODEV) closes it and the file is
+ * opened again, as without a kept one. */
+static int disk_size(int sbfd, size_t i, int cached, uint64_t *sectors)
+{
+    const char *name = g.ds.d[i].name;
+    if (!cached) return pl__sysblock_size(sbfd, name, sectors);
+    struct devc *c = &g.dc[i];
+    if (c->fd >= 0) {
+        if (pl__sysblock_size_fd(c->fd, sectors) == 0) return 0;
+        dc_close(c);
+    }
+    if (g.nkept < MAX_KEPT_SIZES) {
+        int fd = pl__sysblock_size_open(sbfd, name);
+        if (fd < 0) return fd;
+        int rc = pl__sysblock_size_fd(fd, sectors);
+        if (rc != 0) {
+            close(fd);
+            return rc;
+        }
+        c->fd = fd;
+        g.nkept++;
+        return 0;
+    }
+    return pl__sysblock_size(sbfd, name, sectors);
+}
+
 /* ------------------------------------------------------ the mount table */
 
 #define PROC_MAGIC 0x9fa0 /* procfs' f_type (linux/magic.h PROC_SUPER_MAGIC) */
@@ -740,15 +859,20 @@ static DWORD do_collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objec
      * disk has a size; a disk without one has it marked unavailable. */
     size_t npd = 0;
     int have_size = 0;
+    int cached = strcmp(root, "/") == 0 && refresh_devices(sbfd) == 0;
     for (size_t i = 0; i < g.ds.n; i++) {
         const struct pl__diskstat *d = &g.ds.d[i];
         g.par[i] = -2;
-        if (pl__sysblock_is_disk(sbfd, d->name) != 1 || placeholder(d)) continue;
+        int disk = cached ? g.dc[i].is_disk : pl__sysblock_is_disk(sbfd, d->name) == 1;
+        if (!disk || placeholder(d)) continue;
         struct pdisk *p = &g.pd[npd];
         p->ds = i;
         uint64_t sectors;
-        int src = pl__sysblock_size(sbfd, d->name, &sectors);
-        if (src == -ENOENT && pl__sysblock_is_disk(sbfd, d->name) != 1) continue; /* vanished */
+        int src = disk_size(sbfd, i, cached, &sectors);
+        if (src == -ENOENT && pl__sysblock_is_disk(sbfd, d->name) != 1) { /* vanished */
+            if (cached) g.dc[i].is_disk = 0;
+            continue;
+        }
         p->have_size = src == 0;
         p->size_mb = src == 0 ? sectors * SECTOR / MB : 0;
         if (p->have_size) have_size = 1;
@@ -817,6 +941,9 @@ static DWORD do_close(void)
     free(g.par);
     mt_drop();
     free(g.mt_buf);
+    dc_forget(); /* in a forked child too: its own copies of the descriptors */
+    free(g.dc);
+    free(g.dc_new);
     pl__pds_stop();
     memset(&g, 0, sizeof g);
     return ERROR_SUCCESS;

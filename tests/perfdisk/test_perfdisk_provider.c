@@ -627,7 +627,8 @@ static void run(const char *cmd, char *out, size_t cap)
 /* On the live root PerfDisk keeps /proc/thread-self/mountinfo open and reads
  * it again only when poll() says the mount table changed: a mount, a second
  * mount of the same device, an unmount that lets the second one in, and the
- * last unmount each show at the next collection. A loop device with ext4 in
+ * last unmount each show at the next collection. It also keeps the disks'
+ * size files open: a loop device that grows shows its new size. A loop device with ext4 in
  * a mount namespace of this test process alone (as root; the mounts go with
  * the process, and the loop device with its last mount). */
 static void live_mount_table_followed(void **state)
@@ -658,9 +659,20 @@ static void live_mount_table_followed(void **state)
     pl_object o;
     logical_now(&r, &o);
     assert_false(has_instance(&o, m1));
+    /* mkfs wrote to it: a disk (kept size file), 32 MiB */
+    pl_object po;
+    ph_object(&r, PL_OBJ_PHYSICAL_DISK, &po);
+    assert_int_equal(ph_value_of(&po, dev + 5, PL_CTR_SIZE_MEGABYTES), 32);
     ph_result_free(&r);
     logical_now(&r, &o); /* the table read once is kept */
     assert_false(has_instance(&o, m1));
+    ph_result_free(&r);
+    /* the loop device grows: the kept size file says so at the next read */
+    snprintf(cmd, sizeof cmd, "truncate -s 64M '%s/img' && losetup -c %s", dir, dev);
+    run(cmd, out, sizeof out);
+    logical_now(&r, &o);
+    ph_object(&r, PL_OBJ_PHYSICAL_DISK, &po);
+    assert_int_equal(ph_value_of(&po, dev + 5, PL_CTR_SIZE_MEGABYTES), 64);
     ph_result_free(&r);
 
     if (mount(dev, m1, "ext4", 0, NULL) != 0) fail_msg("mount %s: %s", dev, strerror(errno));

@@ -103,6 +103,12 @@ long pl__sysblock_parent(int sysblockfd, const char *part, const char *const *di
 
 /* The size of a whole disk in 512-byte sectors, from /sys/block/<name>/size. */
 int pl__sysblock_size(int sysblockfd, const char *name, uint64_t *sectors);
+/* The same from a descriptor kept open: pl__sysblock_size_open gives one
+ * (or -errno), pl__sysblock_size_fd reads it again from offset 0 (sysfs
+ * renders the attribute afresh at each read from 0; a device gone since
+ * the open reads -ENODEV). */
+int pl__sysblock_size_open(int sysblockfd, const char *name);
+int pl__sysblock_size_fd(int fd, uint64_t *sectors);
 
 /* ------------------------------------------------ /proc/self/mountinfo, mounts */
 

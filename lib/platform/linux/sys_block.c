@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "collect_io.h"
 #include "platform.h"
@@ -57,22 +58,58 @@ long pl__sysblock_parent(int sysblockfd, const char *part, const char *const *di
     return -1;
 }
 
-int pl__sysblock_size(int sysblockfd, const char *name, uint64_t *sectors)
+/* "<sectors>\n" */
+static int parse_size(const char *buf, uint64_t *sectors)
 {
-    if (sysblockfd < 0) return sysblockfd;
-    char sname[PL__DISK_NAME_MAX];
-    if (pl__sysfs_block_name(name, sname, sizeof sname) < 0 || !safe_component(sname)) return -EINVAL;
-    char rel[PL__DISK_NAME_MAX + 8];
-    size_t l = strlen(sname);
-    memcpy(rel, sname, l);
-    memcpy(rel + l, "/size", 6);
-    char buf[64];
-    ssize_t n = pl__read_at(sysblockfd, rel, buf, sizeof buf);
-    if (n < 0) return (int)n;
     const char *p = buf;
     uint64_t v;
     if (!pl__parse_u64(&p, &v)) return -EINVAL;
     if (*p != '\n' && *p != '\0') return -EINVAL;
     *sectors = v;
     return 0;
+}
+
+static int size_rel(const char *name, char *rel, size_t cap)
+{
+    char sname[PL__DISK_NAME_MAX];
+    if (pl__sysfs_block_name(name, sname, sizeof sname) < 0 || !safe_component(sname)) return -EINVAL;
+    size_t l = strlen(sname);
+    if (l + 6 > cap) return -ENAMETOOLONG;
+    memcpy(rel, sname, l);
+    memcpy(rel + l, "/size", 6);
+    return 0;
+}
+
+int pl__sysblock_size(int sysblockfd, const char *name, uint64_t *sectors)
+{
+    if (sysblockfd < 0) return sysblockfd;
+    char rel[PL__DISK_NAME_MAX + 8];
+    int rc = size_rel(name, rel, sizeof rel);
+    if (rc != 0) return rc;
+    char buf[64];
+    ssize_t n = pl__read_at(sysblockfd, rel, buf, sizeof buf);
+    if (n < 0) return (int)n;
+    return parse_size(buf, sectors);
+}
+
+int pl__sysblock_size_open(int sysblockfd, const char *name)
+{
+    if (sysblockfd < 0) return sysblockfd;
+    char rel[PL__DISK_NAME_MAX + 8];
+    int rc = size_rel(name, rel, sizeof rel);
+    if (rc != 0) return rc;
+    return pl__open_regular_at(sysblockfd, rel);
+}
+
+int pl__sysblock_size_fd(int fd, uint64_t *sectors)
+{
+    char buf[64];
+    ssize_t n;
+    do
+        n = pread(fd, buf, sizeof buf - 1, 0);
+    while (n < 0 && errno == EINTR);
+    if (n < 0) return -errno;
+    if (n == 0 || (size_t)n == sizeof buf - 1) return -EINVAL; /* empty, or longer than any size */
+    buf[n] = '\0';
+    return parse_size(buf, sectors);
 }
