@@ -284,7 +284,7 @@ static void deadline_marks_space_unavailable(void **state)
     t0 = now_ms();
     collect("Global", &r);
     took = now_ms() - t0;
-    assert_true(took < 150);
+    assert_true(took < 500); /* a new batch would wait out the 1 s deadline */
     ph_object(&r, PL_OBJ_LOGICAL_DISK, &o);
     ph_names_are(&o, kept, 5, 0);
     space_unavailable_everywhere(&o);
@@ -363,7 +363,7 @@ static void close_while_out_pins_the_library(void **state)
     assert_int_equal(threads_named(THREAD_NAME), 1);
     double t0 = now_ms();
     ph_unload(&prov); /* Close, then dlclose */
-    assert_true(now_ms() - t0 < 150);
+    assert_true(now_ms() - t0 < 500); /* joining the stalled thread would never return */
     void *h = dlopen(PERFDISK_SO, RTLD_NOW | RTLD_NOLOAD);
     assert_non_null(h); /* still loaded */
     dlclose(h);
