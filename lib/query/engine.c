@@ -9,6 +9,7 @@
  * a UTF-16LE MULTI_SZ. */
 #include <ctype.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,7 @@ struct pl_engine {
     pl_titles *titles;         /* default language, loaded on first use */
     char system_name[SYSTEM_NAME_MAX];
     retry_slot slots[PL_ENGINE_RETRY_SLOTS];
+    atomic_uint slots_used;    /* slots holding an answer (changed under mu): 0 lets a query skip mu */
     pl_remote *remote;         /* the client for Foreign queries, made on first use (under mu) */
 };
 
@@ -309,9 +311,17 @@ static int missing_parents(const uint8_t *objs, size_t len, uint32_t nobj, const
 {
     memset(need, 0, sizeof *need);
     need->kind = PL_QUERY_KIND_ITEMS;
+    if (nobj == 0) return PL_OK;
+    /* The host has checked every provider's objects before they joined the
+     * answer (and the accessors check their own bounds): walked as they
+     * are, not validated a second time. */
     pl_block blk;
-    if (nobj == 0 || pl_block_open(&blk, objs, len, PL_BLOCK_BARE, nobj, NULL) != PL_OK) return PL_OK;
-    uint32_t *present = malloc((size_t)blk.num_objects * sizeof *present);
+    memset(&blk, 0, sizeof blk);
+    blk.buf = objs;
+    blk.len = len;
+    blk.num_objects = nobj;
+    uint32_t few[64];
+    uint32_t *present = nobj <= 64 ? few : malloc((size_t)nobj * sizeof *present);
     if (!present) return PL_E_NOMEM;
     pl_object o;
     uint32_t np = 0;
@@ -335,7 +345,7 @@ static int missing_parents(const uint8_t *objs, size_t len, uint32_t nobj, const
             if (!dup && need->n < PL_QUERY_MAX_ITEMS) need->items[need->n++] = pidx;
         }
     }
-    free(present);
+    if (present != few) free(present);
     return PL_OK;
 }
 
@@ -468,12 +478,16 @@ static int take_slot(pl_engine *e, const char *qs, retry_slot *out)
     int hit = 0;
     retry_slot mine;
     memset(&mine, 0, sizeof mine);
+    /* No slot in use: none is this thread's (only this thread keeps one for
+     * itself, and that happened before this call). */
+    if (atomic_load_explicit(&e->slots_used, memory_order_acquire) == 0) return 0;
     pthread_mutex_lock(&e->mu);
     for (size_t i = 0; i < PL_ENGINE_RETRY_SLOTS; i++) {
         retry_slot *s = &e->slots[i];
         if (s->query && pthread_equal(s->thread, pthread_self())) {
             mine = *s;
             memset(s, 0, sizeof *s);
+            atomic_fetch_sub_explicit(&e->slots_used, 1, memory_order_release);
             hit = 1;
             break;
         }
@@ -511,6 +525,7 @@ static void keep_slot(pl_engine *e, const char *qs, void *data, size_t len, uint
         if (e->slots[i].born_ms < e->slots[pick].born_ms) pick = i;
     }
     old = e->slots[pick];
+    if (!old.query) atomic_fetch_add_explicit(&e->slots_used, 1, memory_order_release);
     e->slots[pick] = (retry_slot){.query = qdup, .data = data, .len = len, .type = type,
                                   .thread = pthread_self(), .born_ms = born_ms};
     pthread_mutex_unlock(&e->mu);
