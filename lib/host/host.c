@@ -93,6 +93,7 @@ typedef struct prov {
     size_t nobjlist;
     uint32_t objlist[PL_QUERY_MAX_ITEMS];
     uint64_t collects, errors;
+    uint32_t last_bytes;        /* the size of its last answer (the room of a Collect into the answer) */
     int warned_align;           /* the multiple-of-8 warning was logged */
     char last_error[256];
     /* Wrapping (docs/provider-host.md, "Providers that wrap providers"). */
@@ -615,7 +616,8 @@ static int judge(pl__host *h, prov *p, const call_result *r, size_t *cap, uint32
         disable(h, p, "%s", why);
         return JUDGED;
     }
-    *rc = pl__buf_append(out, data, bytes);
+    if (data == out->p + out->len) out->len += bytes; /* written in place (collect_inproc) */
+    else *rc = pl__buf_append(out, data, bytes);
     free(padded);
     if (*rc != PL_OK) return JUDGED;
     *nobjects += r->nobj;
@@ -716,14 +718,29 @@ static int collect_inproc(pl__host *h, prov *p, const WCHAR *wq, pl__buf *out, u
     size_t cap = p->bufcap ? p->bufcap : FIRST_BUFFER;
     if (p->orig && cap < (size_t)p->orig_len + FIRST_BUFFER) cap = (size_t)p->orig_len + FIRST_BUFFER;
     int here = p->nonblocking && p->nonblocking(wq) != 0;
+    /* A Collect on this thread writes straight into the answer, after what
+     * is there (no copy, no second buffer to bring into the cache); judge()
+     * then keeps it in place or leaves it beyond out->len. Its room: twice
+     * its last answer (a first call, or one that needs more, grows as
+     * usual). A wrapper's or a wrapped provider's call keeps its own
+     * buffer (the wrapper gets the original's result in place). */
+    int direct = here && !p->orig && !p->wrapper;
+    if (direct && p->last_bytes) cap = (size_t)p->last_bytes * 2 + 4096;
     for (uint32_t round = 0;; round++) {
-        if (ensure_buf(p, cap) != PL_OK) return PL_E_NOMEM;
-        cap = p->bufcap;
-        memset(p->buf + cap, GUARD_BYTE, GUARD_BYTES);
+        uint8_t *base;
+        if (direct) {
+            if (pl__buf_reserve(out, cap + GUARD_BYTES) != PL_OK) return PL_E_NOMEM;
+            base = out->p + out->len;
+        } else {
+            if (ensure_buf(p, cap) != PL_OK) return PL_E_NOMEM;
+            cap = p->bufcap;
+            base = p->buf;
+        }
+        memset(base + cap, GUARD_BYTE, GUARD_BYTES);
         WCHAR *q = wdup(wq);
         if (!q) return PL_E_NOMEM;
-        if (p->orig) memcpy(p->buf, p->orig, p->orig_len); /* a wrapper gets the original's result in place */
-        pl__call c = {.kind = PL__CALL_COLLECT, .collect = p->collect, .arg = q, .data = p->buf,
+        if (p->orig) memcpy(base, p->orig, p->orig_len); /* a wrapper gets the original's result in place */
+        pl__call c = {.kind = PL__CALL_COLLECT, .collect = p->collect, .arg = q, .data = base,
                       .bytes = room_of(cap), .nobj = p->orig ? p->orig_n : 0};
         if (!inproc_call(p, &c, p->collect_ms, 'C', here)) {
             disable(h, p, "Collect did not return within %u ms (in-process: the call was abandoned)", p->collect_ms);
@@ -733,11 +750,14 @@ static int collect_inproc(pl__host *h, prov *p, const WCHAR *wq, pl__buf *out, u
             p->timeouts_in_row = 0;
             pl__state_clear(h->state, p->info.name);
         }
-        call_result r = {c.rc, c.bytes, c.nobj, plh_pointer_moved(c.data, p->buf), 0, p->buf};
+        call_result r = {c.rc, c.bytes, c.nobj, plh_pointer_moved(c.data, base), 0, base};
         for (size_t g = 0; g < GUARD_BYTES; g++)
-            if (p->buf[cap + g] != GUARD_BYTE) r.guard_damaged = 1;
+            if (base[cap + g] != GUARD_BYTE) r.guard_damaged = 1;
         int arc;
-        if (judge(h, p, &r, &cap, round, out, nobjects, &arc) == JUDGED) return arc;
+        if (judge(h, p, &r, &cap, round, out, nobjects, &arc) == JUDGED) {
+            if (arc == PL_OK && c.rc == ERROR_SUCCESS) p->last_bytes = c.bytes;
+            return arc;
+        }
     }
 }
 
