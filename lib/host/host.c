@@ -616,7 +616,7 @@ static int judge(pl__host *h, prov *p, const call_result *r, size_t *cap, uint32
         disable(h, p, "%s", why);
         return JUDGED;
     }
-    if (data == out->p + out->len) out->len += bytes; /* written in place (collect_inproc) */
+    if (out->p && data == out->p + out->len) out->len += bytes; /* written in place (collect_inproc) */
     else *rc = pl__buf_append(out, data, bytes);
     free(padded);
     if (*rc != PL_OK) return JUDGED;
