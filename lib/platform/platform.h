@@ -35,6 +35,9 @@ ssize_t pl__slurp_at(int dirfd, const char *rel, char **out);
  * live root open and read them again with pread (read.c, "kept
  * descriptors"). Close them: a provider does on its last Close. */
 void pl__kept_close(void);
+/* Declare `dirfd` a descriptor of the live "/" that stays open until the
+ * caller's pl__kept_close (checked once here, not at every read). */
+void pl__kept_root(int dirfd);
 
 /* Number-parsing helpers for the hot path (no stdio, no locale). Each skips
  * leading spaces/tabs, parses an unsigned decimal, advances *p past it and

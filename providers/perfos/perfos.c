@@ -589,6 +589,7 @@ PL_PROVIDER_EXPORT DWORD PerfOsOpen(LPWSTR device_names)
         } else {
             g.rootfd = fd;
             g.live = strcmp(root, "/") == 0;
+            if (g.live) pl__kept_root(fd); /* closed after pl__kept_close, at the last Close */
             g.b = b;
             g.hz = pl__clock_ticks();
             g.cpu.rootfd = fd;

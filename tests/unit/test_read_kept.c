@@ -114,6 +114,60 @@ static void other_root_not_kept(void **state)
     rmdir(dir);
 }
 
+/* A declared root (pl__kept_root) reads like any live root; after
+ * pl__kept_close it is forgotten, so a canned tree that gets the same
+ * descriptor number is read as itself, never as the live machine. */
+static void declared_root_forgotten_at_close(void **state)
+{
+    (void)state;
+    int root = pl__root_open("/", "");
+    assert_true(root >= 0);
+    pl__kept_root(root);
+    char a[256], b[256];
+    assert_true(pl__read_at(root, "proc/uptime", a, sizeof a) > 0);
+    sleep_ms(40);
+    assert_true(pl__read_at(root, "proc/uptime", b, sizeof b) > 0);
+    assert_true(uptime_of(b) > uptime_of(a));
+    pl__kept_close();
+    close(root);
+    char dir[] = "/tmp/pl_kept_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof path, "%s/proc", dir);
+    assert_int_equal(mkdir(path, 0700), 0);
+    snprintf(path, sizeof path, "%s/proc/uptime", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("7.00 3.00\n", f);
+    fclose(f);
+    int canned = pl__root_open(dir, "");
+    assert_int_equal(canned, root); /* the lowest free number: the one the live root had */
+    assert_true(pl__read_at(canned, "proc/uptime", a, sizeof a) > 0);
+    assert_string_equal(a, "7.00 3.00\n");
+    /* replaced: read as it is now (a kept descriptor would hold the old one) */
+    char tmp[300];
+    snprintf(tmp, sizeof tmp, "%s.new", path);
+    f = fopen(tmp, "w");
+    assert_non_null(f);
+    fputs("8.00 4.00\n", f);
+    fclose(f);
+    assert_int_equal(rename(tmp, path), 0);
+    assert_true(pl__read_at(canned, "proc/uptime", a, sizeof a) > 0);
+    assert_string_equal(a, "8.00 4.00\n");
+    close(canned);
+    /* and the live root, opened again, reads the live file */
+    root = pl__root_open("/", "");
+    assert_true(root >= 0);
+    assert_true(pl__read_at(root, "proc/uptime", a, sizeof a) > 0);
+    assert_true(uptime_of(a) > 8.5);
+    pl__kept_close();
+    close(root);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/proc", dir);
+    rmdir(path);
+    rmdir(dir);
+}
+
 /* The interface names of a /proc/net/dev text, one per line. */
 static void names_of(const char *text, char *out, size_t cap)
 {
@@ -171,6 +225,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(live_files_kept_and_fresh),
         cmocka_unit_test(other_root_not_kept),
+        cmocka_unit_test(declared_root_forgotten_at_close),
         cmocka_unit_test(forked_child_reads_its_own_namespace),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

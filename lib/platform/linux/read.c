@@ -59,7 +59,10 @@ int pl__open_regular_at(int dirfd, const char *rel)
  * floor"). Only the fixed names below qualify, and only below the live "/"
  * (a root given by PERFLIB_SYSROOT is opened afresh every time, as before).
  * The kept descriptors belong to the process that opened them: a forked
- * child opens its own (its namespaces may differ). One lock serialises the
+ * child opens its own (its namespaces may differ; pthread_atfork marks the
+ * child, so no getpid() per read). A provider that keeps its own
+ * descriptor of "/" may declare it (pl__kept_root): reads below it skip the
+ * fstat that checks any other descriptor. One lock serialises the
  * reads of kept descriptors, so two threads never interleave the reads of
  * one open file. A process that changes its network or IPC namespace with
  * setns() keeps reading the first namespace's /proc/net and /proc/sysvipc
@@ -73,12 +76,26 @@ static const char *const kept_names[] = {
 #define NKEPT (sizeof kept_names / sizeof kept_names[0])
 
 static pthread_mutex_t kept_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t kept_once = PTHREAD_ONCE_INIT;
 static struct {
-    pid_t pid;                  /* the process the descriptors belong to; 0: none yet */
+    int init;                   /* the root's identity is known */
+    int forked;                 /* this is a forked child: the descriptors are its parent's */
     dev_t dev;                  /* the live root's identity */
     ino_t ino;
+    int root_fd;                /* a descriptor of "/" its owner declared (pl__kept_root); -1: none */
     int fd[NKEPT];              /* -1: not open */
-} kept;
+} kept = {.root_fd = -1};
+
+/* Around fork: the lock is taken before and given back on both sides, so a
+ * child never inherits it held; the child marks its copies its parent's. */
+static void kept_prepare(void) { pthread_mutex_lock(&kept_mu); }
+static void kept_parent(void) { pthread_mutex_unlock(&kept_mu); }
+static void kept_child(void)
+{
+    kept.forked = 1;
+    pthread_mutex_unlock(&kept_mu);
+}
+static void kept_register(void) { pthread_atfork(kept_prepare, kept_parent, kept_child); }
 
 static int kept_slot(const char *rel)
 {
@@ -86,6 +103,37 @@ static int kept_slot(const char *rel)
     for (size_t i = 0; i < NKEPT; i++)
         if (strcmp(rel, kept_names[i]) == 0) return (int)i;
     return -1;
+}
+
+/* With kept_mu held: know the live root, and after a fork drop the
+ * parent's descriptors (the child's namespaces may differ). 0, or -1 when
+ * "/" cannot be looked at. */
+static int kept_ready(void)
+{
+    if (kept.forked) {
+        for (size_t i = 0; i < NKEPT; i++)
+            if (kept.init && kept.fd[i] >= 0) close(kept.fd[i]); /* the child's copies; the parent keeps its own */
+        kept.init = 0;
+        kept.forked = 0;
+    }
+    if (kept.init) return 0;
+    struct stat root;
+    if (stat("/", &root) != 0) return -1;
+    for (size_t i = 0; i < NKEPT; i++) kept.fd[i] = -1;
+    kept.dev = root.st_dev;
+    kept.ino = root.st_ino;
+    kept.init = 1;
+    return 0;
+}
+
+void pl__kept_root(int dirfd)
+{
+    pthread_once(&kept_once, kept_register);
+    struct stat st;
+    if (fstat(dirfd, &st) != 0) return;
+    pthread_mutex_lock(&kept_mu);
+    if (kept_ready() == 0 && st.st_dev == kept.dev && st.st_ino == kept.ino) kept.root_fd = dirfd;
+    pthread_mutex_unlock(&kept_mu);
 }
 
 /* For a kept name below the live root: 1 with its descriptor in *fd
@@ -97,28 +145,19 @@ static int kept_acquire(int dirfd, const char *rel, int *fd)
     while (*rel == '/') rel++;
     int slot = kept_slot(rel);
     if (slot < 0) return 0;
-    struct stat st;
-    if (fstat(dirfd, &st) != 0) return 0;
+    pthread_once(&kept_once, kept_register);
     pthread_mutex_lock(&kept_mu);
-    pid_t me = getpid();
-    if (kept.pid != me) { /* first use, or a forked child: none of these are ours */
-        struct stat root;
-        if (stat("/", &root) != 0) {
+    if (kept_ready() != 0) {
+        pthread_mutex_unlock(&kept_mu);
+        return 0;
+    }
+    /* the declared root needs no look; any other descriptor is checked */
+    if (dirfd < 0 || dirfd != kept.root_fd) {
+        struct stat st;
+        if (fstat(dirfd, &st) != 0 || st.st_dev != kept.dev || st.st_ino != kept.ino) {
             pthread_mutex_unlock(&kept_mu);
             return 0;
         }
-        for (size_t i = 0; i < NKEPT; i++) {
-            /* a child's copies are closed; the parent keeps its own */
-            if (kept.pid != 0 && kept.fd[i] >= 0) close(kept.fd[i]);
-            kept.fd[i] = -1;
-        }
-        kept.pid = me;
-        kept.dev = root.st_dev;
-        kept.ino = root.st_ino;
-    }
-    if (st.st_dev != kept.dev || st.st_ino != kept.ino) {
-        pthread_mutex_unlock(&kept_mu);
-        return 0;
     }
     if (kept.fd[slot] < 0) {
         int f = pl__open_regular_at(dirfd, rel);
@@ -137,10 +176,12 @@ static void kept_release(void) { pthread_mutex_unlock(&kept_mu); }
 void pl__kept_close(void)
 {
     pthread_mutex_lock(&kept_mu);
-    if (kept.pid == getpid())
+    if (kept.init && !kept.forked)
         for (size_t i = 0; i < NKEPT; i++)
             if (kept.fd[i] >= 0) close(kept.fd[i]);
-    kept.pid = 0; /* the next read starts afresh */
+    if (kept.forked) (void)kept_ready(); /* a child closes only its copies */
+    kept.init = 0;                       /* the next read starts afresh */
+    kept.root_fd = -1;
     pthread_mutex_unlock(&kept_mu);
 }
 
