@@ -75,12 +75,64 @@ static void live_files_kept_and_fresh(void **state)
     close(root);
 }
 
-/* Another root (PERFLIB_SYSROOT's canned trees): never kept, so a changed
- * file is read as it is now. */
-static void other_root_not_kept(void **state)
+/* The first word of every line, joined: what a file's shape is, whatever
+ * its values do between two reads. */
+static void shape_of(const char *text, char *out, size_t cap)
+{
+    size_t w = 0;
+    out[0] = '\0';
+    for (const char *s = text; *s && w + 2 < cap;) {
+        size_t n = strcspn(s, " \t:\n");
+        if (n > 40) n = 40;
+        w += (size_t)snprintf(out + w, cap - w, "%.*s|", (int)n, s);
+        const char *nl = strchr(s, '\n');
+        if (!nl) break;
+        s = nl + 1;
+    }
+}
+
+/* The files read in one pread when the first comes back short
+ * (single_open in the kernel) are read whole: the same lines as a fresh
+ * read of the file to its end, read after read. */
+static void single_open_files_read_whole(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/pl_kept_XXXXXX";
+    static const char *const names[] = {"proc/stat", "proc/meminfo", "proc/loadavg", "proc/uptime",
+                                        "proc/net/snmp", "proc/net/snmp6", "proc/softirqs", "proc/vmstat"};
+    int root = pl__root_open("/", "");
+    assert_true(root >= 0);
+    static char fresh[1 << 17], kept_shape[1 << 15], fresh_shape[1 << 15];
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        for (int round = 0; round < 3; round++) {
+            char *text = NULL;
+            ssize_t n = pl__slurp_at(root, names[i], &text);
+            assert_true(n > 0);
+            char path[64];
+            snprintf(path, sizeof path, "/%s", names[i]);
+            FILE *f = fopen(path, "r");
+            assert_non_null(f);
+            size_t m = fread(fresh, 1, sizeof fresh - 1, f);
+            fclose(f);
+            fresh[m] = '\0';
+            shape_of(text, kept_shape, sizeof kept_shape);
+            shape_of(fresh, fresh_shape, sizeof fresh_shape);
+            if (strcmp(kept_shape, fresh_shape) != 0) fail_msg("%s: kept read %zd bytes, fresh %zu", names[i], n, m);
+            assert_int_equal(text[n - 1], '\n');
+            free(text);
+            char small[8192];
+            if (strcmp(names[i], "proc/loadavg") == 0 || strcmp(names[i], "proc/uptime") == 0) {
+                assert_true(pl__read_at(root, names[i], small, sizeof small) > 0);
+                assert_non_null(strchr(small, '\n'));
+            }
+        }
+    }
+    pl__kept_close();
+    close(root);
+}
+
+/* A canned tree <dir>/proc/uptime holding `text`. */
+static void canned_tree(char *dir, const char *text)
+{
     assert_non_null(mkdtemp(dir));
     char path[256];
     snprintf(path, sizeof path, "%s/proc", dir);
@@ -88,8 +140,41 @@ static void other_root_not_kept(void **state)
     snprintf(path, sizeof path, "%s/proc/uptime", dir);
     FILE *f = fopen(path, "w");
     assert_non_null(f);
-    fputs("100.00 50.00\n", f);
+    fputs(text, f);
     fclose(f);
+}
+
+/* Replace the canned file by a new one (a new inode): a kept descriptor
+ * would still read the old one. */
+static void canned_replace(const char *dir, const char *text)
+{
+    char path[256], tmp[300];
+    snprintf(path, sizeof path, "%s/proc/uptime", dir);
+    snprintf(tmp, sizeof tmp, "%s.new", path);
+    FILE *f = fopen(tmp, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    assert_int_equal(rename(tmp, path), 0);
+}
+
+static void canned_remove(const char *dir)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/proc/uptime", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/proc", dir);
+    rmdir(path);
+    rmdir(dir);
+}
+
+/* Another root (PERFLIB_SYSROOT's canned trees): never kept, so a changed
+ * file is read as it is now. */
+static void other_root_not_kept(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/pl_kept_XXXXXX";
+    canned_tree(dir, "100.00 50.00\n");
     int root = pl__root_open(dir, "");
     assert_true(root >= 0);
     int before = open_fds();
@@ -97,21 +182,11 @@ static void other_root_not_kept(void **state)
     assert_true(pl__read_at(root, "proc/uptime", a, sizeof a) > 0);
     assert_string_equal(a, "100.00 50.00\n");
     assert_int_equal(open_fds(), before);
-    /* replaced (a new inode): a kept descriptor would still read the old one */
-    char tmp[300];
-    snprintf(tmp, sizeof tmp, "%s.new", path);
-    f = fopen(tmp, "w");
-    assert_non_null(f);
-    fputs("200.00 60.00\n", f);
-    fclose(f);
-    assert_int_equal(rename(tmp, path), 0);
+    canned_replace(dir, "200.00 60.00\n");
     assert_true(pl__read_at(root, "proc/uptime", a, sizeof a) > 0);
     assert_string_equal(a, "200.00 60.00\n");
     close(root);
-    unlink(path);
-    snprintf(path, sizeof path, "%s/proc", dir);
-    rmdir(path);
-    rmdir(dir);
+    canned_remove(dir);
 }
 
 /* A declared root (pl__kept_root) reads like any live root; after
@@ -131,27 +206,12 @@ static void declared_root_forgotten_at_close(void **state)
     pl__kept_close();
     close(root);
     char dir[] = "/tmp/pl_kept_XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char path[256];
-    snprintf(path, sizeof path, "%s/proc", dir);
-    assert_int_equal(mkdir(path, 0700), 0);
-    snprintf(path, sizeof path, "%s/proc/uptime", dir);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("7.00 3.00\n", f);
-    fclose(f);
+    canned_tree(dir, "7.00 3.00\n");
     int canned = pl__root_open(dir, "");
     assert_int_equal(canned, root); /* the lowest free number: the one the live root had */
     assert_true(pl__read_at(canned, "proc/uptime", a, sizeof a) > 0);
     assert_string_equal(a, "7.00 3.00\n");
-    /* replaced: read as it is now (a kept descriptor would hold the old one) */
-    char tmp[300];
-    snprintf(tmp, sizeof tmp, "%s.new", path);
-    f = fopen(tmp, "w");
-    assert_non_null(f);
-    fputs("8.00 4.00\n", f);
-    fclose(f);
-    assert_int_equal(rename(tmp, path), 0);
+    canned_replace(dir, "8.00 4.00\n");
     assert_true(pl__read_at(canned, "proc/uptime", a, sizeof a) > 0);
     assert_string_equal(a, "8.00 4.00\n");
     close(canned);
@@ -162,10 +222,7 @@ static void declared_root_forgotten_at_close(void **state)
     assert_true(uptime_of(a) > 8.5);
     pl__kept_close();
     close(root);
-    unlink(path);
-    snprintf(path, sizeof path, "%s/proc", dir);
-    rmdir(path);
-    rmdir(dir);
+    canned_remove(dir);
 }
 
 /* The interface names of a /proc/net/dev text, one per line. */
@@ -225,6 +282,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(live_files_kept_and_fresh),
         cmocka_unit_test(other_root_not_kept),
+        cmocka_unit_test(single_open_files_read_whole),
         cmocka_unit_test(declared_root_forgotten_at_close),
         cmocka_unit_test(forked_child_reads_its_own_namespace),
     };

@@ -75,6 +75,23 @@ static const char *const kept_names[] = {
 };
 #define NKEPT (sizeof kept_names / sizeof kept_names[0])
 
+/* Which of them the kernel renders with single_open() (one record, the
+ * whole text, made in one go and handed out in one read when the reader's
+ * buffer holds it): a first read shorter than asked is the whole file, so
+ * the read that would return 0 is not made. The others are record-by-record
+ * seq_files, which may stop short before the end (a record that did not
+ * fit their page). */
+static const unsigned char kept_whole[NKEPT] = {
+    [0] = 1, /* stat: single_open_size */
+    [1] = 1, /* meminfo */
+    [4] = 1, /* loadavg */
+    [5] = 1, /* uptime */
+    [6] = 1, [7] = 1, [8] = 1, /* pressure: psi_open */
+    [9] = 1, [10] = 1,         /* net/snmp, net/snmp6: single_open_net */
+    [13] = 1,                  /* softirqs */
+};
+_Static_assert(NKEPT == 17, "kept_whole follows kept_names");
+
 static pthread_mutex_t kept_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t kept_once = PTHREAD_ONCE_INIT;
 static struct {
@@ -140,7 +157,7 @@ void pl__kept_root(int dirfd)
  * (opened on first use) and kept_mu held (the caller reads it, then calls
  * kept_release); 0 when the file is not one to keep (open it afresh); or
  * -errno when it cannot be opened. Only 1 returns with the lock held. */
-static int kept_acquire(int dirfd, const char *rel, int *fd)
+static int kept_acquire(int dirfd, const char *rel, int *fd, int *whole)
 {
     while (*rel == '/') rel++;
     int slot = kept_slot(rel);
@@ -168,6 +185,7 @@ static int kept_acquire(int dirfd, const char *rel, int *fd)
         kept.fd[slot] = f;
     }
     *fd = kept.fd[slot];
+    *whole = kept_whole[slot];
     return 1;
 }
 
@@ -204,10 +222,11 @@ static ssize_t read_some(int fd, int at, void *buf, size_t n, size_t off)
 
 /* The descriptor to read rel from: a kept one (*kept = 1, kept_mu held) or
  * a fresh one (*kept = 0), or -errno. */
-static int open_for_read(int dirfd, const char *rel, int *kept_out)
+static int open_for_read(int dirfd, const char *rel, int *kept_out, int *whole)
 {
     int fd = -1;
-    int rc = kept_acquire(dirfd, rel, &fd);
+    *whole = 0;
+    int rc = kept_acquire(dirfd, rel, &fd, whole);
     *kept_out = rc == 1;
     if (rc == 1) return fd;
     if (rc < 0) return rc; /* a kept name that cannot be opened */
@@ -227,12 +246,13 @@ static void done_reading(int fd, int k, int failed)
 ssize_t pl__read_at(int dirfd, const char *rel, char *buf, size_t cap)
 {
     if (cap == 0) return -EINVAL;
-    int k;
-    int fd = open_for_read(dirfd, rel, &k);
+    int k, whole;
+    int fd = open_for_read(dirfd, rel, &k, &whole);
     if (fd < 0) return fd;
     size_t got = 0;
     while (got < cap - 1) {
-        ssize_t n = read_some(fd, k, buf + got, cap - 1 - got, got);
+        size_t want = cap - 1 - got;
+        ssize_t n = read_some(fd, k, buf + got, want, got);
         if (n < 0) {
             if (errno == EINTR) continue;
             int e = errno;
@@ -242,6 +262,7 @@ ssize_t pl__read_at(int dirfd, const char *rel, char *buf, size_t cap)
         }
         if (n == 0) break;
         got += (size_t)n;
+        if (whole && got == (size_t)n && (size_t)n < want) break; /* single_open: all of it */
     }
     done_reading(fd, k, 0);
     buf[got] = '\0';
@@ -250,8 +271,8 @@ ssize_t pl__read_at(int dirfd, const char *rel, char *buf, size_t cap)
 
 ssize_t pl__slurp_at(int dirfd, const char *rel, char **out)
 {
-    int k;
-    int fd = open_for_read(dirfd, rel, &k);
+    int k, whole;
+    int fd = open_for_read(dirfd, rel, &k, &whole);
     if (fd < 0) return fd;
     /* 16 KiB: most /proc files in one read (vmstat is ~5 KiB) */
     size_t cap = 16384, got = 0;
@@ -276,7 +297,8 @@ ssize_t pl__slurp_at(int dirfd, const char *rel, char **out)
             buf = nb;
             cap *= 2;
         }
-        ssize_t n = read_some(fd, k, buf + got, cap - 1 - got, got);
+        size_t want = cap - 1 - got;
+        ssize_t n = read_some(fd, k, buf + got, want, got);
         if (n < 0) {
             if (errno == EINTR) continue;
             int e = errno;
@@ -286,6 +308,7 @@ ssize_t pl__slurp_at(int dirfd, const char *rel, char **out)
         }
         if (n == 0) break;
         got += (size_t)n;
+        if (whole && got == (size_t)n && (size_t)n < want) break; /* single_open: all of it */
     }
     done_reading(fd, k, 0);
     buf[got] = '\0';
