@@ -600,23 +600,37 @@ async function loadObjects() {
   }
 }
 
+// Loads can overlap (the dialog opening loads the object it shows while
+// the user picks one): only the latest answer is shown, and an answer for
+// the object already shown keeps the counters and instances picked in it.
+let loadSeq = 0;
+
 async function loadObject() {
   const name = $('d-object').value;
   if (!name) return;
+  const seq = ++loadSeq;
+  let info;
   try {
-    objectInfo = await getJson(`v1/browse/object?object=${encodeURIComponent(name)}${machineParam()}`);
+    info = await getJson(`v1/browse/object?object=${encodeURIComponent(name)}${machineParam()}`);
   } catch (e) {
-    $('d-error').textContent = `Cannot read ${name}: ${e.message}`;
+    if (seq === loadSeq) $('d-error').textContent = `Cannot read ${name}: ${e.message}`;
     return;
   }
+  if (seq !== loadSeq) return;
   const cs = $('d-counters');
-  cs.replaceChildren(...objectInfo.counters.map((c) => new Option(c.name, c.name)));
-  if (cs.options.length) cs.options[0].selected = true;
   const is = $('d-instances');
+  const same = objectInfo && objectInfo.object === info.object;
+  const pickedC = same ? new Set([...cs.selectedOptions].map((o) => o.value)) : new Set();
+  const pickedI = same ? new Set([...is.selectedOptions].map((o) => o.value)) : new Set();
+  objectInfo = info;
+  cs.replaceChildren(...objectInfo.counters.map((c) => new Option(c.name, c.name, false, pickedC.has(c.name))));
+  if (cs.selectedOptions.length === 0 && cs.options.length) cs.options[0].selected = true;
   const insts = [...objectInfo.instances].sort((a, b) => (b === '_Total') - (a === '_Total') || a.localeCompare(b, 'en', { numeric: true }));
-  is.replaceChildren(...insts.map((i) => new Option(i, i)));
-  const tot = [...is.options].find((o) => o.value === '_Total');
-  if (tot) tot.selected = true; else if (is.options.length) is.options[0].selected = true;
+  is.replaceChildren(...insts.map((i) => new Option(i, i, false, pickedI.has(i))));
+  if (is.selectedOptions.length === 0) {
+    const tot = [...is.options].find((o) => o.value === '_Total');
+    if (tot) tot.selected = true; else if (is.options.length) is.options[0].selected = true;
+  }
   $('d-instbox').disabled = !objectInfo.has_instances;
   explain();
 }
