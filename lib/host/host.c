@@ -18,101 +18,22 @@
  * written past the buffer) before it joins the answer. A provider that
  * breaks the contract is disabled in the store with the reason and time and
  * logged; an error return from Collect is logged and the provider kept. A
- * provider is never called concurrently with itself. */
+ * provider is never called concurrently with itself. The isolated half (the
+ * helper process and its protocol) is host_helper.c; what the two share is
+ * host_int.h. */
 #include <dlfcn.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
-#include <signal.h>
-#include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <syslog.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "helper_proto.h"
-#include "host.h"
-#include "host_limits.h"
-#include "host_state.h"
-#include "host_worker.h"
+#include "host_int.h"
 #include "perflib/app.h"
 #include "perflib/block.h"
 #include "perflib/indices.h"
-#include "pl_internal.h"
-
-#ifndef PL_PROVIDER_HOST_BUILD
-#define PL_PROVIDER_HOST_BUILD ""
-#endif
-#ifndef PL_PROVIDER_HOST_INSTALLED
-#define PL_PROVIDER_HOST_INSTALLED "/usr/local/libexec/perflib/perflib-provider-host"
-#endif
-
-extern char **environ;
-
-#define DEFAULT_MORE_DATA_ROUNDS 16u
-#define DEFAULT_MAX_PROVIDER_BYTES ((size_t)256 << 20)
-#define FIRST_BUFFER ((size_t)64 << 10)
-#define GUARD_BYTES PLH_GUARD_BYTES
-#define GUARD_BYTE PLH_GUARD_BYTE
-#define DEFAULT_OPEN_TIMEOUT_MS 10000u
-#define DEFAULT_COLLECT_TIMEOUT_MS 5000u
-#define CLOSE_WAIT_MS 1000           /* for Close's reply at engine close */
-#define EXIT_WAIT_MS 500             /* for a helper to exit after Close or EOF */
-#define MAX_TIMEOUTS_IN_ROW 3u
-#define MAX_DEAD_IN_ROW 2u /* consumers that ended inside an in-process call, in a row */
-
-typedef struct prov {
-    pl_provider_info info;
-    char *path;                 /* resolved library path */
-    void *dl;
-    PM_OPEN_PROC *open;
-    PM_COLLECT_PROC *collect;
-    PM_CLOSE_PROC *close;
-    PL_COLLECT_NONBLOCKING_PROC *nonblocking; /* optional: Collects it may make on the caller's thread */
-    int loaded, opened, disabled;
-    int isolated;               /* runs in a helper process */
-    int hung;                   /* in-process: a call never returned; its thread still runs in the library */
-    pl__worker *worker;         /* in-process: the thread that makes the calls (the watchdog waits) */
-    pl__marker *mk;             /* in-process: the in-flight marker (host_state.h) */
-    pid_t pid;                  /* isolated: the helper, 0 when none runs; also its process group */
-    int pidfd;                  /* isolated: a pidfd of the helper, -1 when none */
-    int sock;                   /* isolated: our end of its socket, -1 when none */
-    uint32_t open_ms, collect_ms; /* isolated: the timeouts in force */
-    unsigned timeouts_in_row;   /* isolated: consecutive Open/Collect timeouts */
-    pthread_mutex_t mu;         /* one call into the provider at a time */
-    uint8_t *buf;               /* collect buffer, bufcap + GUARD_BYTES */
-    size_t bufcap;
-    int has_objlist;
-    size_t nobjlist;
-    uint32_t objlist[PL_QUERY_MAX_ITEMS];
-    uint64_t collects, errors;
-    uint32_t last_bytes;        /* the size of its last answer (the room of a Collect into the answer) */
-    int warned_align;           /* the multiple-of-8 warning was logged */
-    char last_error[256];
-    /* Wrapping (docs/provider-host.md, "Providers that wrap providers"). */
-    struct prov *wrapped;       /* the provider this one wraps, or NULL */
-    struct prov *wrapper;       /* the provider that wraps this one, or NULL */
-    const uint8_t *orig;        /* during a wrapper's Collect: the original's result */
-    uint32_t orig_len, orig_n;
-} prov;
-
-struct pl__host {
-    pl_store *st;
-    pl__state *state;           /* failure state that outlives this process; NULL: none */
-    pl__limits limits;          /* what an isolated provider's helper may use */
-    pl__host_config cfg;
-    char *provider_dir;
-    uint32_t base_index;
-    prov *p;
-    size_t n;
-};
 
 /* ------------------------------------------------------------ buffers */
 
@@ -151,8 +72,7 @@ void pl__buf_free(pl__buf *b)
 
 /* ------------------------------------------------------------- logging */
 
-static void note(pl__host *h, prov *p, int prio, const char *fmt, ...) PL__PRINTF(4, 5);
-static void note(pl__host *h, prov *p, int prio, const char *fmt, ...)
+void pl__host_note(pl__host *h, pl__prov *p, int prio, const char *fmt, ...)
 {
     char msg[256];
     va_list ap;
@@ -168,7 +88,7 @@ static void note(pl__host *h, prov *p, int prio, const char *fmt, ...)
 
 /* ------------------------------------------------------------- loading */
 
-static void parse_object_list(prov *p)
+static void parse_object_list(pl__prov *p)
 {
     p->has_objlist = 0;
     p->nobjlist = 0;
@@ -196,7 +116,7 @@ static void parse_object_list(prov *p)
 
 /* What earlier consumers recorded: timeouts in a row, and a disable they
  * could not write into the store (host_state.h). */
-static void apply_state(pl__host *h, prov *p)
+static void apply_state(pl__host *h, pl__prov *p)
 {
     if (p->disabled || !p->info.name) return;
     pl__pstate ps;
@@ -239,7 +159,7 @@ int pl__host_new(pl_store *st, const pl__host_config *cfg, pl__host **out, pl_er
         goto fail;
     }
     for (size_t i = 0; i < n; i++) {
-        prov *p = &h->p[i];
+        pl__prov *p = &h->p[i];
         p->info = list[i];             /* take ownership of the strings */
         pthread_mutex_init(&p->mu, NULL);
         p->disabled = p->info.disabled;
@@ -283,15 +203,14 @@ fail:
     return rc;
 }
 
-static void helper_close(pl__host *h, prov *p);
-static void inproc_close(pl__host *h, prov *p);
+static void inproc_close(pl__host *h, pl__prov *p);
 
 void pl__host_free(pl__host *h)
 {
     if (!h) return;
     for (size_t i = 0; i < h->n; i++) {
-        prov *p = &h->p[i];
-        if (p->isolated) helper_close(h, p);
+        pl__prov *p = &h->p[i];
+        if (p->isolated) pl__host_helper_close(h, p);
         else if (p->opened && !p->hung) inproc_close(h, p);
         pl__worker_free(p->worker); /* NULL after a hung call: that thread is left where it is */
         pl__marker_free(p->mk);
@@ -310,29 +229,27 @@ void pl__host_free(pl__host *h)
     free(h);
 }
 
-static void disable(pl__host *h, prov *p, const char *fmt, ...) PL__PRINTF(3, 4);
-
 /* As root, a library others could change is not loaded (nor given to a
  * helper, which runs as root too): logged, and checked again on the next
  * query. */
-static int library_trusted(pl__host *h, prov *p)
+int pl__host_library_trusted(pl__host *h, pl__prov *p)
 {
     pl_error e;
     if (pl__path_trusted(p->path, "the provider library", &e) == PL_OK) return 1;
     p->errors++;
-    note(h, p, LOG_ERR, "%s", e.msg);
+    pl__host_note(h, p, LOG_ERR, "%s", e.msg);
     return 0;
 }
 
-static int load(pl__host *h, prov *p)
+static int load(pl__host *h, pl__prov *p)
 {
     if (p->loaded) return 1;
     if (!p->path) {
-        note(h, p, LOG_WARNING, "no Library in its registry entry; skipped");
+        pl__host_note(h, p, LOG_WARNING, "no Library in its registry entry; skipped");
         return 0;
     }
     if (!p->info.collect || !p->info.collect[0]) {
-        note(h, p, LOG_WARNING, "no Collect entry point in its registry entry; skipped");
+        pl__host_note(h, p, LOG_WARNING, "no Collect entry point in its registry entry; skipped");
         return 0;
     }
     /* A consumer that ended inside one of this provider's calls: the
@@ -348,18 +265,18 @@ static int load(pl__host *h, prov *p)
         unsigned n = pl__state_add_timeout(h->state, p->info.name);
         p->timeouts_in_row = n;
         if (n == 0 || n >= MAX_DEAD_IN_ROW) {
-            if (n > 1) disable(h, p, "%s (%u failures in a row)", why, n);
-            else disable(h, p, "%s", why);
+            if (n > 1) pl__host_disable(h, p, "%s (%u failures in a row)", why, n);
+            else pl__host_disable(h, p, "%s", why);
             return 0;
         }
-        note(h, p, LOG_WARNING, "%s; it is tried again, and disabled if a consumer ends inside it once more", why);
+        pl__host_note(h, p, LOG_WARNING, "%s; it is tried again, and disabled if a consumer ends inside it once more", why);
     }
-    if (!library_trusted(h, p)) return 0;
+    if (!pl__host_library_trusted(h, p)) return 0;
     dlerror();
     void *dl = dlopen(p->path, RTLD_NOW | RTLD_LOCAL);
     if (!dl) {
         const char *e = dlerror();
-        note(h, p, LOG_ERR, "cannot load %s: %s", p->path, e ? e : "unknown error");
+        pl__host_note(h, p, LOG_ERR, "cannot load %s: %s", p->path, e ? e : "unknown error");
         p->errors++;
         return 0;
     }
@@ -371,14 +288,14 @@ static int load(pl__host *h, prov *p)
         fn[i] = dlsym(dl, names[i]);
         const char *e = dlerror();
         if (e || !fn[i]) {
-            note(h, p, LOG_ERR, "%s does not export %s: %s", p->path, names[i], e ? e : "NULL symbol");
+            pl__host_note(h, p, LOG_ERR, "%s does not export %s: %s", p->path, names[i], e ? e : "NULL symbol");
             p->errors++;
             dlclose(dl);
             return 0;
         }
     }
     if (!plh_dllmain(dl, PLH_DLL_PROCESS_ATTACH)) {
-        note(h, p, LOG_ERR, "cannot load %s: DllMain(DLL_PROCESS_ATTACH) returned FALSE", p->path);
+        pl__host_note(h, p, LOG_ERR, "cannot load %s: DllMain(DLL_PROCESS_ATTACH) returned FALSE", p->path);
         p->errors++;
         dlclose(dl);
         return 0;
@@ -404,7 +321,7 @@ static int load(pl__host *h, prov *p)
 
 /* Disable a provider for good: in the store (for the administrator to see
  * and clear) and here. Called with p->mu held. */
-static void disable(pl__host *h, prov *p, const char *fmt, ...)
+void pl__host_disable(pl__host *h, pl__prov *p, const char *fmt, ...)
 {
     char reason[256];
     va_list ap;
@@ -413,18 +330,18 @@ static void disable(pl__host *h, prov *p, const char *fmt, ...)
     va_end(ap);
     p->disabled = 1;
     p->errors++;
-    note(h, p, LOG_ERR, "disabled: %s", reason);
+    pl__host_note(h, p, LOG_ERR, "disabled: %s", reason);
     /* In the store when this consumer may write it; else in the failure
      * state, so that this user's next consumers skip it too. */
     pl_error e;
     if (pl_store_disable_provider(h->st, p->info.name, reason, &e) == PL_OK) pl__state_clear(h->state, p->info.name);
     else pl__state_disable(h->state, p->info.name, reason);
-    if (p->isolated) helper_close(h, p);
+    if (p->isolated) pl__host_helper_close(h, p);
     else if (p->opened && !p->hung) inproc_close(h, p);
     p->opened = 0;
 }
 
-static int wants(const prov *p, const pl_query_items *q)
+static int wants(const pl__prov *p, const pl_query_items *q)
 {
     if (q->kind == PL_QUERY_KIND_GLOBAL || q->kind == PL_QUERY_KIND_COSTLY) return 1;
     if (q->kind != PL_QUERY_KIND_ITEMS) return 0;
@@ -437,7 +354,7 @@ static int wants(const prov *p, const pl_query_items *q)
 
 /* "Unavailable Counters" (1964) is the generic marker of unreadable values
  * (docs/block-format.md, "Unavailable values"): any provider may carry it. */
-static int name_ok(const pl__host *h, const prov *p, uint32_t idx)
+static int name_ok(const pl__host *h, const pl__prov *p, uint32_t idx)
 {
     if (idx >= 2 && idx <= h->base_index) return 1;
     if (idx == PL_CTR_UNAVAILABLE_COUNTERS) return 1;
@@ -446,7 +363,7 @@ static int name_ok(const pl__host *h, const prov *p, uint32_t idx)
     return p->info.first_counter && idx >= p->info.first_counter && idx <= p->info.last_counter;
 }
 
-static int help_ok(const pl__host *h, const prov *p, uint32_t idx)
+static int help_ok(const pl__host *h, const pl__prov *p, uint32_t idx)
 {
     if (idx == 0 || idx <= h->base_index + 1) return 1;
     if (idx == PL_HELP(PL_CTR_UNAVAILABLE_COUNTERS)) return 1;
@@ -457,7 +374,7 @@ static int help_ok(const pl__host *h, const prov *p, uint32_t idx)
 
 /* Check the title indices of every object and counter. Returns 1 when all
  * are inside the base set or the provider's ranges. */
-static int indices_ok(pl__host *h, prov *p, const pl_block *blk, char *why, size_t whylen)
+static int indices_ok(pl__host *h, pl__prov *p, const pl_block *blk, char *why, size_t whylen)
 {
     /* Walk objects and definitions with the O(1) steps: a lookup by position
      * would make a provider's answer with many objects or many definitions
@@ -494,7 +411,7 @@ static int indices_ok(pl__host *h, prov *p, const pl_block *blk, char *why, size
     return 1;
 }
 
-static WCHAR *to_wide(const char *s)
+WCHAR *pl__host_to_wide(const char *s)
 {
     uint16_t *w = NULL;
     if (pl__utf8_to_utf16_dup(s, &w, NULL) != PL_OK) return NULL;
@@ -525,62 +442,52 @@ static void query_text(const pl_query_items *q, char *out, size_t cap)
 
 /* ------------------------------------------------------------ judging */
 
-/* What one Collect call produced, in either mode. `data` holds `bytes`
- * bytes when the call succeeded within the contract's pointer rules. */
-typedef struct call_result {
-    DWORD rc, bytes, nobj;
-    int64_t moved;              /* how far the provider moved the data pointer */
-    int guard_damaged;          /* it wrote past the room it was given */
-    const uint8_t *data;
-} call_result;
-
-enum { JUDGED, GROW };
 
 /* The contract checks, the same for in-process and isolated results.
- * Returns GROW (ask again with *cap doubled) or JUDGED; *rc receives
+ * Returns PL__GROW (ask again with *cap doubled) or PL__JUDGED; *rc receives
  * PL_E_NOMEM when the answer cannot grow. Called with p->mu held. */
-static int judge(pl__host *h, prov *p, const call_result *r, size_t *cap, uint32_t round, pl__buf *out,
+int pl__host_judge(pl__host *h, pl__prov *p, const pl__call_result *r, size_t *cap, uint32_t round, pl__buf *out,
                  uint32_t *nobjects, int *rc)
 {
     *rc = PL_OK;
     if (r->guard_damaged) {
-        disable(h, p, "Collect wrote past the end of its %zu-byte buffer", *cap);
-        return JUDGED;
+        pl__host_disable(h, p, "Collect wrote past the end of its %zu-byte buffer", *cap);
+        return PL__JUDGED;
     }
     if (r->rc == ERROR_MORE_DATA) {
         if (r->bytes != 0 || r->nobj != 0 || r->moved != 0) {
-            disable(h, p, "Collect returned ERROR_MORE_DATA but set bytes=%u objects=%u or moved the pointer",
+            pl__host_disable(h, p, "Collect returned ERROR_MORE_DATA but set bytes=%u objects=%u or moved the pointer",
                     r->bytes, r->nobj);
-            return JUDGED;
+            return PL__JUDGED;
         }
         if (round + 1 >= h->cfg.max_more_data_rounds || *cap * 2 > h->cfg.max_provider_bytes) {
-            disable(h, p, "Collect kept returning ERROR_MORE_DATA (%u rounds, up to %zu bytes)", round + 1, *cap);
-            return JUDGED;
+            pl__host_disable(h, p, "Collect kept returning ERROR_MORE_DATA (%u rounds, up to %zu bytes)", round + 1, *cap);
+            return PL__JUDGED;
         }
         *cap *= 2;
-        return GROW;
+        return PL__GROW;
     }
     if (r->rc != ERROR_SUCCESS) {
         p->errors++;
-        note(h, p, LOG_WARNING, "Collect returned %u; the provider stays loaded", r->rc);
-        return JUDGED;
+        pl__host_note(h, p, LOG_WARNING, "Collect returned %u; the provider stays loaded", r->rc);
+        return PL__JUDGED;
     }
     if ((size_t)r->bytes > *cap) {
-        disable(h, p, "Collect reported %u bytes in a %zu-byte buffer", r->bytes, *cap);
-        return JUDGED;
+        pl__host_disable(h, p, "Collect reported %u bytes in a %zu-byte buffer", r->bytes, *cap);
+        return PL__JUDGED;
     }
     if (r->moved != (int64_t)r->bytes) {
-        disable(h, p, "the pointer returned did not match the buffer length (%u bytes, pointer moved %lld)",
+        pl__host_disable(h, p, "the pointer returned did not match the buffer length (%u bytes, pointer moved %lld)",
                 r->bytes, (long long)r->moved);
-        return JUDGED;
+        return PL__JUDGED;
     }
     if (r->bytes == 0) {
         if (r->nobj != 0) {
-            disable(h, p, "Collect returned 0 bytes but %u objects", r->nobj);
-            return JUDGED;
+            pl__host_disable(h, p, "Collect returned 0 bytes but %u objects", r->nobj);
+            return PL__JUDGED;
         }
         p->collects++;
-        return JUDGED;
+        return PL__JUDGED;
     }
     const uint8_t *data = r->data;
     size_t bytes = r->bytes;
@@ -592,12 +499,12 @@ static int judge(pl__host *h, prov *p, const call_result *r, size_t *cap, uint32
         int arc = pl__host_align8(data, r->bytes, r->nobj, &padded, &padded_len, why, sizeof why);
         if (arc != PL_OK) {
             if (arc == PL_E_NOMEM) *rc = arc;
-            else disable(h, p, "invalid data (%u objects, %u bytes, not a multiple of 8): %s", r->nobj, r->bytes, why);
-            return JUDGED;
+            else pl__host_disable(h, p, "invalid data (%u objects, %u bytes, not a multiple of 8): %s", r->nobj, r->bytes, why);
+            return PL__JUDGED;
         }
         if (!p->warned_align) {
             p->warned_align = 1;
-            note(h, p, LOG_WARNING,
+            pl__host_note(h, p, LOG_WARNING,
                  "Collect returned %u bytes in objects whose lengths are not multiples of 8; padded to %zu"
                  " (Windows event 1016)", r->bytes, padded_len);
         }
@@ -608,25 +515,25 @@ static int judge(pl__host *h, prov *p, const call_result *r, size_t *cap, uint32
     pl_error verr;
     if (pl_block_open(&blk, data, bytes, PL_BLOCK_BARE, r->nobj, &verr) != PL_OK) {
         free(padded);
-        disable(h, p, "invalid data (%u objects): %s", r->nobj, verr.msg);
-        return JUDGED;
+        pl__host_disable(h, p, "invalid data (%u objects): %s", r->nobj, verr.msg);
+        return PL__JUDGED;
     }
     if (!indices_ok(h, p, &blk, why, sizeof why)) {
         free(padded);
-        disable(h, p, "%s", why);
-        return JUDGED;
+        pl__host_disable(h, p, "%s", why);
+        return PL__JUDGED;
     }
     if (out->p && data == out->p + out->len) out->len += bytes; /* written in place (collect_inproc) */
     else *rc = pl__buf_append(out, data, bytes);
     free(padded);
-    if (*rc != PL_OK) return JUDGED;
+    if (*rc != PL_OK) return PL__JUDGED;
     *nobjects += r->nobj;
     p->collects++;
-    return JUDGED;
+    return PL__JUDGED;
 }
 
 /* The provider's buffer: at least cap bytes plus the guard. */
-static int ensure_buf(prov *p, size_t cap)
+int pl__host_ensure_buf(pl__prov *p, size_t cap)
 {
     if (p->buf && p->bufcap >= cap) return PL_OK;
     uint8_t *nb = realloc(p->buf, cap + GUARD_BYTES);
@@ -636,7 +543,6 @@ static int ensure_buf(prov *p, size_t cap)
     return PL_OK;
 }
 
-static DWORD room_of(size_t cap) { return (DWORD)(cap > 0xFFFFFFF8u ? 0xFFFFFFF8u : cap); }
 
 /* One call into an in-process provider: on its worker thread, bounded by
  * `ms`, under its in-flight marker. Returns 0 when the call did not return
@@ -644,7 +550,7 @@ static DWORD room_of(size_t cap) { return (DWORD)(cap > 0xFFFFFFF8u ? 0xFFFFFFF8
  * Collect buffer. With `here` (a Collect the provider promised cannot
  * block), or without a worker (no thread could be made), the call runs on
  * this thread, unbounded. Called with p->mu held. */
-static int inproc_call(prov *p, pl__call *c, uint32_t ms, char mark, int here)
+static int inproc_call(pl__prov *p, pl__call *c, uint32_t ms, char mark, int here)
 {
     if (!p->worker && !here) p->worker = pl__worker_new();
     pl__marker_set(p->mk, mark);
@@ -671,14 +577,14 @@ static int inproc_call(prov *p, pl__call *c, uint32_t ms, char mark, int here)
 }
 
 /* Close an opened in-process provider, bounded like a helper's Close. */
-static void inproc_close(pl__host *h, prov *p)
+static void inproc_close(pl__host *h, pl__prov *p)
 {
     p->opened = 0;
     if (!p->close) return;
     pl__call c = {.kind = PL__CALL_CLOSE, .close = p->close};
     if (!inproc_call(p, &c, CLOSE_WAIT_MS, 'X', 0)) {
         p->errors++;
-        note(h, p, LOG_ERR, "Close did not return within %d ms; the call was abandoned", CLOSE_WAIT_MS);
+        pl__host_note(h, p, LOG_ERR, "Close did not return within %d ms; the call was abandoned", CLOSE_WAIT_MS);
     }
 }
 
@@ -692,25 +598,25 @@ static WCHAR *wdup(const WCHAR *w)
 }
 
 /* One in-process provider, one query. Called with p->mu held. */
-static int collect_inproc(pl__host *h, prov *p, const WCHAR *wq, pl__buf *out, uint32_t *nobjects)
+static int collect_inproc(pl__host *h, pl__prov *p, const WCHAR *wq, pl__buf *out, uint32_t *nobjects)
 {
     if (!load(h, p)) return PL_OK;
     if (!p->opened) {
         DWORD rc = 0;
         if (p->open) {
             const char *arg = pl__host_open_arg(h->st, &p->info);
-            WCHAR *link = arg ? to_wide(arg) : NULL;
+            WCHAR *link = arg ? pl__host_to_wide(arg) : NULL;
             if (arg && !link) return PL_E_NOMEM;
             pl__call c = {.kind = PL__CALL_OPEN, .open = p->open, .arg = link};
             if (!inproc_call(p, &c, p->open_ms, 'O', 0)) {
-                disable(h, p, "Open did not return within %u ms (in-process: the call was abandoned)", p->open_ms);
+                pl__host_disable(h, p, "Open did not return within %u ms (in-process: the call was abandoned)", p->open_ms);
                 return PL_OK;
             }
             rc = c.rc;
         }
         if (rc != 0) {
             p->errors++;
-            note(h, p, LOG_WARNING, "Open returned %u; it will be tried again on the next query", rc);
+            pl__host_note(h, p, LOG_WARNING, "Open returned %u; it will be tried again on the next query", rc);
             return PL_OK;
         }
         p->opened = 1;
@@ -719,7 +625,7 @@ static int collect_inproc(pl__host *h, prov *p, const WCHAR *wq, pl__buf *out, u
     if (p->orig && cap < (size_t)p->orig_len + FIRST_BUFFER) cap = (size_t)p->orig_len + FIRST_BUFFER;
     int here = p->nonblocking && p->nonblocking(wq) != 0;
     /* A Collect on this thread writes straight into the answer, after what
-     * is there (no copy, no second buffer to bring into the cache); judge()
+     * is there (no copy, no second buffer to bring into the cache); pl__host_judge()
      * then keeps it in place or leaves it beyond out->len. Its room: twice
      * its last answer (a first call, or one that needs more, grows as
      * usual). A wrapper's or a wrapped provider's call keeps its own
@@ -732,7 +638,7 @@ static int collect_inproc(pl__host *h, prov *p, const WCHAR *wq, pl__buf *out, u
             if (pl__buf_reserve(out, cap + GUARD_BYTES) != PL_OK) return PL_E_NOMEM;
             base = out->p + out->len;
         } else {
-            if (ensure_buf(p, cap) != PL_OK) return PL_E_NOMEM;
+            if (pl__host_ensure_buf(p, cap) != PL_OK) return PL_E_NOMEM;
             cap = p->bufcap;
             base = p->buf;
         }
@@ -741,566 +647,29 @@ static int collect_inproc(pl__host *h, prov *p, const WCHAR *wq, pl__buf *out, u
         if (!q) return PL_E_NOMEM;
         if (p->orig) memcpy(base, p->orig, p->orig_len); /* a wrapper gets the original's result in place */
         pl__call c = {.kind = PL__CALL_COLLECT, .collect = p->collect, .arg = q, .data = base,
-                      .bytes = room_of(cap), .nobj = p->orig ? p->orig_n : 0};
+                      .bytes = pl__host_room_of(cap), .nobj = p->orig ? p->orig_n : 0};
         if (!inproc_call(p, &c, p->collect_ms, 'C', here)) {
-            disable(h, p, "Collect did not return within %u ms (in-process: the call was abandoned)", p->collect_ms);
+            pl__host_disable(h, p, "Collect did not return within %u ms (in-process: the call was abandoned)", p->collect_ms);
             return PL_OK;
         }
         if (p->timeouts_in_row && c.rc == 0) { /* it answered: the failures in a row are over */
             p->timeouts_in_row = 0;
             pl__state_clear(h->state, p->info.name);
         }
-        call_result r = {c.rc, c.bytes, c.nobj, plh_pointer_moved(c.data, base), 0, base};
+        pl__call_result r = {c.rc, c.bytes, c.nobj, plh_pointer_moved(c.data, base), 0, base};
         for (size_t g = 0; g < GUARD_BYTES; g++)
             if (base[cap + g] != GUARD_BYTE) r.guard_damaged = 1;
         int arc;
-        if (judge(h, p, &r, &cap, round, out, nobjects, &arc) == JUDGED) {
+        if (pl__host_judge(h, p, &r, &cap, round, out, nobjects, &arc) == PL__JUDGED) {
             if (arc == PL_OK && c.rc == ERROR_SUCCESS) p->last_bytes = c.bytes;
             return arc;
         }
     }
 }
 
-/* ------------------------------------------------------------ helpers */
-
-static const char *signal_name(int sig)
+static int collect_one(pl__host *h, pl__prov *p, const WCHAR *wq, pl__buf *out, uint32_t *nobjects)
 {
-    static const struct {
-        int sig;
-        const char *name;
-    } names[] = {{SIGSEGV, "SIGSEGV"}, {SIGBUS, "SIGBUS"},   {SIGABRT, "SIGABRT"}, {SIGFPE, "SIGFPE"},
-                 {SIGILL, "SIGILL"},   {SIGKILL, "SIGKILL"}, {SIGTERM, "SIGTERM"}, {SIGTRAP, "SIGTRAP"},
-                 {SIGSYS, "SIGSYS"},   {SIGPIPE, "SIGPIPE"}, {SIGXCPU, "SIGXCPU"}, {SIGXFSZ, "SIGXFSZ"},
-                 {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"}, {SIGALRM, "SIGALRM"},
-                 {SIGUSR1, "SIGUSR1"}, {SIGUSR2, "SIGUSR2"}};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (names[i].sig == sig) return names[i].name;
-    return "unknown signal";
-}
-
-/* The helper to start: $PERFLIB_PROVIDER_HOST, else the build tree's,
- * else the installed one. */
-static const char *helper_path(void)
-{
-    const char *env = getenv("PERFLIB_PROVIDER_HOST");
-    if (env && env[0]) return env;
-    static const char build[] = PL_PROVIDER_HOST_BUILD;
-    if (!pl__running_installed() && sizeof build > 1 && access(build, X_OK) == 0) return build;
-    return PL_PROVIDER_HOST_INSTALLED;
-}
-
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* The helper leads its own process group (helper_spawn), so whatever the
- * provider forked is in it too: kill them all. Done while the helper is not
- * yet reaped (running or a zombie), so the group id cannot name anyone
- * else's processes. */
-static void kill_group(pid_t pid)
-{
-    if (pid > 0) kill(-pid, SIGKILL);
-}
-
-/* Reap the helper once it has exited, after killing what is left of its
- * process group. Returns 1 and *status when reaped, 0 when it is still
- * running, -1 when it is not our child any more. */
-static int reap_exited(pid_t pid, int *status)
-{
-    siginfo_t si;
-    memset(&si, 0, sizeof si);
-    if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0) return errno == EINTR ? 0 : -1;
-    if (si.si_pid != pid) return 0;
-    kill_group(pid);
-    for (;;) {
-        pid_t r = waitpid(pid, status, 0);
-        if (r == pid) return 1;
-        if (r < 0 && errno != EINTR) return -1;
-    }
-}
-
-/* Wait up to wait_ms for the helper to exit. Returns 1 and *status when
- * reaped, 0 when it is still running, -1 when it is not our child any more
- * (someone else reaped it: SIGCHLD ignored or a waitpid(-1) elsewhere). */
-static int reap_within(pid_t pid, int wait_ms, int *status)
-{
-    int64_t end = now_ms() + wait_ms;
-    for (;;) {
-        int r = reap_exited(pid, status);
-        if (r != 0) {
-            if (r < 0) kill_group(pid); /* reaped by someone else: its group may still run */
-            return r;
-        }
-        if (now_ms() >= end) return 0;
-        struct timespec nap = {0, 2 * 1000 * 1000};
-        nanosleep(&nap, NULL);
-    }
-}
-
-/* Kill the helper and its process group, and reap it. *status valid when
- * it returns 1. */
-static int kill_reap(pid_t pid, int *status)
-{
-    kill_group(pid);
-    kill(pid, SIGKILL);
-    for (;;) {
-        pid_t r = waitpid(pid, status, 0);
-        if (r == pid) return 1;
-        if (r < 0 && errno != EINTR) return -1;
-    }
-}
-
-static void close_pidfd(prov *p)
-{
-    if (p->pidfd >= 0) close(p->pidfd);
-    p->pidfd = -1;
-}
-
-/* Forget the helper: our end of the socket closed, the child killed and
- * reaped. The state of the provider inside it is gone. */
-static void helper_kill(prov *p)
-{
-    if (p->sock >= 0) close(p->sock);
-    p->sock = -1;
-    if (p->pid > 0) {
-        int st;
-        kill_reap(p->pid, &st);
-    }
-    close_pidfd(p);
-    p->pid = 0;
-    p->loaded = 0;
-    p->opened = 0;
-}
-
-/* Engine close (or a disable): ask the provider to Close, wait briefly,
- * then make sure the helper is gone and reaped. */
-static int xfer(prov *p, uint32_t type, const void *a, size_t alen, const void *b, size_t blen, uint32_t ms,
-                uint8_t *reply, size_t reply_cap, size_t *reply_len, char *why, size_t whylen);
-
-static void helper_close(pl__host *h, prov *p)
-{
-    (void)h;
-    if (p->pid <= 0) {
-        helper_kill(p);
-        return;
-    }
-    if (p->loaded) {
-        uint8_t r[4];
-        size_t rl;
-        char why[128];
-        (void)xfer(p, PLH_CLOSE, NULL, 0, NULL, 0, CLOSE_WAIT_MS, r, sizeof r, &rl, why, sizeof why);
-    }
-    if (p->sock >= 0) close(p->sock); /* end of file: the helper exits */
-    p->sock = -1;
-    int st;
-    if (reap_within(p->pid, EXIT_WAIT_MS, &st) == 0) kill_reap(p->pid, &st);
-    close_pidfd(p);
-    p->pid = 0;
-    p->loaded = 0;
-    p->opened = 0;
-}
-
-static int helper_spawn(pl__host *h, prov *p)
-{
-    int sv[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-        char eb[128];
-        p->errors++;
-        note(h, p, LOG_ERR, "cannot create the helper's socket: %s", pl__strerror(errno, eb, sizeof eb));
-        return 0;
-    }
-    /* posix_spawn's dup2 onto the same number would keep close-on-exec. */
-    if (sv[1] == PLH_FD) {
-        int d = fcntl(sv[1], F_DUPFD_CLOEXEC, PLH_FD + 1);
-        close(sv[1]);
-        sv[1] = d;
-    }
-    int fl = fcntl(sv[0], F_GETFL);
-    if (sv[1] < 0 || fl < 0 || fcntl(sv[0], F_SETFL, fl | O_NONBLOCK) != 0) {
-        p->errors++;
-        note(h, p, LOG_ERR, "cannot set up the helper's socket");
-        close(sv[0]);
-        if (sv[1] >= 0) close(sv[1]);
-        return 0;
-    }
-    const char *path = helper_path();
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t at;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawnattr_init(&at);
-    posix_spawn_file_actions_adddup2(&fa, sv[1], PLH_FD);
-    /* Nothing of the consumer's terminal or output: a provider's prints
-     * must not land inside typeperf's CSV. */
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    /* Its own process group: the helper and whatever the provider forks
-     * are killed together (kill_group). */
-    posix_spawnattr_setpgroup(&at, 0);
-    sigset_t none, all;
-    sigemptyset(&none);
-    sigfillset(&all);
-    sigdelset(&all, SIGKILL);
-    sigdelset(&all, SIGSTOP);
-    posix_spawnattr_setsigmask(&at, &none);
-    posix_spawnattr_setsigdefault(&at, &all);
-    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
-    char limits[96];
-    pl__limits_arg(&h->limits, p->open_ms, p->collect_ms, limits, sizeof limits);
-    char *argv[] = {(char *)"perflib-provider-host", p->info.name, limits, NULL};
-    pid_t pid = 0;
-    int e = posix_spawn(&pid, path, &fa, &at, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&at);
-    close(sv[1]);
-    if (e != 0) {
-        char eb[128];
-        close(sv[0]);
-        p->errors++;
-        note(h, p, LOG_ERR, "cannot start the helper %s: %s; it will be tried again on the next query", path,
-             pl__strerror(e, eb, sizeof eb));
-        return 0;
-    }
-    p->pid = pid;
-    p->sock = sv[0];
-    /* Watched by its pid as well as its socket: a child the provider forked
-     * keeps the socket open after the helper itself died. */
-#ifdef SYS_pidfd_open
-    p->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-    if (p->pidfd >= 0) (void)fcntl(p->pidfd, F_SETFD, FD_CLOEXEC);
-#endif
-    return 1;
-}
-
-enum { XF_OK, XF_TIMEOUT, XF_DIED, XF_BAD };
-
-_Static_assert((PL_QUERY_MAX_ITEMS * 11 + 16) * 2 <= PLH_MAX_QUERY, "a query text fits one Collect request");
-
-/* Wait for the socket until the deadline: 1 ready, 0 timed out, -1 error
- * or the helper exited (its pidfd is readable and the socket is not). */
-static int wait_fd(int fd, int pidfd, short ev, int64_t deadline)
-{
-    for (;;) {
-        int64_t left = deadline - now_ms();
-        if (left <= 0) left = 0;
-        struct pollfd pf[2] = {{fd, ev, 0}, {pidfd, POLLIN, 0}};
-        int r = poll(pf, pidfd >= 0 ? 2 : 1, (int)(left > 0x7FFFFFFF ? 0x7FFFFFFF : left));
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) return -1;
-        if (r == 0) return 0;
-        if (pf[0].revents) return 1;
-        return -1;
-    }
-}
-
-static int send_all(int fd, int pidfd, const void *buf, size_t n, int64_t deadline)
-{
-    const uint8_t *b = buf;
-    while (n) {
-        ssize_t r = send(fd, b, n, MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (r > 0) {
-            b += r;
-            n -= (size_t)r;
-            continue;
-        }
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            int w = wait_fd(fd, pidfd, POLLOUT, deadline);
-            if (w == 0) return XF_TIMEOUT;
-            if (w < 0) return XF_DIED;
-            continue;
-        }
-        return XF_DIED; /* EPIPE, ECONNRESET: the helper is gone */
-    }
-    return XF_OK;
-}
-
-static int recv_all(int fd, int pidfd, void *buf, size_t n, int64_t deadline)
-{
-    uint8_t *b = buf;
-    while (n) {
-        ssize_t r = recv(fd, b, n, MSG_DONTWAIT);
-        if (r > 0) {
-            b += r;
-            n -= (size_t)r;
-            continue;
-        }
-        if (r == 0) return XF_DIED;
-        if (errno == EINTR) continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK) {
-            int w = wait_fd(fd, pidfd, POLLIN, deadline);
-            if (w == 0) return XF_TIMEOUT;
-            if (w < 0) return XF_DIED;
-            continue;
-        }
-        return XF_DIED;
-    }
-    return XF_OK;
-}
-
-static uint32_t get32(const uint8_t *b)
-{
-    uint32_t v;
-    memcpy(&v, b, 4);
-    return v;
-}
-
-static void put32(uint8_t *b, uint32_t v) { memcpy(b, &v, 4); }
-
-/* Send one request (header + a + b) within `ms` and read the reply's
- * header and min(length, reply_cap) bytes of its payload into `reply`;
- * *reply_len receives the length the header announced. The reply's type
- * must answer the request; Open and Close replies must be exactly
- * reply_cap bytes, a Load reply 4..reply_cap bytes (XF_BAD with `why`
- * otherwise). A Collect reply is checked and its data read by the caller. */
-static int xfer(prov *p, uint32_t type, const void *a, size_t alen, const void *b, size_t blen, uint32_t ms,
-                uint8_t *reply, size_t reply_cap, size_t *reply_len, char *why, size_t whylen)
-{
-    int64_t deadline = now_ms() + ms;
-    uint8_t hdr[PLH_HEADER];
-    put32(hdr, type);
-    put32(hdr + 4, (uint32_t)(alen + blen));
-    int x = send_all(p->sock, p->pidfd, hdr, sizeof hdr, deadline);
-    if (x == XF_OK && alen) x = send_all(p->sock, p->pidfd, a, alen, deadline);
-    if (x == XF_OK && blen) x = send_all(p->sock, p->pidfd, b, blen, deadline);
-    if (x == XF_OK) x = recv_all(p->sock, p->pidfd, hdr, sizeof hdr, deadline);
-    if (x != XF_OK) return x;
-    uint32_t rtype = get32(hdr), rlen = get32(hdr + 4);
-    if (rtype != (type | PLH_REPLY)) {
-        snprintf(why, whylen, "reply type 0x%x to request %u", rtype, type);
-        return XF_BAD;
-    }
-    *reply_len = rlen;
-    size_t take = rlen < reply_cap ? rlen : reply_cap;
-    if (type != PLH_COLLECT && type != PLH_WRAP && type != PLH_LOAD && rlen != reply_cap) {
-        snprintf(why, whylen, "reply of %u bytes to request %u, expected %zu", rlen, type, reply_cap);
-        return XF_BAD;
-    }
-    if (type == PLH_LOAD && (rlen < 4 || rlen > reply_cap)) {
-        snprintf(why, whylen, "reply of %u bytes to the load request", rlen);
-        return XF_BAD;
-    }
-    if (take) x = recv_all(p->sock, p->pidfd, reply, take, deadline);
-    return x;
-}
-
-/* After a failed exchange: kill or reap the helper, count, log, and disable
- * when the contract says so. `call` is "Open" or "Collect" (or "Load"). */
-static void helper_failed(pl__host *h, prov *p, int x, const char *call, uint32_t ms, const char *why)
-{
-    if (x == XF_TIMEOUT) {
-        helper_kill(p);
-        /* Counted in the failure state, so one-shot consumers add up. */
-        unsigned n = pl__state_add_timeout(h->state, p->info.name);
-        p->timeouts_in_row = n ? n : p->timeouts_in_row + 1;
-        if (p->timeouts_in_row >= MAX_TIMEOUTS_IN_ROW) {
-            disable(h, p, "%s timed out after %u ms (%u times in a row)", call, ms, p->timeouts_in_row);
-            return;
-        }
-        p->errors++;
-        note(h, p, LOG_WARNING, "%s timed out after %u ms; the helper process was killed and the provider will be "
-             "tried again on the next query", call, ms);
-        return;
-    }
-    if (x == XF_BAD) {
-        helper_kill(p);
-        disable(h, p, "helper process sent a malformed reply during %s: %s", call, why);
-        return;
-    }
-    /* XF_DIED: the socket closed or broke. Find out how the helper ended. */
-    if (p->sock >= 0) close(p->sock);
-    p->sock = -1;
-    int st = 0;
-    int got = p->pid > 0 ? reap_within(p->pid, EXIT_WAIT_MS, &st) : -1;
-    int killed_by_us = 0;
-    if (got == 0) {
-        got = kill_reap(p->pid, &st);
-        killed_by_us = 1;
-    }
-    close_pidfd(p);
-    p->pid = 0;
-    p->loaded = 0;
-    p->opened = 0;
-    uint32_t cpu_s = h->limits.cpu_s ? h->limits.cpu_s : (ms + 999) / 1000;
-    if (got == 1 && WIFSIGNALED(st) && WTERMSIG(st) == SIGXCPU && !killed_by_us)
-        disable(h, p, "helper process used more than its limit of %u s of CPU time during %s", cpu_s, call);
-    else if (got == 1 && WIFEXITED(st) && WEXITSTATUS(st) == PLH_EXIT_MEMORY && !killed_by_us)
-        disable(h, p, "helper process went above its memory limit of %u MiB during %s", h->limits.memory_mb, call);
-    else if (got == 1 && WIFEXITED(st) && WEXITSTATUS(st) == PLH_EXIT_FILES && !killed_by_us)
-        disable(h, p, "helper process used all the %u open files it may have during %s", h->limits.files, call);
-    else if (got == 1 && WIFSIGNALED(st) && !killed_by_us)
-        disable(h, p, "helper process killed by signal %d (%s) during %s", WTERMSIG(st), signal_name(WTERMSIG(st)),
-                call);
-    else if (got == 1 && WIFEXITED(st) && !killed_by_us)
-        disable(h, p, "helper process exited with status %d during %s", WEXITSTATUS(st), call);
-    else
-        disable(h, p, "helper process closed its connection during %s", call);
-}
-
-/* Start the helper and load the library in it. Returns 1 when ready. */
-static int helper_load(pl__host *h, prov *p)
-{
-    if (p->loaded && p->pid > 0) return 1;
-    if (!p->path) {
-        note(h, p, LOG_WARNING, "no Library in its registry entry; skipped");
-        return 0;
-    }
-    if (!p->info.collect || !p->info.collect[0]) {
-        note(h, p, LOG_WARNING, "no Collect entry point in its registry entry; skipped");
-        return 0;
-    }
-    const char *s[4] = {p->path, p->info.open, p->info.collect, p->info.close};
-    uint8_t req[PLH_MAX_REQUEST];
-    size_t n = 0;
-    for (int i = 0; i < 4; i++) {
-        size_t l = s[i] ? strlen(s[i]) : 0;
-        if (l > PLH_MAX_STRING) {
-            note(h, p, LOG_ERR, "a name in its registry entry is longer than %u bytes; skipped", PLH_MAX_STRING);
-            p->errors++;
-            return 0;
-        }
-        put32(req + n, (uint32_t)l);
-        if (l) memcpy(req + n + 4, s[i], l);
-        n += 4 + l;
-    }
-    if (!library_trusted(h, p)) return 0;
-    if (!helper_spawn(h, p)) return 0;
-    uint8_t reply[4 + PLH_MAX_MESSAGE];
-    size_t rl = 0;
-    char why[160] = "";
-    int x = xfer(p, PLH_LOAD, req, n, NULL, 0, p->open_ms, reply, sizeof reply, &rl, why, sizeof why);
-    if (x != XF_OK) {
-        helper_failed(h, p, x, "Load", p->open_ms, why);
-        return 0;
-    }
-    uint32_t status = get32(reply);
-    if (status != PLH_LOAD_OK) {
-        char msg[PLH_MAX_MESSAGE + 1];
-        size_t ml = rl - 4;
-        memcpy(msg, reply + 4, ml);
-        msg[ml] = '\0';
-        for (size_t i = 0; i < ml; i++)
-            if ((unsigned char)msg[i] < 0x20) msg[i] = ' '; /* hostile text: no control characters */
-        helper_close(h, p);
-        p->errors++;
-        if (status == PLH_LOAD_DLOPEN) note(h, p, LOG_ERR, "cannot load %s: %s", p->path, msg);
-        else note(h, p, LOG_ERR, "%s does not export an entry point: %s", p->path, msg);
-        return 0;
-    }
-    p->loaded = 1;
-    return 1;
-}
-
-static size_t wlen(const WCHAR *w)
-{
-    size_t n = 0;
-    while (w[n]) n++;
-    return n;
-}
-
-/* One isolated provider, one query. Called with p->mu held. */
-static int collect_isolated(pl__host *h, prov *p, const WCHAR *wq, pl__buf *out, uint32_t *nobjects)
-{
-    if (!helper_load(h, p)) return PL_OK;
-    char why[160] = "";
-    if (!p->opened) {
-        uint8_t has[4];
-        const char *arg = pl__host_open_arg(h->st, &p->info);
-        WCHAR *link = arg ? to_wide(arg) : NULL;
-        if (arg && !link) return PL_E_NOMEM;
-        put32(has, link ? 1 : 0);
-        uint8_t reply[4];
-        size_t rl = 0;
-        int x = xfer(p, PLH_OPEN, has, 4, link, link ? wlen(link) * 2 : 0, p->open_ms, reply, sizeof reply, &rl, why,
-                     sizeof why);
-        free(link);
-        if (x != XF_OK) {
-            helper_failed(h, p, x, "Open", p->open_ms, why);
-            return PL_OK;
-        }
-        /* timeouts_in_row is reset by a Collect that answers, not here: a
-         * provider whose Open works and whose Collect hangs must add up. */
-        DWORD rc = get32(reply);
-        if (rc != 0) {
-            p->errors++;
-            note(h, p, LOG_WARNING, "Open returned %u; it will be tried again on the next query", rc);
-            return PL_OK;
-        }
-        p->opened = 1;
-    }
-    size_t qbytes = wlen(wq) * 2;
-    if (qbytes > PLH_MAX_QUERY) qbytes = PLH_MAX_QUERY & ~(size_t)1;
-    size_t cap = p->bufcap ? p->bufcap : FIRST_BUFFER;
-    if (p->orig && cap < (size_t)p->orig_len + FIRST_BUFFER) cap = (size_t)p->orig_len + FIRST_BUFFER;
-    if (cap > PLH_MAX_ROOM) cap = PLH_MAX_ROOM;
-    if (p->orig && p->orig_len > cap) {
-        note(h, p, LOG_WARNING, "the original's %u bytes do not fit a helper's buffer; not wrapped", p->orig_len);
-        return PL_OK;
-    }
-    for (uint32_t round = 0;; round++) {
-        if (ensure_buf(p, cap) != PL_OK) return PL_E_NOMEM;
-        cap = p->bufcap > PLH_MAX_ROOM ? PLH_MAX_ROOM : p->bufcap;
-        DWORD room = room_of(cap);
-        uint8_t fixed[PLH_COLLECT_FIXED] = {0};
-        size_t rl = 0;
-        int64_t started = now_ms();
-        int x;
-        if (p->orig) { /* PLH_WRAP: room, query bytes, the original's objects, the query, its bytes */
-            uint8_t *req = malloc(12 + qbytes);
-            if (!req) return PL_E_NOMEM;
-            put32(req, room);
-            put32(req + 4, (uint32_t)qbytes);
-            put32(req + 8, p->orig_n);
-            memcpy(req + 12, wq, qbytes);
-            x = xfer(p, PLH_WRAP, req, 12 + qbytes, p->orig, p->orig_len, p->collect_ms, fixed, sizeof fixed, &rl,
-                     why, sizeof why);
-            free(req);
-        } else {
-            uint8_t req[4];
-            put32(req, room);
-            x = xfer(p, PLH_COLLECT, req, 4, wq, qbytes, p->collect_ms, fixed, sizeof fixed, &rl, why, sizeof why);
-        }
-        call_result r;
-        memset(&r, 0, sizeof r);
-        if (x == XF_OK) {
-            r.rc = get32(fixed);
-            r.bytes = get32(fixed + 4);
-            r.nobj = get32(fixed + 8);
-            uint32_t flags = get32(fixed + 12);
-            memcpy(&r.moved, fixed + 16, 8);
-            r.guard_damaged = (flags & PLH_GUARD_DAMAGED) != 0;
-            size_t n = r.rc == 0 && !r.guard_damaged && r.bytes <= room && r.moved == (int64_t)r.bytes ? r.bytes : 0;
-            if (rl != PLH_COLLECT_FIXED + n || (flags & ~PLH_GUARD_DAMAGED)) {
-                snprintf(why, sizeof why, "a Collect reply of %zu bytes for %zu bytes of data (flags 0x%x)", rl, n,
-                         flags);
-                x = XF_BAD;
-            } else if (n) {
-                /* The rest of the same reply: the same deadline. */
-                int64_t left = started + p->collect_ms - now_ms();
-                int64_t deadline = now_ms() + (left > 0 ? left : 0);
-                x = recv_all(p->sock, p->pidfd, p->buf, n, deadline);
-            }
-            r.data = p->buf;
-        }
-        if (x != XF_OK) {
-            helper_failed(h, p, x, "Collect", p->collect_ms, why);
-            return PL_OK;
-        }
-        if (p->timeouts_in_row) {
-            p->timeouts_in_row = 0;
-            pl__state_clear(h->state, p->info.name);
-        }
-        int arc;
-        if (judge(h, p, &r, &cap, round, out, nobjects, &arc) == JUDGED) return arc;
-    }
-}
-
-static int collect_one(pl__host *h, prov *p, const WCHAR *wq, pl__buf *out, uint32_t *nobjects)
-{
-    return p->isolated ? collect_isolated(h, p, wq, out, nobjects) : collect_inproc(h, p, wq, out, nobjects);
+    return p->isolated ? pl__host_collect_isolated(h, p, wq, out, nobjects) : collect_inproc(h, p, wq, out, nobjects);
 }
 
 /* ------------------------------------------------------------ wrapping */
@@ -1312,10 +681,10 @@ static int collect_one(pl__host *h, prov *p, const WCHAR *wq, pl__buf *out, uint
 static void link_wrappers(pl__host *h)
 {
     for (size_t i = 0; i < h->n; i++) {
-        prov *w = &h->p[i];
+        pl__prov *w = &h->p[i];
         if (!w->info.wraps) continue;
         for (size_t j = 0; j < h->n; j++) {
-            prov *o = &h->p[j];
+            pl__prov *o = &h->p[j];
             if (o == w || !o->info.name || pl__utf8_casecmp(o->info.name, w->info.wraps) != 0) continue;
             if (!o->info.wraps && !o->wrapper) {
                 o->wrapper = w;
@@ -1358,10 +727,10 @@ static int keeps_objects(const uint8_t *orig, uint32_t orig_len, uint32_t orig_n
  * does -- an error, a crash or hang (isolated), a contract break, an answer
  * without the original's objects -- the original's objects stay. Called
  * with o->mu held; takes the wrapper's. */
-static int wrap_step(pl__host *h, prov *o, const WCHAR *wq, pl__buf *out, uint32_t *nobjects, size_t len0,
+static int wrap_step(pl__host *h, pl__prov *o, const WCHAR *wq, pl__buf *out, uint32_t *nobjects, size_t len0,
                      uint32_t n0)
 {
-    prov *w = o->wrapper;
+    pl__prov *w = o->wrapper;
     int rc = PL_OK;
     pthread_mutex_lock(&w->mu);
     if (!w->disabled && out->len - len0 <= UINT32_MAX) {
@@ -1382,7 +751,7 @@ static int wrap_step(pl__host *h, prov *o, const WCHAR *wq, pl__buf *out, uint32
                 rc = pl__buf_append(out, tmp.p, tmp.len);
                 *nobjects += tn;
             } else {
-                disable(h, w, "%s", why);
+                pl__host_disable(h, w, "%s", why);
             }
         }
         w->orig = NULL;
@@ -1398,11 +767,11 @@ int pl__host_collect(pl__host *h, const pl_query_items *q, pl__buf *out, uint32_
         return PL_OK; /* unknown words: no provider is asked */
     char text[PL_QUERY_MAX_ITEMS * 11 + 16];
     query_text(q, text, sizeof text);
-    WCHAR *wq = to_wide(text);
+    WCHAR *wq = pl__host_to_wide(text);
     if (!wq) return PL_E_NOMEM;
     int rc = PL_OK;
     for (size_t i = 0; i < h->n && rc == PL_OK; i++) {
-        prov *p = &h->p[i];
+        pl__prov *p = &h->p[i];
         if (p->info.wraps) continue; /* a wrapper is called after the provider it wraps, or never */
         if (pl__host_is_app_record(&p->info)) continue; /* its objects come through AppCounters */
         /* wants() reads only what engine open wrote (the record, the Object
@@ -1427,7 +796,7 @@ int pl__host_status(pl__host *h, pl_provider_status **list, size_t *n)
     pl_provider_status *s = calloc(h->n ? h->n : 1, sizeof *s);
     if (!s) return PL_E_NOMEM;
     for (size_t i = 0; i < h->n; i++) {
-        prov *p = &h->p[i];
+        pl__prov *p = &h->p[i];
         pthread_mutex_lock(&p->mu);
         snprintf(s[i].name, sizeof s[i].name, "%s", p->info.name ? p->info.name : "");
         s[i].loaded = p->loaded;

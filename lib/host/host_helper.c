@@ -1,0 +1,571 @@
+/* perflib: the provider host's isolated providers (host_int.h).
+ *
+ * An isolated provider runs in its own helper process
+ * (perflib-provider-host), started with posix_spawn on first need and
+ * spoken to over a socketpair (helper_proto.h). Open/Collect Timeouts are
+ * enforced with poll(); a helper that times out is killed and reaped, one
+ * that crashes or sends a malformed reply gets the provider disabled
+ * (docs/provider-host.md, "Isolation"). Its answers go through the same
+ * contract checks as an in-process provider's (pl__host_judge). */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "host_int.h"
+
+#ifndef PL_PROVIDER_HOST_BUILD
+#define PL_PROVIDER_HOST_BUILD ""
+#endif
+#ifndef PL_PROVIDER_HOST_INSTALLED
+#define PL_PROVIDER_HOST_INSTALLED "/usr/local/libexec/perflib/perflib-provider-host"
+#endif
+
+extern char **environ;
+
+
+static const char *signal_name(int sig)
+{
+    static const struct {
+        int sig;
+        const char *name;
+    } names[] = {{SIGSEGV, "SIGSEGV"}, {SIGBUS, "SIGBUS"},   {SIGABRT, "SIGABRT"}, {SIGFPE, "SIGFPE"},
+                 {SIGILL, "SIGILL"},   {SIGKILL, "SIGKILL"}, {SIGTERM, "SIGTERM"}, {SIGTRAP, "SIGTRAP"},
+                 {SIGSYS, "SIGSYS"},   {SIGPIPE, "SIGPIPE"}, {SIGXCPU, "SIGXCPU"}, {SIGXFSZ, "SIGXFSZ"},
+                 {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"}, {SIGALRM, "SIGALRM"},
+                 {SIGUSR1, "SIGUSR1"}, {SIGUSR2, "SIGUSR2"}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].sig == sig) return names[i].name;
+    return "unknown signal";
+}
+
+/* The helper to start: $PERFLIB_PROVIDER_HOST, else the build tree's,
+ * else the installed one. */
+static const char *helper_path(void)
+{
+    const char *env = getenv("PERFLIB_PROVIDER_HOST");
+    if (env && env[0]) return env;
+    static const char build[] = PL_PROVIDER_HOST_BUILD;
+    if (!pl__running_installed() && sizeof build > 1 && access(build, X_OK) == 0) return build;
+    return PL_PROVIDER_HOST_INSTALLED;
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The helper leads its own process group (helper_spawn), so whatever the
+ * provider forked is in it too: kill them all. Done while the helper is not
+ * yet reaped (running or a zombie), so the group id cannot name anyone
+ * else's processes. */
+static void kill_group(pid_t pid)
+{
+    if (pid > 0) kill(-pid, SIGKILL);
+}
+
+/* Reap the helper once it has exited, after killing what is left of its
+ * process group. Returns 1 and *status when reaped, 0 when it is still
+ * running, -1 when it is not our child any more. */
+static int reap_exited(pid_t pid, int *status)
+{
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0) return errno == EINTR ? 0 : -1;
+    if (si.si_pid != pid) return 0;
+    kill_group(pid);
+    for (;;) {
+        pid_t r = waitpid(pid, status, 0);
+        if (r == pid) return 1;
+        if (r < 0 && errno != EINTR) return -1;
+    }
+}
+
+/* Wait up to wait_ms for the helper to exit. Returns 1 and *status when
+ * reaped, 0 when it is still running, -1 when it is not our child any more
+ * (someone else reaped it: SIGCHLD ignored or a waitpid(-1) elsewhere). */
+static int reap_within(pid_t pid, int wait_ms, int *status)
+{
+    int64_t end = now_ms() + wait_ms;
+    for (;;) {
+        int r = reap_exited(pid, status);
+        if (r != 0) {
+            if (r < 0) kill_group(pid); /* reaped by someone else: its group may still run */
+            return r;
+        }
+        if (now_ms() >= end) return 0;
+        struct timespec nap = {0, 2 * 1000 * 1000};
+        nanosleep(&nap, NULL);
+    }
+}
+
+/* Kill the helper and its process group, and reap it. *status valid when
+ * it returns 1. */
+static int kill_reap(pid_t pid, int *status)
+{
+    kill_group(pid);
+    kill(pid, SIGKILL);
+    for (;;) {
+        pid_t r = waitpid(pid, status, 0);
+        if (r == pid) return 1;
+        if (r < 0 && errno != EINTR) return -1;
+    }
+}
+
+static void close_pidfd(pl__prov *p)
+{
+    if (p->pidfd >= 0) close(p->pidfd);
+    p->pidfd = -1;
+}
+
+/* Forget the helper: our end of the socket closed, the child killed and
+ * reaped. The state of the provider inside it is gone. */
+static void helper_kill(pl__prov *p)
+{
+    if (p->sock >= 0) close(p->sock);
+    p->sock = -1;
+    if (p->pid > 0) {
+        int st;
+        kill_reap(p->pid, &st);
+    }
+    close_pidfd(p);
+    p->pid = 0;
+    p->loaded = 0;
+    p->opened = 0;
+}
+
+/* Engine close (or a disable): ask the provider to Close, wait briefly,
+ * then make sure the helper is gone and reaped. */
+static int xfer(pl__prov *p, uint32_t type, const void *a, size_t alen, const void *b, size_t blen, uint32_t ms,
+                uint8_t *reply, size_t reply_cap, size_t *reply_len, char *why, size_t whylen);
+
+void pl__host_helper_close(pl__host *h, pl__prov *p)
+{
+    (void)h;
+    if (p->pid <= 0) {
+        helper_kill(p);
+        return;
+    }
+    if (p->loaded) {
+        uint8_t r[4];
+        size_t rl;
+        char why[128];
+        (void)xfer(p, PLH_CLOSE, NULL, 0, NULL, 0, CLOSE_WAIT_MS, r, sizeof r, &rl, why, sizeof why);
+    }
+    if (p->sock >= 0) close(p->sock); /* end of file: the helper exits */
+    p->sock = -1;
+    int st;
+    if (reap_within(p->pid, EXIT_WAIT_MS, &st) == 0) kill_reap(p->pid, &st);
+    close_pidfd(p);
+    p->pid = 0;
+    p->loaded = 0;
+    p->opened = 0;
+}
+
+static int helper_spawn(pl__host *h, pl__prov *p)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+        char eb[128];
+        p->errors++;
+        pl__host_note(h, p, LOG_ERR, "cannot create the helper's socket: %s", pl__strerror(errno, eb, sizeof eb));
+        return 0;
+    }
+    /* posix_spawn's dup2 onto the same number would keep close-on-exec. */
+    if (sv[1] == PLH_FD) {
+        int d = fcntl(sv[1], F_DUPFD_CLOEXEC, PLH_FD + 1);
+        close(sv[1]);
+        sv[1] = d;
+    }
+    int fl = fcntl(sv[0], F_GETFL);
+    if (sv[1] < 0 || fl < 0 || fcntl(sv[0], F_SETFL, fl | O_NONBLOCK) != 0) {
+        p->errors++;
+        pl__host_note(h, p, LOG_ERR, "cannot set up the helper's socket");
+        close(sv[0]);
+        if (sv[1] >= 0) close(sv[1]);
+        return 0;
+    }
+    const char *path = helper_path();
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawnattr_init(&at);
+    posix_spawn_file_actions_adddup2(&fa, sv[1], PLH_FD);
+    /* Nothing of the consumer's terminal or output: a provider's prints
+     * must not land inside typeperf's CSV. */
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    /* Its own process group: the helper and whatever the provider forks
+     * are killed together (kill_group). */
+    posix_spawnattr_setpgroup(&at, 0);
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    sigdelset(&all, SIGKILL);
+    sigdelset(&all, SIGSTOP);
+    posix_spawnattr_setsigmask(&at, &none);
+    posix_spawnattr_setsigdefault(&at, &all);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+    char limits[96];
+    pl__limits_arg(&h->limits, p->open_ms, p->collect_ms, limits, sizeof limits);
+    char *argv[] = {(char *)"perflib-provider-host", p->info.name, limits, NULL};
+    pid_t pid = 0;
+    int e = posix_spawn(&pid, path, &fa, &at, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    close(sv[1]);
+    if (e != 0) {
+        char eb[128];
+        close(sv[0]);
+        p->errors++;
+        pl__host_note(h, p, LOG_ERR, "cannot start the helper %s: %s; it will be tried again on the next query", path,
+             pl__strerror(e, eb, sizeof eb));
+        return 0;
+    }
+    p->pid = pid;
+    p->sock = sv[0];
+    /* Watched by its pid as well as its socket: a child the provider forked
+     * keeps the socket open after the helper itself died. */
+#ifdef SYS_pidfd_open
+    p->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (p->pidfd >= 0) (void)fcntl(p->pidfd, F_SETFD, FD_CLOEXEC);
+#endif
+    return 1;
+}
+
+enum { XF_OK, XF_TIMEOUT, XF_DIED, XF_BAD };
+
+_Static_assert((PL_QUERY_MAX_ITEMS * 11 + 16) * 2 <= PLH_MAX_QUERY, "a query text fits one Collect request");
+
+/* Wait for the socket until the deadline: 1 ready, 0 timed out, -1 error
+ * or the helper exited (its pidfd is readable and the socket is not). */
+static int wait_fd(int fd, int pidfd, short ev, int64_t deadline)
+{
+    for (;;) {
+        int64_t left = deadline - now_ms();
+        if (left <= 0) left = 0;
+        struct pollfd pf[2] = {{fd, ev, 0}, {pidfd, POLLIN, 0}};
+        int r = poll(pf, pidfd >= 0 ? 2 : 1, (int)(left > 0x7FFFFFFF ? 0x7FFFFFFF : left));
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return -1;
+        if (r == 0) return 0;
+        if (pf[0].revents) return 1;
+        return -1;
+    }
+}
+
+static int send_all(int fd, int pidfd, const void *buf, size_t n, int64_t deadline)
+{
+    const uint8_t *b = buf;
+    while (n) {
+        ssize_t r = send(fd, b, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (r > 0) {
+            b += r;
+            n -= (size_t)r;
+            continue;
+        }
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            int w = wait_fd(fd, pidfd, POLLOUT, deadline);
+            if (w == 0) return XF_TIMEOUT;
+            if (w < 0) return XF_DIED;
+            continue;
+        }
+        return XF_DIED; /* EPIPE, ECONNRESET: the helper is gone */
+    }
+    return XF_OK;
+}
+
+static int recv_all(int fd, int pidfd, void *buf, size_t n, int64_t deadline)
+{
+    uint8_t *b = buf;
+    while (n) {
+        ssize_t r = recv(fd, b, n, MSG_DONTWAIT);
+        if (r > 0) {
+            b += r;
+            n -= (size_t)r;
+            continue;
+        }
+        if (r == 0) return XF_DIED;
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            int w = wait_fd(fd, pidfd, POLLIN, deadline);
+            if (w == 0) return XF_TIMEOUT;
+            if (w < 0) return XF_DIED;
+            continue;
+        }
+        return XF_DIED;
+    }
+    return XF_OK;
+}
+
+static uint32_t get32(const uint8_t *b)
+{
+    uint32_t v;
+    memcpy(&v, b, 4);
+    return v;
+}
+
+static void put32(uint8_t *b, uint32_t v) { memcpy(b, &v, 4); }
+
+/* Send one request (header + a + b) within `ms` and read the reply's
+ * header and min(length, reply_cap) bytes of its payload into `reply`;
+ * *reply_len receives the length the header announced. The reply's type
+ * must answer the request; Open and Close replies must be exactly
+ * reply_cap bytes, a Load reply 4..reply_cap bytes (XF_BAD with `why`
+ * otherwise). A Collect reply is checked and its data read by the caller. */
+static int xfer(pl__prov *p, uint32_t type, const void *a, size_t alen, const void *b, size_t blen, uint32_t ms,
+                uint8_t *reply, size_t reply_cap, size_t *reply_len, char *why, size_t whylen)
+{
+    int64_t deadline = now_ms() + ms;
+    uint8_t hdr[PLH_HEADER];
+    put32(hdr, type);
+    put32(hdr + 4, (uint32_t)(alen + blen));
+    int x = send_all(p->sock, p->pidfd, hdr, sizeof hdr, deadline);
+    if (x == XF_OK && alen) x = send_all(p->sock, p->pidfd, a, alen, deadline);
+    if (x == XF_OK && blen) x = send_all(p->sock, p->pidfd, b, blen, deadline);
+    if (x == XF_OK) x = recv_all(p->sock, p->pidfd, hdr, sizeof hdr, deadline);
+    if (x != XF_OK) return x;
+    uint32_t rtype = get32(hdr), rlen = get32(hdr + 4);
+    if (rtype != (type | PLH_REPLY)) {
+        snprintf(why, whylen, "reply type 0x%x to request %u", rtype, type);
+        return XF_BAD;
+    }
+    *reply_len = rlen;
+    size_t take = rlen < reply_cap ? rlen : reply_cap;
+    if (type != PLH_COLLECT && type != PLH_WRAP && type != PLH_LOAD && rlen != reply_cap) {
+        snprintf(why, whylen, "reply of %u bytes to request %u, expected %zu", rlen, type, reply_cap);
+        return XF_BAD;
+    }
+    if (type == PLH_LOAD && (rlen < 4 || rlen > reply_cap)) {
+        snprintf(why, whylen, "reply of %u bytes to the load request", rlen);
+        return XF_BAD;
+    }
+    if (take) x = recv_all(p->sock, p->pidfd, reply, take, deadline);
+    return x;
+}
+
+/* After a failed exchange: kill or reap the helper, count, log, and disable
+ * when the contract says so. `call` is "Open" or "Collect" (or "Load"). */
+static void helper_failed(pl__host *h, pl__prov *p, int x, const char *call, uint32_t ms, const char *why)
+{
+    if (x == XF_TIMEOUT) {
+        helper_kill(p);
+        /* Counted in the failure state, so one-shot consumers add up. */
+        unsigned n = pl__state_add_timeout(h->state, p->info.name);
+        p->timeouts_in_row = n ? n : p->timeouts_in_row + 1;
+        if (p->timeouts_in_row >= MAX_TIMEOUTS_IN_ROW) {
+            pl__host_disable(h, p, "%s timed out after %u ms (%u times in a row)", call, ms, p->timeouts_in_row);
+            return;
+        }
+        p->errors++;
+        pl__host_note(h, p, LOG_WARNING, "%s timed out after %u ms; the helper process was killed and the provider will be "
+             "tried again on the next query", call, ms);
+        return;
+    }
+    if (x == XF_BAD) {
+        helper_kill(p);
+        pl__host_disable(h, p, "helper process sent a malformed reply during %s: %s", call, why);
+        return;
+    }
+    /* XF_DIED: the socket closed or broke. Find out how the helper ended. */
+    if (p->sock >= 0) close(p->sock);
+    p->sock = -1;
+    int st = 0;
+    int got = p->pid > 0 ? reap_within(p->pid, EXIT_WAIT_MS, &st) : -1;
+    int killed_by_us = 0;
+    if (got == 0) {
+        got = kill_reap(p->pid, &st);
+        killed_by_us = 1;
+    }
+    close_pidfd(p);
+    p->pid = 0;
+    p->loaded = 0;
+    p->opened = 0;
+    uint32_t cpu_s = h->limits.cpu_s ? h->limits.cpu_s : (ms + 999) / 1000;
+    if (got == 1 && WIFSIGNALED(st) && WTERMSIG(st) == SIGXCPU && !killed_by_us)
+        pl__host_disable(h, p, "helper process used more than its limit of %u s of CPU time during %s", cpu_s, call);
+    else if (got == 1 && WIFEXITED(st) && WEXITSTATUS(st) == PLH_EXIT_MEMORY && !killed_by_us)
+        pl__host_disable(h, p, "helper process went above its memory limit of %u MiB during %s", h->limits.memory_mb, call);
+    else if (got == 1 && WIFEXITED(st) && WEXITSTATUS(st) == PLH_EXIT_FILES && !killed_by_us)
+        pl__host_disable(h, p, "helper process used all the %u open files it may have during %s", h->limits.files, call);
+    else if (got == 1 && WIFSIGNALED(st) && !killed_by_us)
+        pl__host_disable(h, p, "helper process killed by signal %d (%s) during %s", WTERMSIG(st), signal_name(WTERMSIG(st)),
+                call);
+    else if (got == 1 && WIFEXITED(st) && !killed_by_us)
+        pl__host_disable(h, p, "helper process exited with status %d during %s", WEXITSTATUS(st), call);
+    else
+        pl__host_disable(h, p, "helper process closed its connection during %s", call);
+}
+
+/* Start the helper and load the library in it. Returns 1 when ready. */
+static int helper_load(pl__host *h, pl__prov *p)
+{
+    if (p->loaded && p->pid > 0) return 1;
+    if (!p->path) {
+        pl__host_note(h, p, LOG_WARNING, "no Library in its registry entry; skipped");
+        return 0;
+    }
+    if (!p->info.collect || !p->info.collect[0]) {
+        pl__host_note(h, p, LOG_WARNING, "no Collect entry point in its registry entry; skipped");
+        return 0;
+    }
+    const char *s[4] = {p->path, p->info.open, p->info.collect, p->info.close};
+    uint8_t req[PLH_MAX_REQUEST];
+    size_t n = 0;
+    for (int i = 0; i < 4; i++) {
+        size_t l = s[i] ? strlen(s[i]) : 0;
+        if (l > PLH_MAX_STRING) {
+            pl__host_note(h, p, LOG_ERR, "a name in its registry entry is longer than %u bytes; skipped", PLH_MAX_STRING);
+            p->errors++;
+            return 0;
+        }
+        put32(req + n, (uint32_t)l);
+        if (l) memcpy(req + n + 4, s[i], l);
+        n += 4 + l;
+    }
+    if (!pl__host_library_trusted(h, p)) return 0;
+    if (!helper_spawn(h, p)) return 0;
+    uint8_t reply[4 + PLH_MAX_MESSAGE];
+    size_t rl = 0;
+    char why[160] = "";
+    int x = xfer(p, PLH_LOAD, req, n, NULL, 0, p->open_ms, reply, sizeof reply, &rl, why, sizeof why);
+    if (x != XF_OK) {
+        helper_failed(h, p, x, "Load", p->open_ms, why);
+        return 0;
+    }
+    uint32_t status = get32(reply);
+    if (status != PLH_LOAD_OK) {
+        char msg[PLH_MAX_MESSAGE + 1];
+        size_t ml = rl - 4;
+        memcpy(msg, reply + 4, ml);
+        msg[ml] = '\0';
+        for (size_t i = 0; i < ml; i++)
+            if ((unsigned char)msg[i] < 0x20) msg[i] = ' '; /* hostile text: no control characters */
+        pl__host_helper_close(h, p);
+        p->errors++;
+        if (status == PLH_LOAD_DLOPEN) pl__host_note(h, p, LOG_ERR, "cannot load %s: %s", p->path, msg);
+        else pl__host_note(h, p, LOG_ERR, "%s does not export an entry point: %s", p->path, msg);
+        return 0;
+    }
+    p->loaded = 1;
+    return 1;
+}
+
+static size_t wlen(const WCHAR *w)
+{
+    size_t n = 0;
+    while (w[n]) n++;
+    return n;
+}
+
+/* One isolated provider, one query. Called with p->mu held. */
+int pl__host_collect_isolated(pl__host *h, pl__prov *p, const WCHAR *wq, pl__buf *out, uint32_t *nobjects)
+{
+    if (!helper_load(h, p)) return PL_OK;
+    char why[160] = "";
+    if (!p->opened) {
+        uint8_t has[4];
+        const char *arg = pl__host_open_arg(h->st, &p->info);
+        WCHAR *link = arg ? pl__host_to_wide(arg) : NULL;
+        if (arg && !link) return PL_E_NOMEM;
+        put32(has, link ? 1 : 0);
+        uint8_t reply[4];
+        size_t rl = 0;
+        int x = xfer(p, PLH_OPEN, has, 4, link, link ? wlen(link) * 2 : 0, p->open_ms, reply, sizeof reply, &rl, why,
+                     sizeof why);
+        free(link);
+        if (x != XF_OK) {
+            helper_failed(h, p, x, "Open", p->open_ms, why);
+            return PL_OK;
+        }
+        /* timeouts_in_row is reset by a Collect that answers, not here: a
+         * provider whose Open works and whose Collect hangs must add up. */
+        DWORD rc = get32(reply);
+        if (rc != 0) {
+            p->errors++;
+            pl__host_note(h, p, LOG_WARNING, "Open returned %u; it will be tried again on the next query", rc);
+            return PL_OK;
+        }
+        p->opened = 1;
+    }
+    size_t qbytes = wlen(wq) * 2;
+    if (qbytes > PLH_MAX_QUERY) qbytes = PLH_MAX_QUERY & ~(size_t)1;
+    size_t cap = p->bufcap ? p->bufcap : FIRST_BUFFER;
+    if (p->orig && cap < (size_t)p->orig_len + FIRST_BUFFER) cap = (size_t)p->orig_len + FIRST_BUFFER;
+    if (cap > PLH_MAX_ROOM) cap = PLH_MAX_ROOM;
+    if (p->orig && p->orig_len > cap) {
+        pl__host_note(h, p, LOG_WARNING, "the original's %u bytes do not fit a helper's buffer; not wrapped", p->orig_len);
+        return PL_OK;
+    }
+    for (uint32_t round = 0;; round++) {
+        if (pl__host_ensure_buf(p, cap) != PL_OK) return PL_E_NOMEM;
+        cap = p->bufcap > PLH_MAX_ROOM ? PLH_MAX_ROOM : p->bufcap;
+        DWORD room = pl__host_room_of(cap);
+        uint8_t fixed[PLH_COLLECT_FIXED] = {0};
+        size_t rl = 0;
+        int64_t started = now_ms();
+        int x;
+        if (p->orig) { /* PLH_WRAP: room, query bytes, the original's objects, the query, its bytes */
+            uint8_t *req = malloc(12 + qbytes);
+            if (!req) return PL_E_NOMEM;
+            put32(req, room);
+            put32(req + 4, (uint32_t)qbytes);
+            put32(req + 8, p->orig_n);
+            memcpy(req + 12, wq, qbytes);
+            x = xfer(p, PLH_WRAP, req, 12 + qbytes, p->orig, p->orig_len, p->collect_ms, fixed, sizeof fixed, &rl,
+                     why, sizeof why);
+            free(req);
+        } else {
+            uint8_t req[4];
+            put32(req, room);
+            x = xfer(p, PLH_COLLECT, req, 4, wq, qbytes, p->collect_ms, fixed, sizeof fixed, &rl, why, sizeof why);
+        }
+        pl__call_result r;
+        memset(&r, 0, sizeof r);
+        if (x == XF_OK) {
+            r.rc = get32(fixed);
+            r.bytes = get32(fixed + 4);
+            r.nobj = get32(fixed + 8);
+            uint32_t flags = get32(fixed + 12);
+            memcpy(&r.moved, fixed + 16, 8);
+            r.guard_damaged = (flags & PLH_GUARD_DAMAGED) != 0;
+            size_t n = r.rc == 0 && !r.guard_damaged && r.bytes <= room && r.moved == (int64_t)r.bytes ? r.bytes : 0;
+            if (rl != PLH_COLLECT_FIXED + n || (flags & ~PLH_GUARD_DAMAGED)) {
+                snprintf(why, sizeof why, "a Collect reply of %zu bytes for %zu bytes of data (flags 0x%x)", rl, n,
+                         flags);
+                x = XF_BAD;
+            } else if (n) {
+                /* The rest of the same reply: the same deadline. */
+                int64_t left = started + p->collect_ms - now_ms();
+                int64_t deadline = now_ms() + (left > 0 ? left : 0);
+                x = recv_all(p->sock, p->pidfd, p->buf, n, deadline);
+            }
+            r.data = p->buf;
+        }
+        if (x != XF_OK) {
+            helper_failed(h, p, x, "Collect", p->collect_ms, why);
+            return PL_OK;
+        }
+        if (p->timeouts_in_row) {
+            p->timeouts_in_row = 0;
+            pl__state_clear(h->state, p->info.name);
+        }
+        int arc;
+        if (pl__host_judge(h, p, &r, &cap, round, out, nobjects, &arc) == PL__JUDGED) return arc;
+    }
+}

@@ -1,0 +1,115 @@
+/* This file is private to libperflib: no API/ABI guarantee.
+ *
+ * What the two halves of the provider host share: host.c (loading, the
+ * in-process calls, the contract checks, wrapping, the query loop) and
+ * host_helper.c (isolated providers: the helper process and its protocol).
+ * docs/provider-host.md describes both. */
+#ifndef PL_HOST_INT_H
+#define PL_HOST_INT_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "helper_proto.h"
+#include "host.h"
+#include "host_limits.h"
+#include "host_state.h"
+#include "host_worker.h"
+#include "perflib/provider.h"
+#include "pl_internal.h"
+
+#define DEFAULT_MORE_DATA_ROUNDS 16u
+#define DEFAULT_MAX_PROVIDER_BYTES ((size_t)256 << 20)
+#define FIRST_BUFFER ((size_t)64 << 10)
+#define GUARD_BYTES PLH_GUARD_BYTES
+#define GUARD_BYTE PLH_GUARD_BYTE
+#define DEFAULT_OPEN_TIMEOUT_MS 10000u
+#define DEFAULT_COLLECT_TIMEOUT_MS 5000u
+#define CLOSE_WAIT_MS 1000           /* for Close's reply at engine close */
+#define EXIT_WAIT_MS 500             /* for a helper to exit after Close or EOF */
+#define MAX_TIMEOUTS_IN_ROW 3u
+#define MAX_DEAD_IN_ROW 2u /* consumers that ended inside an in-process call, in a row */
+
+typedef struct pl__prov {
+    pl_provider_info info;
+    char *path;                 /* resolved library path */
+    void *dl;
+    PM_OPEN_PROC *open;
+    PM_COLLECT_PROC *collect;
+    PM_CLOSE_PROC *close;
+    PL_COLLECT_NONBLOCKING_PROC *nonblocking; /* optional: Collects it may make on the caller's thread */
+    int loaded, opened, disabled;
+    int isolated;               /* runs in a helper process */
+    int hung;                   /* in-process: a call never returned; its thread still runs in the library */
+    pl__worker *worker;         /* in-process: the thread that makes the calls (the watchdog waits) */
+    pl__marker *mk;             /* in-process: the in-flight marker (host_state.h) */
+    pid_t pid;                  /* isolated: the helper, 0 when none runs; also its process group */
+    int pidfd;                  /* isolated: a pidfd of the helper, -1 when none */
+    int sock;                   /* isolated: our end of its socket, -1 when none */
+    uint32_t open_ms, collect_ms; /* isolated: the timeouts in force */
+    unsigned timeouts_in_row;   /* isolated: consecutive Open/Collect timeouts */
+    pthread_mutex_t mu;         /* one call into the provider at a time */
+    uint8_t *buf;               /* collect buffer, bufcap + GUARD_BYTES */
+    size_t bufcap;
+    int has_objlist;
+    size_t nobjlist;
+    uint32_t objlist[PL_QUERY_MAX_ITEMS];
+    uint64_t collects, errors;
+    uint32_t last_bytes;        /* the size of its last answer (the room of a Collect into the answer) */
+    int warned_align;           /* the multiple-of-8 warning was logged */
+    char last_error[256];
+    /* Wrapping (docs/provider-host.md, "Providers that wrap providers"). */
+    struct pl__prov *wrapped;       /* the provider this one wraps, or NULL */
+    struct pl__prov *wrapper;       /* the provider that wraps this one, or NULL */
+    const uint8_t *orig;        /* during a wrapper's Collect: the original's result */
+    uint32_t orig_len, orig_n;
+} pl__prov;
+
+struct pl__host {
+    pl_store *st;
+    pl__state *state;           /* failure state that outlives this process; NULL: none */
+    pl__limits limits;          /* what an isolated provider's helper may use */
+    pl__host_config cfg;
+    char *provider_dir;
+    uint32_t base_index;
+    pl__prov *p;
+    size_t n;
+};
+
+/* What one Collect call produced, in either mode. `data` holds `bytes`
+ * bytes when the call succeeded within the contract's pointer rules. */
+typedef struct pl__call_result {
+    DWORD rc, bytes, nobj;
+    int64_t moved;              /* how far the provider moved the data pointer */
+    int guard_damaged;          /* it wrote past the room it was given */
+    const uint8_t *data;
+} pl__call_result;
+
+enum { PL__JUDGED, PL__GROW };
+
+/* Log a provider's problem (once while it repeats) and keep it as its last
+ * error. */
+void pl__host_note(pl__host *h, pl__prov *p, int prio, const char *fmt, ...) PL__PRINTF(4, 5);
+/* Disable a provider for good: in the store (for the administrator to see
+ * and clear) and here. Called with p->mu held. */
+void pl__host_disable(pl__host *h, pl__prov *p, const char *fmt, ...) PL__PRINTF(3, 4);
+/* As root, a library others could change is not loaded: 1 when it may be. */
+int pl__host_library_trusted(pl__host *h, pl__prov *p);
+/* The contract checks, the same for in-process and isolated results.
+ * Returns PL__GROW (ask again with *cap doubled) or PL__JUDGED; *rc
+ * receives PL_E_NOMEM when the answer cannot grow. Called with p->mu held. */
+int pl__host_judge(pl__host *h, pl__prov *p, const pl__call_result *r, size_t *cap, uint32_t round, pl__buf *out,
+                   uint32_t *nobjects, int *rc);
+/* The provider's buffer: at least cap bytes plus the guard. */
+int pl__host_ensure_buf(pl__prov *p, size_t cap);
+/* UTF-8 to a malloc'd UTF-16 string; NULL when out of memory. */
+WCHAR *pl__host_to_wide(const char *s);
+static inline DWORD pl__host_room_of(size_t cap) { return (DWORD)(cap > 0xFFFFFFF8u ? 0xFFFFFFF8u : cap); }
+
+/* host_helper.c: an isolated provider's Collect of one query, and the end
+ * of its helper (Close, then exit or kill). Called with p->mu held. */
+int pl__host_collect_isolated(pl__host *h, pl__prov *p, const WCHAR *wq, pl__buf *out, uint32_t *nobjects);
+void pl__host_helper_close(pl__host *h, pl__prov *p);
+
+#endif
