@@ -20,12 +20,10 @@
  *
  * Everything is called under PerfDisk's lock (one collection at a time);
  * only the thread runs concurrently with it. */
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <semaphore.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +32,7 @@
 #include <unistd.h>
 
 #include "perfdisk_space.h"
+#include "provider_thread.h"
 
 #define MB (1024ull * 1024ull)
 
@@ -117,12 +116,7 @@ static void *space_main(void *arg)
  * cannot unmap the code a stuck thread will return into. */
 static void pin(void)
 {
-    if (W.pinned) return;
-    Dl_info di;
-    if (dladdr(&W, &di) && di.dli_fname) {
-        void *h = dlopen(di.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
-        if (h) W.pinned = 1; /* the handle is never closed */
-    }
+    if (!W.pinned) W.pinned = pl__provider_pin(&W);
 }
 
 static void forget(void)
@@ -141,23 +135,12 @@ static int start(void)
         return 0;
     }
     atomic_store(&W.quit, 0);
-    /* The thread takes no signals (they belong to the program's threads)
-     * and needs little stack: statvfs() and a loop. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    pthread_attr_t attr;
-    int have_attr = pthread_attr_init(&attr) == 0;
-    if (have_attr) pthread_attr_setstacksize(&attr, 128u << 10);
-    int rc = pthread_create(&W.th, have_attr ? &attr : NULL, space_main, NULL);
-    if (have_attr) pthread_attr_destroy(&attr);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc != 0) {
+    /* Little stack: statvfs() and a loop. */
+    if (pl__provider_thread(&W.th, space_main, NULL, 128u << 10, "perfdisk-space") != 0) {
         sem_destroy(&W.done);
         sem_destroy(&W.go);
         return 0;
     }
-    pthread_setname_np(W.th, "perfdisk-space"); /* what top -H and ps -L show */
     W.started = 1;
     W.owner = (long)getpid();
     return 1;

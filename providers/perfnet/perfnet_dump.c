@@ -24,16 +24,15 @@
  * it); if the library were unloaded meanwhile, the return would jump into
  * unmapped memory. So the first abandoned dump pins the library
  * (RTLD_NODELETE): it stays mapped until the process ends. */
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "perfnet_int.h"
+#include "provider_thread.h"
 
 #ifdef PERFNET_TEST_HOOKS
 pn_dump_fn *pl__pn_test_dump;
@@ -110,17 +109,8 @@ static pn_dumper *dumper_new(void)
     }
     d->state = IDLE;
     d->owner = (long)getpid();
-    /* The thread takes no signals (they belong to the program's threads)
-     * and needs little stack: the dump's receive buffer is on the heap. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    pthread_attr_t attr;
-    int have_attr = pthread_attr_init(&attr) == 0;
-    if (have_attr) pthread_attr_setstacksize(&attr, 256u << 10);
-    int rc = pthread_create(&d->th, have_attr ? &attr : NULL, run, d);
-    if (have_attr) pthread_attr_destroy(&attr);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    /* Little stack: the dump's receive buffer is on the heap. */
+    int rc = pl__provider_thread(&d->th, run, d, 256u << 10, "perfnet-qdisc");
     if (rc != 0) {
         sem_destroy(&d->done);
         sem_destroy(&d->job);
@@ -128,7 +118,6 @@ static pn_dumper *dumper_new(void)
         errno = rc;
         return NULL;
     }
-    pthread_setname_np(d->th, "perfnet-qdisc"); /* what top -H and ps -L show */
     return d;
 }
 
@@ -140,10 +129,7 @@ static void pin_library(void)
 {
     static int pinned; /* atomic */
     if (__atomic_exchange_n(&pinned, 1, __ATOMIC_ACQ_REL)) return;
-    Dl_info info;
-    if (!dladdr((void *)&pl__pn_dump_start, &info) || !info.dli_fname) return;
-    void *self = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
-    (void)self; /* never closed: the pin is the point */
+    (void)pl__provider_pin((const void *)&pl__pn_dump_start);
 }
 
 int pl__pn_dump_start(pn_dumper **dp)

@@ -7,12 +7,12 @@
  * pool of 1 has none. Helpers wait on a condition variable between jobs:
  * an idle pool costs no CPU. */
 #include <sched.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "perfproc_int.h"
+#include "provider_thread.h"
 
 static void work(pp_pool *p, unsigned id, pp_work_fn *fn, void *arg, size_t n, size_t chunk)
 {
@@ -76,24 +76,14 @@ unsigned pl__pp_pool_start(pp_pool *p, unsigned workers)
     }
     p->owner = (long)getpid();
     if (p->nth + 1 >= workers) return p->nth + 1;
-    /* Helpers take no signals (they belong to the program's threads) and
-     * need little stack: a reader's deepest frames hold about 40 KiB of
-     * buffers (the 32 KiB getdents64 buffer of a task listing). */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    pthread_attr_t attr;
-    int have_attr = pthread_attr_init(&attr) == 0;
-    if (have_attr) pthread_attr_setstacksize(&attr, 256u << 10);
+    /* Helpers need little stack: a reader's deepest frames hold about 40
+     * KiB of buffers (the 32 KiB getdents64 buffer of a task listing). */
     while (p->nth + 1 < workers) {
         unsigned id = p->nth + 1;
         p->args[id - 1] = (struct pp_helper_arg){p, id, p->gen};
-        if (pthread_create(&p->th[p->nth], have_attr ? &attr : NULL, helper, &p->args[id - 1]) != 0) break;
-        pthread_setname_np(p->th[p->nth], "perfproc-read"); /* what top -H and ps -L show */
+        if (pl__provider_thread(&p->th[p->nth], helper, &p->args[id - 1], 256u << 10, "perfproc-read") != 0) break;
         p->nth++;
     }
-    if (have_attr) pthread_attr_destroy(&attr);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
     return p->nth + 1;
 }
 
