@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "pl_test.h"
+#include "pl_test_engine.h"
 #include "provider_harness.h"
 #include "perflib/block.h"
 #include "perflib/indices.h"
@@ -503,23 +504,6 @@ static uint32_t engine_logical(pl_engine *e, int *space_ok, int check_unavailabl
     return n;
 }
 
-static pl_provider_status perfdisk_status(pl_engine *e)
-{
-    pl_provider_status *list = NULL, out;
-    size_t n = 0;
-    assert_int_equal(pl_engine_provider_status(e, &list, &n), PL_OK);
-    memset(&out, 0, sizeof out);
-    int found = 0;
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(list[i].name, "PerfDisk") == 0) {
-            out = list[i];
-            found = 1;
-        }
-    pl_free(list);
-    assert_true(found);
-    return out;
-}
-
 /* The whole path on the live root: the engine calls PerfDisk on the
  * consumer's thread (PerfDiskCollectNonBlocking), a held-back batch costs
  * the query the 200 ms deadline and not the provider (it stays enabled, no
@@ -559,7 +543,7 @@ static void live_engine_query_with_a_stuck_batch(void **state)
     unsetenv(STALL);
     assert_true(took >= 150);
     assert_true(took < 900);
-    pl_provider_status ps = perfdisk_status(e);
+    pl_provider_status ps = pl_test_provider_status(e, "PerfDisk");
     assert_int_equal(ps.disabled, 0);
     assert_int_equal(ps.errors, 0);
     assert_int_equal(ps.collects, 2);

@@ -24,6 +24,7 @@
 #include "perflib/query.h"
 #include "perflib/registry.h"
 #include "pl_test.h"
+#include "pl_test_engine.h"
 #include "provider_harness.h"
 
 #define DEADLINE_MS 200 /* PN_DUMP_DEADLINE_MS */
@@ -450,23 +451,6 @@ static int engine_lo_queue(pl_engine *e, uint64_t *v)
     return ok;
 }
 
-static pl_provider_status perfnet_status(pl_engine *e)
-{
-    pl_provider_status *list = NULL, out;
-    size_t n = 0;
-    assert_int_equal(pl_engine_provider_status(e, &list, &n), PL_OK);
-    memset(&out, 0, sizeof out);
-    int found = 0;
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(list[i].name, "PerfNet") == 0) {
-            out = list[i];
-            found = 1;
-        }
-    pl_free(list);
-    assert_true(found);
-    return out;
-}
-
 /* The whole path on the live root, with PerfNet's record pointing at
  * libperfnet_test.so (the engine's dlopen of that path finds the instance
  * the test opened, so the test's hook is the engine's): a held dump costs
@@ -517,7 +501,7 @@ static void engine_query_with_a_stuck_dump(void **state)
     assert_int_equal(v, 0);
     assert_true(took >= DEADLINE_MS - 1);
     assert_true(took < DEADLINE_MS + 800);
-    pl_provider_status ps = perfnet_status(e);
+    pl_provider_status ps = pl_test_provider_status(e, "PerfNet");
     assert_int_equal(ps.disabled, 0);
     assert_int_equal(ps.errors, 0);
     assert_int_equal(ps.collects, 2);
