@@ -20,6 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "perflib/block.h"
+#include "perflib/pdh.h"
 #include "pl_test.h"
 
 static char g_dir[] = "/tmp/pl_w32_bases_XXXXXX";
@@ -154,10 +156,79 @@ static void builtin_bases_carry_the_counter_index(void **state)
     free(buf);
 }
 
+/* Issue 29 item 7, decided (docs/win32.md, "% Processor Time"): the
+ * counter stays PERF_PRECISION_100NS_TIMER over the kernel's column sum.
+ * What a consumer that reads the counter type computes (PDH; .NET's
+ * CounterSampleCalculator hands the type, the value and the hooked base to
+ * PDH's formula) is the honest busy percentage: busy and idle share one
+ * base, their raw values add up to it, and the two percentages to 100. */
+struct cpu_raw {
+    uint64_t busy, busy_base, idle, idle_base;
+    uint32_t busy_type;
+};
+
+static void total_raw(struct cpu_raw *r)
+{
+    DWORD size = 0;
+    BYTE *buf = global_block(&size);
+    pl_block blk;
+    assert_int_equal(pl_block_open(&blk, buf, size, 0, 0, NULL), PL_OK);
+    pl_object o;
+    assert_int_equal(pl_block_find_object(&blk, 238, &o), PL_OK);
+    pl_instance in;
+    int found = 0;
+    int rc = pl_object_instance(&o, 0, &in);
+    for (; rc == PL_OK; rc = pl_instance_next(&in, &in)) {
+        char name[32];
+        if (pl_instance_name(&in, name, sizeof name) == PL_OK && strcmp(name, "_Total") == 0) {
+            found = 1;
+            break;
+        }
+    }
+    assert_true(found);
+    pl_counter c;
+    assert_int_equal(pl_object_find_counter(&o, 6, &c), PL_OK); /* the first definition with index 6 */
+    r->busy_type = c.def.CounterType;
+    assert_int_equal(pl_counter_value(&c, &in, &r->busy), PL_OK);
+    assert_int_equal(pl_counter_base(&c, &in, &r->busy_base), PL_OK);
+    assert_int_equal(pl_object_find_counter(&o, 1746, &c), PL_OK); /* % Idle Time */
+    assert_int_equal(pl_counter_value(&c, &in, &r->idle), PL_OK);
+    assert_int_equal(pl_counter_base(&c, &in, &r->idle_base), PL_OK);
+    free(buf);
+}
+
+static void processor_time_read_by_type(void **state)
+{
+    (void)state;
+    struct cpu_raw a, b;
+    total_raw(&a);
+    usleep(300000);
+    total_raw(&b);
+    assert_int_equal(a.busy_type, PERF_PRECISION_100NS_TIMER);
+    /* one base, and the raw values add up to it (each converted to 100 ns
+     * on its own: within 1) */
+    assert_int_equal(a.busy_base, a.idle_base);
+    assert_true(a.busy + a.idle <= a.busy_base + 1 && a.busy + a.idle + 1 >= a.busy_base);
+    assert_true(b.busy_base > a.busy_base);
+    /* the formula of the type, as PDH and .NET apply it */
+    pl_pdh_raw n1 = {0, 0, (int64_t)b.busy, (int64_t)b.busy_base, 0}, n0 = {0, 0, (int64_t)a.busy, (int64_t)a.busy_base, 0};
+    pl_pdh_raw i1 = {0, 0, (int64_t)b.idle, (int64_t)b.idle_base, 0}, i0 = {0, 0, (int64_t)a.idle, (int64_t)a.idle_base, 0};
+    pl_pdh_value busy, idle;
+    assert_int_equal(pl_pdh_calc_type(PERF_PRECISION_100NS_TIMER, 0, 0, PL_PDH_FMT_DOUBLE | PL_PDH_FMT_NOCAP100, &n1, &n0, &busy),
+                     PL_PDH_CSTATUS_VALID_DATA);
+    assert_int_equal(pl_pdh_calc_type(PERF_PRECISION_100NS_TIMER, 0, 0, PL_PDH_FMT_DOUBLE | PL_PDH_FMT_NOCAP100, &i1, &i0, &idle),
+                     PL_PDH_CSTATUS_VALID_DATA);
+    double want = 100.0 * (double)(b.busy - a.busy) / (double)(b.busy_base - a.busy_base);
+    assert_true(busy.v.double_value > want - 1e-9 && busy.v.double_value < want + 1e-9);
+    double dsum = (double)(b.busy_base - a.busy_base);
+    assert_true(busy.v.double_value + idle.v.double_value > 100.0 - 200.0 / dsum && busy.v.double_value + idle.v.double_value < 100.0 + 200.0 / dsum);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(builtin_bases_carry_the_counter_index, setup, teardown),
+        cmocka_unit_test_setup_teardown(processor_time_read_by_type, setup, teardown),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     return cmocka_run_group_tests(tests, NULL, NULL);
