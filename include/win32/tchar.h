@@ -118,15 +118,20 @@ static inline int perflib__stricmp(const char *a, const char *b) { return perfli
 #define _tfopen fopen
 #define _tgetenv getenv
 
-/* What the secure (_s) forms below need, on char. */
+/* What the secure (_s) forms below need, on char. Their format strings are
+ * printf's (checked as such); in the _UNICODE build they are WCHAR. */
+#define PERFLIB__TFMT(f, a) __attribute__((format(printf, f, a)))
 typedef char perflib__tch;
 static inline size_t perflib__tlen(const char *s) { return strlen(s); }
 static inline size_t perflib__tnlen(const char *s, size_t max) { return perflib__strnlen(s, max); }
 static inline char *perflib__ttok_s(char *s, const char *delim, char **ctx) { return perflib__tcstok_s(s, delim, ctx); }
-static inline int perflib__tvfprintf(FILE *fp, const char *fmt, va_list ap) { return vfprintf(fp, fmt, ap); }
+PERFLIB__TFMT(2, 0) static inline int perflib__tvfprintf(FILE *fp, const char *fmt, va_list ap)
+{
+    return vfprintf(fp, fmt, ap);
+}
 /* The output in buf (cap > 0 characters, NUL included): its length, or -1
  * when it was cut (buf holds the cut, terminated output) or failed. */
-static inline int perflib__tvfmt(char *buf, size_t cap, const char *fmt, va_list ap)
+PERFLIB__TFMT(3, 0) static inline int perflib__tvfmt(char *buf, size_t cap, const char *fmt, va_list ap)
 {
     int n = vsnprintf(buf, cap, fmt, ap);
     if (n < 0) {
@@ -413,6 +418,7 @@ int wmain(int argc, WCHAR **argv);
 #define _tfopen perflib__tfopen
 
 /* What the secure (_s) forms below need, on WCHAR. */
+#define PERFLIB__TFMT(f, a)
 typedef WCHAR perflib__tch;
 static inline size_t perflib__tlen(const WCHAR *s) { return perflib__wcslen(s); }
 static inline size_t perflib__tnlen(const WCHAR *s, size_t max) { return perflib__wcsnlen(s, max); }
@@ -523,7 +529,7 @@ static inline errno_t perflib__tcscat_s(perflib__tch *d, size_t size, const perf
 }
 
 /* _vstprintf_s / _stprintf_s: the characters written, or -1. */
-static inline int perflib__vstprintf_s(perflib__tch *buf, size_t size, const perflib__tch *fmt, va_list ap)
+PERFLIB__TFMT(3, 0) static inline int perflib__vstprintf_s(perflib__tch *buf, size_t size, const perflib__tch *fmt, va_list ap)
 {
     if (!buf || !size || !fmt) {
         (void)perflib__s_fail(buf, size, EINVAL);
@@ -533,7 +539,7 @@ static inline int perflib__vstprintf_s(perflib__tch *buf, size_t size, const per
     if (n < 0) (void)perflib__s_fail(buf, size, ERANGE);
     return n;
 }
-static inline int perflib__stprintf_s(perflib__tch *buf, size_t size, const perflib__tch *fmt, ...)
+PERFLIB__TFMT(3, 4) static inline int perflib__stprintf_s(perflib__tch *buf, size_t size, const perflib__tch *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -545,7 +551,7 @@ static inline int perflib__stprintf_s(perflib__tch *buf, size_t size, const perf
  * fits); cut output is kept, terminated, and gives -1 when count is
  * _TRUNCATE or smaller than the buffer; output that count allows but the
  * buffer cannot hold is ERANGE. */
-static inline int perflib__vsntprintf_s(perflib__tch *buf, size_t size, size_t count, const perflib__tch *fmt,
+PERFLIB__TFMT(4, 0) static inline int perflib__vsntprintf_s(perflib__tch *buf, size_t size, size_t count, const perflib__tch *fmt,
                                         va_list ap)
 {
     if (!buf || !size || !fmt) {
@@ -557,7 +563,7 @@ static inline int perflib__vsntprintf_s(perflib__tch *buf, size_t size, size_t c
     if (n < 0 && count != _TRUNCATE) (void)perflib__s_fail(buf, size, ERANGE);
     return n;
 }
-static inline int perflib__sntprintf_s(perflib__tch *buf, size_t size, size_t count, const perflib__tch *fmt, ...)
+PERFLIB__TFMT(4, 5) static inline int perflib__sntprintf_s(perflib__tch *buf, size_t size, size_t count, const perflib__tch *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -566,7 +572,7 @@ static inline int perflib__sntprintf_s(perflib__tch *buf, size_t size, size_t co
     return n;
 }
 /* _tprintf_s and relatives: _tprintf's output; a NULL format is -1. */
-static inline int perflib__vftprintf_s(FILE *fp, const perflib__tch *fmt, va_list ap)
+PERFLIB__TFMT(2, 0) static inline int perflib__vftprintf_s(FILE *fp, const perflib__tch *fmt, va_list ap)
 {
     if (!fp || !fmt) {
         errno = EINVAL;
@@ -574,7 +580,7 @@ static inline int perflib__vftprintf_s(FILE *fp, const perflib__tch *fmt, va_lis
     }
     return perflib__tvfprintf(fp, fmt, ap);
 }
-static inline int perflib__ftprintf_s(FILE *fp, const perflib__tch *fmt, ...)
+PERFLIB__TFMT(2, 3) static inline int perflib__ftprintf_s(FILE *fp, const perflib__tch *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -582,8 +588,11 @@ static inline int perflib__ftprintf_s(FILE *fp, const perflib__tch *fmt, ...)
     va_end(ap);
     return n;
 }
-static inline int perflib__vtprintf_s(const perflib__tch *fmt, va_list ap) { return perflib__vftprintf_s(stdout, fmt, ap); }
-static inline int perflib__tprintf_s(const perflib__tch *fmt, ...)
+PERFLIB__TFMT(1, 0) static inline int perflib__vtprintf_s(const perflib__tch *fmt, va_list ap)
+{
+    return perflib__vftprintf_s(stdout, fmt, ap);
+}
+PERFLIB__TFMT(1, 2) static inline int perflib__tprintf_s(const perflib__tch *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);

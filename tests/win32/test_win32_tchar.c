@@ -73,7 +73,13 @@ static void cat_s(void **state)
     assert_int_equal(d[0], 0);
 }
 
-static int vformat(_TCHAR *buf, size_t size, const _TCHAR *fmt, ...)
+#ifdef _UNICODE
+#define FMT(f, a)
+#else
+#define FMT(f, a) __attribute__((format(printf, f, a))) /* the ANSI formats are printf's */
+#endif
+
+FMT(3, 4) static int vformat(_TCHAR *buf, size_t size, const _TCHAR *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -82,7 +88,7 @@ static int vformat(_TCHAR *buf, size_t size, const _TCHAR *fmt, ...)
     return n;
 }
 
-static int vnformat(_TCHAR *buf, size_t size, size_t count, const _TCHAR *fmt, ...)
+FMT(4, 5) static int vnformat(_TCHAR *buf, size_t size, size_t count, const _TCHAR *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
