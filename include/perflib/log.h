@@ -108,9 +108,23 @@ typedef struct pl_log pl_log;
  * completed from the records after its last entry; otherwise the records
  * are scanned (and the index is NOT rewritten: see pl_log_reindex).
  * PL_E_IO/PL_E_OS: the file cannot be read; PL_E_PARSE: not a perflib
- * counter log (bad magic); PL_E_BAD_BLOCK: the header record is damaged. */
+ * counter log (bad magic); PL_E_BAD_BLOCK: the header record is damaged.
+ *
+ * Logs of other formats open too, as PL_LOG_VALUES logs (docs/counter-log.md,
+ * "Other formats"): a CSV/TSV file in the PDH-CSV 4.0 form (Windows'
+ * typeperf, relog, Performance Monitor) -- PL_E_PARSE for a malformed
+ * header, PL_E_ENCODING for UTF-16 text; a malformed row reads as
+ * PL_E_BAD_BLOCK naming its line. */
 PL_EXTERN int pl_log_open(const char *path, pl_log **out, pl_error *err);
 PL_EXTERN void pl_log_close(pl_log *log); /* accepts NULL */
+
+/* What a log is: PL_LOG_FMT_BIN (perflib's binary log), _CSV, _TSV, _SQL;
+ * 0 for NULL. */
+#define PL_LOG_FMT_BIN 1
+#define PL_LOG_FMT_CSV 2
+#define PL_LOG_FMT_TSV 3
+#define PL_LOG_FMT_SQL 4
+PL_EXTERN int pl_log_format(const pl_log *log);
 
 /* Scan every record, verify it and write a fresh "<path>.idx". */
 PL_EXTERN int pl_log_reindex(const char *path, pl_error *err);

@@ -1298,7 +1298,10 @@ static void add_object_names(const pl_pdh_source *src, const snap *s, strlist *l
         const char *nm = title_of(src, PL_TITLE_NAME, o.hdr.ObjectNameTitleIndex);
         char num[16];
         if (!nm) { snprintf(num, sizeof num, "%u", (unsigned)o.hdr.ObjectNameTitleIndex); nm = num; }
-        sl_adds(l, nm);
+        /* once: a log answers "Global" and "Costly" with the same record */
+        size_t k = 0;
+        while (k < l->n && strcmp(l->v[k], nm) != 0) k++;
+        if (k == l->n) sl_adds(l, nm);
     }
 }
 

@@ -175,14 +175,14 @@ static uint32_t logq_open(const char *file, logq **out)
         free(l);
         switch (s) {
         case PL_E_NOT_FOUND: return PDH_FILE_NOT_FOUND;
-        case PL_E_PARSE: case PL_E_UNSUPPORTED: return PDH_UNKNOWN_LOG_FORMAT;
+        case PL_E_PARSE: case PL_E_UNSUPPORTED: case PL_E_ENCODING: return PDH_UNKNOWN_LOG_FORMAT;
         case PL_E_BAD_BLOCK: return PDH_UNABLE_READ_LOG_HEADER;
         case PL_E_NOMEM: return PDH_MEMORY_ALLOCATION_FAILURE;
         default: return PDH_LOG_FILE_OPEN_ERROR;
         }
     }
     if (pl_log_source_open(l->log, &l->src, &l->ls, NULL) != PL_OK) {
-        /* a log of formatted values (made from CSV) has no raw counters */
+        /* a log of values none of whose columns is a counter path */
         pl_log_close(l->log);
         free(l);
         return PDH_LOG_TYPE_NOT_FOUND;

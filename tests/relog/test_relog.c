@@ -24,6 +24,7 @@ typedef struct fx {
     char out[65536];
     char err[8192];
     int code;
+    const char *tz;           /* TZ of the tools run; NULL: UTC */
 } fx;
 
 
@@ -62,7 +63,7 @@ static void run(fx *f, const char *bin, const char *clock, const char *const *ar
         dup2(o, 1);
         dup2(e, 2);
         dup2(in, 0);
-        setenv("TZ", "UTC", 1);
+        setenv("TZ", f->tz ? f->tz : "UTC", 1);
         setenv("PERFLIB_REGISTRY", f->store, 1);
         setenv("PERFLIB_TYPEPERF_BLOCKS", f->dir, 1);
         unsetenv("PERFLIB_LANG");
@@ -446,6 +447,83 @@ static void append_binary(void **state)
     expect_code(f, 3);
 }
 
+/* A CSV log as Windows writes it (made here following the documented
+ * form exactly): two machines, a time zone comment, quoted blanks, names
+ * with a comma and a doubled quote, a parent/instance and a duplicate. */
+static const char k_windows_csv[] =
+    "\"(PDH-CSV 4.0) (W. Europe Daylight Time)(-120)\",\"\\\\WIN1\\Memory\\Available Bytes\","
+    "\"\\\\WIN1\\Processor(_Total)\\% Processor Time\",\"\\\\WIN2\\Thread(explorer/0)\\% Processor Time\","
+    "\"\\\\WIN1\\Process(svchost#1)\\Working Set\",\"\\\\WIN1\\LogicalDisk(a,\"\"b\"\")\\Free Megabytes\"\r\n"
+    "\"07/01/2026 10:00:00.125\",\"1073741824\",\" \",\"12.5\",\"4096\",\"1\"\r\n"
+    "\"07/01/2026 10:00:01.125\",\"1073741823\",\"37.5\",\" \",\"4100\",\"0.050000000000000003\"\r\n"
+    "\"07/01/2026 10:00:02.125\",\"1073741822\",\"88.359340674585567\",\"0\",\" \",\"-2\"\r\n";
+
+/* Windows' CSV converts to BIN and back, and to TSV and back, with the
+ * same values: byte for byte in the zone it was written in. */
+static void windows_csv_round_trips(void **state)
+{
+    fx *f = *state;
+    char csv[128], bin[128], out[128], tsv[128], buf[8192];
+    snprintf(csv, sizeof csv, "%s/win.csv", f->dir);
+    snprintf(bin, sizeof bin, "%s/win.plog", f->dir);
+    snprintf(out, sizeof out, "%s/back.csv", f->dir);
+    snprintf(tsv, sizeof tsv, "%s/win.tsv", f->dir);
+    canned_write_file(csv, k_windows_csv, strlen(k_windows_csv));
+    f->tz = "Europe/Berlin";
+    const char *q[] = {csv, "-q", NULL};
+    run(f, RELOG_BIN, NULL, q);
+    expect_code(f, 0);
+    assert_non_null(strstr(f->out, "(CSV)"));
+    assert_non_null(strstr(f->out, "Samples: 3\r\n"));
+    assert_non_null(strstr(f->out, "Begin: 7/1/2026 10:00:00\r\n"));
+    assert_non_null(strstr(f->out, "\\\\WIN2\\Thread(explorer/0)\\% Processor Time\r\n"));
+    const char *a[] = {csv, "-f", "BIN", "-o", bin, "-y", NULL};
+    run(f, RELOG_BIN, NULL, a);
+    expect_code(f, 0);
+    const char *b[] = {bin, "-f", "CSV", "-o", out, "-y", NULL};
+    run(f, RELOG_BIN, NULL, b);
+    expect_code(f, 0);
+    same_files(csv, out);
+    const char *c[] = {csv, "-f", "TSV", "-o", tsv, "-y", NULL};
+    run(f, RELOG_BIN, NULL, c);
+    expect_code(f, 0);
+    const char *d[] = {tsv, "-f", "CSV", "-o", out, "-y", NULL};
+    run(f, RELOG_BIN, NULL, d);
+    expect_code(f, 0);
+    same_files(csv, out);
+    /* read in another zone: the same instants, shown in that zone */
+    f->tz = "UTC";
+    const char *e[] = {bin, "-f", "CSV", "-o", out, "-y", "-c", "\\\\WIN1\\Memory\\Available Bytes", NULL};
+    run(f, RELOG_BIN, NULL, e);
+    expect_code(f, 0);
+    canned_read_file(out, buf, sizeof buf);
+    assert_string_equal(buf, "\"(PDH-CSV 4.0) (UTC)(0)\",\"\\\\WIN1\\Memory\\Available Bytes\"\r\n"
+                             "\"07/01/2026 08:00:00.125\",\"1073741824\"\r\n"
+                             "\"07/01/2026 08:00:01.125\",\"1073741823\"\r\n"
+                             "\"07/01/2026 08:00:02.125\",\"1073741822\"\r\n");
+}
+
+/* typeperf replays a CSV log through PDH: the same values again. */
+static void typeperf_replays_a_csv_log(void **state)
+{
+    fx *f = *state;
+    char csv[128], out[128], buf[8192];
+    snprintf(csv, sizeof csv, "%s/win.csv", f->dir);
+    snprintf(out, sizeof out, "%s/replay.csv", f->dir);
+    canned_write_file(csv, k_windows_csv, strlen(k_windows_csv));
+    f->tz = "Europe/Berlin";
+    const char *a[] = {"\\\\WIN1\\Process(*)\\Working Set", "\\\\WIN2\\Thread(explorer/0)\\% Processor Time",
+                       "-i", csv, "-o", out, "-y", NULL};
+    run(f, TYPEPERF_BIN, NULL, a);
+    expect_code(f, 0);
+    canned_read_file(out, buf, sizeof buf);
+    assert_string_equal(buf, "\"(PDH-CSV 4.0) (W. Europe Daylight Time)(-120)\",\"\\\\WIN1\\Process(svchost)\\Working Set\","
+                             "\"\\\\WIN1\\Process(svchost#1)\\Working Set\",\"\\\\WIN2\\Thread(explorer/0)\\% Processor Time\"\r\n"
+                             "\"07/01/2026 10:00:00.125\",\" \",\"4096\",\"12.5\"\r\n"
+                             "\"07/01/2026 10:00:01.125\",\" \",\"4100\",\" \"\r\n"
+                             "\"07/01/2026 10:00:02.125\",\" \",\" \",\"0\"\r\n");
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -458,6 +536,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(damaged_inputs, setup, teardown),
         cmocka_unit_test_setup_teardown(errors_and_exit_codes, setup, teardown),
         cmocka_unit_test_setup_teardown(append_binary, setup, teardown),
+        cmocka_unit_test_setup_teardown(windows_csv_round_trips, setup, teardown),
+        cmocka_unit_test_setup_teardown(typeperf_replays_a_csv_log, setup, teardown),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,7 +16,6 @@
 
 #include "perflib/log.h"
 #include "perflib/pdh.h"
-#include "relog_text.h"
 #include "tool_stdout.h"
 #include "tp_format.h"
 #include "tzname.h"
@@ -363,14 +362,14 @@ static int wanted(const opts *o, const char *col)
 
 /* ------------------------------------------------------------ inputs */
 
-enum { IN_BLOCKS, IN_VALUES, IN_TEXT };
+enum { IN_BLOCKS, IN_VALUES };
 
 typedef struct input {
     const char *file;
     int type;
     size_t ncols;             /* selected columns */
     char **cols;              /* their paths */
-    size_t *src;              /* index of each in the log header / text header */
+    size_t *src;              /* index of each in the log header */
     size_t *out;              /* output column of each */
     /* binary logs */
     pl_log *log;
@@ -379,8 +378,6 @@ typedef struct input {
     pl_pdh_query *q;
     pl_pdh_counter **ctr;
     size_t next, nrec;
-    /* text logs */
-    rt_text *txt;
     /* selection */
     long seen;                /* records inside -b/-e so far (for -t) */
     /* the current row */
@@ -406,7 +403,6 @@ static void input_free(input *in)
     pl_pdh_close_query(in->q);
     if (in->ls) pl_pdh_source_close(&in->psrc);
     pl_log_close(in->log);
-    rt_text_close(in->txt);
 }
 
 static int add_col(input *in, const char *path, size_t srcidx)
@@ -422,20 +418,22 @@ static int add_col(input *in, const char *path, size_t srcidx)
     return 0;
 }
 
-/* Open an input: a binary counter log, or a CSV/TSV log. */
+/* Open an input: a binary counter log, a CSV/TSV log or an SQL log set
+ * (all read through pl_log). */
 static int input_open(input *in, const opts *o, int passthrough)
 {
-    FILE *f = fopen(in->file, "rb");
-    if (!f) {
-        errorf("cannot open \"%s\": %s.", in->file, strerror(errno));
-        return EXIT_INPUT;
-    }
-    char sig[8] = {0};
-    size_t got = fread(sig, 1, sizeof sig, f);
-    fclose(f);
     pl_error err = {0};
-    if (got == 8 && memcmp(sig, "PLCLOG\r\n", 8) == 0) {
-        if (pl_log_open(in->file, &in->log, &err) != PL_OK) {
+    {
+        int s = pl_log_open(in->file, &in->log, &err);
+        if (s == PL_E_NOT_FOUND || s == PL_E_IO) {
+            errorf("cannot open \"%s\": %s.", in->file, err.msg);
+            return EXIT_INPUT;
+        }
+        if (s == PL_E_PARSE) {
+            errorf("\"%s\" is not a perflib counter log or a CSV/TSV performance log: %s.", in->file, err.msg);
+            return EXIT_INPUT;
+        }
+        if (s) {
             errorf("cannot read \"%s\": %s.", in->file, err.msg);
             return EXIT_INPUT;
         }
@@ -473,15 +471,6 @@ static int input_open(input *in, const opts *o, int passthrough)
                 }
             }
         }
-    } else {
-        int s = rt_text_open(in->file, &in->txt, &err);
-        if (s) {
-            errorf("\"%s\" is not a perflib counter log or a CSV/TSV performance log: %s.", in->file, err.msg);
-            return EXIT_INPUT;
-        }
-        in->type = IN_TEXT;
-        for (size_t i = 0; i < rt_text_ncols(in->txt); i++)
-            if (wanted(o, rt_text_col(in->txt, i)) && add_col(in, rt_text_col(in->txt, i), i)) return EXIT_INPUT;
     }
     in->vals = calloc(in->ncols + 1, sizeof *in->vals);
     in->present = calloc(in->ncols + 1, 1);
@@ -508,29 +497,6 @@ static int input_next(input *in, const opts *o)
     in->have = 0;
     if (in->done) return 0;
     pl_error err = {0};
-    if (in->type == IN_TEXT) {
-        for (;;) {
-            int s = rt_text_next(in->txt, &in->time, &err);
-            if (s == RT_END) break;
-            if (s == RT_BAD) {
-                warnf("\"%s\": %s (line skipped).", in->file, err.msg);
-                in->damaged++;
-                continue;
-            }
-            int stop;
-            if (!keep(in, o, in->time, &stop)) {
-                if (stop) break;
-                continue;
-            }
-            in->gap = 0;
-            for (size_t i = 0; i < in->ncols; i++)
-                in->present[i] = rt_text_value(in->txt, in->src[i], &in->vals[i]);
-            in->have = 1;
-            return 1;
-        }
-        in->done = 1;
-        return 0;
-    }
     while (in->next < in->nrec) {
         size_t i = in->next++;
         int64_t t = pl_log_time(in->log, i);
@@ -642,12 +608,12 @@ static int confirm_overwrite(const char *file)
 /* Text output: check an existing file's header for -a. */
 static int text_header_matches(const char *file, const output *o)
 {
-    rt_text *t = NULL;
-    pl_error err = {0};
-    if (rt_text_open(file, &t, &err) != 0) return 0;
-    int ok = rt_text_ncols(t) == o->ncols && rt_text_sep(t) == o->sep;
-    for (size_t i = 0; ok && i < o->ncols; i++) ok = strcmp(rt_text_col(t, i), o->cols[i]) == 0;
-    rt_text_close(t);
+    pl_log *t = NULL;
+    if (pl_log_open(file, &t, NULL) != PL_OK) return 0;
+    const pl_log_header *h = pl_log_get_header(t);
+    int ok = pl_log_format(t) == (o->sep == '\t' ? PL_LOG_FMT_TSV : PL_LOG_FMT_CSV) && h->ncolumns == o->ncols;
+    for (size_t i = 0; ok && i < o->ncols; i++) ok = strcmp(h->columns[i].path, o->cols[i]) == 0;
+    pl_log_close(t);
     return ok;
 }
 
@@ -791,6 +757,11 @@ static int output_close(output *o, const opts *op)
 
 /* -------------------------------------------------------------- main */
 
+static const char *format_name(int f)
+{
+    return f == PL_LOG_FMT_CSV ? "CSV" : f == PL_LOG_FMT_TSV ? "TSV" : f == PL_LOG_FMT_SQL ? "SQL" : "Binary";
+}
+
 static void print_when(const char *label, int64_t ft)
 {
     int64_t unix_ms = ft / 10000 - FT_UNIX_MS;
@@ -878,7 +849,7 @@ int main(int argc, char **argv)
         printf("\r\nInput\r\n----------------\r\nFile(s):\r\n");
         for (size_t i = 0; i < o.ninputs; i++)
             printf("     %s (%s)\r\n", ins[i].file,
-                   ins[i].type == IN_TEXT ? (rt_text_sep(ins[i].txt) == '\t' ? "TSV" : "CSV") : "Binary");
+                   format_name(pl_log_format(ins[i].log)));
         printf("\r\n");
         if (samples) {
             print_when("Begin:", first);
