@@ -11,6 +11,7 @@ int pl__xlog_open(const char *name, pl__xlog **out, pl_error *err)
 {
     *out = NULL;
     if (!name) return PL_OK;
+    if (strncasecmp(name, "SQL:", 4) == 0) return pl__sqllog_open(name, out, err);
     switch (pl__textlog_sniff(name)) {
     case 1: case 2: return pl__textlog_open(name, out, err);
     case 3: return pl__fail(err, PL_E_ENCODING, "%s: UTF-16 text logs are not read (save the log as UTF-8)", name);

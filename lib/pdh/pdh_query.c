@@ -1369,6 +1369,13 @@ PL_EXTERN uint32_t pl_pdh_enum_object_items(const pl_pdh_source *src, const char
     return PL_PDH_CSTATUS_VALID_DATA;
 }
 
-/* The frequency of a counter's time base, 0 when not known yet (win32
- * PdhGetCounterTimeBase). */
-int64_t pl__pdh_counter_freq(const pl_pdh_counter *c) { return counter_ok(c) ? c->freq : 0; }
+PL_EXTERN uint32_t pl_pdh_get_time_base(const pl_pdh_counter *c, int64_t *freq)
+{
+    if (!counter_ok(c)) return PL_PDH_INVALID_HANDLE;
+    if (!freq) return PL_PDH_INVALID_ARGUMENT;
+    int64_t f = c->freq;
+    if (f <= 0 && (c->type & PERF_OBJECT_TIMER) == 0) f = 10000000; /* PerfFreq and the 100 ns timer */
+    if (f <= 0) return PL_PDH_CSTATUS_INVALID_DATA;
+    *freq = f;
+    return PL_PDH_CSTATUS_VALID_DATA;
+}

@@ -798,12 +798,9 @@ PL_EXTERN PDH_STATUS WINAPI PdhGetCounterTimeBase(PDH_HCOUNTER hCounter, LONGLON
     int64_t ci = find_slot(hCounter, KIND_COUNTER);
     if (ci < 0) UNLOCK_RET(PDH_INVALID_HANDLE);
     if (!pTimeBase) UNLOCK_RET(PDH_INVALID_ARGUMENT);
-    pl_pdh_counter_info in;
-    uint32_t st = pl_pdh_get_counter_info(g_slots[ci].obj, &in);
+    int64_t f = 0;
+    uint32_t st = pl_pdh_get_time_base(g_slots[ci].obj, &f);
     if (st) UNLOCK_RET(st);
-    int64_t f = pl__pdh_counter_freq(g_slots[ci].obj);
-    if (f <= 0 && (in.type & 0x00200000u) == 0) f = 10000000; /* PerfFreq and the 100 ns timer */
-    if (f <= 0) UNLOCK_RET(PDH_CSTATUS_INVALID_DATA);
     *pTimeBase = f;
     UNLOCK_RET(PDH_CSTATUS_VALID_DATA);
 }

@@ -17,6 +17,7 @@
 
 #include "pdh_canned.h"
 #include "perflib/registry.h"
+#include "pl_test_pg.h"
 
 typedef struct fx {
     char dir[64];
@@ -524,6 +525,109 @@ static void typeperf_replays_a_csv_log(void **state)
                              "\"07/01/2026 10:00:02.125\",\" \",\" \",\"0\"\r\n");
 }
 
+/* typeperf -f SQL logs the canned samples straight into SQLite and into a
+ * real PostgreSQL server; relog reads the log sets back to CSV: the same
+ * bytes typeperf writes with -o for the same samples. */
+static void typeperf_logs_into_sql(void **state)
+{
+    fx *f = *state;
+    char csv[128], back[128], db[128], set[512];
+    snprintf(csv, sizeof csv, "%s/tp.csv", f->dir);
+    snprintf(back, sizeof back, "%s/back.csv", f->dir);
+    snprintf(db, sizeof db, "%s/perf.db", f->dir);
+    pl_test_pg pg;
+    char why[1024];
+    if (pl_test_pg_start(&pg, why, sizeof why) != 0) {
+        print_error("cannot start PostgreSQL: %s\n", why);
+        fail();
+    }
+    const char *targets[2] = {db, pg.conninfo};
+    for (int t = 0; t < 2; t++) {
+        const char *a[32];
+        int n = 0;
+        for (size_t i = 0; i < sizeof k_paths / sizeof *k_paths; i++) a[n++] = k_paths[i];
+        a[n++] = "-sc";
+        a[n++] = "4";
+        a[n++] = "-o";
+        a[n++] = csv;
+        a[n++] = "-y";
+        a[n] = NULL;
+        run(f, TYPEPERF_BIN, "1700000000000,1000", a);
+        expect_code(f, 0);
+        snprintf(set, sizeof set, "SQL:%s!canned run", targets[t]);
+        a[n - 2] = set;
+        a[n - 1] = "-f";
+        a[n++] = "SQL";
+        a[n] = NULL;
+        run(f, TYPEPERF_BIN, "1700000000000,1000", a);
+        expect_code(f, 0);
+        assert_string_equal(f->out, "Exiting, please wait...\r\nThe command completed successfully.\r\n");
+        const char *r[] = {set, "-f", "CSV", "-o", back, "-y", NULL};
+        run(f, RELOG_BIN, NULL, r);
+        expect_code(f, 0);
+        same_files(csv, back);
+        /* a second run appends to the set; -q counts both */
+        const char *ap[] = {"\\Memory\\Available Bytes", "-sc", "2", "-f", "SQL", "-o", set, NULL};
+        run(f, TYPEPERF_BIN, "1700000100000,1000", ap);
+        expect_code(f, 0);
+        const char *q[] = {set, "-q", NULL};
+        run(f, RELOG_BIN, NULL, q);
+        expect_code(f, 0);
+        assert_non_null(strstr(f->out, "(SQL)"));
+        assert_non_null(strstr(f->out, "\r\nSamples: 6\r\n"));
+    }
+    /* -f SQL needs a log set: exit 1 without -o, 4 without a set name */
+    const char *u[] = {"\\Memory\\Available Bytes", "-f", "SQL", NULL};
+    run(f, TYPEPERF_BIN, NULL, u);
+    expect_code(f, 1);
+    snprintf(set, sizeof set, "SQL:%s", db);
+    const char *v[] = {"\\Memory\\Available Bytes", "-sc", "1", "-o", set, NULL};
+    run(f, TYPEPERF_BIN, NULL, v);
+    expect_code(f, 4);
+    assert_non_null(strstr(f->err, "names no log set"));
+    pl_test_pg_stop(&pg);
+}
+
+/* Windows' CSV converts to SQL (SQLite, PostgreSQL) and back with the same
+ * values, byte for byte in the zone it was written in; to BIN from SQL too. */
+static void windows_csv_through_sql(void **state)
+{
+    fx *f = *state;
+    char csv[128], out[128], bin[128], db[128], set[512];
+    snprintf(csv, sizeof csv, "%s/win.csv", f->dir);
+    snprintf(out, sizeof out, "%s/back.csv", f->dir);
+    snprintf(bin, sizeof bin, "%s/win.plog", f->dir);
+    snprintf(db, sizeof db, "%s/win.db", f->dir);
+    canned_write_file(csv, k_windows_csv, strlen(k_windows_csv));
+    f->tz = "Europe/Berlin";
+    pl_test_pg pg;
+    char why[1024];
+    if (pl_test_pg_start(&pg, why, sizeof why) != 0) {
+        print_error("cannot start PostgreSQL: %s\n", why);
+        fail();
+    }
+    const char *targets[2] = {db, pg.conninfo};
+    for (int t = 0; t < 2; t++) {
+        snprintf(set, sizeof set, "%s!windows", targets[t]);
+        const char *a[] = {csv, "-f", "SQL", "-o", set, NULL};
+        run(f, RELOG_BIN, NULL, a);
+        expect_code(f, 0);
+        snprintf(set, sizeof set, "SQL:%s!windows", targets[t]);
+        const char *b[] = {set, "-f", "CSV", "-o", out, "-y", NULL};
+        run(f, RELOG_BIN, NULL, b);
+        expect_code(f, 0);
+        same_files(csv, out);
+        const char *c[] = {set, "-o", bin, "-y", NULL};
+        run(f, RELOG_BIN, NULL, c);
+        expect_code(f, 0);
+        const char *d[] = {bin, "-f", "CSV", "-o", out, "-y", NULL};
+        run(f, RELOG_BIN, NULL, d);
+        expect_code(f, 0);
+        same_files(csv, out);
+    }
+    pl_test_pg_stop(&pg);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -538,6 +642,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(append_binary, setup, teardown),
         cmocka_unit_test_setup_teardown(windows_csv_round_trips, setup, teardown),
         cmocka_unit_test_setup_teardown(typeperf_replays_a_csv_log, setup, teardown),
+        cmocka_unit_test_setup_teardown(typeperf_logs_into_sql, setup, teardown),
+        cmocka_unit_test_setup_teardown(windows_csv_through_sql, setup, teardown),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     return cmocka_run_group_tests(tests, NULL, NULL);
