@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "perflib/block.h"
+#include "fuzz_memfd.h"
 #include "perflib/log.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -31,16 +32,9 @@ static void collect(pl_pdh_source *src, const char *query)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    int fd = memfd_create("fuzztext", MFD_CLOEXEC);
-    if (fd < 0) return 0;
-    size_t done = 0;
-    while (done < size) {
-        ssize_t w = write(fd, data + done, size - done);
-        if (w <= 0) break;
-        done += (size_t)w;
-    }
     char path[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    int fd = fuzz_memfd(data, size, path, sizeof path);
+    if (fd < 0) return 0;
     pl_log *log = NULL;
     pl_error err;
     if (pl_log_open(path, &log, &err) == PL_OK) {

@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+#include "pl_test_logs.h"
+
 #include "perflib/log.h"
 #include "perflib/pdh.h"
 #include "win32/pdh.h"
@@ -70,16 +72,6 @@ static int64_t ft_utc(int y, int mo, int d, int h, int mi, int s, int ms)
     return ((int64_t)timegm(&tm) * 1000 + ms + 11644473600000LL) * 10000;
 }
 
-/* Two machines, a parent/instance, a duplicate instance, quoted blanks, a
- * comma and a doubled quote inside names; summer time in Berlin. */
-static const char k_windows_csv[] =
-    "\"(PDH-CSV 4.0) (W. Europe Daylight Time)(-120)\",\"\\\\WIN1\\Memory\\Available Bytes\","
-    "\"\\\\WIN1\\Processor(_Total)\\% Processor Time\",\"\\\\WIN2\\Thread(explorer/0)\\% Processor Time\","
-    "\"\\\\WIN1\\Process(svchost#1)\\Working Set\",\"\\\\WIN1\\LogicalDisk(a,\"\"b\"\")\\Free Megabytes\"\r\n"
-    "\"07/01/2026 10:00:00.125\",\"1073741824\",\" \",\"12.5\",\"4096\",\"1\"\r\n"
-    "\"07/01/2026 10:00:01.125\",\"1073741823\",\"37.5\",\" \",\"4100\",\"0.050000000000000003\"\r\n"
-    "\"07/01/2026 10:00:02.125\",\"1073741822\",\"88.359340674585567\",\"0\",\" \",\"-2\"\r\n";
-
 static void check_windows_csv(const char *path)
 {
     pl_log *log = NULL;
@@ -115,7 +107,7 @@ static void check_windows_csv(const char *path)
 static void windows_csv_reads(void **state)
 {
     fx *f = *state;
-    write_text(f->path, k_windows_csv);
+    write_text(f->path, pl_test_windows_csv);
     /* written in another zone than ours (UTC): the header's bias applies */
     check_windows_csv(f->path);
     /* read in the zone it was written in: the same instants */
@@ -123,8 +115,8 @@ static void windows_csv_reads(void **state)
     tzset();
     check_windows_csv(f->path);
     /* the same as TSV */
-    char tsv[sizeof k_windows_csv];
-    memcpy(tsv, k_windows_csv, sizeof tsv);
+    char tsv[sizeof pl_test_windows_csv];
+    memcpy(tsv, pl_test_windows_csv, sizeof tsv);
     memcpy(tsv + 6, "TSV", 3);
     for (char *c = tsv; *c; c++)
         if (c[0] == '"' && c[1] == ',' && c[2] == '"') c[1] = '\t';
@@ -198,7 +190,7 @@ static void console_capture_and_bad_rows(void **state)
 static void pdh_reads_a_csv_log(void **state)
 {
     fx *f = *state;
-    write_text(f->path, k_windows_csv);
+    write_text(f->path, pl_test_windows_csv);
     pl_log *log = NULL;
     pl_error err = {0};
     assert_int_equal(pl_log_open(f->path, &log, &err), PL_OK);
@@ -253,7 +245,7 @@ static void pdh_reads_a_csv_log(void **state)
 static void windows_names_read_a_csv_log(void **state)
 {
     fx *f = *state;
-    write_text(f->path, k_windows_csv);
+    write_text(f->path, pl_test_windows_csv);
     PDH_HQUERY q = NULL;
     PDH_HCOUNTER c = NULL;
     assert_int_equal(PdhOpenQueryA(f->path, 0, &q), PDH_CSTATUS_VALID_DATA);

@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "pl_test_logs.h"
+
 #include "pdh_canned.h"
 #include "perflib/registry.h"
 #include "pl_test_pg.h"
@@ -27,7 +29,6 @@ typedef struct fx {
     int code;
     const char *tz;           /* TZ of the tools run; NULL: UTC */
 } fx;
-
 
 static int setup(void **state)
 {
@@ -448,17 +449,6 @@ static void append_binary(void **state)
     expect_code(f, 3);
 }
 
-/* A CSV log as Windows writes it (made here following the documented
- * form exactly): two machines, a time zone comment, quoted blanks, names
- * with a comma and a doubled quote, a parent/instance and a duplicate. */
-static const char k_windows_csv[] =
-    "\"(PDH-CSV 4.0) (W. Europe Daylight Time)(-120)\",\"\\\\WIN1\\Memory\\Available Bytes\","
-    "\"\\\\WIN1\\Processor(_Total)\\% Processor Time\",\"\\\\WIN2\\Thread(explorer/0)\\% Processor Time\","
-    "\"\\\\WIN1\\Process(svchost#1)\\Working Set\",\"\\\\WIN1\\LogicalDisk(a,\"\"b\"\")\\Free Megabytes\"\r\n"
-    "\"07/01/2026 10:00:00.125\",\"1073741824\",\" \",\"12.5\",\"4096\",\"1\"\r\n"
-    "\"07/01/2026 10:00:01.125\",\"1073741823\",\"37.5\",\" \",\"4100\",\"0.050000000000000003\"\r\n"
-    "\"07/01/2026 10:00:02.125\",\"1073741822\",\"88.359340674585567\",\"0\",\" \",\"-2\"\r\n";
-
 /* Windows' CSV converts to BIN and back, and to TSV and back, with the
  * same values: byte for byte in the zone it was written in. */
 static void windows_csv_round_trips(void **state)
@@ -469,7 +459,7 @@ static void windows_csv_round_trips(void **state)
     snprintf(bin, sizeof bin, "%s/win.plog", f->dir);
     snprintf(out, sizeof out, "%s/back.csv", f->dir);
     snprintf(tsv, sizeof tsv, "%s/win.tsv", f->dir);
-    canned_write_file(csv, k_windows_csv, strlen(k_windows_csv));
+    canned_write_file(csv, pl_test_windows_csv, strlen(pl_test_windows_csv));
     f->tz = "Europe/Berlin";
     const char *q[] = {csv, "-q", NULL};
     run(f, RELOG_BIN, NULL, q);
@@ -511,7 +501,7 @@ static void typeperf_replays_a_csv_log(void **state)
     char csv[128], out[128], buf[8192];
     snprintf(csv, sizeof csv, "%s/win.csv", f->dir);
     snprintf(out, sizeof out, "%s/replay.csv", f->dir);
-    canned_write_file(csv, k_windows_csv, strlen(k_windows_csv));
+    canned_write_file(csv, pl_test_windows_csv, strlen(pl_test_windows_csv));
     f->tz = "Europe/Berlin";
     const char *a[] = {"\\\\WIN1\\Process(*)\\Working Set", "\\\\WIN2\\Thread(explorer/0)\\% Processor Time",
                        "-i", csv, "-o", out, "-y", NULL};
@@ -598,7 +588,7 @@ static void windows_csv_through_sql(void **state)
     snprintf(out, sizeof out, "%s/back.csv", f->dir);
     snprintf(bin, sizeof bin, "%s/win.plog", f->dir);
     snprintf(db, sizeof db, "%s/win.db", f->dir);
-    canned_write_file(csv, k_windows_csv, strlen(k_windows_csv));
+    canned_write_file(csv, pl_test_windows_csv, strlen(pl_test_windows_csv));
     f->tz = "Europe/Berlin";
     pl_test_pg pg;
     char why[1024];

@@ -393,13 +393,10 @@ static int open_replay(const char *file, pl_pdh_source *src, pl_log **log, pl_lo
     return EXIT_OK;
 }
 
-/* Create the log at the first sample: its header names the columns with
- * their type, scale and help, and carries the source's title database. */
-static int bin_create(const opts *o, const pl_pdh_source *src, const char *machine, const column *cols, size_t ncols,
-                      pl_log_writer **w)
+/* The columns as a log names them: path, type, scale, help, and (tb not
+ * NULL) each counter's time base. */
+static void log_columns(const column *cols, size_t ncols, pl_log_column *lc, int64_t *tb)
 {
-    pl_log_column *lc = calloc(ncols, sizeof *lc);
-    if (!lc) return EXIT_SOURCE;
     for (size_t i = 0; i < ncols; i++) {
         pl_pdh_counter_info info;
         memset(&info, 0, sizeof info);
@@ -408,7 +405,18 @@ static int bin_create(const opts *o, const pl_pdh_source *src, const char *machi
         lc[i].type = info.type;
         lc[i].scale = info.default_scale;
         lc[i].help = info.explain;
+        if (tb && pl_pdh_get_time_base(cols[i].c, &tb[i]) != 0) tb[i] = 0;
     }
+}
+
+/* Create the log at the first sample: its header names the columns with
+ * their type, scale and help, and carries the source's title database. */
+static int bin_create(const opts *o, const pl_pdh_source *src, const char *machine, const column *cols, size_t ncols,
+                      pl_log_writer **w)
+{
+    pl_log_column *lc = calloc(ncols, sizeof *lc);
+    if (!lc) return EXIT_SOURCE;
+    log_columns(cols, ncols, lc, NULL);
     pl_log_header h = {PL_LOG_BLOCKS, machine, lc, ncols, src->titles(src->ctx, 0), src->titles(src->ctx, 1)};
     pl_error err = {0};
     int s = pl_log_create(o->out, &h, PL_LOG_OVERWRITE, w, &err);
@@ -432,15 +440,7 @@ static int sql_create(const opts *o, const column *cols, size_t ncols, const str
         free(tb);
         return EXIT_SOURCE;
     }
-    for (size_t i = 0; i < ncols; i++) {
-        pl_pdh_counter_info info;
-        memset(&info, 0, sizeof info);
-        pl_pdh_get_counter_info(cols[i].c, &info);
-        lc[i].path = cols[i].header;
-        lc[i].type = info.type;
-        lc[i].scale = info.default_scale;
-        if (pl_pdh_get_time_base(cols[i].c, &tb[i]) != 0) tb[i] = 0;
-    }
+    log_columns(cols, ncols, lc, tb);
     pl_sqllog_info si = {lc, ncols, tb, NULL, 0};
     si.zone = tp_zone_name_bias(tm, getenv("TZ"), "/etc", &si.bias);
     pl_error err = {0};
