@@ -25,6 +25,7 @@
 #include "perflib/pdh.h"
 #include "perflib/winperf.h"
 #include "pl_test_pg.h"
+#include "win32/pdh.h"
 
 typedef struct fx {
     char dir[64];
@@ -416,6 +417,23 @@ static void pdh_over_set(fx *f, int pg)
     pl_pdh_close_query(q);
     pl_pdh_source_close(&s);
     pl_log_close(log);
+    /* the Windows names take "SQL:DSN!LogSet" as a data source, as on Windows */
+    PDH_HQUERY hq = NULL;
+    PDH_HCOUNTER hc = NULL;
+    assert_int_equal(PdhOpenQueryA(name, 0, &hq), PDH_CSTATUS_VALID_DATA);
+    assert_int_equal(PdhAddCounterA(hq, "\\\\WIN1\\Memory\\Available Bytes", 0, &hc), PDH_CSTATUS_VALID_DATA);
+    for (int k = 0; k < 4; k++) {
+        PDH_FMT_COUNTERVALUE fv;
+        assert_int_equal(PdhCollectQueryData(hq), PDH_CSTATUS_VALID_DATA);
+        assert_int_equal(PdhGetFormattedCounterValue(hc, PDH_FMT_DOUBLE, NULL, &fv), PDH_CSTATUS_VALID_DATA);
+        assert_true(fv.doubleValue == k * 10 + 0.5);
+    }
+    assert_int_equal(PdhCollectQueryData(hq), PDH_NO_MORE_DATA);
+    assert_int_equal(PdhCloseQuery(hq), PDH_CSTATUS_VALID_DATA);
+    PDH_TIME_INFO ti;
+    DWORD n = 0, size = sizeof ti;
+    assert_int_equal(PdhGetDataSourceTimeRangeA(name, &n, &ti, &size), PDH_CSTATUS_VALID_DATA);
+    assert_int_equal(ti.SampleCount, 4);
 }
 
 static void sqlite_schema_and_round_trip(void **state) { schema_and_round_trip(*state, 0); }
