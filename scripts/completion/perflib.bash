@@ -82,7 +82,7 @@ _perflib_paths() {
 _perflib_typeperf() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
     case $prev in
-        -f) COMPREPLY=($(compgen -W "CSV TSV BIN" -- "$cur")); return ;;
+        -f) COMPREPLY=($(compgen -W "CSV TSV BIN SQL" -- "$cur")); return ;;
         -cf|-o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         -q|-qx) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_perflib_objects)" -- "$cur")); return ;;
         -si|-sc|-s) return ;;
