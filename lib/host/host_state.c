@@ -163,6 +163,17 @@ static void parse(const char *text, size_t n, pl__pstate *out)
         char *v = strchr(line, ' ');
         if (!v) return;
         *v++ = '\0';
+        if (strcmp(line, "hung") == 0) { /* "hung <count> <unix time>" */
+            char *e1, *e2;
+            errno = 0;
+            unsigned long long cnt = strtoull(v, &e1, 10);
+            if (errno || e1 == v || *e1 != ' ' || cnt > PL__STATE_TIMEOUTS_MAX) return;
+            long long t = strtoll(e1 + 1, &e2, 10);
+            if (errno || e2 == e1 + 1 || *e2 || t < 0) return;
+            st.hung = (unsigned)cnt;
+            st.hung_time = t;
+            continue;
+        }
         if (strcmp(line, "reason") == 0) {
             for (char *c = v; *c; c++)
                 if ((unsigned char)*c < 0x20 || *c == 0x7F) *c = ' ';
@@ -222,6 +233,13 @@ static int write_fd(int fd, const pl__pstate *st)
     int n = snprintf(buf, sizeof buf, MAGIC "timeouts %u\ndisabled %lld\nreason %s\n", st->timeouts,
                      (long long)(st->disabled ? st->time : 0), st->disabled ? st->reason : "");
     if (n < 0 || (size_t)n >= sizeof buf) return -1;
+    /* only when there are some: a file without the line is what versions
+     * before it read (an unknown line makes the whole file count as empty) */
+    if (st->hung) {
+        int k = snprintf(buf + n, sizeof buf - (size_t)n, "hung %u %lld\n", st->hung, (long long)st->hung_time);
+        if (k < 0 || (size_t)k >= sizeof buf - (size_t)n) return -1;
+        n += k;
+    }
     if (ftruncate(fd, 0) != 0) return -1;
     return pwrite(fd, buf, (size_t)n, 0) == n ? 0 : -1;
 }
@@ -279,6 +297,37 @@ void pl__state_clear(pl__state *s, const char *name)
     struct stat sb;
     if (lstat(path, &sb) != 0) return; /* nothing recorded: no write */
     (void)update(s, name, 0, clear, NULL, NULL);
+}
+
+static void add_hung(pl__pstate *st, const void *arg)
+{
+    (void)arg;
+    if (st->hung < PL__STATE_TIMEOUTS_MAX) st->hung++;
+    st->hung_time = (int64_t)time(NULL);
+}
+
+unsigned pl__state_add_hung(pl__state *s, const char *name)
+{
+    pl__pstate st;
+    if (update(s, name, 1, add_hung, NULL, &st) != 0) return 0;
+    return st.hung;
+}
+
+static void clear_hung(pl__pstate *st, const void *arg)
+{
+    (void)arg;
+    st->hung = 0;
+    st->hung_time = 0;
+}
+
+void pl__state_clear_hung(pl__state *s, const char *name)
+{
+    if (!s || !name) return;
+    char path[PATH_MAX];
+    state_path(s, name, path, sizeof path);
+    struct stat sb;
+    if (lstat(path, &sb) != 0) return; /* nothing recorded: no write */
+    (void)update(s, name, 0, clear_hung, NULL, NULL);
 }
 
 static void set_disabled(pl__pstate *st, const void *arg)

@@ -23,8 +23,13 @@
 
 typedef struct pl__state pl__state;
 
+#define PL__STATE_HUNG_IN_ROW 3u      /* calls left running in a row before consumers skip it */
+#define PL__STATE_HUNG_RETRY_SECONDS 60 /* how long they skip it before one tries again */
+
 typedef struct pl__pstate {
-    unsigned timeouts;           /* Open/Collect/Load timeouts in a row */
+    unsigned timeouts;           /* consumers that ended inside an in-process call, in a row */
+    unsigned hung;               /* calls still running when their consumer (or helper) ended, in a row */
+    int64_t hung_time;           /* when the last of those was counted (Unix seconds) */
     int disabled;                /* a disable recorded here (not in the store), still in force */
     int64_t time;                /* when it was recorded (Unix seconds) */
     char reason[256];
@@ -47,6 +52,14 @@ unsigned pl__state_add_timeout(pl__state *s, const char *name);
 /* A call answered, or the store now holds the disable: forget the count and
  * any disable recorded here. Writes only when there is something to forget. */
 void pl__state_clear(pl__state *s, const char *name);
+/* A call still running past its timeout when its consumer closed (or its
+ * helper was killed for it): one more in a row, with the time; returns the
+ * new count (0 on failure). From PL__STATE_HUNG_IN_ROW on, consumers skip
+ * the provider for PL__STATE_HUNG_RETRY_SECONDS after the last, then one
+ * tries again: never a disable (issue 33; docs/provider-host.md, "Slow
+ * providers"). And a call that returned, even late: forget them. */
+unsigned pl__state_add_hung(pl__state *s, const char *name);
+void pl__state_clear_hung(pl__state *s, const char *name);
 /* Record a disable here (the store could not be written). */
 void pl__state_disable(pl__state *s, const char *name, const char *reason);
 
