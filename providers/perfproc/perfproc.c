@@ -252,6 +252,7 @@ static struct {
     uint64_t tick_100ns;
     int64_t boot_ft;
     int have_boot;            /* boot_ft is known (else Elapsed Time is marked unavailable) */
+    int boot_live;            /* boot_ft is this machine's (the objects' clock counts from it) */
     uint64_t page_size;
     pl_builder *b;
     pl_pidvec pids;
@@ -273,6 +274,17 @@ static struct {
     pl_query_items pending_q;
     int64_t pending_time;
 } S = {.lock = PTHREAD_MUTEX_INITIALIZER, .rootfd = -1, .procfd = -1};
+
+/* The objects' PerfTime (docs/providers/perfproc.md, "The objects'
+ * clock"): the boot time taken at Open plus CLOCK_BOOTTIME, a FILETIME
+ * that a step of the wall clock never moves (issue 33 item 3). Elapsed
+ * Time is (PerfTime - start) / PerfFreq and both count from that boot
+ * time. Equal to the wall clock until the wall clock is stepped. On a tree
+ * whose boot time is not this machine's: the wall clock. */
+static int64_t object_now(void)
+{
+    return S.boot_live ? S.boot_ft + pl__boot_time_now() : pl__filetime_now();
+}
 
 /* ------------------------------------------------------- mappings */
 
@@ -802,7 +814,7 @@ static int collect(const pl_query_items *q)
     if (!want_p && !want_t && !want_i && !want_a) return PL_OK;
 
     /* One snapshot time for every object, taken before anything is read. */
-    int64_t now = pl__filetime_now();
+    int64_t now = object_now();
     struct build bd;
     memset(&bd, 0, sizeof bd);
     bd.o = (struct objs){-1, -1, -1, -1};
@@ -921,6 +933,11 @@ PL_PROVIDER_EXPORT DWORD PerfProcOpen(LPWSTR device_names)
      * made-up boot time (issue 11 item 8). */
     S.boot_ft = 0;
     S.have_boot = pl__boot_filetime(S.rootfd, &S.boot_ft) == 0;
+    /* the objects' clock (object_now): boot time plus CLOCK_BOOTTIME, when
+     * the boot time is this machine's own (the clocks agree with it); a
+     * canned tree's btime keeps the wall clock */
+    int64_t off = pl__filetime_now() - pl__boot_time_now() - S.boot_ft;
+    S.boot_live = S.have_boot && off > -2 * PL_TICKS_PER_SEC && off < 2 * PL_TICKS_PER_SEC;
     S.hz = pl__clock_ticks();
     S.tick_100ns = pl__ticks_to_100ns(1, S.hz);
     long ps = sysconf(_SC_PAGESIZE);
