@@ -75,6 +75,17 @@ PL_EXTERN DWORD pl_provider_emit(const pl_builder *b, LPVOID *data, LPDWORD byte
 typedef DWORD PL_COLLECT_NONBLOCKING_PROC(LPCWSTR query);
 #define PL_NONBLOCKING_SUFFIX "NonBlocking"
 
+/* Optional, a perflib extension (docs/provider-host.md, "The provider's
+ * note"): an in-process provider whose Collect entry point is named C may
+ * also export C + "Note" (PerfProcCollectNote) of this type: one line of
+ * UTF-8 about how it collects now (which source it reads, why it does not
+ * use a better one), written NUL-terminated into text (cap bytes, cut to
+ * fit). The host asks for it when a consumer reads the provider status
+ * (pl_engine_provider_status().note); it must return at once, is only
+ * called under the provider's lock, and returns ERROR_SUCCESS. */
+typedef DWORD PL_COLLECT_NOTE_PROC(char *text, DWORD cap);
+#define PL_NOTE_SUFFIX "Note"
+
 /* Values that could not be read (docs/block-format.md, "Unavailable values"):
  * add a counter PL_CTR_UNAVAILABLE_COUNTERS (indices.h, 1964; the host accepts
  * it from every provider) of type PERF_COUNTER_LARGE_RAWCOUNT_HEX, and set it

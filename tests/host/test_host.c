@@ -724,6 +724,33 @@ static void without_nonblocking_collect_on_worker(void **state)
     dlclose(t.dl);
 }
 
+/* The optional <Collect>Note (provider.h, PL_NOTE_SUFFIX) reaches the
+ * provider status as one line of valid UTF-8, asked for when the status is
+ * read; a provider without the export, and an isolated one, have none. */
+static void provider_note_in_status(void **state)
+{
+    (void)state;
+    add_provider("Nt", "note", NULL, NULL);
+    add_provider("Good", "good", NULL, NULL);
+    add_provider_ex("NtIso", "note", NULL, NULL, PL_ISOLATION_HELPER, 0, 0);
+    pl_engine *e = engine();
+    pl_provider_status ps = status_of(e, "Nt");
+    assert_string_equal(ps.note, ""); /* not loaded yet: nothing to ask */
+    pl_block blk;
+    void *d = query(e, "Global", &blk);
+    pl_free(d);
+    ps = status_of(e, "Nt");
+    assert_string_equal(ps.note, "tp note?after 1 collects ?"); /* the tab and the 0xFF byte replaced */
+    d = query(e, "Global", &blk);
+    pl_free(d);
+    ps = status_of(e, "Nt");
+    assert_string_equal(ps.note, "tp note?after 2 collects ?"); /* asked again, not kept */
+    assert_string_equal(status_of(e, "Good").note, "");
+    assert_string_equal(status_of(e, "NtIso").note, ""); /* in-process only */
+    assert_int_equal(status_of(e, "NtIso").collects, 2);
+    pl_engine_close(e);
+}
+
 static void missing_library_skipped(void **state)
 {
     (void)state;
@@ -1704,6 +1731,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(missing_library_skipped, setup, teardown),
         cmocka_unit_test_setup_teardown(nonblocking_collect_on_caller_thread, setup, teardown),
         cmocka_unit_test_setup_teardown(without_nonblocking_collect_on_worker, setup, teardown),
+        cmocka_unit_test_setup_teardown(provider_note_in_status, setup, teardown),
         cmocka_unit_test_setup_teardown(iso_wrong_byte_count, setup, teardown),
         cmocka_unit_test_setup_teardown(iso_pointer_not_advanced, setup, teardown),
         cmocka_unit_test_setup_teardown(iso_misaligned_size, setup, teardown),
