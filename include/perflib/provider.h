@@ -47,6 +47,18 @@ typedef struct pl_query_items {
 PL_EXTERN void pl_query_parse_w(const WCHAR *query, pl_query_items *q);
 PL_EXTERN void pl_query_parse(const char *query, pl_query_items *q);
 
+/* A perflib extension of index queries (docs/query-engine.md, "One
+ * process's instances"): the word "pid=N" (N decimal, at most once, with at
+ * least one index) asks for the instances of one process only in the
+ * objects whose instances belong to processes (PerfProc: Thread, Image,
+ * Process Address Space); the Process object itself stays whole, as the
+ * parent positions of the others refer to it. pl_query_parse() passes over
+ * the word, so a provider that does not know it answers whole objects.
+ * Returns 1 and sets *pid when `query` is an index query with the word,
+ * else 0 (a malformed one makes the whole query unknown). */
+PL_EXTERN int pl_query_process_filter(const char *query, uint32_t *pid);
+PL_EXTERN int pl_query_process_filter_w(const WCHAR *query, uint32_t *pid);
+
 /* Should an object with this title index be returned for the query? Global
  * wants the non-costly objects, Costly the costly ones, ITEMS those listed. */
 PL_EXTERN int pl_query_wants(const pl_query_items *q, uint32_t object_index, int costly);

@@ -426,7 +426,7 @@ WCHAR *pl__host_to_wide(const char *s)
     return w;
 }
 
-static void query_text(const pl_query_items *q, char *out, size_t cap)
+static void query_text(const pl_query_items *q, int64_t pid, char *out, size_t cap)
 {
     if (q->kind == PL_QUERY_KIND_COSTLY) {
         snprintf(out, cap, "Costly");
@@ -446,6 +446,7 @@ static void query_text(const pl_query_items *q, char *out, size_t cap)
         while (nd) out[w++] = d[--nd];
     }
     out[w] = '\0';
+    if (pid >= 0 && pid <= 0xFFFFFFFFll && w + 16 < cap) snprintf(out + w, cap - w, " pid=%lld", (long long)pid);
 }
 
 /* ------------------------------------------------------------ judging */
@@ -769,12 +770,12 @@ static int wrap_step(pl__host *h, pl__prov *o, const WCHAR *wq, pl__buf *out, ui
     return rc;
 }
 
-int pl__host_collect(pl__host *h, const pl_query_items *q, pl__buf *out, uint32_t *nobjects)
+int pl__host_collect(pl__host *h, const pl_query_items *q, int64_t pid, pl__buf *out, uint32_t *nobjects)
 {
     if (q->kind != PL_QUERY_KIND_GLOBAL && q->kind != PL_QUERY_KIND_COSTLY && q->kind != PL_QUERY_KIND_ITEMS)
         return PL_OK; /* unknown words: no provider is asked */
-    char text[PL_QUERY_MAX_ITEMS * 11 + 16];
-    query_text(q, text, sizeof text);
+    char text[PL_QUERY_MAX_ITEMS * 11 + 32];
+    query_text(q, pid, text, sizeof text);
     WCHAR *wq = pl__host_to_wide(text);
     if (!wq) return PL_E_NOMEM;
     int rc = PL_OK;

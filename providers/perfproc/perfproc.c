@@ -277,6 +277,7 @@ static struct {
     /* a block kept after ERROR_MORE_DATA, so the retry returns the same data */
     int pending;
     pl_query_items pending_q;
+    int64_t pending_only;
     int64_t pending_time;
     /* the BPF source (docs/providers/perfproc.md, "The BPF source") */
     pp_bpf *bpf;           /* loaded: Process and Thread come from its passes */
@@ -701,6 +702,7 @@ static int idle_threads(int tobj, uint32_t iunav, struct thread_total *tt)
 struct build {
     struct objs o;
     int want_p, want_t;
+    int64_t only;   /* "pid=N": Thread, Image, Process Address Space of process N only (-1: all) */
     uint64_t total[P_COUNT];
     uint64_t tunav; /* the OR of every instance's mask, for _Total */
     struct thread_total tt;
@@ -723,8 +725,10 @@ static int build_one(struct build *bd, const pp_slot *s, const pp_arena *a)
         for (int k = 0; k < P_COUNT; k++) bd->total[k] += v[k];
         bd->tunav |= v[P_UNAV];
     }
-    if (rc == PL_OK && bd->want_t) rc = build_threads(s, a, bd->pos, bd->o.thread, &bd->tt);
-    if (rc == PL_OK && (bd->o.image >= 0 || bd->o.pas >= 0)) rc = build_costly(s, a, bd->pos, bd->o.image, bd->o.pas);
+    int mine = bd->only < 0 || bd->only == s->st.pid;
+    if (rc == PL_OK && bd->want_t && mine) rc = build_threads(s, a, bd->pos, bd->o.thread, &bd->tt);
+    if (rc == PL_OK && mine && (bd->o.image >= 0 || bd->o.pas >= 0))
+        rc = build_costly(s, a, bd->pos, bd->o.image, bd->o.pas);
     return rc;
 }
 
@@ -772,7 +776,8 @@ static int collect_processes(struct build *bd)
                      .want_p = bd->want_p,
                      .want_t = bd->want_t,
                      .want_img = bd->o.image >= 0,
-                     .want_pas = bd->o.pas >= 0};
+                     .want_pas = bd->o.pas >= 0,
+                     .only = bd->only};
     size_t np = S.pids.n;
     unsigned readers = 1;
     if (S.workers > 1 && np > READ_CHUNK) readers = pl__pp_pool_start(&S.pool, S.workers);
@@ -847,7 +852,11 @@ static int collect_processes_bpf(struct build *bd)
         return PP_FALLBACK;
     }
     if (peaks_reserve(S.pids.n + S.ix.nproc) != 0) return PL_E_NOMEM;
-    pp_read_ctx c = {.procfd = S.procfd, .fd_by_stat = S.fd_by_stat, .want_p = bd->want_p, .want_t = bd->want_t};
+    pp_read_ctx c = {.procfd = S.procfd,
+                     .fd_by_stat = S.fd_by_stat,
+                     .want_p = bd->want_p,
+                     .want_t = bd->want_t,
+                     .only = bd->only};
     S.last_tasks = S.ix.nall;
     S.last_procs = S.ix.nproc;
     S.last_from_proc = 0;
@@ -876,7 +885,12 @@ static int collect_processes_bpf(struct build *bd)
     return PL_OK;
 }
 
-static int collect(const pl_query_items *q)
+/* `only` >= 0: the query's "pid=N" (pl_query_process_filter): the Thread,
+ * Image and Process Address Space instances of that process only, the
+ * Process object whole (their parent positions refer to it); with a filter,
+ * Thread has no _Total/_Total, and Idle/N only for pid=0 (the Idle
+ * process's threads). */
+static int collect(const pl_query_items *q, int64_t only)
 {
     int want_p = pl_query_wants(q, PL_OBJ_PROCESS, 0);
     int want_t = pl_query_wants(q, PL_OBJ_THREAD, 0);
@@ -896,6 +910,7 @@ static int collect(const pl_query_items *q)
     bd.o = (struct objs){-1, -1, -1, -1};
     bd.want_p = want_p;
     bd.want_t = want_t;
+    bd.only = only;
     int rc = PL_OK;
     if (want_p) rc = add_object(PL_OBJ_PROCESS, NOV, proc_ctrs, P_COUNT, P_PCT_PROC, now, &bd.o.proc);
     if (rc == PL_OK && want_t) rc = add_object(PL_OBJ_THREAD, ADV, thread_ctrs, T_COUNT, T_PCT_PROC, now, &bd.o.thread);
@@ -921,7 +936,7 @@ static int collect(const pl_query_items *q)
         zero_marked(v, P_COUNT, v[P_UNAV]);
         rc = add_inst(bd.o.proc, "Idle", 0, 0, &inst);
         if (rc == PL_OK) rc = put_values(bd.o.proc, inst, v, P_COUNT);
-        if (rc == PL_OK && want_t) rc = idle_threads(bd.o.thread, iunav, &bd.tt);
+        if (rc == PL_OK && want_t && only <= 0) rc = idle_threads(bd.o.thread, iunav, &bd.tt);
         if (rc != PL_OK) return rc;
         total[P_PCT_PROC] += v[P_PCT_PROC];
         total[P_PCT_PRIV] += v[P_PCT_PRIV];
@@ -953,7 +968,7 @@ static int collect(const pl_query_items *q)
         if (rc == PL_OK) rc = put_values(bd.o.proc, inst, total, P_COUNT);
         /* _Total/_Total: the sums of every thread, Idle's included, under
          * the Process _Total (position pos); identities do not add up. */
-        if (rc == PL_OK && want_t) {
+        if (rc == PL_OK && want_t && only < 0) {
             static const int ident[] = {T_ELAPSED, T_PRIO_CUR, T_PRIO_BASE, T_STATE, T_WAIT,
                                         T_PID,     T_TID,      T_NICE,      T_LASTCPU};
             uint64_t *tv = bd.tt.v;
@@ -1144,10 +1159,13 @@ PL_PROVIDER_EXPORT DWORD PerfProcCollect(LPWSTR query, LPVOID *data, LPDWORD byt
     }
     pl_query_items q;
     pl_query_parse_w(query, &q);
+    uint32_t fpid = 0;
+    int64_t only = pl_query_process_filter_w(query, &fpid) ? (int64_t)fpid : -1;
     /* A retry after ERROR_MORE_DATA gets the very same snapshot (within 5 s). */
     int64_t now = pl__perf_time_now();
-    if (!(S.pending && same_query(&q, &S.pending_q) && now - S.pending_time < 5 * PL_TICKS_PER_SEC)) {
-        int rc = collect(&q);
+    if (!(S.pending && same_query(&q, &S.pending_q) && only == S.pending_only &&
+          now - S.pending_time < 5 * PL_TICKS_PER_SEC)) {
+        int rc = collect(&q, only);
         if (rc != PL_OK) {
             pl_builder_reset(S.b);
             S.pending = 0;
@@ -1163,6 +1181,7 @@ PL_PROVIDER_EXPORT DWORD PerfProcCollect(LPWSTR query, LPVOID *data, LPDWORD byt
     S.pending = ret == ERROR_MORE_DATA;
     if (S.pending) {
         S.pending_q = q;
+        S.pending_only = only;
         S.pending_time = now;
     }
 out:

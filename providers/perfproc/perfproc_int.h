@@ -111,6 +111,7 @@ typedef struct pp_read_ctx {
     int procfd;
     int fd_by_stat;
     int want_p, want_t, want_img, want_pas;
+    int64_t only; /* >= 0: threads and costly files of that pid only (the query's "pid=N") */
 } pp_read_ctx;
 
 /* Read the files of process `pid` into *s, its threads (want_t) and Image

@@ -548,12 +548,22 @@ static void object_list_routes_queries(void **state)
     assert_string_equal(a.last_query, "86");
     assert_int_equal(blk.hdr.NumObjectTypes, 1);
     free(data);
+    /* an index query's "pid=N" reaches the providers it goes to, as "pid=N" */
+    data = query(e, "  PID=00042\t86 ", &blk);
+    assert_int_equal(*a.collect_calls, 2);
+    assert_string_equal(a.last_query, "86 pid=42");
+    assert_int_equal(blk.hdr.NumObjectTypes, 1);
+    free(data);
+    data = query(e, "86 pid=x", &blk); /* a malformed one makes it unknown */
+    assert_int_equal(blk.hdr.NumObjectTypes, 0);
+    free(data);
+    assert_int_equal(*a.collect_calls, 2);
     data = query(e, "ABCD", &blk);   /* unknown words: nobody is asked */
     assert_int_equal(blk.hdr.NumObjectTypes, 0);
     assert_int_equal(blk.len, blk.hdr.HeaderLength);
     free(data);
-    assert_int_equal(*a.collect_calls, 1);
-    assert_int_equal(*b.collect_calls, 2);
+    assert_int_equal(*a.collect_calls, 2);
+    assert_int_equal(*b.collect_calls, 3); /* "86 pid=42" too */
     data = query(e, "Costly", &blk); /* everyone is asked; nothing costly here */
     assert_int_equal(blk.hdr.NumObjectTypes, 0);
     assert_string_equal(a.last_query, "Costly");

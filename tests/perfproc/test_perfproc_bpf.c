@@ -181,12 +181,14 @@ static void snap_object(snap *s, const ph_result *res, uint32_t index, int slot)
     }
 }
 
-/* One "230 232" collection by the provider loaded now. */
+static const char *take_query = "230 232";
+
+/* One collection of take_query ("230 232") by the provider loaded now. */
 static void take_loaded(snap *s)
 {
     memset(s, 0, sizeof *s);
     ph_result r;
-    ph_collect_ok(&prov, "230 232", 16u << 20, &r);
+    ph_collect_ok(&prov, take_query, 16u << 20, &r);
     note_of(s->note, sizeof s->note);
     snap_object(s, &r, PL_OBJ_PROCESS, 0);
     snap_object(s, &r, PL_OBJ_THREAD, 1);
@@ -770,6 +772,44 @@ static void live_bpf_incomplete_processes_read_from_proc(void **state)
     zoo_close();
 }
 
+/* "pid=N" from the pass: the same threads as from /proc, only those. */
+static void live_bpf_process_filter(void **state)
+{
+    (void)state;
+    require_bpf();
+    zoo_open();
+    char q[64];
+    snprintf(q, sizeof q, "230 232 pid=%d", (int)zoo[Z_MULTI]);
+    take_query = q;
+    snap a, b, c;
+    char why[300] = "";
+    int ok = 0;
+    for (int round = 0; round < 8 && !ok; round++) {
+        take(&a, "proc");
+        take(&b, "bpf");
+        take(&c, "proc");
+        ok = zoo_still(&a, &c, zoo, nzoo, why, sizeof why);
+        if (ok) {
+            compare_abc(&a, &b, &c, zoo, nzoo, getpid());
+            size_t threads = 0, procs = 0;
+            for (size_t i = 0; i < b.n; i++) {
+                if (b.r[i].obj == PL_OBJ_PROCESS) procs++;
+                if (b.r[i].obj != PL_OBJ_THREAD) continue;
+                threads++;
+                assert_int_equal(b.r[i].pid, (uint64_t)zoo[Z_MULTI]);
+            }
+            assert_int_equal(threads, 6);
+            assert_true(procs > 20); /* Process whole */
+        }
+        snap_free(&a);
+        snap_free(&b);
+        snap_free(&c);
+    }
+    take_query = "230 232";
+    if (!ok) fail_msg("the zoo never held still: %s", why);
+    zoo_close();
+}
+
 /* ------------------------------------------------------------ churn */
 
 static volatile int spin_stop;
@@ -1227,6 +1267,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(live_bpf_is_default_for_root),
         cmocka_unit_test(live_bpf_equals_proc),
         cmocka_unit_test(live_bpf_incomplete_processes_read_from_proc),
+        cmocka_unit_test(live_bpf_process_filter),
         cmocka_unit_test(live_bpf_churn),
         cmocka_unit_test(live_bpf_in_pid_namespace),
         cmocka_unit_test(live_fallback_no_btf),
