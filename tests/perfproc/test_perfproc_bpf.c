@@ -84,6 +84,15 @@ static void note_of(char *out, size_t cap)
     assert_int_equal(fn(out, (DWORD)cap), ERROR_SUCCESS);
 }
 
+/* The loaded provider's note must say `want` (printed either way). */
+static void expect_note(const char *want)
+{
+    char n[300];
+    note_of(n, sizeof n);
+    print_message("note: %s\n", n);
+    if (!strstr(n, want)) fail_msg("the note \"%s\" does not say \"%s\"", n, want);
+}
+
 static int uses_bpf(void)
 {
     char n[300];
@@ -457,6 +466,14 @@ static void *zoo_thread_block(void *arg)
     return NULL;
 }
 
+/* n threads that block on the zoo's pipe (in a zoo member). */
+static void zoo_sleepers(int n)
+{
+    pthread_t t;
+    for (int i = 0; i < n; i++)
+        if (pthread_create(&t, NULL, zoo_thread_block, NULL) != 0) _exit(2);
+}
+
 /* Some CPU in user and system mode, page faults and I/O. */
 static void zoo_work(void)
 {
@@ -546,9 +563,7 @@ static pid_t zoo_start(int kind)
         }
         case Z_ZLEADER: {
             prctl(PR_SET_NAME, "zoo zleader");
-            pthread_t t;
-            for (int i = 0; i < 2; i++)
-                if (pthread_create(&t, NULL, zoo_thread_block, NULL) != 0) _exit(2);
+            zoo_sleepers(2);
             zoo_work();
             if (write(ready[1], "l", 1) != 1) _exit(3);
             pthread_exit(NULL); /* the leader becomes a zombie, its threads live on */
@@ -593,9 +608,7 @@ static pid_t zoo_start(int kind)
         }
         case Z_MANY: {
             prctl(PR_SET_NAME, "zoo many");
-            pthread_t t;
-            for (int i = 0; i < 60; i++)
-                if (pthread_create(&t, NULL, zoo_thread_block, NULL) != 0) _exit(2);
+            zoo_sleepers(60);
             if (write(ready[1], "y", 1) != 1) _exit(3);
             zoo_block();
         }
@@ -691,10 +704,7 @@ static void live_bpf_is_default_for_root(void **state)
     require_bpf();
     load_src(NULL);
     assert_int_equal(prov.open(NULL), ERROR_SUCCESS);
-    char n[300];
-    note_of(n, sizeof n);
-    print_message("note: %s\n", n);
-    assert_non_null(strstr(n, "from the BPF task iterator"));
+    expect_note("from the BPF task iterator");
     ph_unload(&prov);
 }
 
@@ -1021,21 +1031,15 @@ static void live_bpf_in_pid_namespace(void **state)
 
 /* ------------------------------------------------------------ fallbacks */
 
-/* A provider that fell back must give a whole /proc block: every process
- * alive before and after it. */
-static void fallback_block_whole(const char *want_in_note)
+/* A provider that fell back must give a whole block: every process of both
+ * /proc blocks taken around it (and so alive all along) is in it, with the
+ * same definitions and right parents. `middle` loads the provider, takes
+ * the block and unloads it. */
+static void whole_around(void (*middle)(snap *mid, const char *arg), const char *arg)
 {
     snap a, mid, c;
     take(&a, "proc");
-    load_src(NULL);
-    assert_int_equal(prov.open(NULL), ERROR_SUCCESS);
-    char n[300];
-    note_of(n, sizeof n);
-    print_message("note: %s\n", n);
-    if (!strstr(n, want_in_note)) fail_msg("the note \"%s\" does not say \"%s\"", n, want_in_note);
-    assert_non_null(strstr(n, "Process and Thread from /proc"));
-    take_loaded(&mid);
-    ph_unload(&prov);
+    middle(&mid, arg);
     take(&c, "proc");
     whole_between(&a, &mid, &c);
     same_definitions(&a, &mid);
@@ -1043,65 +1047,70 @@ static void fallback_block_whole(const char *want_in_note)
     snap_free(&a);
     snap_free(&mid);
     snap_free(&c);
+}
+
+/* The default source fell back to /proc, and the note says why. */
+static void fell_back(snap *mid, const char *want_in_note)
+{
+    load_src(NULL);
+    assert_int_equal(prov.open(NULL), ERROR_SUCCESS);
+    expect_note(want_in_note);
+    expect_note("Process and Thread from /proc");
+    take_loaded(mid);
+    ph_unload(&prov);
+}
+
+/* With $var=value, the provider falls back whole, saying `note`. */
+static void fallback_with(const char *var, const char *value, const char *note)
+{
+    require_bpf();
+    setenv(var, value, 1);
+    whole_around(fell_back, note);
+    unsetenv(var);
 }
 
 static void live_fallback_no_btf(void **state)
 {
     (void)state;
-    require_bpf();
-    setenv("PERFLIB_PERFPROC_BTF", "/nonexistent/perflib/vmlinux", 1);
-    fallback_block_whole("no kernel BTF: /nonexistent/perflib/vmlinux");
-    unsetenv("PERFLIB_PERFPROC_BTF");
+    fallback_with("PERFLIB_PERFPROC_BTF", "/nonexistent/perflib/vmlinux", "no kernel BTF: /nonexistent/perflib/vmlinux");
 }
 
 static void live_fallback_verifier_rejects(void **state)
 {
     (void)state;
-    require_bpf();
-    setenv("PERFLIB_PERFPROC_BPF_FAULT", "verifier", 1);
-    fallback_block_whole("the kernel refused the BPF program");
-    unsetenv("PERFLIB_PERFPROC_BPF_FAULT");
+    fallback_with("PERFLIB_PERFPROC_BPF_FAULT", "verifier", "the kernel refused the BPF program");
 }
 
 static void live_fallback_no_iterator(void **state)
 {
     (void)state;
-    require_bpf();
-    setenv("PERFLIB_PERFPROC_BPF_FAULT", "iter", 1);
-    fallback_block_whole("cannot attach the task iterator: Invalid argument");
-    unsetenv("PERFLIB_PERFPROC_BPF_FAULT");
+    fallback_with("PERFLIB_PERFPROC_BPF_FAULT", "iter", "cannot attach the task iterator: Invalid argument");
 }
 
-/* A pass that fails after Open (test hook: every pass after the first,
- * which Open makes): that collection is read from /proc, whole, and the
- * note counts it. */
+/* Opened with the BPF source, every pass after the first (which Open
+ * makes) failing: the collections are read from /proc, whole, and the note
+ * counts them. */
+static void passes_fail(snap *mid, const char *arg)
+{
+    (void)arg;
+    load_src(NULL);
+    assert_int_equal(prov.open(NULL), ERROR_SUCCESS);
+    assert_true(uses_bpf());
+    take_loaded(mid);
+    ph_result r;
+    ph_collect_ok(&prov, "232", 16u << 20, &r);
+    ph_result_free(&r);
+    expect_note("; 2 of 2 passes failed and were read from /proc, the last: a pass failed (test hook");
+    ph_unload(&prov);
+}
+
 static void live_fallback_failed_pass(void **state)
 {
     (void)state;
     require_bpf();
     setenv("PERFLIB_PERFPROC_BPF_FAULT", "pass", 1);
-    snap a, mid, c;
-    take(&a, "proc");
-    load_src(NULL);
-    assert_int_equal(prov.open(NULL), ERROR_SUCCESS);
-    assert_true(uses_bpf());
-    take_loaded(&mid);
-    ph_result r;
-    ph_collect_ok(&prov, "232", 16u << 20, &r);
-    ph_result_free(&r);
-    char n[300];
-    note_of(n, sizeof n);
-    print_message("note: %s\n", n);
-    assert_non_null(strstr(n, "; 2 of 2 passes failed and were read from /proc, the last: a pass failed (test hook"));
-    ph_unload(&prov);
+    whole_around(passes_fail, NULL);
     unsetenv("PERFLIB_PERFPROC_BPF_FAULT");
-    take(&c, "proc");
-    whole_between(&a, &mid, &c);
-    same_definitions(&a, &mid);
-    parents_consistent(&mid);
-    snap_free(&a);
-    snap_free(&mid);
-    snap_free(&c);
 }
 
 /* Run `fn` in a child; its exit code is the verdict. */
