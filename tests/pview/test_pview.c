@@ -612,7 +612,8 @@ static void tmux_live_cheapest_local_source(void **state)
     snprintf(path, sizeof path, "%s/nobody.trace", f->dir);
     expect_queries(path, "230");
     assert_int_equal(sh("grep -q '^230 232 pid=' %s", path), 0);
-    assert_int_equal(sh("tmux -L %s kill-server >/dev/null 2>&1", f->sock), 0);
+    assert_int_equal(sh("tmux -L %s kill-session -t pv >/dev/null 2>&1", f->sock), 0);
+    usleep(300000); /* the emptied server exits: the next start makes a new one */
     /* root: its own BPF collection, the perfd not used */
     start(f, 120, 30, "TERM=screen", args);
     s = wait_for(f, "_Total");
@@ -622,7 +623,8 @@ static void tmux_live_cheapest_local_source(void **state)
     free(wait_for(f, "PVIEW-EXIT=0"));
     kill(pd, SIGTERM);
     waitpid(pd, NULL, 0);
-    assert_int_equal(sh("tmux -L %s kill-server >/dev/null 2>&1", f->sock), 0);
+    assert_int_equal(sh("tmux -L %s kill-session -t pv >/dev/null 2>&1", f->sock), 0);
+    usleep(300000); /* the emptied server exits: the next start makes a new one */
     /* no perfd: an unprivileged pview collects itself */
     snprintf(env, sizeof env, "TERM=screen setpriv --reuid=65534 --regid=65534 --clear-groups --");
     start(f, 120, 30, env, args);

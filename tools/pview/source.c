@@ -80,15 +80,20 @@ int pv_source_local_cheapest(pv_source *s, const char *perfd_addr, char *why, si
 {
     int rc = pv_source_local(s, err);
     if (rc != PL_OK) return rc;
-    double own = snapshot_cpu(s);
-    if (own >= 0 && perfproc_uses_bpf(s->engine)) {
+    if (!perfd_addr) {
+        snprintf(why, cap, "own collection (--no-perfd)");
+        return PL_OK;
+    }
+    /* one snapshot opens PerfProc: its note says whether it reads /proc */
+    void *blk = NULL;
+    size_t len = 0;
+    pl_error e2 = {0};
+    if (s->src.collect(s->src.ctx, "230", &blk, &len, &e2) == PL_OK && perfproc_uses_bpf(s->engine)) {
+        free(blk);
         snprintf(why, cap, "own collection: PerfProc's BPF source");
         return PL_OK;
     }
-    if (!perfd_addr) {
-        snprintf(why, cap, "own collection (/proc)");
-        return PL_OK;
-    }
+    free(blk);
     pv_source r;
     pl_error rerr = {0};
     if (pv_source_remote(&r, perfd_addr, &rerr) != PL_OK) {
@@ -96,6 +101,7 @@ int pv_source_local_cheapest(pv_source *s, const char *perfd_addr, char *why, si
         return PL_OK;
     }
     double theirs = snapshot_cpu(&r);
+    double own = theirs < 0 ? -1 : snapshot_cpu(s);
     if (theirs < 0 || (own >= 0 && theirs >= own)) {
         if (theirs < 0) snprintf(why, cap, "own collection (/proc): no perfd answers at %.100s", perfd_addr);
         else snprintf(why, cap, "own collection (/proc, %.1f ms) is cheaper than perfd at %.100s (%.1f ms)",
