@@ -51,11 +51,16 @@ const volatile __u64 sec_this_cpu_off = 0;
 static __u64 cpu_off[MAX_CPUS];
 static __u32 ncpu_off;
 
-/* The pass being written (its iterator's session) and how many task
- * records it has written whole. One pass at a time per loaded program: the
- * provider collects under a lock. */
-static __u64 pass_session;
-static __u64 pass_tasks;
+/* How many task records each pass (iterator session) has written whole,
+ * for its end record. Passes may run at once (a forked child shares the
+ * loaded program): one entry each, dropped at the pass's end; an abandoned
+ * pass's entry is the least recently used. */
+struct {
+    __uint(type, BPF_MAP_TYPE_LRU_HASH);
+    __uint(max_entries, 64);
+    __type(key, __u64);
+    __type(value, __u64);
+} pass_tasks SEC(".maps");
 
 /* ------------------------------------------------------------ pids */
 
@@ -509,13 +514,10 @@ int perfproc_tasks(struct bpf_iter__task *ctx)
     struct seq_file *seq = ctx->meta->seq;
     struct task_struct *t = ctx->task;
     __u64 session = ctx->meta->session_id;
-    if (session != pass_session) {
-        pass_session = session;
-        pass_tasks = 0;
-    }
+    __u64 *written = bpf_map_lookup_elem(&pass_tasks, &session);
     if (!t) {
-        struct pp_rec_end e = {.kind = PP_REC_END, .pad = 0, .tasks = pass_tasks};
-        bpf_seq_write(seq, &e, sizeof e);
+        struct pp_rec_end e = {.kind = PP_REC_END, .pad = 0, .tasks = written ? *written : 0};
+        if (bpf_seq_write(seq, &e, sizeof e) == 0) bpf_map_delete_elem(&pass_tasks, &session);
         return 0;
     }
     struct pidns_ctx pn;
@@ -542,6 +544,13 @@ int perfproc_tasks(struct bpf_iter__task *ctx)
     if (!err) err = bpf_seq_write(seq, &sc->thread, sizeof sc->thread);
     /* A write that did not fit is thrown away with the whole task and the
      * task is shown again at the next read(): count it then. */
-    if (!err) pass_tasks++;
+    if (!err) {
+        if (written) {
+            __sync_fetch_and_add(written, 1);
+        } else {
+            __u64 one = 1;
+            bpf_map_update_elem(&pass_tasks, &session, &one, BPF_ANY);
+        }
+    }
     return 0;
 }

@@ -956,6 +956,44 @@ static void live_bpf_churn(void **state)
     }
 }
 
+/* A forked child shares the loaded program with its parent: passes made at
+ * the same time by both are each whole (each counts its own records). 200
+ * each, of a query that builds little (the passes overlap often). */
+static void live_bpf_forked_child_collects_too(void **state)
+{
+    (void)state;
+    require_bpf();
+    load_src("bpf");
+    assert_int_equal(prov.open(NULL), ERROR_SUCCESS);
+    pid_t p = fork();
+    assert_true(p >= 0);
+    if (p == 0) {
+        quiet();
+        for (int i = 0; i < 200; i++) {
+            ph_result r;
+            if (ph_collect(&prov, "230 232 pid=1", 16u << 20, &r) != ERROR_SUCCESS) _exit(1);
+            ph_result_free(&r);
+        }
+        char n[300];
+        note_of(n, sizeof n);
+        _exit(strstr(n, "passes failed") ? 2 : 0);
+    }
+    own(p);
+    for (int i = 0; i < 200; i++) {
+        ph_result r;
+        ph_collect_ok(&prov, "230 232 pid=1", 16u << 20, &r);
+        ph_result_free(&r);
+    }
+    int st;
+    assert_int_equal(waitpid(p, &st, 0), p);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) fail_msg("the child's passes failed (%d)", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    char n[300];
+    note_of(n, sizeof n);
+    print_message("parent: %s\n", n);
+    assert_null(strstr(n, "passes failed"));
+    ph_unload(&prov);
+}
+
 /* ------------------------------------------------------------ a PID namespace */
 
 /* The collector in a PID namespace of its own, with its own /proc, and in a
@@ -1278,6 +1316,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(live_bpf_incomplete_processes_read_from_proc),
         cmocka_unit_test(live_bpf_process_filter),
         cmocka_unit_test(live_bpf_churn),
+        cmocka_unit_test(live_bpf_forked_child_collects_too),
         cmocka_unit_test(live_bpf_in_pid_namespace),
         cmocka_unit_test(live_fallback_no_btf),
         cmocka_unit_test(live_fallback_verifier_rejects),
