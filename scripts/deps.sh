@@ -16,6 +16,7 @@ pkgs=(
   libgnutls28-dev
   libmicrohttpd-dev
   libncurses-dev
+  libpq-dev
   libsqlite3-dev
   ninja-build
   pkg-config
@@ -43,6 +44,7 @@ if [ "$what" = test ]; then
     llvm
     man-db
     mount
+    postgresql
     prometheus
     sysstat
     tmux
