@@ -95,6 +95,7 @@ typedef struct pl_provider_status {
     char last_error[256];      /* the last problem, or "" */
     int isolation;             /* PL_ISOLATION_INPROC or PL_ISOLATION_HELPER (registry.h) */
     int helper_pid;            /* isolated: the helper process running now, else 0 */
+    char note[256];            /* what the provider says of how it collects (provider.h, PL_NOTE_SUFFIX), or "" */
     uint64_t timeouts;         /* calls that passed their timeout (slow: never a reason to disable) */
     uint64_t late_ms;          /* a call past its timeout still runs: for this long (ms); 0 when none */
 } pl_provider_status;
