@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "linux/collect_os.h"
 #include "linux/collect_proc.h"
 #include "perfproc_int.h"
 #include "perflib/indices.h"
@@ -243,11 +244,6 @@ struct peak {
     uint64_t pfb_peak;    /* Page File Bytes, bytes */
 };
 
-/* One cpuN line of /proc/stat: the Idle process's thread on that CPU. */
-struct cpu_idle {
-    uint32_t cpu;
-    uint64_t ticks; /* idle + iowait, as the Idle process counts them */
-};
 
 static struct {
     pthread_mutex_t lock;
@@ -273,8 +269,15 @@ static struct {
     size_t npeak, peak_cap, nnpeak;
     char *statbuf;         /* /proc/stat */
     size_t statbuf_cap;
-    struct cpu_idle *cpus; /* per-CPU idle ticks of the last /proc/stat read */
+    /* the last /proc/stat read: each cpuN line's number and idle + iowait
+     * ticks (the Idle process's thread on that CPU) */
+    uint32_t *cpu_ids;
+    uint64_t *cpu_ticks;
     size_t ncpus, cpus_cap;
+    /* kept between collections: each CPU's idle ticks continuous across
+     * CPU hotplug, and Idle's sum over the CPUs present in both readings
+     * of each interval (issue 33 item 2; docs/providers/perfproc.md) */
+    struct pl__cpu_track idle_track;
     /* a block kept after ERROR_MORE_DATA, so the retry returns the same data */
     int pending;
     pl_query_items pending_q;
@@ -433,10 +436,14 @@ static int cpu_fields(const char **s, uint64_t f[5])
     return 0;
 }
 
-/* Idle ticks (idle + iowait) of all CPUs, and of each cpuN line in S.cpus.
- * A malformed cpuN line makes the whole read malformed: Idle's threads and
- * Idle itself come from one reading or none. */
-static int read_cpu_idle(uint64_t *idle_ticks, uint32_t *ncpu)
+/* Idle ticks (idle + iowait) of each cpuN line, into S.cpu_ids/cpu_ticks
+ * and the tracker. A malformed line (the aggregate one included) makes the
+ * whole read malformed: Idle's threads and Idle itself come from one
+ * reading or none. The aggregate "cpu" line is not used: an offline CPU's
+ * idle time in it comes from another source than its own line (+6,502
+ * ticks at an offline, back at the online), so Idle read 5,614 % on 2 CPUs
+ * across a hotplug (issue 33 item 2). */
+static int read_cpu_idle(uint32_t *ncpu)
 {
     ssize_t n;
     S.ncpus = 0;
@@ -457,7 +464,6 @@ static int read_cpu_idle(uint64_t *idle_ticks, uint32_t *ncpu)
     s += 4;
     uint64_t f[5] = {0};
     if (cpu_fields(&s, f) != 0) return -EINVAL;
-    *idle_ticks = f[3] + f[4];
     pl__skip_line(&s);
     while (strncmp(s, "cpu", 3) == 0 && s[3] >= '0' && s[3] <= '9') {
         s += 3;
@@ -468,16 +474,26 @@ static int read_cpu_idle(uint64_t *idle_ticks, uint32_t *ncpu)
         }
         if (S.ncpus == S.cpus_cap) {
             size_t cap = S.cpus_cap ? S.cpus_cap * 2 : 64;
-            struct cpu_idle *nc = realloc(S.cpus, cap * sizeof *nc);
-            if (!nc) {
+            uint32_t *ni = realloc(S.cpu_ids, cap * sizeof *ni);
+            if (ni) S.cpu_ids = ni;
+            uint64_t *nt = ni ? realloc(S.cpu_ticks, cap * sizeof *nt) : NULL;
+            if (nt) S.cpu_ticks = nt;
+            if (!ni || !nt) {
                 S.ncpus = 0;
                 return -ENOMEM;
             }
-            S.cpus = nc;
             S.cpus_cap = cap;
         }
-        S.cpus[S.ncpus++] = (struct cpu_idle){(uint32_t)num, f[3] + f[4]};
+        S.cpu_ids[S.ncpus] = (uint32_t)num;
+        S.cpu_ticks[S.ncpus++] = f[3] + f[4];
         pl__skip_line(&s);
+    }
+    /* ascending CPU numbers, as the kernel prints them (the tracker's
+     * order); anything else is not its file */
+    int rc = pl__cpu_track_update(&S.idle_track, (uint32_t)S.ncpus, S.cpu_ids, S.cpu_ticks, NULL, NULL, NULL, 0);
+    if (rc != 0) {
+        S.ncpus = 0;
+        return rc;
     }
     *ncpu = (uint32_t)S.ncpus;
     return 0;
@@ -693,15 +709,20 @@ static int idle_threads(int tobj, uint32_t iunav, struct thread_total *tt)
     if (iunav & UNAV_PROCSTAT) tt->unav |= POSITIONS(UNAV_PROCSTAT, thread_groups);
     for (size_t i = 0; i < S.ncpus && rc == PL_OK; i++) {
         memset(v, 0, sizeof v);
-        v[T_PCT_PROC] = v[T_PCT_PRIV] = S.cpus[i].ticks * S.tick_100ns;
+        /* the CPU's idle ticks kept continuous across hotplug; marked in the
+         * collection that has no honest difference for it (it came back,
+         * or its count restarted) */
+        uint64_t ticks = 0, m = 0;
+        if (pl__cpu_track_get(&S.idle_track, S.cpu_ids[i], &ticks, &m) != 0) m = 1;
+        v[T_PCT_PROC] = v[T_PCT_PRIV] = ticks * S.tick_100ns;
         v[T_ELAPSED] = (uint64_t)S.boot_ft;
         v[T_STATE] = thread_state('R');
         v[T_WAIT] = wait_reason('R');
-        v[T_LASTCPU] = S.cpus[i].cpu;
-        v[T_UNAV] = POSITIONS(UNAV_IDLE_THREAD | (iunav & UNAV_BOOT), thread_groups);
+        v[T_LASTCPU] = S.cpu_ids[i];
+        v[T_UNAV] = POSITIONS(UNAV_IDLE_THREAD | (iunav & UNAV_BOOT) | (m ? UNAV_PROCSTAT : 0), thread_groups);
         zero_marked(v, T_COUNT, v[T_UNAV]);
         char name[12];
-        pl__fmt_i32(name, (int32_t)S.cpus[i].cpu);
+        pl__fmt_i32(name, (int32_t)S.cpu_ids[i]);
         int inst;
         rc = pl_builder_add_instance(S.b, tobj, name, PL_OBJ_PROCESS, 0, PERF_NO_UNIQUE_ID, &inst);
         if (rc == PL_OK) rc = put_values(tobj, inst, v, T_COUNT);
@@ -935,11 +956,14 @@ static int collect(const pl_query_items *q, int64_t only)
     uint64_t v[P_COUNT];
     int inst;
     if (want_p) {
-        /* Idle: the idle time of every CPU, ID Process 0. */
-        uint64_t idle = 0;
+        /* Idle: the idle time of every CPU, ID Process 0; each interval
+         * over the CPUs present in both of its readings (the tracker) */
+        uint64_t idle = 0, m = 0;
         uint32_t ncpu = 0;
         uint32_t iunav = S.have_boot ? 0 : UNAV_BOOT;
-        if (read_cpu_idle(&idle, &ncpu) != 0) iunav |= UNAV_PROCSTAT;
+        if (read_cpu_idle(&ncpu) != 0) iunav |= UNAV_PROCSTAT;
+        else pl__cpu_track_sum(&S.idle_track, PL__CPU_TRACK_ALL, &idle, &m);
+        if (m) iunav |= UNAV_PROCSTAT;
         memset(v, 0, sizeof v);
         v[P_PCT_PROC] = v[P_PCT_PRIV] = idle * S.tick_100ns;
         v[P_THREADS] = ncpu;
@@ -1125,6 +1149,7 @@ PL_PROVIDER_EXPORT DWORD PerfProcOpen(LPWSTR device_names)
     int64_t off = pl__filetime_now() - pl__boot_time_now() - S.boot_ft;
     S.boot_live = S.have_boot && off > -2 * PL_TICKS_PER_SEC && off < 2 * PL_TICKS_PER_SEC;
     S.hz = pl__clock_ticks();
+    pl__cpu_track_init(&S.idle_track, 1);
     S.tick_100ns = pl__ticks_to_100ns(1, S.hz);
     long ps = sysconf(_SC_PAGESIZE);
     S.page_size = ps > 0 ? (uint64_t)ps : 4096;
@@ -1214,9 +1239,12 @@ static void release_all(void)
     S.b = NULL;
     free(S.statbuf);
     S.statbuf = NULL;
-    free(S.cpus);
-    S.cpus = NULL;
+    free(S.cpu_ids);
+    free(S.cpu_ticks);
+    S.cpu_ids = NULL;
+    S.cpu_ticks = NULL;
     S.ncpus = S.cpus_cap = 0;
+    pl__cpu_track_free(&S.idle_track);
     free(S.peaks);
     free(S.npeaks);
     S.peaks = S.npeaks = NULL;

@@ -304,6 +304,20 @@ static void nap(double s)
     }
 }
 
+/* PerfProc's Process(Idle) % Processor Time raw value (100 ns of idle
+ * time) from a fresh collection of `pp`. */
+static uint64_t idle_now(ph_provider *pp)
+{
+    ph_result r;
+    ph_collect_ok(pp, "230", BUFSZ, &r);
+    pl_object o;
+    ph_object(&r, PL_OBJ_PROCESS, &o);
+    assert_true(ph_available_of(&o, "Idle", PL_CTR_PCT_PROCESSOR_TIME));
+    uint64_t v = ph_value_of(&o, "Idle", PL_CTR_PCT_PROCESSOR_TIME);
+    ph_result_free(&r);
+    return v;
+}
+
 /* mpstat's busy % (100 - %idle - %iowait) of cpu0 over its one interval. */
 static double mpstat_cpu0(FILE *m)
 {
@@ -339,7 +353,10 @@ static void sane_rate(const snap *a, const snap *b, double secs)
 /* Live, as the issue reproduced it: cpu1 goes offline during one interval
  * and comes back during another. In both, _Total is cpu0's alone (the CPU
  * present in both readings), so it must agree with mpstat's cpu0 over the
- * same interval; the returning cpu1 is marked, then counts again. */
+ * same interval; the returning cpu1 is marked, then counts again. PerfProc
+ * collects beside PerfOS: Process(Idle) is cpu0's idle time in both
+ * intervals (it read 5,614 % here), so it must agree with mpstat's cpu0
+ * %idle + %iowait. */
 static void live_cpu1_offline_online(void **state)
 {
     (void)state;
@@ -354,6 +371,9 @@ static void live_cpu1_offline_online(void **state)
     signal(SIGABRT, on_signal);
     signal(SIGSEGV, on_signal);
     start_guard();
+    ph_provider pp;
+    ph_load(&pp, PERFPROC_SO, "PerfProc", NULL);
+    assert_int_equal(pp.open(NULL), ERROR_SUCCESS);
     pf_run r;
     pf_start(&r, NULL, "238 1966");
     snap a = totals(&r);
@@ -365,6 +385,7 @@ static void live_cpu1_offline_online(void **state)
     nap(0.1);
     pf_again(&r, "238 1966");
     a = totals(&r);
+    uint64_t ia = idle_now(&pp);
     ta = now_s();
     nap(0.3);
     int e = write_online("0");
@@ -377,6 +398,7 @@ static void live_cpu1_offline_online(void **state)
     nap(wait > 0 ? wait : 0);
     pf_again(&r, "238 1966");
     snap b = totals(&r);
+    uint64_t ib = idle_now(&pp);
     double tb = now_s();
     double theirs = mpstat_cpu0(m);
     pclose(m);
@@ -389,6 +411,9 @@ static void live_cpu1_offline_online(void **state)
     assert_true(theirs >= 0);
     assert_true(fabs(ours - theirs) <= 10.0);
     sane_rate(&a, &b, tb - ta);
+    double idle = (double)(ib - ia) / 1e5 / (tb - ta);
+    print_message("  Process(Idle) %% Processor Time %.2f, mpstat cpu0 %%idle+%%iowait %.2f\n", idle, 100.0 - theirs);
+    assert_true(fabs(idle - (100.0 - theirs)) <= 10.0);
 
     /* interval 2: cpu1 comes back in the middle */
     m = popen("LC_ALL=C mpstat -P 0 1 1", "r");
@@ -396,6 +421,7 @@ static void live_cpu1_offline_online(void **state)
     nap(0.1);
     pf_again(&r, "238 1966");
     a = totals(&r);
+    ia = idle_now(&pp);
     ta = now_s();
     nap(0.3);
     assert_int_equal(write_online("1"), 0);
@@ -403,6 +429,7 @@ static void live_cpu1_offline_online(void **state)
     nap(wait > 0 ? wait : 0);
     pf_again(&r, "238 1966");
     b = totals(&r);
+    ib = idle_now(&pp);
     tb = now_s();
     theirs = mpstat_cpu0(m);
     pclose(m);
@@ -416,6 +443,9 @@ static void live_cpu1_offline_online(void **state)
     assert_true(theirs >= 0);
     assert_true(fabs(ours - theirs) <= 10.0);
     sane_rate(&a, &b, tb - ta);
+    idle = (double)(ib - ia) / 1e5 / (tb - ta);
+    print_message("  Process(Idle) %% Processor Time %.2f, mpstat cpu0 %%idle+%%iowait %.2f\n", idle, 100.0 - theirs);
+    assert_true(fabs(idle - (100.0 - theirs)) <= 10.0);
 
     /* interval 3: both again, every value in range */
     a = b;
@@ -431,6 +461,7 @@ static void live_cpu1_offline_online(void **state)
     assert_true(ours >= 0 && ours <= 100.0);
     sane_rate(&a, &b, tb - ta);
     pf_end(&r);
+    ph_unload(&pp);
     stop_guard();
 }
 
