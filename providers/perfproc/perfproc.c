@@ -205,6 +205,7 @@ static const struct unav_group proc_groups[] = {
                       BIT(P_PRIVATE) | BIT(P_PFB) | BIT(P_PFB_PEAK) | BIT(P_SWAP) | BIT(P_VCS) | BIT(P_IVCS)},
     {UNAV_PROCSTAT, BIT(P_PCT_PROC) | BIT(P_PCT_PRIV) | BIT(P_THREADS)},
     {UNAV_BOOT, BIT(P_ELAPSED)},
+    {UNAV_COMMIT, BIT(P_PRIVATE) | BIT(P_PFB) | BIT(P_PFB_PEAK)},
 };
 
 static const struct unav_group thread_groups[] = {
@@ -238,10 +239,17 @@ static void zero_marked(uint64_t *v, int n, uint64_t mask)
 
 /* ------------------------------------------------------------ state */
 
+/* What PerfProc keeps of each process between collections (pid + start
+ * time), in pid order: its Page File Bytes peak, and its commit charge
+ * from smaps with the status sizes it was read at (read again when one of
+ * them changed: issue 33 item 7). */
 struct peak {
     int32_t pid;
     uint64_t start;
     uint64_t pfb_peak;    /* Page File Bytes, bytes */
+    uint64_t vm_size, vm_data, vm_stk; /* kB, status: the commit below was read at these */
+    pl_smaps_commit commit;
+    int commit_rc;        /* 0 read; -errno: smaps unreadable (marked); 1: not read yet */
 };
 
 
@@ -516,17 +524,54 @@ static int peaks_reserve(size_t n)
     return 0;
 }
 
-/* The previous collection's peaks are sorted by pid and so are the pids of
- * this one, so the look-up is a merge: `cursor` only moves forward. */
-static uint64_t peak_update(size_t *cursor, int32_t pid, uint64_t start, uint64_t now)
+/* The entry of this process for this collection, with what the previous
+ * collection kept of it (a fresh one for a new process). The previous
+ * collection's entries are sorted by pid and so are the pids of this one,
+ * so the look-up is a merge: `cursor` only moves forward. NULL only when
+ * the table is full (cannot happen: reserved for every listed pid). */
+static struct peak *memo_next(size_t *cursor, int32_t pid, uint64_t start)
 {
-    uint64_t peak = now;
     while (*cursor < S.npeak && S.peaks[*cursor].pid < pid) (*cursor)++;
-    if (*cursor < S.npeak && S.peaks[*cursor].pid == pid && S.peaks[*cursor].start == start &&
-        S.peaks[*cursor].pfb_peak > peak)
-        peak = S.peaks[*cursor].pfb_peak;
-    if (S.nnpeak < S.peak_cap) S.npeaks[S.nnpeak++] = (struct peak){pid, start, peak};
-    return peak;
+    if (S.nnpeak >= S.peak_cap) return NULL;
+    struct peak *m = &S.npeaks[S.nnpeak++];
+    if (*cursor < S.npeak && S.peaks[*cursor].pid == pid && S.peaks[*cursor].start == start) {
+        *m = S.peaks[*cursor];
+    } else {
+        memset(m, 0, sizeof *m);
+        m->pid = pid;
+        m->start = start;
+        m->commit_rc = 1;
+    }
+    return m;
+}
+
+/* The process's commit charge (docs/providers/perfproc.md, "Private Bytes
+ * and Page File Bytes"): from its smaps, read again only when VmSize,
+ * VmData or VmStk moved since the last reading (a process whose mappings
+ * did not change keeps its charge); a process without an address space
+ * (a kernel thread) has none. 0, or -errno when smaps cannot be read (not
+ * ours, and not root; gone; malformed). */
+static int commit_of(struct peak *m, const pl_proc_status *ss)
+{
+    if (!(ss->have & PL_PST_VMSIZE)) {
+        memset(&m->commit, 0, sizeof m->commit);
+        return m->commit_rc = 0;
+    }
+    if (m->commit_rc <= 0 && m->vm_size == ss->vm_size && m->vm_data == ss->vm_data && m->vm_stk == ss->vm_stk)
+        return m->commit_rc;
+    m->vm_size = ss->vm_size;
+    m->vm_data = ss->vm_data;
+    m->vm_stk = ss->vm_stk;
+    char rel[32];
+    size_t n = pl__fmt_i32(rel, m->pid);
+    memcpy(rel + n, "/smaps", 7);
+    char *buf = NULL;
+    ssize_t len = pl__slurp_at(S.procfd, rel, &buf);
+    if (len < 0) m->commit_rc = (int)len;
+    else m->commit_rc = pl__text_complete(buf, (size_t)len) ? pl__parse_smaps_commit(buf, &m->commit) : -EINVAL;
+    free(buf);
+    if (m->commit_rc == 0 && m->commit.mappings == 0) m->commit_rc = -ESRCH; /* it exited meanwhile */
+    return m->commit_rc;
 }
 
 static void peaks_commit(void)
@@ -589,7 +634,7 @@ struct objs {
     int proc, thread, image, pas;
 };
 
-static void fill_process(const pp_slot *pi, uint64_t pfb_peak, uint64_t *v)
+static void fill_process(const pp_slot *pi, const struct peak *m, uint64_t *v)
 {
     const pl_proc_stat *st = &pi->st;
     const pl_proc_status *ss = &pi->ss;
@@ -611,7 +656,8 @@ static void fill_process(const pp_slot *pi, uint64_t pfb_peak, uint64_t *v)
     v[P_NICE] = (uint32_t)(int32_t)st->nice;
     v[P_LASTCPU] = st->processor < 0 ? 0 : (uint64_t)st->processor;
     v[P_STATE] = (uint8_t)st->state;
-    uint32_t unav = pi->unav | UNAV_IO_OTHER | UNAV_POOL | (S.have_boot ? 0 : UNAV_BOOT);
+    uint32_t unav = pi->unav | UNAV_IO_OTHER | UNAV_POOL | (S.have_boot ? 0 : UNAV_BOOT) |
+                    (m && m->commit_rc == 0 ? 0 : UNAV_COMMIT);
     if (!(unav & UNAV_STATUS)) {
         v[P_VIRT_PEAK] = kib(ss->vm_peak);
         v[P_WS_PEAK] = kib(ss->vm_hwm);
@@ -621,13 +667,16 @@ static void fill_process(const pp_slot *pi, uint64_t pfb_peak, uint64_t *v)
         v[P_WS_PRIV] = kib(ss->rss_anon);
         v[P_WS_SHARED] = kib(ss->rss_file + ss->rss_shmem);
         v[P_RSS_SHARED] = v[P_WS_SHARED];
-        v[P_PRIVATE] = kib(ss->vm_data + ss->vm_stk);
-        /* Windows' Page File Bytes is the commit charge, which Windows
-         * also reports as Private Bytes: the same private writable memory
-         * here. Swap in use is Swap Bytes. */
-        v[P_PFB] = v[P_PRIVATE];
+        if (!(unav & UNAV_COMMIT)) {
+            /* the kernel's own commit accounting: what it charged for the
+             * process's private mappings (not MAP_NORESERVE reservations);
+             * Page File Bytes, the commit charge, adds the shared anonymous
+             * memory it maps. Swap in use is Swap Bytes. */
+            v[P_PRIVATE] = kib(m->commit.private_kb);
+            v[P_PFB] = kib(m->commit.private_kb + m->commit.shared_anon_kb);
+            v[P_PFB_PEAK] = m->pfb_peak;
+        }
         v[P_SWAP] = kib(ss->vm_swap);
-        v[P_PFB_PEAK] = pfb_peak;
         v[P_VCS] = ss->vol_ctxt;
         v[P_IVCS] = ss->nonvol_ctxt;
     }
@@ -750,9 +799,12 @@ static int build_one(struct build *bd, const pp_slot *s, const pp_arena *a)
     if (bd->want_p) {
         uint64_t v[P_COUNT];
         int inst;
-        uint64_t pfb = (s->unav & UNAV_STATUS) ? 0 : kib(s->ss.vm_data + s->ss.vm_stk);
-        uint64_t peak = peak_update(&bd->cursor, s->st.pid, s->st.starttime, pfb);
-        fill_process(s, peak, v);
+        struct peak *m = memo_next(&bd->cursor, s->st.pid, s->st.starttime);
+        if (m && !(s->unav & UNAV_STATUS) && commit_of(m, &s->ss) == 0) {
+            uint64_t pfb = kib(m->commit.private_kb + m->commit.shared_anon_kb);
+            if (pfb > m->pfb_peak) m->pfb_peak = pfb;
+        }
+        fill_process(s, m && !(s->unav & UNAV_STATUS) ? m : NULL, v);
         rc = add_inst(bd->o.proc, s->st.comm, 0, 0, &inst);
         if (rc == PL_OK) rc = put_values(bd->o.proc, inst, v, P_COUNT);
         for (int k = 0; k < P_COUNT; k++) bd->total[k] += v[k];
