@@ -289,15 +289,18 @@ static void clear(pl__pstate *st, const void *arg)
     memset(st, 0, sizeof *st);
 }
 
-void pl__state_clear(pl__state *s, const char *name)
+/* Apply `change` when a state file exists (nothing recorded: no write). */
+static void change_existing(pl__state *s, const char *name, void (*change)(pl__pstate *, const void *))
 {
     if (!s || !name) return;
     char path[PATH_MAX];
     state_path(s, name, path, sizeof path);
     struct stat sb;
-    if (lstat(path, &sb) != 0) return; /* nothing recorded: no write */
-    (void)update(s, name, 0, clear, NULL, NULL);
+    if (lstat(path, &sb) != 0) return;
+    (void)update(s, name, 0, change, NULL, NULL);
 }
+
+void pl__state_clear(pl__state *s, const char *name) { change_existing(s, name, clear); }
 
 static void add_hung(pl__pstate *st, const void *arg)
 {
@@ -320,15 +323,7 @@ static void clear_hung(pl__pstate *st, const void *arg)
     st->hung_time = 0;
 }
 
-void pl__state_clear_hung(pl__state *s, const char *name)
-{
-    if (!s || !name) return;
-    char path[PATH_MAX];
-    state_path(s, name, path, sizeof path);
-    struct stat sb;
-    if (lstat(path, &sb) != 0) return; /* nothing recorded: no write */
-    (void)update(s, name, 0, clear_hung, NULL, NULL);
-}
+void pl__state_clear_hung(pl__state *s, const char *name) { change_existing(s, name, clear_hung); }
 
 static void set_disabled(pl__pstate *st, const void *arg)
 {

@@ -518,8 +518,8 @@ static void smaps_commit(void **state)
         "Size: 4 kB\n7f0000000000-7f0000001000 rw-p 00000000 00:00 0\nVmFlags: ac\n", /* a key first */
         "7f0000000000-7f0000001000 rw-p 00000000 00:00 0\nVmFlags: ac Ac\n",         /* not a flag */
         "7f0000000000-7f0000001000 rw-p 00000000 00:00 0\nVmFlags: acx\n",
-        "7f0000000000-7f0000001000 rw-p 00000000 00:00 0\n"                          /* two headers */
-        "7f0000001000-7f0000002000 rw-p 00000000 00:00 0\nVmFlags: ac\n",
+        ("7f0000000000-7f0000001000 rw-p 00000000 00:00 0\n"                         /* two headers */
+         "7f0000001000-7f0000002000 rw-p 00000000 00:00 0\nVmFlags: ac\n"),
         "zzzz-7f0000001000 rw-p 00000000 00:00 0\nVmFlags: ac\n",                    /* not a header */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
