@@ -124,7 +124,8 @@ static void parse_object_list(pl__prov *p)
     p->has_objlist = p->nobjlist > 0;
 }
 
-/* What earlier consumers recorded: timeouts in a row, and a disable they
+/* What earlier consumers recorded: deaths inside a call and calls left
+ * running, in a row (the latter skips the provider for a while), and a disable they
  * could not write into the store (host_state.h). */
 static void apply_state(pl__host *h, pl__prov *p)
 {

@@ -2,7 +2,8 @@
  *
  * Failure state of providers that outlives the consumer process
  * (docs/provider-host.md, "Failure state"): for each provider a small state
- * file holding its Open/Collect timeouts in a row and, when the consumer
+ * file holding the consumers that died inside its in-process calls and the
+ * calls left running (slow or hung: issue 33), each in a row, and, when the consumer
  * could not write the store, the disable it decided; and for in-process
  * providers an in-flight marker per engine, so the next consumer can tell
  * that a predecessor died inside a provider call.
