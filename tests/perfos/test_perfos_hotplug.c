@@ -290,6 +290,15 @@ static void on_signal(int sig)
     raise(sig);
 }
 
+/* Each interval: mpstat's, and ours over the same stretch, started 40 ms
+ * after it (mpstat takes its first reading as it starts; 0.1 s put ours
+ * 5 points off under a changing load). The two differ by about that at
+ * each end: 2 % of 2 s, so a load that changes at the hotplug (every task
+ * moves to cpu0) moves the comparison by a few points, inside its 10. */
+#define MPSTAT_T "2"
+#define T_INTERVAL 2.0
+#define MPSTAT_START 0.04
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -380,21 +389,21 @@ static void live_cpu1_offline_online(void **state)
     double ta = now_s();
 
     /* interval 1: cpu1 leaves in the middle */
-    FILE *m = popen("LC_ALL=C mpstat -P 0 1 1", "r");
+    FILE *m = popen("LC_ALL=C mpstat -P 0 " MPSTAT_T " 1", "r");
     assert_non_null(m);
-    nap(0.1);
+    nap(MPSTAT_START);
     pf_again(&r, "238 1966");
     a = totals(&r);
     uint64_t ia = idle_now(&pp);
     ta = now_s();
-    nap(0.3);
+    nap(0.5);
     int e = write_online("0");
     if (e != 0) {
         pclose(m);
         stop_guard();
         fail_msg("the kernel refused to take cpu1 offline (%s): CPU hotplug cannot be tested live here", strerror(-e));
     }
-    double wait = 1.0 - (now_s() - ta);
+    double wait = T_INTERVAL - (now_s() - ta);
     nap(wait > 0 ? wait : 0);
     pf_again(&r, "238 1966");
     snap b = totals(&r);
@@ -416,16 +425,16 @@ static void live_cpu1_offline_online(void **state)
     assert_true(fabs(idle - (100.0 - theirs)) <= 10.0);
 
     /* interval 2: cpu1 comes back in the middle */
-    m = popen("LC_ALL=C mpstat -P 0 1 1", "r");
+    m = popen("LC_ALL=C mpstat -P 0 " MPSTAT_T " 1", "r");
     assert_non_null(m);
-    nap(0.1);
+    nap(MPSTAT_START);
     pf_again(&r, "238 1966");
     a = totals(&r);
     ia = idle_now(&pp);
     ta = now_s();
-    nap(0.3);
+    nap(0.5);
     assert_int_equal(write_online("1"), 0);
-    wait = 1.0 - (now_s() - ta);
+    wait = T_INTERVAL - (now_s() - ta);
     nap(wait > 0 ? wait : 0);
     pf_again(&r, "238 1966");
     b = totals(&r);
