@@ -143,7 +143,7 @@ static void state_path(const pl__state *s, const char *name, char *out, size_t c
 }
 
 /* Parse a state file; anything unexpected makes it empty. */
-static void parse(const char *text, size_t n, pl__pstate *out)
+void pl__state_parse(const char *text, size_t n, pl__pstate *out)
 {
     memset(out, 0, sizeof *out);
     pl__pstate st;
@@ -200,7 +200,7 @@ static void read_fd(int fd, pl__pstate *out)
     if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size > STATE_FILE_MAX) return;
     ssize_t r = pread(fd, buf, STATE_FILE_MAX, 0);
     if (r <= 0) return;
-    parse(buf, (size_t)r, out);
+    pl__state_parse(buf, (size_t)r, out);
 }
 
 /* A disable recorded here holds for PL__STATE_DISABLE_SECONDS. */
@@ -227,19 +227,26 @@ void pl__state_get(pl__state *s, const char *name, pl__pstate *out)
     expire(out);
 }
 
-static int write_fd(int fd, const pl__pstate *st)
+int pl__state_format(const pl__pstate *st, char *buf, size_t cap)
 {
-    char buf[STATE_FILE_MAX];
-    int n = snprintf(buf, sizeof buf, MAGIC "timeouts %u\ndisabled %lld\nreason %s\n", st->timeouts,
+    int n = snprintf(buf, cap, MAGIC "timeouts %u\ndisabled %lld\nreason %s\n", st->timeouts,
                      (long long)(st->disabled ? st->time : 0), st->disabled ? st->reason : "");
-    if (n < 0 || (size_t)n >= sizeof buf) return -1;
+    if (n < 0 || (size_t)n >= cap) return -1;
     /* only when there are some: a file without the line is what versions
      * before it read (an unknown line makes the whole file count as empty) */
     if (st->hung) {
-        int k = snprintf(buf + n, sizeof buf - (size_t)n, "hung %u %lld\n", st->hung, (long long)st->hung_time);
-        if (k < 0 || (size_t)k >= sizeof buf - (size_t)n) return -1;
+        int k = snprintf(buf + n, cap - (size_t)n, "hung %u %lld\n", st->hung, (long long)st->hung_time);
+        if (k < 0 || (size_t)k >= cap - (size_t)n) return -1;
         n += k;
     }
+    return n;
+}
+
+static int write_fd(int fd, const pl__pstate *st)
+{
+    char buf[STATE_FILE_MAX];
+    int n = pl__state_format(st, buf, sizeof buf);
+    if (n < 0) return -1;
     if (ftruncate(fd, 0) != 0) return -1;
     return pwrite(fd, buf, (size_t)n, 0) == n ? 0 : -1;
 }

@@ -64,6 +64,14 @@ void pl__state_clear_hung(pl__state *s, const char *name);
 /* Record a disable here (the store could not be written). */
 void pl__state_disable(pl__state *s, const char *name, const char *reason);
 
+/* The state file's text (hostile: anyone who could write the directory
+ * before its checks, an older or newer version): n bytes, no NUL needed.
+ * Anything unexpected gives an all-zero state. The format writes what the
+ * parser reads back: its length, or -1 when it does not fit `cap`.
+ * (tests/fuzz/fuzz_host_state.c) */
+void pl__state_parse(const char *text, size_t n, pl__pstate *out);
+int pl__state_format(const pl__pstate *st, char *buf, size_t cap);
+
 /* In-flight markers of in-process providers: one small file per engine and
  * provider, `<base>.<pid>-<start>-<n>.busy`, holding the call in progress
  * ('O' Open, 'C' Collect, 'X' Close, '-' none). Setting it is one pwrite. */
