@@ -872,6 +872,35 @@ static void cpu_track_groups_and_cap(void **state)
     pl__cpu_track_free(&t);
 }
 
+/* A CPU whose published count would pass 2^64 (its count restarted near
+ * the top and rose again) is frozen and marked; the sum keeps what it had
+ * accepted before, as for an offline CPU, and does not fall (found by
+ * fuzz.cpu_track). */
+static void cpu_track_frozen_cpu_stays_in_the_sum(void **state)
+{
+    (void)state;
+    struct pl__cpu_track t;
+    pl__cpu_track_init(&t, 1);
+    uint32_t one[1] = {1}, both[2] = {0, 1};
+    uint64_t out, m;
+    assert_int_equal(pl__cpu_track_update(&t, 1, one, (uint64_t[]){5}, NULL, NULL, NULL, 0), 0);
+    assert_int_equal(pl__cpu_track_update(&t, 2, both, (uint64_t[]){100, 6}, NULL, NULL, NULL, 0), 0);
+    assert_int_equal(pl__cpu_track_update(&t, 2, both, (uint64_t[]){UINT64_MAX - 1, 7}, NULL, NULL, NULL, 0), 0);
+    assert_int_equal(pl__cpu_track_update(&t, 2, both, (uint64_t[]){0, 8}, NULL, NULL, NULL, 0), 0); /* restarted */
+    pl__cpu_track_sum(&t, PL__CPU_TRACK_ALL, &out, &m);
+    assert_int_equal(m, 0);
+    uint64_t before = out;
+    assert_int_equal(before, (UINT64_MAX - 101) + 8);
+    assert_int_equal(pl__cpu_track_update(&t, 2, both, (uint64_t[]){200, 9}, NULL, NULL, NULL, 0), 0);
+    assert_int_equal(pl__cpu_track_get(&t, 0, &out, &m), 0);
+    assert_int_equal(m, 1); /* frozen */
+    assert_int_equal(out, UINT64_MAX - 1);
+    pl__cpu_track_sum(&t, PL__CPU_TRACK_ALL, &out, &m);
+    assert_int_equal(m, 0);
+    assert_int_equal(out, before + 1); /* cpu1's step; cpu0 stays at what it had */
+    pl__cpu_track_free(&t);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -901,6 +930,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(fixed2_parse),
         cmocka_unit_test(cpu_track_rules),
         cmocka_unit_test(cpu_track_groups_and_cap),
+        cmocka_unit_test(cpu_track_frozen_cpu_stays_in_the_sum),
         cmocka_unit_test(live_machine),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);

@@ -247,7 +247,9 @@ void pl__cpu_track_sum(const struct pl__cpu_track *t, uint32_t group, uint64_t *
             accepted |= rec->accepted;
             m |= rec->unread; /* a value a CPU of the sum could not read */
         }
-        if (rec->bad) continue; /* frozen at what it had accepted before */
+        /* a CPU whose counts would pass 2^64 stays in at what it had
+         * accepted before (its dsum is frozen): leaving it out would drop
+         * the sum */
         const uint64_t *init = vals(t, r, V_INIT), *dsum = vals(t, r, V_DSUM);
         for (unsigned k = 0; k < nv; k++) {
             uint64_t x = dsum[k];
