@@ -244,6 +244,8 @@ static int write_online(const char *v)
 }
 
 static pid_t guard = -1;
+
+static void guard_alarm(int sig) { (void)sig; }
 static int guard_pipe = -1;
 
 /* A child that puts cpu1 back online when this process ends in any way
@@ -258,8 +260,16 @@ static void start_guard(void)
     assert_true(guard >= 0);
     if (guard == 0) {
         close(p[1]);
+        /* the alarm only interrupts the read (no SA_RESTART): its default
+         * action would end the guard without putting cpu1 back */
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = guard_alarm;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGALRM, &sa, NULL);
+        signal(SIGINT, SIG_IGN); /* a ^C to the test's process group: the guard still puts it back */
+        signal(SIGTERM, SIG_IGN);
         alarm(20);
-        signal(SIGALRM, SIG_DFL);
         char c;
         while (read(p[0], &c, 1) > 0) {
         }
