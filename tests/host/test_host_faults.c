@@ -757,6 +757,22 @@ static void iso_slow_few_comes_back(void **s)
     slow_few_comes_back(PL_ISOLATION_HELPER);
 }
 
+/* One query of Process (230): its instance count, -1 when it is not in
+ * the answer. */
+static int process_instances(pl_engine *e)
+{
+    pl_error err;
+    void *data = NULL;
+    size_t len = 0;
+    assert_int_equal(pl_engine_query_alloc(e, "230", &data, &len, NULL, &err), PL_OK);
+    pl_block blk;
+    assert_int_equal(pl_block_open(&blk, data, len, 0, 0, &err), PL_OK);
+    pl_object o;
+    int n = pl_block_find_object(&blk, 230, &o) == PL_OK ? (int)o.hdr.NumInstances : -1;
+    free(data);
+    return n;
+}
+
 /* The issue's case, live: PerfProc in-process under real CPU overload
  * (stress-ng, 16 workers on this machine's CPUs) with a Collect Timeout
  * that its normal collection meets with room to spare and an overloaded
@@ -808,15 +824,8 @@ static void live_perfproc_late_under_overload(void **s)
     int without = 0, queries = 0;
     int64_t t0 = ms_now();
     while (ms_now() - t0 < 3000) {
-        void *data = NULL;
-        size_t len = 0;
-        assert_int_equal(pl_engine_query_alloc(e, "230", &data, &len, NULL, &err), PL_OK);
-        pl_block blk;
-        assert_int_equal(pl_block_open(&blk, data, len, 0, 0, &err), PL_OK);
-        pl_object o;
-        if (pl_block_find_object(&blk, 230, &o) != PL_OK) without++;
+        if (process_instances(e) < 0) without++;
         queries++;
-        free(data);
         usleep(100000);
     }
     pl_provider_status ps = status_of(e, "PerfProc");
@@ -833,14 +842,7 @@ static void live_perfproc_late_under_overload(void **s)
     int back = 0;
     t0 = ms_now();
     while (!back && ms_now() - t0 < 20000) {
-        void *data = NULL;
-        size_t len = 0;
-        assert_int_equal(pl_engine_query_alloc(e, "230", &data, &len, NULL, &err), PL_OK);
-        pl_block blk;
-        assert_int_equal(pl_block_open(&blk, data, len, 0, 0, &err), PL_OK);
-        pl_object o;
-        back = pl_block_find_object(&blk, 230, &o) == PL_OK && o.hdr.NumInstances > 1;
-        free(data);
+        back = process_instances(e) > 1;
         if (!back) usleep(200000);
     }
     print_message("Process back %lld ms after the load\n", (long long)(ms_now() - t0));
