@@ -134,11 +134,8 @@ static void apply_state(pl__host *h, pl__prov *p)
     pl__state_get(h->state, p->info.name, &ps);
     p->timeouts_in_row = ps.timeouts;
     p->hung_in_row = ps.hung;
-    /* a time ahead of ours (the clock stepped back, or a hostile file)
-     * counts as now: the skip never lasts longer than its retry time */
-    int64_t now = (int64_t)time(NULL), last = ps.hung_time < now ? ps.hung_time : now;
-    if (ps.hung >= PL__STATE_HUNG_IN_ROW && last + PL__STATE_HUNG_RETRY_SECONDS > now)
-        p->skip_until = last + PL__STATE_HUNG_RETRY_SECONDS;
+    int64_t until = pl__state_skip_until(&ps, (int64_t)time(NULL));
+    if (until) p->skip_until = until;
     if (ps.disabled) {
         p->disabled = 1;
         if (snprintf(p->last_error, sizeof p->last_error, "disabled: %s", ps.reason) >= (int)sizeof p->last_error)

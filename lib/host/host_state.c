@@ -323,6 +323,15 @@ unsigned pl__state_add_hung(pl__state *s, const char *name)
     return st.hung;
 }
 
+int64_t pl__state_skip_until(const pl__pstate *st, int64_t now)
+{
+    if (st->hung < PL__STATE_HUNG_IN_ROW) return 0;
+    /* a time ahead of ours (the clock stepped back, or a hostile file)
+     * counts as now: a skip never lasts longer than its retry time */
+    int64_t last = st->hung_time < now ? st->hung_time : now;
+    return last + PL__STATE_HUNG_RETRY_SECONDS > now ? last + PL__STATE_HUNG_RETRY_SECONDS : 0;
+}
+
 static void clear_hung(pl__pstate *st, const void *arg)
 {
     (void)arg;

@@ -61,6 +61,11 @@ void pl__state_clear(pl__state *s, const char *name);
  * providers"). And a call that returned, even late: forget them. */
 unsigned pl__state_add_hung(pl__state *s, const char *name);
 void pl__state_clear_hung(pl__state *s, const char *name);
+/* Until when (Unix seconds) a consumer reading `st` at `now` skips the
+ * provider, or 0: PL__STATE_HUNG_RETRY_SECONDS after the last hung call
+ * from the PL__STATE_HUNG_IN_ROW-th on, a last time ahead of `now`
+ * counting as `now`. */
+int64_t pl__state_skip_until(const pl__pstate *st, int64_t now);
 /* Record a disable here (the store could not be written). */
 void pl__state_disable(pl__state *s, const char *name, const char *reason);
 

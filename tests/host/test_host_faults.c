@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "host_state.h"
 #include "perflib/block.h"
 #include "perflib/query.h"
 #include "perflib/registry.h"
@@ -254,6 +255,31 @@ static void hang_counted_across(const char *mode)
     pl_engine_close(e);
     assert_int_equal(traced(mode, "open", NULL, 0), 4);
     assert_store_reason("Bad", "");
+}
+
+/* How long a consumer skips: 60 s after the last hung call, from the
+ * third in a row; a last time ahead of the consumer's clock (the clock
+ * stepped back an hour, or a file someone wrote) counts as now, so the
+ * skip never outlasts its minute. */
+static void hang_skip_bounded_by_the_clock(void **s)
+{
+    (void)s;
+    const int64_t now = 1795000000;
+    pl__pstate ps;
+    memset(&ps, 0, sizeof ps);
+    ps.hung = PL__STATE_HUNG_IN_ROW - 1;
+    ps.hung_time = now;
+    assert_int_equal(pl__state_skip_until(&ps, now), 0);
+    ps.hung = PL__STATE_HUNG_IN_ROW;
+    assert_int_equal(pl__state_skip_until(&ps, now), now + PL__STATE_HUNG_RETRY_SECONDS);
+    ps.hung_time = now - 10;
+    assert_int_equal(pl__state_skip_until(&ps, now), now - 10 + PL__STATE_HUNG_RETRY_SECONDS);
+    ps.hung_time = now - PL__STATE_HUNG_RETRY_SECONDS;
+    assert_int_equal(pl__state_skip_until(&ps, now), 0);
+    ps.hung_time = now + 3600;
+    assert_int_equal(pl__state_skip_until(&ps, now), now + PL__STATE_HUNG_RETRY_SECONDS);
+    ps.hung_time = INT64_MAX;
+    assert_int_equal(pl__state_skip_until(&ps, now), now + PL__STATE_HUNG_RETRY_SECONDS);
 }
 
 static void hang_skipped_for_one_shot_consumers(void **s)
@@ -856,6 +882,7 @@ static void live_perfproc_late_under_overload(void **s)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(hang_skip_bounded_by_the_clock),
         cmocka_unit_test_setup_teardown(hang_skipped_for_one_shot_consumers, setup, teardown),
         cmocka_unit_test_setup_teardown(hang_open_skipped_for_one_shot_consumers, setup, teardown),
         cmocka_unit_test_setup_teardown(timeouts_reset_by_an_answer, setup, teardown),
