@@ -314,6 +314,14 @@ static int load(pl__host *h, pl__prov *p)
         if (dlerror()) nbfn = NULL;
     }
     memcpy(&p->nonblocking, &nbfn, sizeof nbfn);
+    const char *stn = pl__host_app_status_name(&p->info);
+    void *stfn = NULL;
+    if (stn) {
+        dlerror();
+        stfn = dlsym(dl, stn);
+        if (dlerror()) stfn = NULL;
+    }
+    memcpy(&p->app_status, &stfn, sizeof stfn);
     p->loaded = 1;
     if (!p->mk) p->mk = pl__marker_new(h->state, p->info.name);
     return 1;
@@ -662,6 +670,12 @@ static int collect_inproc(pl__host *h, pl__prov *p, const WCHAR *wq, pl__buf *ou
         int arc;
         if (pl__host_judge(h, p, &r, &cap, round, out, nobjects, &arc) == PL__JUDGED) {
             if (arc == PL_OK && c.rc == ERROR_SUCCESS) p->last_bytes = c.bytes;
+            if (p->app_status && !p->disabled) {
+                char note[256];
+                note[0] = '\0';
+                p->app_status(note, sizeof note);
+                if (note[0]) pl__host_note(h, p, LOG_WARNING, "%s", note);
+            }
             return arc;
         }
     }

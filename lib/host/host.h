@@ -77,5 +77,12 @@ const char *pl__host_open_arg(pl_store *st, const pl_provider_info *p);
 /* host_app.c: is this the record of an application (pl_app_register)? Its
  * objects come through AppCounters; the host never loads it. */
 int pl__host_is_app_record(const pl_provider_info *p);
+/* host_app.c: the name of the function through which the built-in
+ * AppCounters says what its last collection left out (segments of users
+ * that may not publish an application, past a limit, ...), NULL for every
+ * other provider. It is `void F(char *buf, size_t cap)`, called after a
+ * Collect that returned; a non-empty text becomes the provider's last
+ * error (docs/app-counters.md, "Who may publish"). */
+const char *pl__host_app_status_name(const pl_provider_info *p);
 
 #endif

@@ -262,9 +262,10 @@ static int make_parents(const char *path, pl_error *err)
 
 /* ------------------------------------------------------------- schema */
 
-/* Schema version 2, what a new store gets. Version 0 had the same tables
+/* Schema version 4, what a new store gets. Version 0 had the same tables
  * without providers.disable_reason and providers.disable_time; version 1
- * without providers.isolation. */
+ * without providers.isolation; version 2 without providers.wraps; version
+ * 3 without providers.app_owner and providers.app_publishers. */
 static const char SCHEMA[] =
     "CREATE TABLE meta("
     " key TEXT NOT NULL PRIMARY KEY,"
@@ -290,7 +291,9 @@ static const char SCHEMA[] =
     " collect_timeout_ms INTEGER NOT NULL DEFAULT 0,"
     " builtin INTEGER NOT NULL DEFAULT 0,"
     " isolation INTEGER NOT NULL DEFAULT 0,"
-    " wraps TEXT);";
+    " wraps TEXT,"
+    " app_owner INTEGER,"
+    " app_publishers TEXT);";
 
 /* Statements that must prepare on a current store: a cheap check that the
  * file's tables have the columns this library reads and writes. */
@@ -300,8 +303,8 @@ static const char LAYOUT_CHECK[] =
     " (SELECT count(*) FROM (SELECT lang, kind, idx, text FROM titles LIMIT 0)),"
     " (SELECT count(*) FROM (SELECT name, library, open_fn, collect_fn, close_fn, object_list,"
     "  linkage_export, first_counter, last_counter, first_help, last_help, disabled,"
-    "  disable_reason, disable_time, open_timeout_ms, collect_timeout_ms, builtin, isolation, wraps"
-    "  FROM providers LIMIT 0))";
+    "  disable_reason, disable_time, open_timeout_ms, collect_timeout_ms, builtin, isolation, wraps,"
+    "  app_owner, app_publishers FROM providers LIMIT 0))";
 
 /* One migration step: brings a store from version `from` to `from + 1`. It
  * runs inside the step's own BEGIN IMMEDIATE transaction, which also writes
@@ -324,6 +327,13 @@ static const migration MIGRATIONS[] = {
      "UPDATE providers SET isolation = 1 WHERE builtin = 0;"},
     /* A provider may wrap another (MyCoolCounter around PerfOS). */
     {2, "add providers.wraps", "ALTER TABLE providers ADD COLUMN wraps TEXT;"},
+    /* An application's record names the user who registered it and the
+     * other users whose processes may publish it (docs/app-counters.md,
+     * "Who may publish"). Records made before have none: their owner is
+     * the store file's owner until the application registers again. */
+    {3, "add providers.app_owner and providers.app_publishers",
+     "ALTER TABLE providers ADD COLUMN app_owner INTEGER;"
+     "ALTER TABLE providers ADD COLUMN app_publishers TEXT;"},
 };
 
 static int read_int_pragma(pl_store *st, const char *sql, int *out, pl_error *err)

@@ -7,6 +7,7 @@
  * applications. */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -33,6 +34,7 @@
 
 static char *dir;
 static char store_path[512];
+static uint32_t me_uid;
 
 static void setup_dirs(void)
 {
@@ -41,11 +43,21 @@ static void setup_dirs(void)
     snprintf(store_path, sizeof store_path, "%s/store.db", dir);
     setenv("PERFLIB_REGISTRY", store_path, 1);
     setenv("PERFLIB_APP_DIR", dir, 1);
+    me_uid = (uint32_t)geteuid();
 }
 
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *f)
+{
+    (void)sb;
+    (void)flag;
+    (void)f;
+    return remove(p);
+}
+
+/* The directory with the users' announcement directories in it. */
 static void teardown_dirs(void)
 {
-    pq_rmdir(dir);
+    nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
     free(dir);
 }
 
@@ -437,7 +449,7 @@ static void test_no_torn_values(void **state)
     assert_int_equal(pl_app_start(&d, NULL, &c.app, &err), PL_OK);
     pl__seg_view *v;
     size_t n;
-    assert_int_equal(pl__seg_find(dir, &v, &n), PL_OK);
+    assert_int_equal(pl__seg_find(dir, &me_uid, 1, &v, &n, NULL), PL_OK);
     assert_int_equal(n, 1);
     pthread_t t;
     pthread_create(&t, NULL, torn_writer, &c);
@@ -613,7 +625,8 @@ static int hostile_fd(const uint8_t *img, size_t len, int seal)
 static void announce(pid_t pid, uint64_t start, int fd)
 {
     char path[600];
-    snprintf(path, sizeof path, "%s/%s%d.%llu.%d", dir, PL__SEG_PREFIX, (int)pid, (unsigned long long)start, fd);
+    snprintf(path, sizeof path, "%s/%s%u/%s%d.%llu.%d", dir, PL__SEG_USER_DIR, me_uid, PL__SEG_PREFIX, (int)pid,
+             (unsigned long long)start, fd);
     int f = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0444);
     assert_true(f >= 0);
     close(f);
@@ -636,7 +649,7 @@ static void test_hostile_segments(void **state)
     /* Its own segment as a template for the hostile ones. */
     pl__seg_view *v;
     size_t n;
-    assert_int_equal(pl__seg_find(dir, &v, &n), PL_OK);
+    assert_int_equal(pl__seg_find(dir, &me_uid, 1, &v, &n, NULL), PL_OK);
     assert_int_equal(n, 1);
     size_t len = v[0].len;
     uint8_t *good = malloc(len);
@@ -706,9 +719,9 @@ static void test_hostile_segments(void **state)
     announce(getpid(), start + 1, fds[0]);
     announce(999999, 5, 3);
     char path[600];
-    snprintf(path, sizeof path, "%s/%s12x.3.4", dir, PL__SEG_PREFIX);
+    snprintf(path, sizeof path, "%s/%s%u/%s12x.3.4", dir, PL__SEG_USER_DIR, me_uid, PL__SEG_PREFIX);
     close(open(path, O_CREAT | O_WRONLY, 0444));
-    snprintf(path, sizeof path, "%s/%s1.1.1", dir, PL__SEG_PREFIX);
+    snprintf(path, sizeof path, "%s/%s%u/%s1.1.1", dir, PL__SEG_USER_DIR, me_uid, PL__SEG_PREFIX);
     mkdir(path, 0700);
 
     pl_engine *e = engine();
