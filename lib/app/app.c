@@ -2,8 +2,9 @@
  *
  * The segment is a memfd sealed against shrinking and growing, so a reader
  * that maps it can never be hit by SIGBUS, and it is never backed by a disk
- * file. It is announced by an empty file <dir>/perflib-app.<pid>.<start
- * time>.<fd> (dir: $PERFLIB_APP_DIR or /dev/shm, mode 0444); a reader opens
+ * file. It is announced by an empty file <dir>/perflib-app-<uid>/perflib-app.
+ * <pid>.<start time>.<fd> (dir: $PERFLIB_APP_DIR or /dev/shm; the user's
+ * own directory, mode 0755; the file mode 0444); a reader opens
  * the segment through /proc/<pid>/fd/<fd>, which the kernel allows to the
  * same user and to root. The memory goes away with the process, kill -9
  * included; a stale announcement is ignored by readers (its process, or its

@@ -147,23 +147,42 @@ static void helper_kill(pl__prov *p)
     p->opened = 0;
 }
 
+/* How an exchange with the helper went. */
+enum { XF_OK, XF_TIMEOUT, XF_DIED, XF_BAD };
+
 /* Engine close (or a disable): ask the provider to Close, wait briefly,
  * then make sure the helper is gone and reaped. */
 static int xfer(pl__prov *p, uint32_t type, const void *a, size_t alen, const void *b, size_t blen, uint32_t ms,
                 uint8_t *reply, size_t reply_cap, size_t *reply_len, char *why, size_t whylen);
 
+static void helper_failed(pl__host *h, pl__prov *p, int x, const char *call, uint32_t ms, const char *why);
+
 void pl__host_helper_close(pl__host *h, pl__prov *p)
 {
-    (void)h;
     if (p->pid <= 0) {
         helper_kill(p);
         return;
     }
+    /* Close is really called only when Open succeeded (helper_proto.h). A
+     * Close that crashes, exits or sends a malformed reply disables the
+     * provider as such a Collect does; one that times out counts as a
+     * Close failure in a row (cleared by a Close that returns), and three
+     * disable it, as Collect's timeouts do: otherwise every consumer would
+     * wait for it at its end. Not again while it is being disabled. */
+    int called = p->loaded && p->opened && !p->disabled;
     if (p->loaded) {
         uint8_t r[4];
         size_t rl;
-        char why[128];
-        (void)xfer(p, PLH_CLOSE, NULL, 0, NULL, 0, CLOSE_WAIT_MS, r, sizeof r, &rl, why, sizeof why);
+        char why[128] = "";
+        int x = xfer(p, PLH_CLOSE, NULL, 0, NULL, 0, CLOSE_WAIT_MS, r, sizeof r, &rl, why, sizeof why);
+        if (x != XF_OK && called) {
+            helper_failed(h, p, x, "Close", CLOSE_WAIT_MS, why); /* kills and reaps the helper */
+            return;
+        }
+        if (x == XF_OK && called && p->closefail_in_row) {
+            p->closefail_in_row = 0;
+            pl__state_clear_closefail(h->state, p->info.name);
+        }
     }
     if (p->sock >= 0) close(p->sock); /* end of file: the helper exits */
     p->sock = -1;
@@ -247,7 +266,6 @@ static int helper_spawn(pl__host *h, pl__prov *p)
     return 1;
 }
 
-enum { XF_OK, XF_TIMEOUT, XF_DIED, XF_BAD };
 
 _Static_assert((PL_QUERY_MAX_ITEMS * 11 + 16) * 2 <= PLH_MAX_QUERY, "a query text fits one Collect request");
 
@@ -363,6 +381,18 @@ static int xfer(pl__prov *p, uint32_t type, const void *a, size_t alen, const vo
  * when the contract says so. `call` is "Open" or "Collect" (or "Load"). */
 static void helper_failed(pl__host *h, pl__prov *p, int x, const char *call, uint32_t ms, const char *why)
 {
+    if (x == XF_TIMEOUT && strcmp(call, "Close") == 0) {
+        helper_kill(p);
+        unsigned n = pl__state_add_closefail(h->state, p->info.name);
+        p->closefail_in_row = n ? n : p->closefail_in_row + 1;
+        if (p->closefail_in_row >= MAX_TIMEOUTS_IN_ROW) {
+            pl__host_disable(h, p, "Close timed out after %u ms (%u times in a row)", ms, p->closefail_in_row);
+            return;
+        }
+        p->errors++;
+        pl__host_note(h, p, LOG_WARNING, "Close timed out after %u ms; the helper process was killed", ms);
+        return;
+    }
     if (x == XF_TIMEOUT) {
         helper_kill(p);
         /* Counted in the failure state, so one-shot consumers add up. */
@@ -563,7 +593,7 @@ int pl__host_collect_isolated(pl__host *h, pl__prov *p, const WCHAR *wq, pl__buf
         }
         if (p->timeouts_in_row) {
             p->timeouts_in_row = 0;
-            pl__state_clear(h->state, p->info.name);
+            pl__state_clear_timeouts(h->state, p->info.name);
         }
         int arc;
         if (pl__host_judge(h, p, &r, &cap, round, out, nobjects, &arc) == PL__JUDGED) return arc;

@@ -174,6 +174,7 @@ static void parse(const char *text, size_t n, pl__pstate *out)
         long long x = strtoll(v, &e, 10);
         if (errno || e == v || *e || x < 0) return;
         if (strcmp(line, "timeouts") == 0 && x <= (long long)PL__STATE_TIMEOUTS_MAX) st.timeouts = (unsigned)x;
+        else if (strcmp(line, "closefail") == 0 && x <= (long long)PL__STATE_TIMEOUTS_MAX) st.closefail = (unsigned)x;
         else if (strcmp(line, "disabled") == 0) st.time = x;
         else return;
     }
@@ -222,6 +223,13 @@ static int write_fd(int fd, const pl__pstate *st)
     int n = snprintf(buf, sizeof buf, MAGIC "timeouts %u\ndisabled %lld\nreason %s\n", st->timeouts,
                      (long long)(st->disabled ? st->time : 0), st->disabled ? st->reason : "");
     if (n < 0 || (size_t)n >= sizeof buf) return -1;
+    /* only when there are some: a file without the line is what versions
+     * before it read (an unknown line makes the whole file count as empty) */
+    if (st->closefail) {
+        int k = snprintf(buf + n, sizeof buf - (size_t)n, "closefail %u\n", st->closefail);
+        if (k < 0 || (size_t)k >= sizeof buf - (size_t)n) return -1;
+        n += k;
+    }
     if (ftruncate(fd, 0) != 0) return -1;
     return pwrite(fd, buf, (size_t)n, 0) == n ? 0 : -1;
 }
@@ -271,19 +279,50 @@ static void clear(pl__pstate *st, const void *arg)
     memset(st, 0, sizeof *st);
 }
 
-void pl__state_clear(pl__state *s, const char *name)
+static void clear_timeouts(pl__pstate *st, const void *arg)
+{
+    (void)arg;
+    st->timeouts = 0;
+}
+
+static void add_closefail(pl__pstate *st, const void *arg)
+{
+    (void)arg;
+    if (st->closefail < PL__STATE_TIMEOUTS_MAX) st->closefail++;
+}
+
+static void clear_closefail(pl__pstate *st, const void *arg)
+{
+    (void)arg;
+    st->closefail = 0;
+}
+
+/* Apply `change` when a state file exists (nothing recorded: no write). */
+static void change_existing(pl__state *s, const char *name, void (*change)(pl__pstate *, const void *))
 {
     if (!s || !name) return;
     char path[PATH_MAX];
     state_path(s, name, path, sizeof path);
     struct stat sb;
-    if (lstat(path, &sb) != 0) return; /* nothing recorded: no write */
-    (void)update(s, name, 0, clear, NULL, NULL);
+    if (lstat(path, &sb) != 0) return;
+    (void)update(s, name, 0, change, NULL, NULL);
+}
+
+void pl__state_clear(pl__state *s, const char *name) { change_existing(s, name, clear); }
+void pl__state_clear_timeouts(pl__state *s, const char *name) { change_existing(s, name, clear_timeouts); }
+void pl__state_clear_closefail(pl__state *s, const char *name) { change_existing(s, name, clear_closefail); }
+
+unsigned pl__state_add_closefail(pl__state *s, const char *name)
+{
+    pl__pstate st;
+    if (update(s, name, 1, add_closefail, NULL, &st) != 0) return 0;
+    return st.closefail;
 }
 
 static void set_disabled(pl__pstate *st, const void *arg)
 {
     st->timeouts = 0;
+    st->closefail = 0;
     st->disabled = 1;
     st->time = (int64_t)time(NULL);
     snprintf(st->reason, sizeof st->reason, "%s", (const char *)arg);
@@ -377,7 +416,7 @@ static const char *call_name(char c)
     return c == 'O' ? "Open" : c == 'C' ? "Collect" : c == 'X' ? "Close" : NULL;
 }
 
-int pl__state_dead_consumer(pl__state *s, const char *name, char *why, size_t cap)
+char pl__state_dead_consumer(pl__state *s, const char *name, char *why, size_t cap)
 {
     if (!s || !name) return 0;
     char base[PATH_MAX];
@@ -386,7 +425,7 @@ int pl__state_dead_consumer(pl__state *s, const char *name, char *why, size_t ca
     size_t pl = strlen(prefix);
     DIR *d = opendir(s->dir);
     if (!d) return 0;
-    int found = 0;
+    char found = 0;
     long me = (long)getpid();
     unsigned long long my_start = start_time(me);
     struct dirent *de;
@@ -419,7 +458,7 @@ int pl__state_dead_consumer(pl__state *s, const char *name, char *why, size_t ca
         unlink(path);
         const char *call = call_name(c);
         if (call && !found) {
-            found = 1;
+            found = c;
             snprintf(why, cap, "a consumer process (pid %lld) ended during its in-process %s", pid, call);
         }
     }

@@ -476,6 +476,228 @@ static void inproc_spin_watchdog(void **s)
     inproc_hang_watchdog("spin", "Collect");
 }
 
+/* -------------------------------------- 2b. Close, and exit() (issue 26) */
+
+/* A consumer that queries once and closes its engine (every one-shot tool),
+ * in a child; returns its wait status. */
+static int consumer_query_close(pid_t *pidout)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        signal(SIGSEGV, SIG_DFL); /* die as a consumer would, not through cmocka's handler */
+        pl_engine_config cfg = {.store_path = store, .provider_dir = TP_DIR, .system_name = "T"};
+        pl_engine *e = NULL;
+        pl_error err;
+        if (pl_engine_open(&cfg, &e, &err) != PL_OK) _exit(11);
+        void *data = NULL;
+        size_t len = 0;
+        uint32_t type = 0;
+        if (pl_engine_query_alloc(e, "Global", &data, &len, &type, &err) != PL_OK) _exit(12);
+        pl_block blk;
+        if (pl_block_open(&blk, data, len, 0, 0, &err) != PL_OK) _exit(13);
+        int objects = (int)blk.hdr.NumObjectTypes;
+        free(data);
+        pl_engine_close(e);
+        _exit(objects);
+    }
+    if (pidout) *pidout = pid;
+    int ws;
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    return ws;
+}
+
+/* Finding 4 of issue 26: an in-process provider that crashes in Close took
+ * down every consumer at its end, for ever: each Collect that answered
+ * before it cleared the count of consumers that died inside it. Close
+ * failures are counted apart: the second consumer in a row that dies in
+ * Close disables it, and the third lives. */
+static void inproc_crash_in_close_disables(void **s)
+{
+    (void)s;
+    add("Good", "good", PL_ISOLATION_INPROC, 0, 0);
+    add("Bad", "crash_close", PL_ISOLATION_INPROC, 0, 0);
+    pid_t pid = 0;
+    for (int i = 0; i < 2; i++) {
+        int ws = consumer_query_close(&pid);
+        assert_true(WIFSIGNALED(ws) && WTERMSIG(ws) == SIGSEGV);
+    }
+    assert_int_equal(traced("crash_close", "collect", NULL, 0), 2); /* each answered before it crashed */
+    int ws = consumer_query_close(NULL);
+    assert_true(WIFEXITED(ws));
+    assert_int_equal(WEXITSTATUS(ws), 1); /* Good only; Bad not called, its Close not either */
+    char want[200];
+    snprintf(want, sizeof want, "a consumer process (pid %ld) ended during its in-process Close (2 failures in a row)",
+             (long)pid);
+    assert_store_reason("Bad", want);
+    assert_int_equal(traced("crash_close", "close", NULL, 0), 2);
+}
+
+/* A Close that returns clears the count: a consumer killed inside Close
+ * once, then a Close that works, then another killed inside it: still only
+ * warned about. */
+static void inproc_close_failures_reset_by_a_close(void **s)
+{
+    (void)s;
+    add("Bad", "crash_close", PL_ISOLATION_INPROC, 0, 0);
+    int ws = consumer_query_close(NULL);
+    assert_true(WIFSIGNALED(ws));
+    /* the same provider, its Close working this time */
+    add("Bad", "good", PL_ISOLATION_INPROC, 0, 0);
+    ws = consumer_query_close(NULL);
+    assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 1);
+    add("Bad", "crash_close", PL_ISOLATION_INPROC, 0, 0);
+    ws = consumer_query_close(NULL);
+    assert_true(WIFSIGNALED(ws));
+    ws = consumer_query_close(NULL); /* warned, called again: dies once more, now two in a row */
+    assert_true(WIFSIGNALED(ws));
+    ws = consumer_query_close(NULL);
+    assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+    char got[300];
+    store_reason("Bad", got, sizeof got);
+    assert_non_null(strstr(got, "during its in-process Close (2 failures in a row)"));
+}
+
+/* A Close that never returns cost every one-shot consumer the whole Close
+ * wait (1 s) at its end, for ever: now it is disabled as a Collect that
+ * never returns is, and the next consumer does not wait. */
+static void inproc_hang_in_close_disables(void **s)
+{
+    (void)s;
+    add("Good", "good", PL_ISOLATION_INPROC, 0, 0);
+    add("Bad", "hang_close", PL_ISOLATION_INPROC, 0, 0);
+    pl_engine *e = engine();
+    assert_int_equal(query_objects(e, NULL), 2);
+    int64_t t0 = ms_now();
+    pl_engine_close(e);
+    assert_true(ms_now() - t0 >= 900);
+    assert_store_reason("Bad", "Close did not return within 1000 ms (in-process: the call was abandoned)");
+    e = engine();
+    assert_int_equal(query_objects(e, NULL), 1);
+    t0 = ms_now();
+    pl_engine_close(e);
+    assert_true(ms_now() - t0 < 900);
+    assert_int_equal(traced("hang_close", "close", NULL, 0), 1);
+}
+
+/* The same providers isolated: a crash in Close disables at once (as one in
+ * Collect does), a Close that times out three times in a row does. */
+static void iso_crash_in_close_disables(void **s)
+{
+    (void)s;
+    add("Bad", "crash_close", PL_ISOLATION_HELPER, 0, 0);
+    pl_engine *e = engine();
+    assert_int_equal(query_objects(e, NULL), 1);
+    pl_engine_close(e);
+    assert_store_reason("Bad", "helper process killed by signal 11 (SIGSEGV) during Close");
+}
+
+static void iso_hang_in_close_disables_after_three(void **s)
+{
+    (void)s;
+    add("Bad", "hang_close", PL_ISOLATION_HELPER, 0, 0);
+    for (int i = 1; i <= 3; i++) {
+        pl_engine *e = engine();
+        assert_int_equal(query_objects(e, NULL), 1);
+        pl_engine_close(e);
+        char got[300];
+        store_reason("Bad", got, sizeof got);
+        assert_string_equal(got, i < 3 ? "" : "Close timed out after 1000 ms (3 times in a row)");
+    }
+    pl_engine *e = engine();
+    assert_int_equal(query_objects(e, NULL), 0);
+    int64_t t0 = ms_now();
+    pl_engine_close(e);
+    assert_true(ms_now() - t0 < 900);
+}
+
+/* Finding 5 of issue 26: exit(0) inside an in-process provider's Collect
+ * (or Close) ended the consumer with status 0, as if it had succeeded. Now
+ * the consumer ends with PL_EXIT_PROVIDER_EXITED, says why on stderr, and
+ * the provider is disabled in the store. */
+static void inproc_exit0(const char *mode, const char *call)
+{
+    add("Good", "good", PL_ISOLATION_INPROC, 0, 0);
+    add("Bad", mode, PL_ISOLATION_INPROC, 0, 0);
+    char errpath[400];
+    snprintf(errpath, sizeof errpath, "%s/stderr", dir);
+    int ws;
+    pid_t     pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fd < 0 || dup2(fd, 2) != 2) _exit(9);
+        pl_engine_config cfg = {.store_path = store, .provider_dir = TP_DIR, .system_name = "T"};
+        pl_engine *e = NULL;
+        pl_error err;
+        if (pl_engine_open(&cfg, &e, &err) != PL_OK) _exit(11);
+        void *data = NULL;
+        size_t len = 0;
+        pl_engine_query_alloc(e, "Global", &data, &len, NULL, &err);
+        free(data);
+        pl_engine_close(e);
+        _exit(0); /* what the provider's exit(0) looked like before */
+    }
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    assert_true(WIFEXITED(ws));
+    assert_int_equal(WEXITSTATUS(ws), PL_EXIT_PROVIDER_EXITED);
+    char want[200];
+    snprintf(want, sizeof want, "called exit(0) inside its in-process %s", call);
+    assert_store_reason("Bad", want);
+    FILE *f = fopen(errpath, "r");
+    assert_non_null(f);
+    char line[600] = "";
+    if (!fgets(line, sizeof line, f)) line[0] = '\0';
+    fclose(f);
+    char msg[400];
+    snprintf(msg, sizeof msg,
+             "perflib: provider Bad called exit(0) inside its in-process %s; it is disabled (lodctr /e:Bad enables "
+             "it again) and this process ends with status 70\n",
+             call);
+    assert_string_equal(line, msg);
+    /* the next consumer lives, without it */
+    ws = consumer_query_close(NULL);
+    assert_true(WIFEXITED(ws));
+    assert_int_equal(WEXITSTATUS(ws), 1);
+}
+
+static void inproc_exit0_in_collect(void **s)
+{
+    (void)s;
+    inproc_exit0("exit0", "Collect");
+}
+
+static void inproc_exit0_in_close(void **s)
+{
+    (void)s;
+    inproc_exit0("exit0_close", "Close");
+}
+
+/* An exit() of the consumer's own (no provider call on its thread) is left
+ * alone: its status stays. */
+static void consumer_exit_is_its_own(void **s)
+{
+    (void)s;
+    add("Good", "good", PL_ISOLATION_INPROC, 0, 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        pl_engine_config cfg = {.store_path = store, .provider_dir = TP_DIR, .system_name = "T"};
+        pl_engine *e = NULL;
+        pl_error err;
+        if (pl_engine_open(&cfg, &e, &err) != PL_OK) _exit(11);
+        void *data = NULL;
+        size_t len = 0;
+        pl_engine_query_alloc(e, "Global", &data, &len, NULL, &err);
+        exit(5); /* with the engine open and the provider loaded */
+    }
+    int ws;
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    assert_true(WIFEXITED(ws));
+    assert_int_equal(WEXITSTATUS(ws), 5);
+    assert_store_reason("Good", "");
+}
+
 /* ------------------------------------------------ 3-5. helper processes */
 
 /* 'Z' or gone: the process no longer runs. */
@@ -642,6 +864,14 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(inproc_crash_next_consumer_disables, setup, teardown),
         cmocka_unit_test_setup_teardown(inproc_exit_next_consumer_disables, setup, teardown),
         cmocka_unit_test_setup_teardown(inproc_crash_in_open_next_consumer_disables, setup, teardown),
+        cmocka_unit_test_setup_teardown(inproc_crash_in_close_disables, setup, teardown),
+        cmocka_unit_test_setup_teardown(inproc_close_failures_reset_by_a_close, setup, teardown),
+        cmocka_unit_test_setup_teardown(inproc_hang_in_close_disables, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_crash_in_close_disables, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_hang_in_close_disables_after_three, setup, teardown),
+        cmocka_unit_test_setup_teardown(inproc_exit0_in_collect, setup, teardown),
+        cmocka_unit_test_setup_teardown(inproc_exit0_in_close, setup, teardown),
+        cmocka_unit_test_setup_teardown(consumer_exit_is_its_own, setup, teardown),
         cmocka_unit_test_setup_teardown(iso_crash_in_open, setup, teardown),
         cmocka_unit_test_setup_teardown(inproc_spin_watchdog, setup, teardown),
         cmocka_unit_test_setup_teardown(inproc_hang_collect_watchdog, setup, teardown),

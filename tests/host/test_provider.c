@@ -52,6 +52,10 @@
 #define TP_FD_LEAK 29        /* every Collect leaks 40 descriptors, then answers */
 #define TP_CRASH_OPEN 30     /* Open dereferences NULL (SIGSEGV) */
 #define TP_NONBLOCKING 31    /* exports TpCollectNonBlocking: yes, unless the query names 232 */
+#define TP_CRASH_CLOSE 32    /* Close dereferences NULL (SIGSEGV) */
+#define TP_HANG_CLOSE 33     /* Close never returns */
+#define TP_EXIT0 34          /* Collect calls exit(0): the atexit handlers run, the status is success */
+#define TP_EXIT0_CLOSE 35    /* Close calls exit(0) */
 
 #ifndef TP_MODE
 #error "build with -DTP_MODE=..."
@@ -85,7 +89,7 @@ static void trace(const char *what, const WCHAR *arg)
     close(fd);
 }
 
-#if TP_MODE == TP_CRASH || TP_MODE == TP_FORK_CRASH || TP_MODE == TP_CRASH_OPEN
+#if TP_MODE == TP_CRASH || TP_MODE == TP_FORK_CRASH || TP_MODE == TP_CRASH_OPEN || TP_MODE == TP_CRASH_CLOSE
 __attribute__((no_sanitize("undefined"))) static void crash(void)
 {
     volatile int *volatile nowhere = NULL;
@@ -159,6 +163,11 @@ PL_PROVIDER_EXPORT DWORD TpClose(void)
 {
     tp_close_calls++;
     trace("close", NULL);
+#if TP_MODE == TP_CRASH_CLOSE
+    crash();
+#endif
+    if (TP_MODE == TP_HANG_CLOSE) hang();
+    if (TP_MODE == TP_EXIT0_CLOSE) exit(0);
     pl_builder_free(b);
     b = NULL;
     return 0;
@@ -287,6 +296,7 @@ static DWORD collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects)
 #endif
     if (TP_MODE == TP_HANG) hang();
     if (TP_MODE == TP_EXIT) _exit(3);
+    if (TP_MODE == TP_EXIT0) exit(0);
 #if TP_MODE == TP_FORK_CRASH
     pid_t child = fork();
     if (child == 0) hang();

@@ -319,6 +319,16 @@ static int dump_buffer(const opts *o, const void *buf, size_t len, const pl_titl
     return 0;
 }
 
+/* What was printed reaches stdout before the providers' Close calls run: a
+ * provider that crashes in Close (and is disabled for it by the next
+ * consumers, docs/provider-host.md) cannot take the output with it. A
+ * write error stays in stdout's error flag for tool_stdout_close(). */
+static void engine_done(pl_engine *e)
+{
+    (void)fflush(stdout);
+    pl_engine_close(e);
+}
+
 static int cmd_dump(const opts *o, const char *query)
 {
     pl_engine *e = NULL;
@@ -335,7 +345,7 @@ static int cmd_dump(const opts *o, const char *query)
             rc = dump_buffer(o, buf, len, engine_titles(e), "the engine's answer");
     }
     pl_free(buf);
-    pl_engine_close(e);
+    engine_done(e);
     return rc;
 }
 
@@ -361,7 +371,7 @@ static int cmd_titles(const opts *o, const char *word, const char *lang)
         rc = print_multisz(buf, len);
     }
     pl_free(buf);
-    pl_engine_close(e);
+    engine_done(e);
     return rc;
 }
 
@@ -383,7 +393,7 @@ static int cmd_raw(const opts *o, const char *file, const char *query)
         }
     }
     pl_free(buf);
-    pl_engine_close(e);
+    engine_done(e);
     return rc;
 }
 
@@ -594,7 +604,7 @@ static int cmd_get(const opts *o, const char *oname, const char *iname, const ch
     }
 out:
     pl_free(buf);
-    pl_engine_close(e);
+    engine_done(e);
     return rc;
 }
 
@@ -687,7 +697,7 @@ static int cmd_summary(const opts *o)
         printf("Threads: %lld\n", n);
 out:
     pl_free(buf);
-    pl_engine_close(e);
+    engine_done(e);
     return rc;
 }
 
@@ -722,7 +732,7 @@ static int cmd_providers(const opts *o)
     }
     pl_free(list);
 out:
-    pl_engine_close(e);
+    engine_done(e);
     return rc;
 }
 
