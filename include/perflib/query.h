@@ -79,8 +79,10 @@ PL_EXTERN int pl_engine_query_alloc(pl_engine *e, const char *query, void **out,
                                     pl_error *err);
 
 /* The engine's store (owned by the engine) and its title database in the
- * default language (loaded on first use; owned by the engine, valid until
- * pl_engine_close). */
+ * default language (loaded on first use, and again by the call after
+ * another process changed the store's names, e.g. an application
+ * registered after the engine opened; every table handed out is owned by
+ * the engine and valid until pl_engine_close). */
 PL_EXTERN pl_store *pl_engine_store(pl_engine *e);
 PL_EXTERN const pl_titles *pl_engine_titles(pl_engine *e, pl_error *err);
 

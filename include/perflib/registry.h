@@ -45,6 +45,12 @@ PL_EXTERN const char *pl_store_path(const pl_store *st);
 PL_EXTERN int pl_store_default_path(char *out, size_t cap);
 /* The store's schema version, and the one this library writes. */
 PL_EXTERN int pl_store_schema_version(const pl_store *st);
+/* A number that changes whenever another handle or process has committed a
+ * change to the store since this handle's last call (SQLite's PRAGMA
+ * data_version): compare two calls to know whether anything read from the
+ * store (titles, provider records) may be stale. This handle's own writes
+ * do not change it. */
+PL_EXTERN int pl_store_data_version(pl_store *st, int64_t *out, pl_error *err);
 #define PL_STORE_SCHEMA_VERSION 4
 
 /* ------------------------------------------------------------ Perflib key */

@@ -731,6 +731,23 @@ PL_EXTERN const char *pl_store_path(const pl_store *st) { return st ? st->path :
 
 PL_EXTERN int pl_store_schema_version(const pl_store *st) { return st ? st->version : 0; }
 
+PL_EXTERN int pl_store_data_version(pl_store *st, int64_t *out, pl_error *err)
+{
+    pl__clear(err);
+    if (!st || !out) return pl__fail(err, PL_E_INVAL, "pl_store_data_version: NULL argument");
+    pl__store_lock(st);
+    sqlite3_stmt *q;
+    int s = pl__sql_prepare(st, "PRAGMA data_version", &q, err);
+    if (!s) {
+        int rc = sqlite3_step(q);
+        if (rc == SQLITE_ROW) *out = sqlite3_column_int64(q, 0);
+        else s = pl__sql_fail(st, err, rc, "PRAGMA data_version");
+        sqlite3_finalize(q);
+    }
+    pl__store_unlock(st);
+    return s;
+}
+
 /* ------------------------------------------------------- Perflib values */
 
 PL_EXTERN int pl_store_perflib(pl_store *st, pl_perflib_info *out, pl_error *err)

@@ -323,6 +323,36 @@ static void test_engine_store_not_default(void **state)
 
 /* An index query for a child object brings its parent object along, and
  * PDH-style full names use the parent instance ("Pool A/w1"). */
+/* An engine opened before an application registered names it once the
+ * store changed (a long-running consumer such as perfd: issue 26 finding
+ * 3); the table handed out before stays valid. */
+static void test_engine_titles_follow_the_store(void **state)
+{
+    (void)state;
+    setup_dirs();
+    pl_engine *e = engine();
+    pl_error err;
+    const pl_titles *t1 = pl_engine_titles(e, &err);
+    assert_non_null(t1);
+    assert_int_equal(pl_titles_find(t1, PL_TITLE_NAME, "Herd Total"), 0);
+    pl_app_indices ind;
+    assert_int_equal(pl_app_register(&HERD, store_path, &ind, &err), PL_OK);
+    const pl_titles *t2 = pl_engine_titles(e, &err);
+    assert_ptr_not_equal(t1, t2);
+    assert_int_equal(pl_titles_find(t2, PL_TITLE_NAME, "Herd Total"), ind.first_counter + 6);
+    assert_int_equal(pl_titles_find(t1, PL_TITLE_NAME, "Herd Total"), 0); /* still readable */
+    /* nothing changed since: the same table */
+    assert_ptr_equal(pl_engine_titles(e, &err), t2);
+    /* a change that is not a name (a provider disabled): the same table */
+    pl_store *st;
+    assert_int_equal(pl_store_open(store_path, 0, &st, &err), PL_OK);
+    assert_int_equal(pl_store_disable_provider(st, "PerfNet", "by hand", &err), PL_OK);
+    pl_store_close(st);
+    assert_ptr_equal(pl_engine_titles(e, &err), t2);
+    pl_engine_close(e);
+    teardown_dirs();
+}
+
 static void test_index_query_brings_parent(void **state)
 {
     (void)state;
@@ -754,6 +784,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_register_keeps_indices),
         cmocka_unit_test(test_publish_and_read),
         cmocka_unit_test(test_engine_store_not_default),
+        cmocka_unit_test(test_engine_titles_follow_the_store),
         cmocka_unit_test(test_index_query_brings_parent),
         cmocka_unit_test(test_instance_limit),
         cmocka_unit_test(test_no_torn_values),
