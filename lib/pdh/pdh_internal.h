@@ -62,6 +62,11 @@ uint32_t pl__pdh_open_local(pl_pdh_source *out, pl_error *err);
 int pl__pdh_two_sample(uint32_t type);
 int pl__pdh_displayable(uint32_t type);
 
+/* How many times an object's instance names were read (every instance's
+ * name, parent and key): once per object and collection however many
+ * counters read it (pdh_query.c, objview). For tests. */
+extern uint64_t pl__pdh_name_loads;
+
 /* The frequency of a counter's time base (its object's PerfFreq for
  * object-timer types), 0 when it is not known yet. */
 int64_t pl__pdh_counter_freq(const pl_pdh_counter *c);
