@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "helper_tree.h"
 #include "host_int.h"
 
 #ifndef PL_PROVIDER_HOST_BUILD
@@ -112,10 +113,19 @@ static int reap_within(pid_t pid, int wait_ms, int *status)
     }
 }
 
-/* Kill the helper and its process group, and reap it. *status valid when
- * it returns 1. */
-static int kill_reap(pid_t pid, int *status)
+/* Kill the helper, everything the provider started (its tree: the helper
+ * is a subreaper, so one that left its process group is still there; the
+ * helper stopped first, so it cannot start more) and its process group,
+ * and reap it. *status valid when it returns 1; *escaped (may be NULL) set
+ * when a process of the tree had left the group. */
+static int kill_reap_tree(pid_t pid, int *status, int *escaped)
 {
+    kill(pid, SIGSTOP);
+    pid_t *buf = malloc(PLH_TREE_MAX * sizeof *buf);
+    if (buf) {
+        (void)plh_kill_tree(pid, pid, escaped, buf);
+        free(buf);
+    }
     kill_group(pid);
     kill(pid, SIGKILL);
     for (;;) {
@@ -133,18 +143,28 @@ static void close_pidfd(pl__prov *p)
 
 /* Forget the helper: our end of the socket closed, the child killed and
  * reaped. The state of the provider inside it is gone. */
-static void helper_kill(pl__prov *p)
+static int kill_reap(pid_t pid, int *status) { return kill_reap_tree(pid, status, NULL); }
+
+/* Forget the helper: our end of the socket closed, the child and what it
+ * started killed and reaped. The state of the provider inside it is gone.
+ * Returns 1 when a process it started had left its process group. */
+static int helper_kill(pl__prov *p)
 {
-    if (p->sock >= 0) close(p->sock);
-    p->sock = -1;
+    int escaped = 0;
+    /* Stopped and walked before its socket closes: the helper would see the
+     * end of file and kill its tree itself, and what had escaped would no
+     * longer be seen. */
     if (p->pid > 0) {
         int st;
-        kill_reap(p->pid, &st);
+        kill_reap_tree(p->pid, &st, &escaped);
     }
+    if (p->sock >= 0) close(p->sock);
+    p->sock = -1;
     close_pidfd(p);
     p->pid = 0;
     p->loaded = 0;
     p->opened = 0;
+    return escaped;
 }
 
 /* How an exchange with the helper went. */
@@ -381,8 +401,12 @@ static int xfer(pl__prov *p, uint32_t type, const void *a, size_t alen, const vo
  * when the contract says so. `call` is "Open" or "Collect" (or "Load"). */
 static void helper_failed(pl__host *h, pl__prov *p, int x, const char *call, uint32_t ms, const char *why)
 {
+#define ESCAPED_REASON "a process it started left the helper's process group (setsid() or setpgid()); every process it started was killed"
     if (x == XF_TIMEOUT && strcmp(call, "Close") == 0) {
-        helper_kill(p);
+        if (helper_kill(p)) {
+            pl__host_disable(h, p, ESCAPED_REASON " (during %s)", call);
+            return;
+        }
         unsigned n = pl__state_add_closefail(h->state, p->info.name);
         p->closefail_in_row = n ? n : p->closefail_in_row + 1;
         if (p->closefail_in_row >= MAX_TIMEOUTS_IN_ROW) {
@@ -394,7 +418,10 @@ static void helper_failed(pl__host *h, pl__prov *p, int x, const char *call, uin
         return;
     }
     if (x == XF_TIMEOUT) {
-        helper_kill(p);
+        if (helper_kill(p)) {
+            pl__host_disable(h, p, ESCAPED_REASON " (during %s)", call);
+            return;
+        }
         /* Counted in the failure state, so one-shot consumers add up. */
         unsigned n = pl__state_add_timeout(h->state, p->info.name);
         p->timeouts_in_row = n ? n : p->timeouts_in_row + 1;
@@ -430,7 +457,10 @@ static void helper_failed(pl__host *h, pl__prov *p, int x, const char *call, uin
     if (got == 1 && WIFSIGNALED(st) && WTERMSIG(st) == SIGXCPU && !killed_by_us)
         pl__host_disable(h, p, "helper process used more than its limit of %u s of CPU time during %s", cpu_s, call);
     else if (got == 1 && WIFEXITED(st) && WEXITSTATUS(st) == PLH_EXIT_MEMORY && !killed_by_us)
-        pl__host_disable(h, p, "helper process went above its memory limit of %u MiB during %s", h->limits.memory_mb, call);
+        pl__host_disable(h, p, "helper process went above its memory limit of %u MiB during %s", h->limits.memory_mb,
+                         call);
+    else if (got == 1 && WIFEXITED(st) && WEXITSTATUS(st) == PLH_EXIT_ESCAPED && !killed_by_us)
+        pl__host_disable(h, p, ESCAPED_REASON " (during %s)", call);
     else if (got == 1 && WIFEXITED(st) && WEXITSTATUS(st) == PLH_EXIT_FILES && !killed_by_us)
         pl__host_disable(h, p, "helper process used all the %u open files it may have during %s", h->limits.files, call);
     else if (got == 1 && WIFSIGNALED(st) && !killed_by_us)

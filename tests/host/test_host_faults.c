@@ -739,6 +739,76 @@ static void iso_fork_then_crash(void **s)
     pl_engine_close(e);
 }
 
+/* The pid the provider traced as its child; fails when there is none. */
+static long traced_child(const char *mode)
+{
+    char child[32];
+    assert_int_equal(traced(mode, "child", child, sizeof child), 1);
+    long cpid = strtol(child, NULL, 10);
+    assert_true(cpid > 0);
+    return cpid;
+}
+
+static void assert_ends(long cpid)
+{
+    int ended = 0;
+    for (int i = 0; i < 300 && !ended; i++) { /* at most 3 s */
+        ended = process_ended(cpid);
+        if (!ended) usleep(10000);
+    }
+    if (!ended) kill((pid_t)cpid, SIGKILL); /* do not leave it behind the failure */
+    assert_true(ended);
+}
+
+#define ESCAPED "a process it started left the helper's process group (setsid() or setpgid()); every process it started was killed"
+
+/* Finding 6 of issue 26: a child of an isolated provider that called
+ * setsid() left the helper's process group, survived every kill of that
+ * group and piled up (one per request under perfd); the provider was
+ * never disabled. The helper is now a child subreaper that checks its tree
+ * after every call: the child is killed and the provider disabled. */
+static void iso_setsid_child_killed_and_disabled(void **s)
+{
+    (void)s;
+    add("Good", "good", PL_ISOLATION_INPROC, 0, 0);
+    add("Bad", "setsid", PL_ISOLATION_HELPER, 0, 0);
+    pl_engine *e = engine();
+    assert_int_equal(query_objects(e, NULL), 1);
+    assert_store_reason("Bad", ESCAPED " (during Collect)");
+    assert_ends(traced_child("setsid"));
+    assert_int_equal(query_objects(e, NULL), 1); /* not asked again: no second child */
+    pl_engine_close(e);
+    assert_int_equal(traced("setsid", "child", NULL, 0), 1);
+}
+
+/* The same child, then a Collect that never returns: the host kills the
+ * helper's whole tree, the escaped child with it, and disables the
+ * provider for the escape (not only counts a timeout). */
+static void iso_setsid_then_hang_killed_with_the_helper(void **s)
+{
+    (void)s;
+    add("Bad", "setsid_hang", PL_ISOLATION_HELPER, 0, 1500); /* the child has called setsid() well before */
+    pl_engine *e = engine();
+    assert_int_equal(query_objects(e, NULL), 0);
+    assert_store_reason("Bad", ESCAPED " (during Collect)");
+    assert_ends(traced_child("setsid_hang"));
+    pl_engine_close(e);
+}
+
+/* The memory limit covers what the provider's processes hold too: a child
+ * holding 64 MiB takes a helper limited to 40 MiB over it. */
+static void iso_memory_limit_counts_children(void **s)
+{
+    (void)s;
+    setenv("PERFLIB_HELPER_MEMORY_MB", "40", 1);
+    add("Bad", "child_memory", PL_ISOLATION_HELPER, 0, 0);
+    pl_engine *e = engine();
+    assert_int_equal(query_objects(e, NULL), 0);
+    pl_engine_close(e);
+    assert_store_reason("Bad", "helper process went above its memory limit of 40 MiB during Collect");
+    assert_ends(traced_child("child_memory"));
+}
+
 /* What a helper prints goes nowhere near the consumer's stdout/stderr. */
 static void iso_prints_go_to_dev_null(void **s)
 {
@@ -878,6 +948,9 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(inproc_hang_open_watchdog, setup, teardown),
         cmocka_unit_test_setup_teardown(iso_fork_then_crash, setup, teardown),
         cmocka_unit_test_setup_teardown(iso_prints_go_to_dev_null, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_setsid_child_killed_and_disabled, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_setsid_then_hang_killed_with_the_helper, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_memory_limit_counts_children, setup, teardown),
         cmocka_unit_test_setup_teardown(iso_memory_limit, setup, teardown),
         cmocka_unit_test_setup_teardown(iso_cpu_limit, setup, teardown),
         cmocka_unit_test_setup_teardown(iso_file_limit, setup, teardown),

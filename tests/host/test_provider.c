@@ -56,6 +56,9 @@
 #define TP_HANG_CLOSE 33     /* Close never returns */
 #define TP_EXIT0 34          /* Collect calls exit(0): the atexit handlers run, the status is success */
 #define TP_EXIT0_CLOSE 35    /* Close calls exit(0) */
+#define TP_SETSID 36         /* Collect forks a child that calls setsid() and sleeps, then answers */
+#define TP_SETSID_HANG 37    /* the same, then Collect never returns */
+#define TP_CHILD_MEMORY 38   /* Collect forks a child that touches 64 MiB and sleeps, then answers */
 
 #ifndef TP_MODE
 #error "build with -DTP_MODE=..."
@@ -297,6 +300,34 @@ static DWORD collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects)
     if (TP_MODE == TP_HANG) hang();
     if (TP_MODE == TP_EXIT) _exit(3);
     if (TP_MODE == TP_EXIT0) exit(0);
+#if TP_MODE == TP_SETSID || TP_MODE == TP_SETSID_HANG || TP_MODE == TP_CHILD_MEMORY
+    {
+        int ready[2];
+        if (pipe(ready) != 0) return ERROR_OUTOFMEMORY;
+        pid_t child = fork();
+        if (child == 0) {
+            if (TP_MODE == TP_CHILD_MEMORY) {
+                size_t n = (size_t)64 << 20;
+                char *m = malloc(n);
+                if (m) memset(m, 0x5A, n); /* resident */
+                __asm__ volatile("" : : "r"(m) : "memory");
+            } else {
+                setsid(); /* out of the helper's process group */
+            }
+            if (write(ready[1], "r", 1) != 1) _exit(1);
+            hang();
+        }
+        char cpid[32], r;
+        if (read(ready[0], &r, 1) != 1) return ERROR_OUTOFMEMORY;
+        close(ready[0]);
+        close(ready[1]);
+        snprintf(cpid, sizeof cpid, "%ld", (long)child);
+        WCHAR wpid[32];
+        for (size_t i = 0; i < sizeof cpid; i++) wpid[i] = (WCHAR)cpid[i];
+        trace("child", wpid);
+        if (TP_MODE == TP_SETSID_HANG) hang();
+    }
+#endif
 #if TP_MODE == TP_FORK_CRASH
     pid_t child = fork();
     if (child == 0) hang();
