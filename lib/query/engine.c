@@ -51,6 +51,7 @@ struct pl_engine {
     pthread_mutex_t mu;        /* guards titles and the retry slots */
     pl_titles *titles;         /* default language, loaded on first use, again when the store changed */
     int64_t titles_version;    /* the store's data version it was loaded at */
+    int64_t titles_checked_ms; /* when the version was last read (CLOCK_MONOTONIC) */
     pl_titles **old_titles;    /* earlier tables: handed out, valid until pl_engine_close */
     size_t nold;
     char system_name[SYSTEM_NAME_MAX];
@@ -209,6 +210,8 @@ PL_EXTERN pl_store *pl_engine_store(pl_engine *e)
     return e ? e->st : NULL;
 }
 
+#define TITLES_CHECK_MS 200
+
 /* Do two title tables hold the same entries? */
 static int same_titles(const pl_titles *a, const pl_titles *b)
 {
@@ -234,13 +237,20 @@ static int same_titles(const pl_titles *a, const pl_titles *b)
  * one it replaces is kept until then: one per change of the store's names
  * (a commit that changed something else keeps the table), which only its
  * writers make (an installer, lodctr, an application's first
- * registration). Checking costs one PRAGMA per call. */
+ * registration). Checking costs one PRAGMA, at most every TITLES_CHECK_MS. */
 PL_EXTERN const pl_titles *pl_engine_titles(pl_engine *e, pl_error *err)
 {
     if (!e) return NULL;
     pthread_mutex_lock(&e->mu);
-    int64_t v = 0;
-    int have_v = pl_store_data_version(e->st, &v, NULL) == PL_OK;
+    /* PDH asks for the titles at every name it looks up (thousands when a
+     * wildcard is added): the store is asked at most every
+     * TITLES_CHECK_MS. */
+    int64_t v = 0, now = mono_ms();
+    int have_v = 0;
+    if (!e->titles || now - e->titles_checked_ms >= TITLES_CHECK_MS) {
+        have_v = pl_store_data_version(e->st, &v, NULL) == PL_OK;
+        e->titles_checked_ms = now;
+    }
     if (e->titles && have_v && v != e->titles_version) {
         pl_titles *nt = NULL;
         pl_titles **grown = realloc(e->old_titles, (e->nold + 1) * sizeof *grown);

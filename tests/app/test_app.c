@@ -337,6 +337,7 @@ static void test_engine_titles_follow_the_store(void **state)
     assert_int_equal(pl_titles_find(t1, PL_TITLE_NAME, "Herd Total"), 0);
     pl_app_indices ind;
     assert_int_equal(pl_app_register(&HERD, store_path, &ind, &err), PL_OK);
+    usleep(250 * 1000); /* the engine looks at the store at most every 200 ms */
     const pl_titles *t2 = pl_engine_titles(e, &err);
     assert_ptr_not_equal(t1, t2);
     assert_int_equal(pl_titles_find(t2, PL_TITLE_NAME, "Herd Total"), ind.first_counter + 6);
@@ -348,6 +349,7 @@ static void test_engine_titles_follow_the_store(void **state)
     assert_int_equal(pl_store_open(store_path, 0, &st, &err), PL_OK);
     assert_int_equal(pl_store_disable_provider(st, "PerfNet", "by hand", &err), PL_OK);
     pl_store_close(st);
+    usleep(250 * 1000);
     assert_ptr_equal(pl_engine_titles(e, &err), t2);
     pl_engine_close(e);
     teardown_dirs();
