@@ -62,8 +62,9 @@ int pl__seg_user_dir(const char *dir, uint32_t uid, char *out, size_t cap)
 
 /* Open one announcement of user `uid` (its directory's owner). 1 when its
  * segment is live and valid (*v filled, mapped), 0 when the process or its
- * start time is gone (a stale announcement), -1 when a live process's
- * announcement failed a check. */
+ * start time is gone (a stale announcement) or this reader may not open
+ * another user's descriptors, -1 when a live process's announcement failed
+ * a check. */
 static int open_one(int dfd, const char *name, uint32_t uid, uint32_t pid, uint64_t start, int fdn, pl__seg_view *v)
 {
     struct stat an, pr, sg;
@@ -74,7 +75,9 @@ static int open_one(int dfd, const char *name, uint32_t uid, uint32_t pid, uint6
     if (stat(path, &pr) != 0 || pr.st_uid != uid) return -1;
     snprintf(path, sizeof path, "/proc/%u/fd/%d", pid, fdn);
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    if (fd < 0) return -1;
+    /* Another user's process, to a reader that is not root: not ours to
+     * read (the kernel's rule), not a failed check. */
+    if (fd < 0) return errno == EACCES || errno == EPERM ? 0 : -1;
     void *m = MAP_FAILED;
     size_t len = 0;
     int seals = fcntl(fd, F_GET_SEALS);
