@@ -324,6 +324,19 @@ int pl_app_register(const pl_app_decl *d, const char *store_path, pl_app_indices
     return s;
 }
 
+/* The record of application `app`, when it is an application's and this
+ * process may change it (its owner or root). *p is filled (clear it) in
+ * every case. */
+static int record_to_change(pl_store *st, const char *app, pl_provider_info *p, pl_error *err)
+{
+    memset(p, 0, sizeof *p);
+    int s = pl_store_provider(st, app, p, err);
+    if (s == PL_OK && !pl__app_is_record(p))
+        s = pl__fail(err, PL_E_EXISTS, "application %s: the provider of that name is not an application", app);
+    if (s == PL_OK) s = may_change(st, p, app, err);
+    return s;
+}
+
 int pl_app_unregister(const char *app, const char *store_path, pl_error *err)
 {
     if (!app) return pl__fail(err, PL_E_INVAL, "application: no name");
@@ -331,11 +344,7 @@ int pl_app_unregister(const char *app, const char *store_path, pl_error *err)
     int s = pl_store_open(store_path, 0, &st, err);
     if (s) return s;
     pl_provider_info p;
-    memset(&p, 0, sizeof p);
-    s = pl_store_provider(st, app, &p, err);
-    if (s == PL_OK && !pl__app_is_record(&p))
-        s = pl__fail(err, PL_E_EXISTS, "application %s: the provider of that name is not an application", app);
-    if (s == PL_OK) s = may_change(st, &p, app, err);
+    s = record_to_change(st, app, &p, err);
     int had = s == PL_OK && p.first_counter;
     pl_provider_info_clear(&p);
     if (s == PL_OK && had) s = pl_store_uninstall(st, app, err);
@@ -391,11 +400,7 @@ int pl_app_set_publishers(const char *app, const char *store_path, const uint32_
     int s = pl_store_open(store_path, 0, &st, err);
     if (s) return s;
     pl_provider_info p;
-    memset(&p, 0, sizeof p);
-    s = pl_store_provider(st, app, &p, err);
-    if (s == PL_OK && !pl__app_is_record(&p))
-        s = pl__fail(err, PL_E_EXISTS, "application %s: the provider of that name is not an application", app);
-    if (s == PL_OK) s = may_change(st, &p, app, err);
+    s = record_to_change(st, app, &p, err);
     if (s == PL_OK) s = pl_store_set_app_owner(st, p.name, pl__app_owner_of(st, &p), list, err);
     pl_provider_info_clear(&p);
     pl_store_close(st);

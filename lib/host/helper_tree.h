@@ -108,17 +108,27 @@ static inline size_t plh_tree(pid_t root, pid_t *out, size_t cap)
     return n;
 }
 
+/* The start of /proc/<pid>/<leaf> into buf (NUL-terminated); the bytes
+ * read, 0 when it cannot be read. */
+static inline ssize_t plh_read_proc(pid_t pid, const char *leaf, char *buf, size_t cap)
+{
+    char path[80];
+    plh_proc_path(path, pid, -1, leaf);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t r = read(fd, buf, cap - 1);
+    close(fd);
+    if (r < 0) r = 0;
+    buf[r] = '\0';
+    return r;
+}
+
 /* Is pid a zombie (or gone)? From the state field of /proc/<pid>/stat. */
 static inline int plh_dead(pid_t pid)
 {
-    char path[80], buf[512];
-    plh_proc_path(path, pid, -1, "stat");
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 1;
-    ssize_t r = read(fd, buf, sizeof buf - 1);
-    close(fd);
+    char buf[512];
+    ssize_t r = plh_read_proc(pid, "stat", buf, sizeof buf);
     if (r <= 0) return 1;
-    buf[r] = '\0';
     ssize_t p = r - 1;
     while (p > 0 && buf[p] != ')') p--; /* the name may hold anything */
     return p <= 0 || p + 2 >= r || buf[p + 2] == 'Z' || buf[p + 2] == 'X';

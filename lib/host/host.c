@@ -264,28 +264,22 @@ static int load(pl__host *h, pl__prov *p)
      * leaves a warning. Without a failure state, the first disables. */
     char why[200];
     char died_in = pl__state_dead_consumer(h->state, p->info.name, why, sizeof why);
-    if (died_in == 'X') {
+    if (died_in) {
         /* Inside Close: counted apart from the timeouts, which every
          * Collect that answers clears (one comes before each Close), and
          * cleared only by a Close that returns. */
-        unsigned n = pl__state_add_closefail(h->state, p->info.name);
-        p->closefail_in_row = n;
+        int in_close = died_in == 'X';
+        unsigned n = in_close ? pl__state_add_closefail(h->state, p->info.name)
+                              : pl__state_add_timeout(h->state, p->info.name);
+        if (in_close) p->closefail_in_row = n;
+        else p->timeouts_in_row = n;
         if (n == 0 || n >= MAX_DEAD_IN_ROW) {
             if (n > 1) pl__host_disable(h, p, "%s (%u failures in a row)", why, n);
             else pl__host_disable(h, p, "%s", why);
             return 0;
         }
-        pl__host_note(h, p, LOG_WARNING, "%s; it is tried again, and disabled if a consumer ends inside its Close once more",
-                      why);
-    } else if (died_in) {
-        unsigned n = pl__state_add_timeout(h->state, p->info.name);
-        p->timeouts_in_row = n;
-        if (n == 0 || n >= MAX_DEAD_IN_ROW) {
-            if (n > 1) pl__host_disable(h, p, "%s (%u failures in a row)", why, n);
-            else pl__host_disable(h, p, "%s", why);
-            return 0;
-        }
-        pl__host_note(h, p, LOG_WARNING, "%s; it is tried again, and disabled if a consumer ends inside it once more", why);
+        pl__host_note(h, p, LOG_WARNING, "%s; it is tried again, and disabled if a consumer ends inside %s once more",
+                      why, in_close ? "its Close" : "it");
     }
     if (!pl__host_library_trusted(h, p)) return 0;
     dlerror();

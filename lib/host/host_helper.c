@@ -402,36 +402,26 @@ static int xfer(pl__prov *p, uint32_t type, const void *a, size_t alen, const vo
 static void helper_failed(pl__host *h, pl__prov *p, int x, const char *call, uint32_t ms, const char *why)
 {
 #define ESCAPED_REASON "a process it started left the helper's process group (setsid() or setpgid()); every process it started was killed"
-    if (x == XF_TIMEOUT && strcmp(call, "Close") == 0) {
-        if (helper_kill(p)) {
-            pl__host_disable(h, p, ESCAPED_REASON " (during %s)", call);
-            return;
-        }
-        unsigned n = pl__state_add_closefail(h->state, p->info.name);
-        p->closefail_in_row = n ? n : p->closefail_in_row + 1;
-        if (p->closefail_in_row >= MAX_TIMEOUTS_IN_ROW) {
-            pl__host_disable(h, p, "Close timed out after %u ms (%u times in a row)", ms, p->closefail_in_row);
-            return;
-        }
-        p->errors++;
-        pl__host_note(h, p, LOG_WARNING, "Close timed out after %u ms; the helper process was killed", ms);
-        return;
-    }
     if (x == XF_TIMEOUT) {
         if (helper_kill(p)) {
             pl__host_disable(h, p, ESCAPED_REASON " (during %s)", call);
             return;
         }
-        /* Counted in the failure state, so one-shot consumers add up. */
-        unsigned n = pl__state_add_timeout(h->state, p->info.name);
-        p->timeouts_in_row = n ? n : p->timeouts_in_row + 1;
-        if (p->timeouts_in_row >= MAX_TIMEOUTS_IN_ROW) {
-            pl__host_disable(h, p, "%s timed out after %u ms (%u times in a row)", call, ms, p->timeouts_in_row);
+        /* Counted in the failure state, so one-shot consumers add up; a
+         * Close's apart from the others (a Collect that answers clears
+         * those, and one answers before every Close). */
+        int close_call = strcmp(call, "Close") == 0;
+        unsigned *in_row = close_call ? &p->closefail_in_row : &p->timeouts_in_row;
+        unsigned n = close_call ? pl__state_add_closefail(h->state, p->info.name)
+                                : pl__state_add_timeout(h->state, p->info.name);
+        *in_row = n ? n : *in_row + 1;
+        if (*in_row >= MAX_TIMEOUTS_IN_ROW) {
+            pl__host_disable(h, p, "%s timed out after %u ms (%u times in a row)", call, ms, *in_row);
             return;
         }
         p->errors++;
-        pl__host_note(h, p, LOG_WARNING, "%s timed out after %u ms; the helper process was killed and the provider will be "
-             "tried again on the next query", call, ms);
+        pl__host_note(h, p, LOG_WARNING, "%s timed out after %u ms; the helper process was killed%s", call, ms,
+                      close_call ? "" : " and the provider will be tried again on the next query");
         return;
     }
     if (x == XF_BAD) {

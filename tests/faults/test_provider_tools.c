@@ -17,6 +17,7 @@
 #include "perflib/query.h"
 #include "perflib/registry.h"
 #include "pl_test.h"
+#include "pl_test_engine.h"
 #include "run_tool.h"
 
 static char dir[256], store[300];
@@ -51,24 +52,7 @@ static int teardown(void **state)
     return system(cmd) == 0 ? 0 : -1;
 }
 
-static void add(const char *name, const char *mode)
-{
-    char lib[128];
-    snprintf(lib, sizeof lib, "libtp_%s.so", mode);
-    pl_provider_info p;
-    memset(&p, 0, sizeof p);
-    p.name = (char *)name;
-    p.library = lib;
-    p.open = "TpOpen";
-    p.collect = "TpCollect";
-    p.close = "TpClose";
-    p.isolation = PL_ISOLATION_INPROC;
-    pl_store *st;
-    pl_error err;
-    assert_int_equal(pl_store_open(store, 0, &st, &err), PL_OK);
-    assert_int_equal(pl_store_set_provider(st, &p, &err), PL_OK);
-    pl_store_close(st);
-}
+static void add(const char *name, const char *mode) { pl_test_add_tp(store, name, mode, PL_ISOLATION_INPROC, 0, 0); }
 
 static void reason_of(const char *name, char *out, size_t cap)
 {

@@ -19,6 +19,7 @@
 #include "perflib/query.h"
 #include "perflib/registry.h"
 #include "pl_test.h"
+#include "pl_test_engine.h"
 
 static char dir[256], store[300];
 
@@ -61,25 +62,7 @@ static int teardown(void **state)
 
 static void add(const char *name, const char *mode, int isolation, uint32_t open_ms, uint32_t collect_ms)
 {
-    char lib[128];
-    snprintf(lib, sizeof lib, "libtp_%s.so", mode);
-    pl_provider_info p;
-    memset(&p, 0, sizeof p);
-    p.name = (char *)name;
-    p.library = lib;
-    p.open = "TpOpen";
-    p.collect = "TpCollect";
-    p.close = "TpClose";
-    p.isolation = isolation;
-    p.open_timeout_ms = open_ms;
-    p.collect_timeout_ms = collect_ms;
-    pl_store *st;
-    pl_error err;
-    assert_int_equal(pl_store_open(store, 0, &st, &err), PL_OK);
-    int rc = pl_store_set_provider(st, &p, &err);
-    if (rc != PL_OK) fprintf(stderr, "set_provider: %s\n", err.msg);
-    assert_int_equal(rc, PL_OK);
-    pl_store_close(st);
+    pl_test_add_tp(store, name, mode, isolation, open_ms, collect_ms);
 }
 
 /* How many lines of $TP_TRACE/<mode>.trace start with `what`; the argument
@@ -478,14 +461,21 @@ static void inproc_spin_watchdog(void **s)
 
 /* -------------------------------------- 2b. Close, and exit() (issue 26) */
 
-/* A consumer that queries once and closes its engine (every one-shot tool),
- * in a child; returns its wait status. */
-static int consumer_query_close(pid_t *pidout)
+/* A consumer in a child: an engine, one Global query, then (END_CLOSE,
+ * every one-shot tool) the engine closed and an exit with the object
+ * count, or (END_EXIT5) exit(5) with the engine still open. Its stderr
+ * goes to errpath when given. Returns its wait status. */
+enum { END_CLOSE, END_EXIT5 };
+static int consumer(int end, const char *errpath, pid_t *pidout)
 {
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
         signal(SIGSEGV, SIG_DFL); /* die as a consumer would, not through cmocka's handler */
+        if (errpath) {
+            int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            if (fd < 0 || dup2(fd, 2) != 2) _exit(9);
+        }
         pl_engine_config cfg = {.store_path = store, .provider_dir = TP_DIR, .system_name = "T"};
         pl_engine *e = NULL;
         pl_error err;
@@ -498,6 +488,7 @@ static int consumer_query_close(pid_t *pidout)
         if (pl_block_open(&blk, data, len, 0, 0, &err) != PL_OK) _exit(13);
         int objects = (int)blk.hdr.NumObjectTypes;
         free(data);
+        if (end == END_EXIT5) exit(5);
         pl_engine_close(e);
         _exit(objects);
     }
@@ -506,6 +497,8 @@ static int consumer_query_close(pid_t *pidout)
     assert_int_equal(waitpid(pid, &ws, 0), pid);
     return ws;
 }
+
+static int consumer_query_close(pid_t *pidout) { return consumer(END_CLOSE, NULL, pidout); }
 
 /* Finding 4 of issue 26: an in-process provider that crashes in Close took
  * down every consumer at its end, for ever: each Collect that answered
@@ -621,24 +614,7 @@ static void inproc_exit0(const char *mode, const char *call)
     add("Bad", mode, PL_ISOLATION_INPROC, 0, 0);
     char errpath[400];
     snprintf(errpath, sizeof errpath, "%s/stderr", dir);
-    int ws;
-    pid_t     pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (fd < 0 || dup2(fd, 2) != 2) _exit(9);
-        pl_engine_config cfg = {.store_path = store, .provider_dir = TP_DIR, .system_name = "T"};
-        pl_engine *e = NULL;
-        pl_error err;
-        if (pl_engine_open(&cfg, &e, &err) != PL_OK) _exit(11);
-        void *data = NULL;
-        size_t len = 0;
-        pl_engine_query_alloc(e, "Global", &data, &len, NULL, &err);
-        free(data);
-        pl_engine_close(e);
-        _exit(0); /* what the provider's exit(0) looked like before */
-    }
-    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    int ws = consumer(END_CLOSE, errpath, NULL); /* the provider's exit(0) looked like success before */
     assert_true(WIFEXITED(ws));
     assert_int_equal(WEXITSTATUS(ws), PL_EXIT_PROVIDER_EXITED);
     char want[200];
@@ -679,20 +655,7 @@ static void consumer_exit_is_its_own(void **s)
 {
     (void)s;
     add("Good", "good", PL_ISOLATION_INPROC, 0, 0);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        pl_engine_config cfg = {.store_path = store, .provider_dir = TP_DIR, .system_name = "T"};
-        pl_engine *e = NULL;
-        pl_error err;
-        if (pl_engine_open(&cfg, &e, &err) != PL_OK) _exit(11);
-        void *data = NULL;
-        size_t len = 0;
-        pl_engine_query_alloc(e, "Global", &data, &len, NULL, &err);
-        exit(5); /* with the engine open and the provider loaded */
-    }
-    int ws;
-    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    int ws = consumer(END_EXIT5, NULL, NULL); /* with the engine open and the provider loaded */
     assert_true(WIFEXITED(ws));
     assert_int_equal(WEXITSTATUS(ws), 5);
     assert_store_reason("Good", "");

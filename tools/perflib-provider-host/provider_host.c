@@ -186,14 +186,8 @@ static void cpu_budget(unsigned long seconds)
 /* The resident KiB of process pid (statm's second field), 0 when gone. */
 static unsigned long rss_kib(pid_t pid)
 {
-    char path[80], b[128];
-    plh_proc_path(path, pid, -1, "statm");
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
-    ssize_t r = read(fd, b, sizeof b - 1);
-    close(fd);
-    if (r <= 0) return 0;
-    b[r] = '\0';
+    char b[128];
+    if (plh_read_proc(pid, "statm", b, sizeof b) <= 0) return 0;
     char *p = strchr(b, ' ');
     unsigned long pages = p ? strtoul(p + 1, NULL, 10) : 0;
     return pages * ((unsigned long)sysconf(_SC_PAGESIZE) / 1024ul);
