@@ -226,233 +226,6 @@ static int instanced(const pl_object *o)
     return o->hdr.NumInstances != PERF_NO_INSTANCES && o->hdr.NumInstances >= 0;
 }
 
-/* ---------------------------------------------------------- instances */
-
-typedef struct iname {
-    char *own, *parent;       /* parent NULL when none */
-    char *full;               /* parent/own */
-    uint32_t dup_full, dup_own;
-    char *key;                /* full#k */
-    pl_instance inst;
-} iname;
-
-typedef struct inames {
-    iname *v;
-    uint32_t n;
-    char *arena;
-} inames;
-
-static void inames_free(inames *x)
-{
-    if (!x) return;
-    if (x->v)
-        for (uint32_t i = 0; i < x->n; i++) {
-            free(x->v[i].own); free(x->v[i].parent); free(x->v[i].full); free(x->v[i].key);
-        }
-    free(x->v);
-    memset(x, 0, sizeof *x);
-}
-
-static char *inst_name_dup(const pl_instance *in)
-{
-    char small[256];
-    if (pl_instance_name(in, small, sizeof small) == PL_OK) return pl__strdup(small);
-    size_t cap = 4096;
-    for (;;) {
-        char *b = malloc(cap);
-        if (!b) return NULL;
-        int rc = pl_instance_name(in, b, cap);
-        if (rc == PL_OK) return b;
-        free(b);
-        if (rc != PL_E_MORE_DATA || cap > (1u << 20)) return NULL;
-        cap *= 4;
-    }
-}
-
-typedef struct sortkey {
-    const char *name;
-    uint32_t pos;
-} sortkey;
-
-static int cmp_key(const void *a, const void *b)
-{
-    const sortkey *x = a, *y = b;
-    int c = strcmp(x->name, y->name);
-    if (c) return c;
-    return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
-
-/* Number equal names 0, 1, 2... in block order (own names or full names). */
-static void number_dups(inames *x, int own, sortkey *ord)
-{
-    for (uint32_t i = 0; i < x->n; i++) {
-        ord[i].name = own ? x->v[i].own : x->v[i].full;
-        ord[i].pos = i;
-    }
-    qsort(ord, x->n, sizeof *ord, cmp_key);
-    for (uint32_t i = 0; i < x->n; i++) {
-        uint32_t k = 0;
-        if (i > 0 && strcmp(ord[i - 1].name, ord[i].name) == 0) {
-            const iname *pv = &x->v[ord[i - 1].pos];
-            k = (own ? pv->dup_own : pv->dup_full) + 1;
-        }
-        if (own) x->v[ord[i].pos].dup_own = k;
-        else x->v[ord[i].pos].dup_full = k;
-    }
-}
-
-/* The instance names of the parent objects an object's instances name,
- * read once per load_inames (pl_instance_parent walks the parent object
- * from its first instance each time: over N instances of M parents that
- * was N x M, 2,000 threads of 300 processes 600,000 steps per sample). */
-#define MAX_PARENTS 4
-typedef struct parents {
-    struct {
-        uint32_t idx;
-        int state;            /* 0 not read, 1 read, -1 no such object */
-        char **names;         /* NULL where a name could not be read */
-        uint32_t n;           /* names read (the walk stops at a bad instance) */
-    } p[MAX_PARENTS];
-    size_t np;
-} parents;
-
-static void parents_free(parents *ps)
-{
-    for (size_t i = 0; i < ps->np; i++) {
-        for (uint32_t k = 0; k < ps->p[i].n; k++) free(ps->p[i].names[k]);
-        free(ps->p[i].names);
-    }
-    ps->np = 0;
-}
-
-/* The name of in's parent instance (malloc'd) in *out, NULL when it has
- * none (as pl_instance_parent says). Returns -1 when out of memory. */
-static int parent_name(parents *ps, const pl_instance *in, char **out)
-{
-    *out = NULL;
-    if (in->position < 0 || in->def.ParentObjectTitleIndex == 0) return 0;
-    uint32_t pidx = in->def.ParentObjectTitleIndex, ppos = in->def.ParentObjectInstance;
-    size_t i = 0;
-    while (i < ps->np && ps->p[i].idx != pidx) i++;
-    if (i == ps->np) {
-        if (ps->np == MAX_PARENTS) { /* an object with more parent objects than that: the slow way */
-            pl_object po;
-            pl_instance pi;
-            if (pl_instance_parent(in, &po, &pi) != PL_OK) return 0;
-            return (*out = inst_name_dup(&pi)) ? 0 : -1;
-        }
-        ps->np++;
-        memset(&ps->p[i], 0, sizeof ps->p[i]);
-        ps->p[i].idx = pidx;
-    }
-    if (ps->p[i].state == 0) {
-        pl_object po;
-        ps->p[i].state = -1;
-        if (pl_block_find_object(in->obj->blk, pidx, &po) == PL_OK) {
-            uint32_t n = pl_object_num_instances(&po);
-            ps->p[i].names = calloc(n ? n : 1, sizeof *ps->p[i].names);
-            if (!ps->p[i].names) return -1;
-            ps->p[i].state = 1;
-            pl_instance pi;
-            for (uint32_t k = 0; k < n; k++) {
-                if ((k ? pl_instance_next(&pi, &pi) : pl_object_instance(&po, 0, &pi)) != PL_OK) break;
-                ps->p[i].names[k] = inst_name_dup(&pi); /* NULL: fails only the children that need it */
-                ps->p[i].n = k + 1;
-            }
-        }
-    }
-    if (ps->p[i].state != 1 || ppos >= ps->p[i].n) return 0;
-    if (!ps->p[i].names[ppos]) return -1; /* as inst_name_dup failing for it */
-    return (*out = pl__strdup(ps->p[i].names[ppos])) ? 0 : -1;
-}
-
-uint64_t pl__pdh_name_loads;
-
-static uint32_t load_inames(const pl_object *o, inames *x)
-{
-    __atomic_add_fetch(&pl__pdh_name_loads, 1, __ATOMIC_RELAXED);
-    memset(x, 0, sizeof *x);
-    uint32_t n = pl_object_num_instances(o);
-    if (n == 0) return 0;
-    x->v = calloc(n, sizeof *x->v);
-    sortkey *ord = calloc(n, sizeof *ord);
-    parents ps = {0};
-    if (!x->v || !ord) { free(ord); free(x->v); x->v = NULL; return PL_PDH_MEMORY_ALLOCATION_FAILURE; }
-    x->n = n;
-    pl_instance in;
-    for (uint32_t i = 0; i < n; i++) {
-        int rc = i == 0 ? pl_object_instance(o, 0, &in) : pl_instance_next(&in, &in);
-        if (rc != PL_OK) { x->n = i; break; }
-        iname *e = &x->v[i];
-        e->inst = in;
-        e->own = inst_name_dup(&in);
-        if (!e->own) { x->n = i + 1; goto nomem; }
-        if (parent_name(&ps, &in, &e->parent) != 0) { x->n = i + 1; goto nomem; }
-        if (e->parent) {
-            size_t l1 = strlen(e->parent), l2 = strlen(e->own);
-            e->full = malloc(l1 + l2 + 2);
-            if (!e->full) { x->n = i + 1; goto nomem; }
-            memcpy(e->full, e->parent, l1);
-            e->full[l1] = '/';
-            memcpy(e->full + l1 + 1, e->own, l2 + 1);
-        } else {
-            e->full = pl__strdup(e->own);
-            if (!e->full) { x->n = i + 1; goto nomem; }
-        }
-    }
-    parents_free(&ps);
-    number_dups(x, 0, ord);
-    number_dups(x, 1, ord);
-    for (uint32_t i = 0; i < x->n; i++) {
-        iname *e = &x->v[i];
-        size_t l = strlen(e->full);
-        e->key = malloc(l + 12);
-        if (!e->key) goto nomem;
-        /* "#k" also for k = 0 when the name itself ends in "#digits": the
-         * key reads back as this instance, never as another's duplicate */
-        if (e->dup_full || pl__pdh_ends_with_index(e->full))
-            snprintf(e->key, l + 12, "%s#%u", e->full, (unsigned)e->dup_full);
-        else memcpy(e->key, e->full, l + 1);
-    }
-    free(ord);
-    return 0;
-nomem:
-    parents_free(&ps);
-    free(ord);
-    inames_free(x);
-    return PL_PDH_MEMORY_ALLOCATION_FAILURE;
-}
-
-static int ieq(const char *a, const char *b) { return pl__utf8_casecmp(a, b) == 0; }
-
-/* Does instance `e` match the path's instance part? */
-static int inst_match(const pl__pdh_path *p, const iname *e)
-{
-    const pl_pdh_path_elements *pe = &p->e;
-    if (p->inst_wild || p->parent_wild) {
-        if (pe->parent) {
-            if (!e->parent) return 0;
-            if (p->parent_wild ? !pl__utf8_casematch(pe->parent, e->parent) : !ieq(pe->parent, e->parent)) return 0;
-        }
-        if (p->inst_wild) return pl__utf8_casematch(pe->instance, e->own);
-        return ieq(pe->instance, e->own) && (pe->index == 0 || e->dup_own == pe->index);
-    }
-    if (pe->parent) {
-        size_t l1 = strlen(pe->parent), l2 = strlen(pe->instance);
-        char stackbuf[512];
-        char *t = l1 + l2 + 2 <= sizeof stackbuf ? stackbuf : malloc(l1 + l2 + 2);
-        if (!t) return 0;
-        memcpy(t, pe->parent, l1);
-        t[l1] = '/';
-        memcpy(t + l1 + 1, pe->instance, l2 + 1);
-        int m = ieq(t, e->full) && e->dup_full == pe->index;
-        if (t != stackbuf) free(t);
-        return m;
-    }
-    if (ieq(pe->instance, e->full) && e->dup_full == pe->index) return 1;
-    return e->parent && ieq(pe->instance, e->own) && e->dup_own == pe->index;
-}
-
 /* ------------------------------------------------------------- raw fill */
 
 /* Which of the counter's values are 4 bytes wide: a 32-bit value wraps
@@ -846,37 +619,16 @@ static int cmp_item(const void *a, const void *b)
  * names, an index to find a named instance without walking them all (the
  * walk per counter made 2,000 counters over 2,000 threads 4 million name
  * comparisons a sample), and its identity counters. */
-typedef struct nkey {
-    const char *name;         /* the instance's full name, or own name */
-    uint32_t dup, pos;
-} nkey;
-
 typedef struct objview {
     uint32_t obj_index;
     pl_object o;
-    int loaded;               /* x and the indexes are made (st says how) */
+    int loaded;               /* x and its index are made (st says how) */
     uint32_t st;
-    inames x;
-    nkey *by_full, *by_own;   /* sorted by name (case-insensitively), dup, position */
-    uint32_t nown;
+    pl__inames x;
     idctx idc;
 } objview;
 
-static int cmp_nkey(const void *a, const void *b)
-{
-    const nkey *x = a, *y = b;
-    int c = pl__utf8_casecmp(x->name, y->name);
-    if (c) return c;
-    if (x->dup != y->dup) return x->dup < y->dup ? -1 : 1;
-    return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
-
-static void objview_free(objview *v)
-{
-    inames_free(&v->x);
-    free(v->by_full);
-    free(v->by_own);
-}
+static void objview_free(objview *v) { pl__pdh_inames_free(&v->x); }
 
 /* The object's instance names and indexes, made on first need. 0 or a PDH
  * status (out of memory). */
@@ -885,55 +637,8 @@ static uint32_t objview_load(objview *v)
     if (v->loaded) return v->st;
     v->loaded = 1;
     if (!instanced(&v->o)) return v->st = 0;
-    if ((v->st = load_inames(&v->o, &v->x)) != 0) return v->st;
-    v->by_full = malloc((v->x.n ? v->x.n : 1) * sizeof *v->by_full);
-    v->by_own = malloc((v->x.n ? v->x.n : 1) * sizeof *v->by_own);
-    if (!v->by_full || !v->by_own) return v->st = PL_PDH_MEMORY_ALLOCATION_FAILURE;
-    for (uint32_t i = 0; i < v->x.n; i++) {
-        const iname *e = &v->x.v[i];
-        v->by_full[i] = (nkey){e->full, e->dup_full, i};
-        if (e->parent) v->by_own[v->nown++] = (nkey){e->own, e->dup_own, i};
-    }
-    qsort(v->by_full, v->x.n, sizeof *v->by_full, cmp_nkey);
-    qsort(v->by_own, v->nown, sizeof *v->by_own, cmp_nkey);
-    return 0;
-}
-
-/* The lowest position whose name equals `name` (case-insensitively) with
- * duplicate number dup, or UINT32_MAX. */
-static uint32_t first_named(const nkey *k, uint32_t n, const char *name, uint32_t dup)
-{
-    uint32_t lo = 0, hi = n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        int c = pl__utf8_casecmp(k[mid].name, name);
-        if (!c) c = k[mid].dup < dup ? -1 : k[mid].dup > dup;
-        if (c < 0) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < n && k[lo].dup == dup && pl__utf8_casecmp(k[lo].name, name) == 0 ? k[lo].pos : UINT32_MAX;
-}
-
-/* The first instance (in block order) a path without wildcards names, as
- * inst_match() would find it walking them all; UINT32_MAX when none. */
-static uint32_t objview_find(const objview *v, const pl__pdh_path *p)
-{
-    const pl_pdh_path_elements *pe = &p->e;
-    if (pe->parent) {
-        size_t l1 = strlen(pe->parent), l2 = strlen(pe->instance);
-        char stackbuf[512];
-        char *t = l1 + l2 + 2 <= sizeof stackbuf ? stackbuf : malloc(l1 + l2 + 2);
-        if (!t) return UINT32_MAX;
-        memcpy(t, pe->parent, l1);
-        t[l1] = '/';
-        memcpy(t + l1 + 1, pe->instance, l2 + 1);
-        uint32_t i = first_named(v->by_full, v->x.n, t, pe->index);
-        if (t != stackbuf) free(t);
-        return i;
-    }
-    uint32_t a = first_named(v->by_full, v->x.n, pe->instance, pe->index);
-    uint32_t b = first_named(v->by_own, v->nown, pe->instance, pe->index);
-    return a < b ? a : b;
+    if ((v->st = pl__pdh_inames_load(&v->o, &v->x)) != 0) return v->st;
+    return v->st = pl__pdh_inames_index(&v->x);
 }
 
 /* Update a wildcard counter's items from the object's current instances. */
@@ -942,16 +647,16 @@ static uint32_t update_wild(pl_pdh_counter *c, const pl_block *b, objview *v, co
     const pl_object *o = &v->o;
     uint32_t st = objview_load(v);
     if (st) return st;
-    const inames x = v->x;
+    const pl__inames x = v->x;
     size_t m = 0;
-    for (uint32_t i = 0; i < x.n; i++) m += inst_match(&c->p, &x.v[i]);
+    for (uint32_t i = 0; i < x.n; i++) m += pl__pdh_inst_match(&c->p, &x.v[i]);
     item *nv = calloc(m ? m : 1, sizeof *nv);
     if (!nv) return PL_PDH_MEMORY_ALLOCATION_FAILURE;
     /* old items sorted by key for lookup */
     if (c->nitems > 1) qsort(c->items, c->nitems, sizeof *c->items, cmp_item);
     size_t k = 0;
     for (uint32_t i = 0; i < x.n; i++) {
-        if (!inst_match(&c->p, &x.v[i])) continue;
+        if (!pl__pdh_inst_match(&c->p, &x.v[i])) continue;
         item *it = &nv[k++];
         it->key = pl__strdup(x.v[i].key); /* the names are every counter's of this object */
         if (!it->key) {
@@ -1002,7 +707,7 @@ static uint32_t update_cwild(pl_pdh_counter *c, const pl_block *b, objview *v)
 {
     const pl_object *o = &v->o;
     const pl_pdh_path_elements *pe = &c->p.e;
-    inames x = {0};
+    pl__inames x = {0};
     cw_inst *ins = NULL;
     size_t nin = 0;
     pl_instance single;
@@ -1021,7 +726,7 @@ static uint32_t update_cwild(pl_pdh_counter *c, const pl_block *b, objview *v)
         if (!ins) return PL_PDH_MEMORY_ALLOCATION_FAILURE;
         if (c->p.inst_wild || c->p.parent_wild) {
             for (uint32_t i = 0; i < x.n; i++)
-                if (inst_match(&c->p, &x.v[i])) { ins[nin].key = x.v[i].key; ins[nin++].in = &x.v[i].inst; }
+                if (pl__pdh_inst_match(&c->p, &x.v[i])) { ins[nin].key = x.v[i].key; ins[nin++].in = &x.v[i].inst; }
         } else {
             /* a named instance: its key as the path spells it, present or not */
             size_t l = strlen(pe->instance) + (pe->parent ? strlen(pe->parent) + 1 : 0) + 12;
@@ -1029,7 +734,7 @@ static uint32_t update_cwild(pl_pdh_counter *c, const pl_block *b, objview *v)
             if (!fixed) { free(ins); return PL_PDH_MEMORY_ALLOCATION_FAILURE; }
             int w = snprintf(fixed, l, "%s%s%s", pe->parent ? pe->parent : "", pe->parent ? "/" : "", pe->instance);
             if (pe->index) snprintf(fixed + w, l - (size_t)w, "#%u", (unsigned)pe->index);
-            uint32_t i = objview_find(v, &c->p);
+            uint32_t i = pl__pdh_inames_find(&v->x, &c->p);
             ins[0].key = fixed;
             ins[0].in = i < x.n ? &x.v[i].inst : NULL;
             nin = 1;
@@ -1097,7 +802,7 @@ static void update_single(pl_pdh_counter *c, const pl_block *b, objview *v, cons
         return;
     }
     if (objview_load(v)) { no_data(&it->cur, PL_PDH_CSTATUS_INVALID_DATA); return; }
-    uint32_t i = objview_find(v, &c->p);
+    uint32_t i = pl__pdh_inames_find(&v->x, &c->p);
     if (i < v->x.n) fill_item(it, b, o, ctr, &v->idc, &v->x.v[i].inst, c->q->stamp);
     else no_data(&it->cur, PL_PDH_CSTATUS_NO_INSTANCE);
 }
@@ -1424,14 +1129,14 @@ PL_EXTERN uint32_t pl_pdh_validate_path(const pl_pdh_source *src, const char *pa
         if (!instanced(&obj)) {
             st = pl__pdh_fail(err, PL_PDH_CSTATUS_NO_INSTANCE, "object \"%s\" has no instances", p.e.object);
         } else {
-            inames x;
-            st = load_inames(&obj, &x);
+            pl__inames x;
+            st = pl__pdh_inames_load(&obj, &x);
             if (!st) {
                 uint32_t i = 0;
-                while (i < x.n && !inst_match(&p, &x.v[i])) i++;
+                while (i < x.n && !pl__pdh_inst_match(&p, &x.v[i])) i++;
                 if (i == x.n) st = pl__pdh_fail(err, PL_PDH_CSTATUS_NO_INSTANCE, "object \"%s\" has no instance \"%s%s%s\"",
                                                p.e.object, p.e.parent ? p.e.parent : "", p.e.parent ? "/" : "", p.e.instance);
-                inames_free(&x);
+                pl__pdh_inames_free(&x);
             }
         }
     } else if (instanced(&obj)) {
@@ -1477,12 +1182,12 @@ PL_EXTERN uint32_t pl_pdh_expand_path(const pl_pdh_source *src, const char *path
     }
     if (p.e.instance) {
         if (p.inst_wild || p.parent_wild) {
-            inames x;
-            if (load_inames(&obj, &x)) insts.oom = 1;
+            pl__inames x;
+            if (pl__pdh_inames_load(&obj, &x)) insts.oom = 1;
             else {
                 for (uint32_t i = 0; i < x.n; i++)
-                    if (inst_match(&p, &x.v[i])) sl_adds(&insts, x.v[i].key);
-                inames_free(&x);
+                    if (pl__pdh_inst_match(&p, &x.v[i])) sl_adds(&insts, x.v[i].key);
+                pl__pdh_inames_free(&x);
             }
         } else {
             char key[16] = "";
@@ -1603,11 +1308,11 @@ PL_EXTERN uint32_t pl_pdh_enum_object_items(const pl_pdh_source *src, const char
         if (nm) sl_adds(&cl, nm);
     }
     if (instanced(&obj)) {
-        inames x;
-        if (load_inames(&obj, &x)) il.oom = 1;
+        pl__inames x;
+        if (pl__pdh_inames_load(&obj, &x)) il.oom = 1;
         else {
             for (uint32_t i = 0; i < x.n; i++) sl_adds(&il, x.v[i].key);
-            inames_free(&x);
+            pl__pdh_inames_free(&x);
         }
     }
     if (has_instances) *has_instances = instanced(&obj);
