@@ -14,6 +14,7 @@
 #include <string.h>
 #include <grp.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -40,8 +41,9 @@ static void need_root(void)
 /* A directory every user may create its announcement directory in (as
  * /dev/shm: sticky, world-writable), holding root's store (readable by
  * all). */
-static void setup_dirs(void)
+static int setup(void **state)
 {
+    (void)state;
     need_root();
     snprintf(topdir, sizeof topdir, "/tmp/pl-trust-XXXXXX");
     assert_non_null(mkdtemp(topdir));
@@ -53,6 +55,7 @@ static void setup_dirs(void)
     snprintf(store_path, sizeof store_path, "%s/store.db", topdir);
     setenv("PERFLIB_REGISTRY", store_path, 1);
     setenv("PERFLIB_APP_DIR", dir, 1);
+    return 0;
 }
 
 static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *f)
@@ -63,10 +66,12 @@ static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *
     return remove(p);
 }
 
-static void teardown_dirs(void)
+static int teardown(void **state)
 {
+    (void)state;
     nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
     nftw(topdir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+    return 0;
 }
 
 static const pl_app_counter_decl HERD_CTRS[] = {{"Weight", "kg", PERF_COUNTER_LARGE_RAWCOUNT, 0, 0}};
@@ -111,6 +116,9 @@ static pid_t as_nobody(child_fn fn, void *arg, int *ready_rd)
         setpgid(0, 0); /* what it forks dies with it (stop) */
         if (setgroups(0, NULL) != 0 || setgid(NOBODY) != 0 || setuid(NOBODY) != 0) _exit(90);
         if (geteuid() != NOBODY) _exit(91);
+        /* dies with the test, also when an assertion ends it early (set
+         * after setuid, which clears it) */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() == 1) _exit(92);
         _exit(fn(p[1], arg));
     }
     close(p[1]);
@@ -153,7 +161,8 @@ static void ready(int fd)
  * nobody may change at will (a forger controls its own side entirely). */
 static int copy_store(char *out, size_t cap)
 {
-    char tmp[] = "/tmp/pl-nobody-XXXXXX";
+    char tmp[400];
+    snprintf(tmp, sizeof tmp, "%s/nobody-XXXXXX", dir); /* removed with dir */
     if (!mkdtemp(tmp)) return -1;
     snprintf(out, cap, "%s/copy.db", tmp);
     int in = open(store_path, O_RDONLY | O_CLOEXEC);
@@ -268,7 +277,6 @@ static int try_publish(int rd, void *arg)
 static void test_owner_and_publishers(void **state)
 {
     (void)state;
-    setup_dirs();
     pl_app_indices ind;
     pl_error err;
     assert_int_equal(pl_app_register(&HERD, store_path, &ind, &err), PL_OK);
@@ -306,7 +314,6 @@ static void test_owner_and_publishers(void **state)
     wait_ready(pid, rd);
     assert_int_equal(reap(pid), 40);
     close(rd);
-    teardown_dirs();
 }
 
 /* ------------------------------------------------------------ forgery */
@@ -349,7 +356,6 @@ static int forge(int rd, void *arg)
 static void test_forged_segment_ignored(void **state)
 {
     (void)state;
-    setup_dirs();
     pl_error err;
     open_for_nobody();
     pl_app *app = root_app();
@@ -381,7 +387,6 @@ static void test_forged_segment_ignored(void **state)
     stop(pid);
     close(rd);
     pl_app_stop(app);
-    teardown_dirs();
 }
 
 /* ------------------------------------------------------------- hiding */
@@ -438,6 +443,7 @@ static int flood_child(int rd, void *arg)
         pid_t c = fork();
         if (c < 0) return 74;
         if (c == 0) {
+            (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
             pl_app *x;
             for (int i = 0; i < PL__SEG_MAX_PER_PROCESS + 4; i++)
                 if (pl_app_start(&OPEN, &o, &x, &err) != PL_OK) _exit(75);
@@ -458,7 +464,6 @@ static int flood_child(int rd, void *arg)
 static void test_another_user_cannot_hide(void **state)
 {
     (void)state;
-    setup_dirs();
     open_for_nobody();
     pl_app *app = root_app();
     pl_app_indices ind = pl_app_get_indices(app);
@@ -512,7 +517,6 @@ static void test_another_user_cannot_hide(void **state)
     stop(pid);
     close(rd);
     pl_app_stop(app);
-    teardown_dirs();
 }
 
 /* ------------------------------------------------- a reader not root */
@@ -555,7 +559,6 @@ static int read_as_nobody(int rd, void *arg)
 static void reader_not_root_sees_its_own(void **state)
 {
     (void)state;
-    setup_dirs();
     open_for_nobody();
     pl_app *app = root_app();
     pl_app_indices ind = pl_app_get_indices(app);
@@ -565,7 +568,6 @@ static void reader_not_root_sees_its_own(void **state)
     assert_int_equal(reap(pid), 0);
     close(rd);
     pl_app_stop(app);
-    teardown_dirs();
 }
 
 /* ------------------------------------------------------------ squatting */
@@ -586,7 +588,6 @@ static int squat(int rd, void *arg)
 static void test_squatted_directory(void **state)
 {
     (void)state;
-    setup_dirs();
     int rd;
     pid_t pid = as_nobody(squat, NULL, &rd);
     wait_ready(pid, rd);
@@ -614,17 +615,16 @@ static void test_squatted_directory(void **state)
     assert_int_equal(chmod(path, 0755), 0);
     assert_int_equal(pl_app_start(&HERD, NULL, &app, &err), PL_OK);
     pl_app_stop(app);
-    teardown_dirs();
 }
 
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_owner_and_publishers),
-        cmocka_unit_test(test_forged_segment_ignored),
-        cmocka_unit_test(test_another_user_cannot_hide),
-        cmocka_unit_test(test_squatted_directory),
-        cmocka_unit_test(reader_not_root_sees_its_own),
+        cmocka_unit_test_setup_teardown(test_owner_and_publishers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_forged_segment_ignored, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_another_user_cannot_hide, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_squatted_directory, setup, teardown),
+        cmocka_unit_test_setup_teardown(reader_not_root_sees_its_own, setup, teardown),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     return cmocka_run_group_tests(tests, NULL, NULL);
