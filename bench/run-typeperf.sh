@@ -70,21 +70,21 @@ measure() { # command args...
   "$SNAP" exec "$K" "$@" | sed -n 's/.*median_ms=\([0-9.]*\).*cpu_ms=\([0-9.]*\).*/\1 \2/p'
 }
 
-printf '%-34s %-9s %-8s %10s %10s %8s\n' path tool what wall_ms cpu_ms ratio
+printf '%-40s %-13s %-8s %10s %10s %8s\n' path tool what wall_ms cpu_ms ratio
 echo "$PATHS" | while IFS= read -r P; do
   [ -n "$P" ] || continue
   case $P in *Thread*) idx=232 ;; *) idx=230 ;; esac
   floor=$(measure "$BUILD/tools/perfquery/perfquery" "$idx")
   fw=${floor% *}
-  printf '%-34s %-9s %-8s %10s %10s %8s\n' "$P" perfquery "$idx" "$fw" "${floor#* }" 1.00
+  printf '%-40s %-13s %-8s %10s %10s %8s\n' "$P" perfquery "$idx" "$fw" "${floor#* }" 1.00
   for tree in new ${BASE:+base}; do
     if [ "$tree" = new ]; then tp=$BUILD/tools/typeperf/typeperf; else tp=$BASE/tools/typeperf/typeperf; fi
     one=$(measure "$tp" "$P" -sc 1)
     six=$(measure "$tp" "$P" -sc 6 -si 1)
     ow=${one% *} oc=${one#* } sw=${six% *} sc=${six#* }
-    printf '%-34s %-9s %-8s %10s %10s %8s\n' "$P" "typeperf-$tree" startup "$ow" "$oc" \
+    printf '%-40s %-13s %-8s %10s %10s %8s\n' "$P" "typeperf-$tree" startup "$ow" "$oc" \
       "$(awk -v a="$oc" -v b="${floor#* }" 'BEGIN { printf "%.1f", a / b }')"
-    printf '%-34s %-9s %-8s %10s %10s %8s\n' "$P" "typeperf-$tree" sample \
+    printf '%-40s %-13s %-8s %10s %10s %8s\n' "$P" "typeperf-$tree" sample \
       "$(awk -v a="$sw" -v b="$ow" 'BEGIN { printf "%.1f", (a - b) / 5 }')" \
       "$(awk -v a="$sc" -v b="$oc" 'BEGIN { printf "%.1f", (a - b) / 5 }')" \
       "$(awk -v a="$sc" -v b="$oc" -v f="${floor#* }" 'BEGIN { printf "%.1f", (a - b) / 5 / f }')"
