@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -32,6 +33,7 @@ struct pl__inflight {
     char name[260];
     char *store_path;
     int use_syslog;
+    pid_t pid;                  /* the consumer (a child the provider forked is not) */
     volatile char call;         /* 'O', 'C', 'X': the call being made */
 };
 
@@ -44,7 +46,9 @@ static void exit_hook(int status, void *arg)
 {
     (void)arg;
     pl__inflight *f = tl_call;
-    if (!f) return; /* not from inside a provider's call on this thread */
+    /* not from inside a provider's call on this thread; or in a child the
+     * provider forked there (its exit ends only that child) */
+    if (!f || getpid() != f->pid) return;
     tl_call = NULL;
     char reason[200];
     snprintf(reason, sizeof reason, "called exit(%d) inside its in-process %s", status, call_name(f->call));
@@ -85,6 +89,7 @@ pl__inflight *pl__inflight_new(const char *name, const char *store_path, int use
     snprintf(f->name, sizeof f->name, "%s", name ? name : "?");
     f->store_path = store_path ? pl__strdup(store_path) : NULL;
     f->use_syslog = use_syslog;
+    f->pid = getpid();
     return f;
 }
 

@@ -649,6 +649,19 @@ static void inproc_exit0_in_close(void **s)
     inproc_exit0("exit0_close", "Close");
 }
 
+/* A child the provider forks inside Collect that calls exit(0) ends only
+ * that child: the consumer answers, nothing is disabled. */
+static void inproc_forked_child_exit_is_its_own(void **s)
+{
+    (void)s;
+    add("Good", "good", PL_ISOLATION_INPROC, 0, 0);
+    add("Forks", "fork_exit0", PL_ISOLATION_INPROC, 0, 0);
+    int ws = consumer(END_CLOSE, NULL, NULL);
+    assert_true(WIFEXITED(ws));
+    assert_int_equal(WEXITSTATUS(ws), 2); /* both answered */
+    assert_store_reason("Forks", "");
+}
+
 /* An exit() of the consumer's own (no provider call on its thread) is left
  * alone: its status stays. */
 static void consumer_exit_is_its_own(void **s)
@@ -905,6 +918,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(inproc_exit0_in_collect, setup, teardown),
         cmocka_unit_test_setup_teardown(inproc_exit0_in_close, setup, teardown),
         cmocka_unit_test_setup_teardown(consumer_exit_is_its_own, setup, teardown),
+        cmocka_unit_test_setup_teardown(inproc_forked_child_exit_is_its_own, setup, teardown),
         cmocka_unit_test_setup_teardown(iso_crash_in_open, setup, teardown),
         cmocka_unit_test_setup_teardown(inproc_spin_watchdog, setup, teardown),
         cmocka_unit_test_setup_teardown(inproc_hang_collect_watchdog, setup, teardown),

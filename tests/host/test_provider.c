@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -59,6 +60,7 @@
 #define TP_SETSID 36         /* Collect forks a child that calls setsid() and sleeps, then answers */
 #define TP_SETSID_HANG 37    /* the same, then Collect never returns */
 #define TP_CHILD_MEMORY 38   /* Collect forks a child that touches 64 MiB and sleeps, then answers */
+#define TP_FORK_EXIT0 39     /* Collect forks a child that calls exit(0), waits for it, then answers */
 
 #ifndef TP_MODE
 #error "build with -DTP_MODE=..."
@@ -300,6 +302,15 @@ static DWORD collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects)
     if (TP_MODE == TP_HANG) hang();
     if (TP_MODE == TP_EXIT) _exit(3);
     if (TP_MODE == TP_EXIT0) exit(0);
+#if TP_MODE == TP_FORK_EXIT0
+    {
+        pid_t child = fork();
+        if (child == 0) exit(0);
+        int ws;
+        if (child < 0 || waitpid(child, &ws, 0) != child || !WIFEXITED(ws) || WEXITSTATUS(ws) != 0)
+            return ERROR_OUTOFMEMORY; /* the child's exit(0) was taken for the provider's */
+    }
+#endif
 #if TP_MODE == TP_SETSID || TP_MODE == TP_SETSID_HANG || TP_MODE == TP_CHILD_MEMORY
     {
         int ready[2];
