@@ -44,8 +44,9 @@ void pl__host_free(pl__host *h);
 /* Ask every provider the query wants and append their validated objects to
  * `out`; *nobjects is increased by the number appended. Providers that fail
  * are logged/disabled/retried as the contract says; their objects are simply
- * absent. Returns PL_OK or PL_E_NOMEM. */
-int pl__host_collect(pl__host *h, const pl_query_items *q, pl__buf *out, uint32_t *nobjects);
+ * absent. `pid` >= 0: an index query's "pid=N" (pl_query_process_filter),
+ * passed on to the providers. Returns PL_OK or PL_E_NOMEM. */
+int pl__host_collect(pl__host *h, const pl_query_items *q, int64_t pid, pl__buf *out, uint32_t *nobjects);
 
 int pl__host_status(pl__host *h, pl_provider_status **list, size_t *n);
 
@@ -77,12 +78,5 @@ const char *pl__host_open_arg(pl_store *st, const pl_provider_info *p);
 /* host_app.c: is this the record of an application (pl_app_register)? Its
  * objects come through AppCounters; the host never loads it. */
 int pl__host_is_app_record(const pl_provider_info *p);
-/* host_app.c: the name of the function through which the built-in
- * AppCounters says what its last collection left out (segments of users
- * that may not publish an application, past a limit, ...), NULL for every
- * other provider. It is `void F(char *buf, size_t cap)`, called after a
- * Collect that returned; a non-empty text becomes the provider's last
- * error (docs/app-counters.md, "Who may publish"). */
-const char *pl__host_app_status_name(const pl_provider_info *p);
 
 #endif

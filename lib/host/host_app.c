@@ -44,8 +44,3 @@ int pl__host_may_own(const pl_provider_info *p, const pl_query_items *q)
         if (q->items[i] > PL_IDX_BUILTIN_RESERVED_LAST) return 1;
     return 0;
 }
-
-const char *pl__host_app_status_name(const pl_provider_info *p)
-{
-    return is_app_provider(p) ? "AppCountersStatus" : NULL;
-}

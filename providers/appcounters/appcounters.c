@@ -49,10 +49,10 @@ typedef struct objsnap {
 PL_PROVIDER_EXPORT DWORD AppCountersOpen(LPWSTR device_names);
 PL_PROVIDER_EXPORT DWORD AppCountersCollect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects);
 PL_PROVIDER_EXPORT DWORD AppCountersClose(void);
-PL_PROVIDER_EXPORT void AppCountersStatus(char *buf, size_t cap);
+PL_PROVIDER_EXPORT DWORD AppCountersCollectNote(char *text, DWORD cap);
 
-/* What the last collection left out, and why (empty: nothing). The host
- * shows it in the provider status (lib/host/host_app.c). */
+/* What the last collection left out, and why (empty: nothing): the
+ * provider's note in the provider status (provider.h, PL_NOTE_SUFFIX). */
 static char note[256];
 
 /* The store the applications registered in, read-only: the engine's own
@@ -464,10 +464,11 @@ DWORD AppCountersCollect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD obje
     return rc;
 }
 
-void AppCountersStatus(char *buf, size_t cap)
+DWORD AppCountersCollectNote(char *text, DWORD cap)
 {
-    if (!buf || !cap) return;
+    if (!text || !cap) return ERROR_INVALID_PARAMETER;
     pthread_mutex_lock(&mu);
-    snprintf(buf, cap, "%s", note);
+    snprintf(text, cap, "%s", note);
     pthread_mutex_unlock(&mu);
+    return ERROR_SUCCESS;
 }

@@ -224,7 +224,7 @@ static long long single_value(const answer *a, uint32_t idx)
     return (long long)v;
 }
 
-/* AppCounters' last error in the engine's provider status. */
+/* AppCounters' note in the engine's provider status. */
 static void app_status(pl_engine *e, char *out, size_t cap)
 {
     pl_provider_status *ps;
@@ -233,7 +233,7 @@ static void app_status(pl_engine *e, char *out, size_t cap)
     assert_int_equal(pl_engine_provider_status(e, &ps, &n), PL_OK);
     for (size_t i = 0; i < n; i++)
         if (strcmp(ps[i].name, PL_APP_PROVIDER) == 0) {
-            snprintf(out, cap, "%s", ps[i].last_error);
+            snprintf(out, cap, "%s", ps[i].note);
             assert_int_equal(ps[i].disabled, 0);
         }
     pl_free(ps);
@@ -438,18 +438,29 @@ static int flood_child(int rd, void *arg)
         snprintf(name, sizeof name, "%s%d.%d.%d", PL__SEG_PREFIX, 4000000 + i, 1 + i, 3);
         touch(mine, name);
     }
-    /* processes that publish more than their share */
+    /* processes that publish more than their share, each announced before
+     * the reader is told to read */
+    int started[2];
+    if (pipe(started) != 0) return 74;
     for (int p = 0; p < f->procs; p++) {
         pid_t c = fork();
         if (c < 0) return 74;
         if (c == 0) {
             (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+            close(started[0]);
             pl_app *x;
             for (int i = 0; i < PL__SEG_MAX_PER_PROCESS + 4; i++)
                 if (pl_app_start(&OPEN, &o, &x, &err) != PL_OK) _exit(75);
+            if (write(started[1], "s", 1) != 1) _exit(76);
             for (;;) pause();
         }
     }
+    close(started[1]);
+    for (int p = 0; p < f->procs; p++) {
+        char ch;
+        if (read(started[0], &ch, 1) != 1) return 77; /* a child failed */
+    }
+    close(started[0]);
     close(top);
     close(mine);
     ready(rd);
@@ -545,7 +556,7 @@ static int read_as_nobody(int rd, void *arg)
     size_t n;
     if (pl_engine_provider_status(e, &ps, &n) != PL_OK) return 36;
     for (size_t i = 0; i < n; i++)
-        if (strcmp(ps[i].name, PL_APP_PROVIDER) == 0 && ps[i].last_error[0]) return 37; /* nothing to report */
+        if (strcmp(ps[i].name, PL_APP_PROVIDER) == 0 && ps[i].note[0]) return 37; /* nothing to report */
     pl_free(ps);
     pl_engine_close(e);
     pl_app_stop(b);

@@ -53,14 +53,15 @@
 #define TP_FD_LEAK 29        /* every Collect leaks 40 descriptors, then answers */
 #define TP_CRASH_OPEN 30     /* Open dereferences NULL (SIGSEGV) */
 #define TP_NONBLOCKING 31    /* exports TpCollectNonBlocking: yes, unless the query names 232 */
-#define TP_CRASH_CLOSE 32    /* Close dereferences NULL (SIGSEGV) */
-#define TP_HANG_CLOSE 33     /* Close never returns */
-#define TP_EXIT0 34          /* Collect calls exit(0): the atexit handlers run, the status is success */
-#define TP_EXIT0_CLOSE 35    /* Close calls exit(0) */
-#define TP_SETSID 36         /* Collect forks a child that calls setsid() and sleeps, then answers */
-#define TP_SETSID_HANG 37    /* the same, then Collect never returns */
-#define TP_CHILD_MEMORY 38   /* Collect forks a child that touches 64 MiB and sleeps, then answers */
-#define TP_FORK_EXIT0 39     /* Collect forks a child that calls exit(0), waits for it, then answers */
+#define TP_NOTE 32           /* exports TpCollectNote: a note with its Collect count, a control character and a bad byte */
+#define TP_CRASH_CLOSE 33    /* Close dereferences NULL (SIGSEGV) */
+#define TP_HANG_CLOSE 34     /* Close never returns */
+#define TP_EXIT0 35          /* Collect calls exit(0): the atexit handlers run, the status is success */
+#define TP_EXIT0_CLOSE 36    /* Close calls exit(0) */
+#define TP_SETSID 37         /* Collect forks a child that calls setsid() and sleeps, then answers */
+#define TP_SETSID_HANG 38    /* the same, then Collect never returns */
+#define TP_CHILD_MEMORY 39   /* Collect forks a child that touches 64 MiB and sleeps, then answers */
+#define TP_FORK_EXIT0 40     /* Collect forks a child that calls exit(0), waits for it, then answers */
 
 #ifndef TP_MODE
 #error "build with -DTP_MODE=..."
@@ -288,6 +289,15 @@ PL_PROVIDER_EXPORT DWORD TpCollectNonBlocking(LPCWSTR query)
     pl_query_items q;
     pl_query_parse_w(query, &q);
     return !(q.kind == PL_QUERY_KIND_ITEMS && pl_query_wants(&q, 232, 0));
+}
+#endif
+
+#if TP_MODE == TP_NOTE
+PL_PROVIDER_EXPORT DWORD TpCollectNote(char *text, DWORD cap);
+PL_PROVIDER_EXPORT DWORD TpCollectNote(char *text, DWORD cap)
+{
+    snprintf(text, cap, "tp note\tafter %d collects \xff", tp_collect_calls);
+    return ERROR_SUCCESS;
 }
 #endif
 
