@@ -48,6 +48,11 @@ typedef struct pl_engine_config {
  * carries the host name up to the first dot, upper-cased and cut to 15
  * characters, as a NetBIOS computer name is. */
 PL_EXTERN int pl_engine_open(const pl_engine_config *cfg, pl_engine **out, pl_error *err);
+/* The status a process ends with when an in-process provider calls exit()
+ * inside its Open, Collect or Close (70, EX_SOFTWARE): the provider is
+ * disabled and one line on stderr says so (docs/provider-host.md, "A
+ * provider that calls exit()"). */
+#define PL_EXIT_PROVIDER_EXITED 70
 PL_EXTERN void pl_engine_close(pl_engine *e);   /* accepts NULL */
 
 /* Run a query into the caller's buffer. *needed is always set to the exact
@@ -74,8 +79,10 @@ PL_EXTERN int pl_engine_query_alloc(pl_engine *e, const char *query, void **out,
                                     pl_error *err);
 
 /* The engine's store (owned by the engine) and its title database in the
- * default language (loaded on first use; owned by the engine, valid until
- * pl_engine_close). */
+ * default language (loaded on first use, and again by the call after
+ * another process changed the store's names, e.g. an application
+ * registered after the engine opened; every table handed out is owned by
+ * the engine and valid until pl_engine_close). */
 PL_EXTERN pl_store *pl_engine_store(pl_engine *e);
 PL_EXTERN const pl_titles *pl_engine_titles(pl_engine *e, pl_error *err);
 

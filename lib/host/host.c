@@ -136,6 +136,7 @@ static void apply_state(pl__host *h, pl__prov *p)
     p->hung_in_row = ps.hung;
     int64_t until = pl__state_skip_until(&ps, (int64_t)time(NULL));
     if (until) p->skip_until = until;
+    p->closefail_in_row = ps.closefail;
     if (ps.disabled) {
         p->disabled = 1;
         if (snprintf(p->last_error, sizeof p->last_error, "disabled: %s", ps.reason) >= (int)sizeof p->last_error)
@@ -229,6 +230,7 @@ void pl__host_free(pl__host *h)
         else if (p->opened && !p->hung) inproc_close(h, p);
         pl__worker_free(p->worker); /* NULL after a hung call: that thread is left where it is */
         pl__marker_free(p->mk);
+        if (!p->hung) pl__inflight_free(p->inflight); /* a hung call may still read it */
         if (p->dl && !p->hung) { /* a thread may still run inside a hung one */
             (void)plh_dllmain(p->dl, PLH_DLL_PROCESS_DETACH);
             dlclose(p->dl);
@@ -276,15 +278,23 @@ static int load(pl__host *h, pl__prov *p)
      * (no Collect answering in between) disable the provider, and one
      * leaves a warning. Without a failure state, the first disables. */
     char why[200];
-    if (pl__state_dead_consumer(h->state, p->info.name, why, sizeof why)) {
-        unsigned n = pl__state_add_timeout(h->state, p->info.name);
-        p->timeouts_in_row = n;
+    char died_in = pl__state_dead_consumer(h->state, p->info.name, why, sizeof why);
+    if (died_in) {
+        /* Inside Close: counted apart from the timeouts, which every
+         * Collect that answers clears (one comes before each Close), and
+         * cleared only by a Close that returns. */
+        int in_close = died_in == 'X';
+        unsigned n = in_close ? pl__state_add_closefail(h->state, p->info.name)
+                              : pl__state_add_timeout(h->state, p->info.name);
+        if (in_close) p->closefail_in_row = n;
+        else p->timeouts_in_row = n;
         if (n == 0 || n >= MAX_DEAD_IN_ROW) {
             if (n > 1) pl__host_disable(h, p, "%s (%u failures in a row)", why, n);
             else pl__host_disable(h, p, "%s", why);
             return 0;
         }
-        pl__host_note(h, p, LOG_WARNING, "%s; it is tried again, and disabled if a consumer ends inside it once more", why);
+        pl__host_note(h, p, LOG_WARNING, "%s; it is tried again, and disabled if a consumer ends inside %s once more",
+                      why, in_close ? "its Close" : "it");
     }
     if (!pl__host_library_trusted(h, p)) return 0;
     dlerror();
@@ -339,6 +349,7 @@ static int load(pl__host *h, pl__prov *p)
     memcpy(&p->note, &notefn, sizeof notefn);
     p->loaded = 1;
     if (!p->mk) p->mk = pl__marker_new(h->state, p->info.name);
+    if (!p->inflight) p->inflight = pl__inflight_new(p->info.name, pl_store_path(h->st), h->cfg.use_syslog);
     return 1;
 }
 
@@ -590,10 +601,18 @@ static int inproc_call(pl__prov *p, pl__call *c, uint32_t ms, char mark, int her
 {
     if (!p->worker && !here) p->worker = pl__worker_new();
     pl__marker_set(p->mk, mark);
+    pl__inflight_set(p->inflight, mark);
+    if (p->inflight) {
+        c->enter = pl__inflight_enter;
+        c->leave = pl__inflight_leave;
+        c->ctx = p->inflight;
+    }
     if (!p->worker || here) {
+        if (c->enter) c->enter(c->ctx);
         if (c->kind == PL__CALL_OPEN) c->rc = c->open(c->arg);
         else if (c->kind == PL__CALL_COLLECT) c->rc = c->collect(c->arg, &c->data, &c->bytes, &c->nobj);
         else c->rc = c->close();
+        if (c->leave) c->leave(c->ctx);
         free(c->arg);
         c->arg = NULL;
         pl__marker_set(p->mk, '-');
@@ -720,7 +739,11 @@ static int inproc_abandon(pl__host *h, pl__prov *p)
 
 /* Close an opened in-process provider, bounded like a helper's Close. A
  * late call is waited for as long as a Close would be, and left running
- * when it does not return (no Close then: the provider is busy). */
+ * when it does not return (no Close then: the provider is busy). A Close
+ * that does not return is not slowness but a hang at the end of every
+ * consumer (each would wait for it): the provider is disabled, the thread
+ * left inside it (issue 26). One that returns clears the Close failures in
+ * a row. */
 static void inproc_close(pl__host *h, pl__prov *p)
 {
     if (p->late && !inproc_settle(h, p, CLOSE_WAIT_MS) && inproc_abandon(h, p)) {
@@ -732,9 +755,16 @@ static void inproc_close(pl__host *h, pl__prov *p)
     if (!p->close) return;
     pl__call c = {.kind = PL__CALL_CLOSE, .close = p->close};
     if (!inproc_call(p, &c, CLOSE_WAIT_MS, 'X', 0)) {
-        p->errors++;
-        pl__host_note(h, p, LOG_ERR, "Close did not return within %d ms; the call was abandoned", CLOSE_WAIT_MS);
+        /* the thread left inside first: disabling unloads nothing then */
         (void)inproc_abandon(h, p);
+        if (!p->disabled)
+            pl__host_disable(h, p, "Close did not return within %d ms (in-process: the call was abandoned)",
+                             CLOSE_WAIT_MS);
+        return;
+    }
+    if (p->closefail_in_row) {
+        p->closefail_in_row = 0;
+        pl__state_clear_closefail(h->state, p->info.name);
     }
 }
 
@@ -811,7 +841,7 @@ static int collect_inproc(pl__host *h, pl__prov *p, const WCHAR *wq, pl__buf *ou
         }
         if (p->timeouts_in_row && c.rc == 0) { /* it answered: the failures in a row are over */
             p->timeouts_in_row = 0;
-            pl__state_clear(h->state, p->info.name);
+            pl__state_clear_timeouts(h->state, p->info.name);
         }
         pl__host_returned(h, p);
         pl__call_result r = {c.rc, c.bytes, c.nobj, plh_pointer_moved(c.data, base), 0, base};

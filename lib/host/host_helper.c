@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "helper_tree.h"
 #include "host_int.h"
 
 #ifndef PL_PROVIDER_HOST_BUILD
@@ -110,10 +111,19 @@ static int reap_within(pid_t pid, int wait_ms, int *status)
     }
 }
 
-/* Kill the helper and its process group, and reap it. *status valid when
- * it returns 1. */
-static int kill_reap(pid_t pid, int *status)
+/* Kill the helper, everything the provider started (its tree: the helper
+ * is a subreaper, so one that left its process group is still there; the
+ * helper stopped first, so it cannot start more) and its process group,
+ * and reap it. *status valid when it returns 1; *escaped (may be NULL) set
+ * when a process of the tree had left the group. */
+static int kill_reap_tree(pid_t pid, int *status, int *escaped)
 {
+    kill(pid, SIGSTOP);
+    pid_t *buf = malloc(PLH_TREE_MAX * sizeof *buf);
+    if (buf) {
+        (void)plh_kill_tree(pid, pid, escaped, buf);
+        free(buf);
+    }
     kill_group(pid);
     kill(pid, SIGKILL);
     for (;;) {
@@ -131,20 +141,35 @@ static void close_pidfd(pl__prov *p)
 
 /* Forget the helper: our end of the socket closed, the child killed and
  * reaped. The state of the provider inside it is gone. */
-static void helper_kill(pl__prov *p)
+static int kill_reap(pid_t pid, int *status) { return kill_reap_tree(pid, status, NULL); }
+
+/* Forget the helper: our end of the socket closed, the child and what it
+ * started killed and reaped. The state of the provider inside it is gone.
+ * Returns 1 when a process it started had left its process group. */
+static int helper_kill(pl__prov *p)
 {
+    int escaped = 0;
     p->late = 0;
-    if (p->sock >= 0) close(p->sock);
-    p->sock = -1;
+    /* Stopped and walked before its socket closes: the helper would see the
+     * end of file and kill its tree itself, and what had escaped would no
+     * longer be seen. */
     if (p->pid > 0) {
         int st;
-        kill_reap(p->pid, &st);
+        kill_reap_tree(p->pid, &st, &escaped);
     }
+    if (p->sock >= 0) close(p->sock);
+    p->sock = -1;
     close_pidfd(p);
     p->pid = 0;
     p->loaded = 0;
     p->opened = 0;
+    return escaped;
 }
+
+/* How an exchange with the helper went. XF_LATE: the request went out and
+ * nothing of the reply came back in time (the provider is still in its
+ * call). */
+enum { XF_OK, XF_TIMEOUT, XF_DIED, XF_BAD, XF_LATE };
 
 /* Engine close (or a disable): ask the provider to Close, wait briefly,
  * then make sure the helper is gone and reaped. */
@@ -156,12 +181,23 @@ static int xfer_reply(pl__prov *p, uint32_t type, int64_t deadline, uint8_t *rep
 static int wait_fd(int fd, int pidfd, short ev, int64_t deadline);
 static int helper_settle(pl__host *h, pl__prov *p);
 
+static void helper_failed(pl__host *h, pl__prov *p, int x, const char *call, uint32_t ms, const char *why);
+
+#define ESCAPED_REASON "a process it started left the helper's process group (setsid() or setpgid()); every process it started was killed"
+
 void pl__host_helper_close(pl__host *h, pl__prov *p)
 {
     if (p->pid <= 0) {
         helper_kill(p);
         return;
     }
+    /* Close is really called only when Open succeeded (helper_proto.h). A
+     * Close that crashes, exits or sends a malformed reply disables the
+     * provider as such a Collect does; one that times out counts as a
+     * Close failure in a row (cleared by a Close that returns), and three
+     * disable it, as Collect's timeouts do: otherwise every consumer would
+     * wait for it at its end. Not again while it is being disabled. */
+    int called = p->loaded && p->opened && !p->disabled;
     if (p->late) { /* still in a call: its reply may come while Close would wait */
         int w = wait_fd(p->sock, p->pidfd, POLLIN, now_ms() + CLOSE_WAIT_MS);
         if (w > 0 && helper_settle(h, p) && p->pid > 0) {
@@ -170,15 +206,29 @@ void pl__host_helper_close(pl__host *h, pl__prov *p)
         }
         if (p->late) {
             char kind = p->late;
+            const char *call = kind == 'L' ? "Load" : kind == 'O' ? "Open" : "Collect";
             p->late = 0;
-            pl__host_left_running(h, p, kind == 'L' ? "Load" : kind == 'O' ? "Open" : "Collect");
+            pl__host_left_running(h, p, call);
+            /* stopped and walked before its socket closes (helper_kill):
+             * a process that left its group is seen, killed, and disables */
+            if (p->pid > 0 && helper_kill(p) && !p->disabled) pl__host_disable(h, p, ESCAPED_REASON " (during %s)", call);
+            return;
         }
         if (p->pid <= 0) return; /* settling ended the helper */
     } else if (p->loaded) {
         uint8_t r[4];
         size_t rl;
-        char why[128];
-        (void)xfer(p, PLH_CLOSE, NULL, 0, NULL, 0, CLOSE_WAIT_MS, r, sizeof r, &rl, why, sizeof why);
+        char why[128] = "";
+        int x = xfer(p, PLH_CLOSE, NULL, 0, NULL, 0, CLOSE_WAIT_MS, r, sizeof r, &rl, why, sizeof why);
+        if (x == XF_LATE) x = XF_TIMEOUT; /* a Close is never left running */
+        if (x != XF_OK && called) {
+            helper_failed(h, p, x, "Close", CLOSE_WAIT_MS, why); /* kills and reaps the helper */
+            return;
+        }
+        if (x == XF_OK && called && p->closefail_in_row) {
+            p->closefail_in_row = 0;
+            pl__state_clear_closefail(h->state, p->info.name);
+        }
     }
     if (p->sock >= 0) close(p->sock); /* end of file: the helper exits */
     p->sock = -1;
@@ -262,9 +312,6 @@ static int helper_spawn(pl__host *h, pl__prov *p)
     return 1;
 }
 
-/* XF_LATE: the request went out and nothing of the reply came back in
- * time (the provider is still in its call). */
-enum { XF_OK, XF_TIMEOUT, XF_DIED, XF_BAD, XF_LATE };
 
 _Static_assert((PL_QUERY_MAX_ITEMS * 11 + 16) * 2 <= PLH_MAX_QUERY, "a query text fits one Collect request");
 
@@ -392,11 +439,29 @@ static int xfer_reply(pl__prov *p, uint32_t type, int64_t deadline, uint8_t *rep
 static void helper_failed(pl__host *h, pl__prov *p, int x, const char *call, uint32_t ms, const char *why)
 {
     if (x == XF_TIMEOUT) {
-        /* a reply that stopped halfway: the exchange cannot go on, so the
-         * helper is restarted; slowness never disables (issue 33) */
-        helper_kill(p);
+        if (helper_kill(p)) {
+            pl__host_disable(h, p, ESCAPED_REASON " (during %s)", call);
+            return;
+        }
         p->errors++;
         p->timeouts++;
+        if (strcmp(call, "Close") == 0) {
+            /* A Close that does not answer is not slowness but a wait at
+             * the end of every consumer (issue 26): counted in the failure
+             * state, so one-shot consumers add up (a Collect answers before
+             * every Close, so apart from the other counts), and three in a
+             * row disable. */
+            unsigned n = pl__state_add_closefail(h->state, p->info.name);
+            p->closefail_in_row = n ? n : p->closefail_in_row + 1;
+            if (p->closefail_in_row >= MAX_CLOSE_TIMEOUTS_IN_ROW) {
+                pl__host_disable(h, p, "Close timed out after %u ms (%u times in a row)", ms, p->closefail_in_row);
+                return;
+            }
+            pl__host_note(h, p, LOG_WARNING, "Close timed out after %u ms; the helper process was killed", ms);
+            return;
+        }
+        /* a reply that stopped halfway: the exchange cannot go on, so the
+         * helper is restarted; slowness never disables (issue 33) */
         pl__host_note(h, p, LOG_WARNING, "%s's reply did not come whole within %u ms; the helper process was killed and "
                       "the provider will be tried again on the next query", call, ms);
         return;
@@ -424,7 +489,10 @@ static void helper_failed(pl__host *h, pl__prov *p, int x, const char *call, uin
     if (got == 1 && WIFSIGNALED(st) && WTERMSIG(st) == SIGXCPU && !killed_by_us)
         pl__host_disable(h, p, "helper process used more than its limit of %u s of CPU time during %s", cpu_s, call);
     else if (got == 1 && WIFEXITED(st) && WEXITSTATUS(st) == PLH_EXIT_MEMORY && !killed_by_us)
-        pl__host_disable(h, p, "helper process went above its memory limit of %u MiB during %s", h->limits.memory_mb, call);
+        pl__host_disable(h, p, "helper process went above its memory limit of %u MiB during %s", h->limits.memory_mb,
+                         call);
+    else if (got == 1 && WIFEXITED(st) && WEXITSTATUS(st) == PLH_EXIT_ESCAPED && !killed_by_us)
+        pl__host_disable(h, p, ESCAPED_REASON " (during %s)", call);
     else if (got == 1 && WIFEXITED(st) && WEXITSTATUS(st) == PLH_EXIT_FILES && !killed_by_us)
         pl__host_disable(h, p, "helper process used all the %u open files it may have during %s", h->limits.files, call);
     else if (got == 1 && WIFSIGNALED(st) && !killed_by_us)
@@ -707,7 +775,7 @@ int pl__host_collect_isolated(pl__host *h, pl__prov *p, const WCHAR *wq, pl__buf
         }
         if (p->timeouts_in_row) {
             p->timeouts_in_row = 0;
-            pl__state_clear(h->state, p->info.name);
+            pl__state_clear_timeouts(h->state, p->info.name);
         }
         pl__host_returned(h, p);
         int arc;

@@ -30,6 +30,7 @@
 #define EXIT_WAIT_MS 500             /* for a helper to exit after Close or EOF */
 #define LATE_GIVE_UP_FACTOR 10 /* an isolated call late for 10 x its timeout: the helper is restarted */
 #define MAX_DEAD_IN_ROW 2u /* consumers that ended inside an in-process call, in a row */
+#define MAX_CLOSE_TIMEOUTS_IN_ROW 3u /* isolated Closes that timed out, in a row (issue 26) */
 
 typedef struct pl__prov {
     pl_provider_info info;
@@ -45,6 +46,8 @@ typedef struct pl__prov {
     int hung;                   /* in-process: a call never returned; its thread still runs in the library */
     pl__worker *worker;         /* in-process: the thread that makes the calls (the watchdog waits) */
     pl__marker *mk;             /* in-process: the in-flight marker (host_state.h) */
+    struct pl__inflight *inflight; /* in-process: what a call that exits needs (host_exit.c) */
+    unsigned closefail_in_row;  /* consumers that ended inside its Close / isolated Close timeouts, in a row */
     pid_t pid;                  /* isolated: the helper, 0 when none runs; also its process group */
     int pidfd;                  /* isolated: a pidfd of the helper, -1 when none */
     int sock;                   /* isolated: our end of its socket, -1 when none */
@@ -132,6 +135,20 @@ int pl__host_ensure_buf(pl__prov *p, size_t cap);
 /* UTF-8 to a malloc'd UTF-16 string; NULL when out of memory. */
 WCHAR *pl__host_to_wide(const char *s);
 static inline DWORD pl__host_room_of(size_t cap) { return (DWORD)(cap > 0xFFFFFFF8u ? 0xFFFFFFF8u : cap); }
+
+/* host_exit.c: exit() inside an in-process provider's call. A record per
+ * provider (copies of its name and the store's path; never freed while a
+ * call may still run in it); pl__inflight_set says which call is next,
+ * pl__inflight_enter/_leave (pl__call's enter/leave hooks) mark the
+ * thread that makes it. The first record arms an on_exit() handler that
+ * turns exit() from inside a call on that thread into a disable and
+ * PL_EXIT_PROVIDER_EXITED. */
+typedef struct pl__inflight pl__inflight;
+pl__inflight *pl__inflight_new(const char *name, const char *store_path, int use_syslog);
+void pl__inflight_free(pl__inflight *f);
+void pl__inflight_set(pl__inflight *f, char call);
+void pl__inflight_enter(void *ctx);
+void pl__inflight_leave(void *ctx);
 
 /* host_helper.c: an isolated provider's Collect of one query, and the end
  * of its helper (Close, then exit or kill). Called with p->mu held. */

@@ -185,6 +185,7 @@ void pl__state_parse(const char *text, size_t n, pl__pstate *out)
         long long x = strtoll(v, &e, 10);
         if (errno || e == v || *e || x < 0) return;
         if (strcmp(line, "timeouts") == 0 && x <= (long long)PL__STATE_TIMEOUTS_MAX) st.timeouts = (unsigned)x;
+        else if (strcmp(line, "closefail") == 0 && x <= (long long)PL__STATE_TIMEOUTS_MAX) st.closefail = (unsigned)x;
         else if (strcmp(line, "disabled") == 0) st.time = x;
         else return;
     }
@@ -236,6 +237,11 @@ int pl__state_format(const pl__pstate *st, char *buf, size_t cap)
      * before it read (an unknown line makes the whole file count as empty) */
     if (st->hung) {
         int k = snprintf(buf + n, cap - (size_t)n, "hung %u %lld\n", st->hung, (long long)st->hung_time);
+        if (k < 0 || (size_t)k >= cap - (size_t)n) return -1;
+        n += k;
+    }
+    if (st->closefail) {
+        int k = snprintf(buf + n, cap - (size_t)n, "closefail %u\n", st->closefail);
         if (k < 0 || (size_t)k >= cap - (size_t)n) return -1;
         n += k;
     }
@@ -296,6 +302,24 @@ static void clear(pl__pstate *st, const void *arg)
     memset(st, 0, sizeof *st);
 }
 
+static void clear_timeouts(pl__pstate *st, const void *arg)
+{
+    (void)arg;
+    st->timeouts = 0;
+}
+
+static void add_closefail(pl__pstate *st, const void *arg)
+{
+    (void)arg;
+    if (st->closefail < PL__STATE_TIMEOUTS_MAX) st->closefail++;
+}
+
+static void clear_closefail(pl__pstate *st, const void *arg)
+{
+    (void)arg;
+    st->closefail = 0;
+}
+
 /* Apply `change` when a state file exists (nothing recorded: no write). */
 static void change_existing(pl__state *s, const char *name, void (*change)(pl__pstate *, const void *))
 {
@@ -308,6 +332,15 @@ static void change_existing(pl__state *s, const char *name, void (*change)(pl__p
 }
 
 void pl__state_clear(pl__state *s, const char *name) { change_existing(s, name, clear); }
+void pl__state_clear_timeouts(pl__state *s, const char *name) { change_existing(s, name, clear_timeouts); }
+void pl__state_clear_closefail(pl__state *s, const char *name) { change_existing(s, name, clear_closefail); }
+
+unsigned pl__state_add_closefail(pl__state *s, const char *name)
+{
+    pl__pstate st;
+    if (update(s, name, 1, add_closefail, NULL, &st) != 0) return 0;
+    return st.closefail;
+}
 
 static void add_hung(pl__pstate *st, const void *arg)
 {
@@ -344,6 +377,7 @@ void pl__state_clear_hung(pl__state *s, const char *name) { change_existing(s, n
 static void set_disabled(pl__pstate *st, const void *arg)
 {
     st->timeouts = 0;
+    st->closefail = 0;
     st->disabled = 1;
     st->time = (int64_t)time(NULL);
     snprintf(st->reason, sizeof st->reason, "%s", (const char *)arg);
@@ -437,7 +471,7 @@ static const char *call_name(char c)
     return c == 'O' ? "Open" : c == 'C' ? "Collect" : c == 'X' ? "Close" : NULL;
 }
 
-int pl__state_dead_consumer(pl__state *s, const char *name, char *why, size_t cap)
+char pl__state_dead_consumer(pl__state *s, const char *name, char *why, size_t cap)
 {
     if (!s || !name) return 0;
     char base[PATH_MAX];
@@ -446,7 +480,7 @@ int pl__state_dead_consumer(pl__state *s, const char *name, char *why, size_t ca
     size_t pl = strlen(prefix);
     DIR *d = opendir(s->dir);
     if (!d) return 0;
-    int found = 0;
+    char found = 0;
     long me = (long)getpid();
     unsigned long long my_start = start_time(me);
     struct dirent *de;
@@ -479,7 +513,7 @@ int pl__state_dead_consumer(pl__state *s, const char *name, char *why, size_t ca
         unlink(path);
         const char *call = call_name(c);
         if (call && !found) {
-            found = 1;
+            found = c;
             snprintf(why, cap, "a consumer process (pid %lld) ended during its in-process %s", pid, call);
         }
     }

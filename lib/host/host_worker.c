@@ -55,9 +55,11 @@ static void *run(void *arg)
         }
         if (__atomic_load_n(&w->state, __ATOMIC_ACQUIRE) == QUIT) break;
         pl__call *c = &w->call;
+        if (c->enter) c->enter(c->ctx);
         if (c->kind == PL__CALL_OPEN) c->rc = c->open ? c->open(c->arg) : 0;
         else if (c->kind == PL__CALL_COLLECT) c->rc = c->collect(c->arg, &c->data, &c->bytes, &c->nobj);
         else c->rc = c->close ? c->close() : 0;
+        if (c->leave) c->leave(c->ctx);
         free(c->arg);
         c->arg = NULL;
         if (!cas(&w->state, JOB, DONE)) { /* ABANDONED: the caller gave up on us long ago */

@@ -26,6 +26,11 @@ typedef struct pl__call {
     void *data;                 /* Collect: in and out */
     DWORD bytes, nobj;          /* Collect: in and out */
     DWORD rc;                   /* the provider's return value */
+    /* Optional: called on the thread that makes the call, right before and
+     * right after it (the host's exit() detection, host_exit.c). */
+    void (*enter)(void *ctx);
+    void (*leave)(void *ctx);
+    void *ctx;
 } pl__call;
 
 typedef struct pl__worker pl__worker;

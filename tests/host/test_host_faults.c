@@ -20,6 +20,7 @@
 #include "perflib/query.h"
 #include "perflib/registry.h"
 #include "pl_test.h"
+#include "pl_test_engine.h"
 
 static char dir[256], store[300];
 
@@ -62,25 +63,7 @@ static int teardown(void **state)
 
 static void add(const char *name, const char *mode, int isolation, uint32_t open_ms, uint32_t collect_ms)
 {
-    char lib[128];
-    snprintf(lib, sizeof lib, "libtp_%s.so", mode);
-    pl_provider_info p;
-    memset(&p, 0, sizeof p);
-    p.name = (char *)name;
-    p.library = lib;
-    p.open = "TpOpen";
-    p.collect = "TpCollect";
-    p.close = "TpClose";
-    p.isolation = isolation;
-    p.open_timeout_ms = open_ms;
-    p.collect_timeout_ms = collect_ms;
-    pl_store *st;
-    pl_error err;
-    assert_int_equal(pl_store_open(store, 0, &st, &err), PL_OK);
-    int rc = pl_store_set_provider(st, &p, &err);
-    if (rc != PL_OK) fprintf(stderr, "set_provider: %s\n", err.msg);
-    assert_int_equal(rc, PL_OK);
-    pl_store_close(st);
+    pl_test_add_tp(store, name, mode, isolation, open_ms, collect_ms);
 }
 
 /* How many lines of $TP_TRACE/<mode>.trace start with `what`; the argument
@@ -567,6 +550,221 @@ static void inproc_spin_watchdog(void **s)
     inproc_hang_watchdog("spin", "Collect");
 }
 
+/* -------------------------------------- 2b. Close, and exit() (issue 26) */
+
+/* A consumer in a child: an engine, one Global query, then (END_CLOSE,
+ * every one-shot tool) the engine closed and an exit with the object
+ * count, or (END_EXIT5) exit(5) with the engine still open. Its stderr
+ * goes to errpath when given. Returns its wait status. */
+enum { END_CLOSE, END_EXIT5 };
+static int consumer(int end, const char *errpath, pid_t *pidout)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        signal(SIGSEGV, SIG_DFL); /* die as a consumer would, not through cmocka's handler */
+        if (errpath) {
+            int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            if (fd < 0 || dup2(fd, 2) != 2) _exit(9);
+        }
+        pl_engine_config cfg = {.store_path = store, .provider_dir = TP_DIR, .system_name = "T"};
+        pl_engine *e = NULL;
+        pl_error err;
+        if (pl_engine_open(&cfg, &e, &err) != PL_OK) _exit(11);
+        void *data = NULL;
+        size_t len = 0;
+        uint32_t type = 0;
+        if (pl_engine_query_alloc(e, "Global", &data, &len, &type, &err) != PL_OK) _exit(12);
+        pl_block blk;
+        if (pl_block_open(&blk, data, len, 0, 0, &err) != PL_OK) _exit(13);
+        int objects = (int)blk.hdr.NumObjectTypes;
+        free(data);
+        if (end == END_EXIT5) exit(5);
+        pl_engine_close(e);
+        _exit(objects);
+    }
+    if (pidout) *pidout = pid;
+    int ws;
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    return ws;
+}
+
+static int consumer_query_close(pid_t *pidout) { return consumer(END_CLOSE, NULL, pidout); }
+
+/* Finding 4 of issue 26: an in-process provider that crashes in Close took
+ * down every consumer at its end, for ever: each Collect that answered
+ * before it cleared the count of consumers that died inside it. Close
+ * failures are counted apart: the second consumer in a row that dies in
+ * Close disables it, and the third lives. */
+static void inproc_crash_in_close_disables(void **s)
+{
+    (void)s;
+    add("Good", "good", PL_ISOLATION_INPROC, 0, 0);
+    add("Bad", "crash_close", PL_ISOLATION_INPROC, 0, 0);
+    pid_t pid = 0;
+    for (int i = 0; i < 2; i++) {
+        int ws = consumer_query_close(&pid);
+        assert_true(WIFSIGNALED(ws) && WTERMSIG(ws) == SIGSEGV);
+    }
+    assert_int_equal(traced("crash_close", "collect", NULL, 0), 2); /* each answered before it crashed */
+    int ws = consumer_query_close(NULL);
+    assert_true(WIFEXITED(ws));
+    assert_int_equal(WEXITSTATUS(ws), 1); /* Good only; Bad not called, its Close not either */
+    char want[200];
+    snprintf(want, sizeof want, "a consumer process (pid %ld) ended during its in-process Close (2 failures in a row)",
+             (long)pid);
+    assert_store_reason("Bad", want);
+    assert_int_equal(traced("crash_close", "close", NULL, 0), 2);
+}
+
+/* A Close that returns clears the count: a consumer killed inside Close
+ * once, then a Close that works, then another killed inside it: still only
+ * warned about. */
+static void inproc_close_failures_reset_by_a_close(void **s)
+{
+    (void)s;
+    add("Bad", "crash_close", PL_ISOLATION_INPROC, 0, 0);
+    int ws = consumer_query_close(NULL);
+    assert_true(WIFSIGNALED(ws));
+    /* the same provider, its Close working this time */
+    add("Bad", "good", PL_ISOLATION_INPROC, 0, 0);
+    ws = consumer_query_close(NULL);
+    assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 1);
+    add("Bad", "crash_close", PL_ISOLATION_INPROC, 0, 0);
+    ws = consumer_query_close(NULL);
+    assert_true(WIFSIGNALED(ws));
+    ws = consumer_query_close(NULL); /* warned, called again: dies once more, now two in a row */
+    assert_true(WIFSIGNALED(ws));
+    ws = consumer_query_close(NULL);
+    assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+    char got[300];
+    store_reason("Bad", got, sizeof got);
+    assert_non_null(strstr(got, "during its in-process Close (2 failures in a row)"));
+}
+
+/* A Close that never returns cost every one-shot consumer the whole Close
+ * wait (1 s) at its end, for ever: now it is disabled as a Collect that
+ * never returns is, and the next consumer does not wait. */
+static void inproc_hang_in_close_disables(void **s)
+{
+    (void)s;
+    add("Good", "good", PL_ISOLATION_INPROC, 0, 0);
+    add("Bad", "hang_close", PL_ISOLATION_INPROC, 0, 0);
+    pl_engine *e = engine();
+    assert_int_equal(query_objects(e, NULL), 2);
+    int64_t t0 = ms_now();
+    pl_engine_close(e);
+    assert_true(ms_now() - t0 >= 900);
+    assert_store_reason("Bad", "Close did not return within 1000 ms (in-process: the call was abandoned)");
+    e = engine();
+    assert_int_equal(query_objects(e, NULL), 1);
+    t0 = ms_now();
+    pl_engine_close(e);
+    assert_true(ms_now() - t0 < 900);
+    assert_int_equal(traced("hang_close", "close", NULL, 0), 1);
+}
+
+/* The same providers isolated: a crash in Close disables at once (as one in
+ * Collect does), a Close that times out three times in a row does. */
+static void iso_crash_in_close_disables(void **s)
+{
+    (void)s;
+    add("Bad", "crash_close", PL_ISOLATION_HELPER, 0, 0);
+    pl_engine *e = engine();
+    assert_int_equal(query_objects(e, NULL), 1);
+    pl_engine_close(e);
+    assert_store_reason("Bad", "helper process killed by signal 11 (SIGSEGV) during Close");
+}
+
+static void iso_hang_in_close_disables_after_three(void **s)
+{
+    (void)s;
+    add("Bad", "hang_close", PL_ISOLATION_HELPER, 0, 0);
+    for (int i = 1; i <= 3; i++) {
+        pl_engine *e = engine();
+        assert_int_equal(query_objects(e, NULL), 1);
+        pl_engine_close(e);
+        char got[300];
+        store_reason("Bad", got, sizeof got);
+        assert_string_equal(got, i < 3 ? "" : "Close timed out after 1000 ms (3 times in a row)");
+    }
+    pl_engine *e = engine();
+    assert_int_equal(query_objects(e, NULL), 0);
+    int64_t t0 = ms_now();
+    pl_engine_close(e);
+    assert_true(ms_now() - t0 < 900);
+}
+
+/* Finding 5 of issue 26: exit(0) inside an in-process provider's Collect
+ * (or Close) ended the consumer with status 0, as if it had succeeded. Now
+ * the consumer ends with PL_EXIT_PROVIDER_EXITED, says why on stderr, and
+ * the provider is disabled in the store. */
+static void inproc_exit0(const char *mode, const char *call)
+{
+    add("Good", "good", PL_ISOLATION_INPROC, 0, 0);
+    add("Bad", mode, PL_ISOLATION_INPROC, 0, 0);
+    char errpath[400];
+    snprintf(errpath, sizeof errpath, "%s/stderr", dir);
+    int ws = consumer(END_CLOSE, errpath, NULL); /* the provider's exit(0) looked like success before */
+    assert_true(WIFEXITED(ws));
+    assert_int_equal(WEXITSTATUS(ws), PL_EXIT_PROVIDER_EXITED);
+    char want[200];
+    snprintf(want, sizeof want, "called exit(0) inside its in-process %s", call);
+    assert_store_reason("Bad", want);
+    FILE *f = fopen(errpath, "r");
+    assert_non_null(f);
+    char line[600] = "";
+    if (!fgets(line, sizeof line, f)) line[0] = '\0';
+    fclose(f);
+    char msg[400];
+    snprintf(msg, sizeof msg,
+             "perflib: provider Bad called exit(0) inside its in-process %s; it is disabled (lodctr /e:Bad enables "
+             "it again) and this process ends with status 70\n",
+             call);
+    assert_string_equal(line, msg);
+    /* the next consumer lives, without it */
+    ws = consumer_query_close(NULL);
+    assert_true(WIFEXITED(ws));
+    assert_int_equal(WEXITSTATUS(ws), 1);
+}
+
+static void inproc_exit0_in_collect(void **s)
+{
+    (void)s;
+    inproc_exit0("exit0", "Collect");
+}
+
+static void inproc_exit0_in_close(void **s)
+{
+    (void)s;
+    inproc_exit0("exit0_close", "Close");
+}
+
+/* A child the provider forks inside Collect that calls exit(0) ends only
+ * that child: the consumer answers, nothing is disabled. */
+static void inproc_forked_child_exit_is_its_own(void **s)
+{
+    (void)s;
+    add("Good", "good", PL_ISOLATION_INPROC, 0, 0);
+    add("Forks", "fork_exit0", PL_ISOLATION_INPROC, 0, 0);
+    int ws = consumer(END_CLOSE, NULL, NULL);
+    assert_true(WIFEXITED(ws));
+    assert_int_equal(WEXITSTATUS(ws), 2); /* both answered */
+    assert_store_reason("Forks", "");
+}
+
+/* An exit() of the consumer's own (no provider call on its thread) is left
+ * alone: its status stays. */
+static void consumer_exit_is_its_own(void **s)
+{
+    (void)s;
+    add("Good", "good", PL_ISOLATION_INPROC, 0, 0);
+    int ws = consumer(END_EXIT5, NULL, NULL); /* with the engine open and the provider loaded */
+    assert_true(WIFEXITED(ws));
+    assert_int_equal(WEXITSTATUS(ws), 5);
+    assert_store_reason("Good", "");
+}
+
 /* ------------------------------------------------ 3-5. helper processes */
 
 /* 'Z' or gone: the process no longer runs. */
@@ -606,6 +804,78 @@ static void iso_fork_then_crash(void **s)
     }
     assert_true(ended);
     pl_engine_close(e);
+}
+
+/* The pid the provider traced as its child; fails when there is none. */
+static long traced_child(const char *mode)
+{
+    char child[32];
+    assert_int_equal(traced(mode, "child", child, sizeof child), 1);
+    long cpid = strtol(child, NULL, 10);
+    assert_true(cpid > 0);
+    return cpid;
+}
+
+static void assert_ends(long cpid)
+{
+    int ended = 0;
+    for (int i = 0; i < 300 && !ended; i++) { /* at most 3 s */
+        ended = process_ended(cpid);
+        if (!ended) usleep(10000);
+    }
+    if (!ended) kill((pid_t)cpid, SIGKILL); /* do not leave it behind the failure */
+    assert_true(ended);
+}
+
+#define ESCAPED "a process it started left the helper's process group (setsid() or setpgid()); every process it started was killed"
+
+/* Finding 6 of issue 26: a child of an isolated provider that called
+ * setsid() left the helper's process group, survived every kill of that
+ * group and piled up (one per request under perfd); the provider was
+ * never disabled. The helper is now a child subreaper that checks its tree
+ * after every call: the child is killed and the provider disabled. */
+static void iso_setsid_child_killed_and_disabled(void **s)
+{
+    (void)s;
+    add("Good", "good", PL_ISOLATION_INPROC, 0, 0);
+    add("Bad", "setsid", PL_ISOLATION_HELPER, 0, 0);
+    pl_engine *e = engine();
+    assert_int_equal(query_objects(e, NULL), 1);
+    assert_store_reason("Bad", ESCAPED " (during Collect)");
+    assert_ends(traced_child("setsid"));
+    assert_int_equal(query_objects(e, NULL), 1); /* not asked again: no second child */
+    pl_engine_close(e);
+    assert_int_equal(traced("setsid", "child", NULL, 0), 1);
+}
+
+/* The same child, then a Collect that never returns: the host kills the
+ * helper's whole tree, the escaped child with it, and disables the
+ * provider for the escape (not only counts a timeout). */
+static void iso_setsid_then_hang_killed_with_the_helper(void **s)
+{
+    (void)s;
+    add("Bad", "setsid_hang", PL_ISOLATION_HELPER, 0, 1500); /* the child has called setsid() well before */
+    pl_engine *e = engine();
+    /* late, not failed (issue 33): the helper runs on until the engine
+     * closes, which kills it with everything it started */
+    assert_int_equal(query_objects(e, NULL), 0);
+    pl_engine_close(e);
+    assert_store_reason("Bad", ESCAPED " (during Collect)");
+    assert_ends(traced_child("setsid_hang"));
+}
+
+/* The memory limit covers what the provider's processes hold too: a child
+ * holding 64 MiB takes a helper limited to 40 MiB over it. */
+static void iso_memory_limit_counts_children(void **s)
+{
+    (void)s;
+    setenv("PERFLIB_HELPER_MEMORY_MB", "40", 1);
+    add("Bad", "child_memory", PL_ISOLATION_HELPER, 0, 0);
+    pl_engine *e = engine();
+    assert_int_equal(query_objects(e, NULL), 0);
+    pl_engine_close(e);
+    assert_store_reason("Bad", "helper process went above its memory limit of 40 MiB during Collect");
+    assert_ends(traced_child("child_memory"));
 }
 
 /* What a helper prints goes nowhere near the consumer's stdout/stderr. */
@@ -894,12 +1164,24 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(inproc_crash_next_consumer_disables, setup, teardown),
         cmocka_unit_test_setup_teardown(inproc_exit_next_consumer_disables, setup, teardown),
         cmocka_unit_test_setup_teardown(inproc_crash_in_open_next_consumer_disables, setup, teardown),
+        cmocka_unit_test_setup_teardown(inproc_crash_in_close_disables, setup, teardown),
+        cmocka_unit_test_setup_teardown(inproc_close_failures_reset_by_a_close, setup, teardown),
+        cmocka_unit_test_setup_teardown(inproc_hang_in_close_disables, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_crash_in_close_disables, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_hang_in_close_disables_after_three, setup, teardown),
+        cmocka_unit_test_setup_teardown(inproc_exit0_in_collect, setup, teardown),
+        cmocka_unit_test_setup_teardown(inproc_exit0_in_close, setup, teardown),
+        cmocka_unit_test_setup_teardown(consumer_exit_is_its_own, setup, teardown),
+        cmocka_unit_test_setup_teardown(inproc_forked_child_exit_is_its_own, setup, teardown),
         cmocka_unit_test_setup_teardown(iso_crash_in_open, setup, teardown),
         cmocka_unit_test_setup_teardown(inproc_spin_watchdog, setup, teardown),
         cmocka_unit_test_setup_teardown(inproc_hang_collect_watchdog, setup, teardown),
         cmocka_unit_test_setup_teardown(inproc_hang_open_watchdog, setup, teardown),
         cmocka_unit_test_setup_teardown(iso_fork_then_crash, setup, teardown),
         cmocka_unit_test_setup_teardown(iso_prints_go_to_dev_null, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_setsid_child_killed_and_disabled, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_setsid_then_hang_killed_with_the_helper, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_memory_limit_counts_children, setup, teardown),
         cmocka_unit_test_setup_teardown(iso_memory_limit, setup, teardown),
         cmocka_unit_test_setup_teardown(iso_cpu_limit, setup, teardown),
         cmocka_unit_test_setup_teardown(iso_file_limit, setup, teardown),
