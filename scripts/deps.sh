@@ -14,6 +14,7 @@ pkgs=(
   libmicrohttpd-dev
   libncurses-dev
   libsqlite3-dev
+  libtdb-dev
   ninja-build
   pkg-config
   scdoc
@@ -42,6 +43,8 @@ if [ "$what" = test ]; then
     man-db
     mount
     prometheus
+    python3-samba
+    samba
     sysstat
     tmux
     tzdata
