@@ -243,23 +243,33 @@ static void one_bridge_and_sigterm(void **state)
     remove_dirs(&d);
 }
 
-/* A reader holding names.tdb delays the swap: until it closes the file,
- * or at most the wait (1 s for --once), after which the files are
- * replaced all the same and the bridge says so. */
+/* A reader holding names.tdb delays the swap until it closes the file;
+ * one that never does gets no swap at all (--once gives up after 5 s, the
+ * files as they were): Samba crashes on names over values of another
+ * snapshot (docs/samba.md). */
 static void reader_delays_swap(void **state)
 {
     (void)state;
     dirs d;
     make_dirs(&d);
     assert_int_equal(bridge(&d, "--once", NULL, NULL), 0);
+    char *before = tdb_value(d.names, SB_STAMP_KEY);
+    assert_non_null(before);
     int fd = open(d.names, O_RDONLY);
     assert_true(fd >= 0);
     long t0 = mono_ms();
-    assert_int_equal(bridge(&d, "--once", NULL, NULL), 0);
+    assert_int_equal(bridge(&d, "--once", NULL, NULL), 3);
     long took = mono_ms() - t0;
-    assert_true(took >= 1000);
-    expect_in(d.err, "a reader kept names.tdb open for");
+    assert_true(took >= 5000);
+    expect_in(d.err, "readers kept names.tdb open");
+    expect_in(d.err, "nothing written");
     close(fd);
+    char *after = tdb_value(d.names, SB_STAMP_KEY), *data = tdb_value(d.data, SB_STAMP_KEY);
+    assert_string_equal(before, after);
+    assert_string_equal(before, data);
+    free(after);
+    free(data);
+    free(before);
     /* a reader that closes after 300 ms */
     fd = open(d.names, O_RDONLY);
     assert_true(fd >= 0);
@@ -321,11 +331,11 @@ static void readers_see_one_snapshot(void **state)
     assert_int_equal(wait_exit(b, 10000), 0);
     char *err = slurp(d.err, NULL);
     assert_non_null(err);
-    if (mixed || strstr(err, "kept names.tdb open") || strstr(err, "no file lease"))
+    if (mixed || strstr(err, "no file lease"))
         fail_msg("%d of %d reads mixed two snapshots; bridge said: %s", mixed, reads, err);
     free(err);
-    assert_true(reads > 100);
-    assert_true(refused <= reads / 10);
+    /* on a loaded machine fewer reads get in; what matters is none mixed */
+    if (reads < 20 || refused > reads / 4 + 5) fail_msg("%d reads, %d refused", reads, refused);
     remove_dirs(&d);
 }
 

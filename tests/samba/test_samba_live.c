@@ -254,7 +254,9 @@ static int teardown(void **state)
     }
     pl_titles_free(e->titles);
     pl_engine_close(e->eng);
-    if (e->root[0]) {
+    if (e->root[0] && getenv("PL_SAMBA_KEEP")) {
+        fprintf(stderr, "PL_SAMBA_KEEP: %s kept (smbd.out, log/)\n", e->root);
+    } else if (e->root[0]) {
         char cmd[128];
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", e->root);
         if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", e->root);
@@ -591,20 +593,24 @@ static void agrees(const served *sv, const served_names *nm, const local *lo, co
     if (db < -200000 || db > 200000) fail_msg("System Up Time raw %llu, local %llu", (unsigned long long)boot, (unsigned long long)lo->boot);
     uint64_t avail = served_value(sv, nm, "Memory", "Available Bytes", NULL);
     uint64_t amin = lo->avail < hi->avail ? lo->avail : hi->avail, amax = lo->avail < hi->avail ? hi->avail : lo->avail;
-    const uint64_t slack = 32ull << 20;
+    /* the machine moves between the two local snapshots (other builds and
+     * tests run beside this one): a little more than the bracket */
+    const uint64_t slack = (32ull << 20) + amax / 50;
     if (avail + slack < amin || avail > amax + slack)
         fail_msg("Available Bytes %llu, local %llu .. %llu", (unsigned long long)avail, (unsigned long long)amin,
                  (unsigned long long)amax);
     uint64_t procs = served_value(sv, nm, "System", "Processes", NULL);
     uint64_t pmin = lo->procs < hi->procs ? lo->procs : hi->procs, pmax = lo->procs < hi->procs ? hi->procs : lo->procs;
-    if (procs + 5 < pmin || procs > pmax + 5)
+    uint64_t ps = 5 + pmax / 20;
+    if (procs + ps < pmin || procs > pmax + ps)
         fail_msg("Processes %llu, local %llu .. %llu", (unsigned long long)procs, (unsigned long long)pmin, (unsigned long long)pmax);
     pl_object po;
     if (!find_obj(sv, nm, "Process", &po)) fail_msg("Samba serves no Process object");
     uint64_t n = pl_object_num_instances(&po);
     uint64_t imin = lo->instances < hi->instances ? lo->instances : hi->instances;
     uint64_t imax = lo->instances < hi->instances ? hi->instances : lo->instances;
-    if (n + 5 < imin || n > imax + 5)
+    uint64_t is = 5 + imax / 20;
+    if (n + is < imin || n > imax + is)
         fail_msg("Process instances %llu, local %llu .. %llu", (unsigned long long)n, (unsigned long long)imin,
                  (unsigned long long)imax);
 }

@@ -20,6 +20,8 @@
 /* Windows clients' first buffer for a performance query is commonly 64 KB;
  * Samba 4.17 answers a smaller buffer with success and no objects. */
 #define SIZE_WARNING 65000u
+/* --once waits this long for readers to let go of names.tdb */
+#define ONCE_WAIT_MS 5000
 
 static volatile sig_atomic_t g_stop;
 
@@ -114,6 +116,8 @@ typedef struct bridge {
     long wait_ms;
     /* what was said already, so that a loop does not repeat itself */
     int said_shape, said_size, said_lease, said_objtime;
+    long busy_since_ms;       /* readers kept the files from being replaced since then (0: not) */
+    unsigned busy_skipped;
     size_t last_objects, last_defs;
     sb_stats st;
 } bridge;
@@ -154,6 +158,13 @@ static void say_object_time(bridge *b, const pl_block *blk)
                list);
 }
 
+static long mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /* One snapshot into the files. Returns 0, 3 (writing failed), 4 (no snapshot). */
 static int cycle(bridge *b, int once)
 {
@@ -180,8 +191,8 @@ static int cycle(bridge *b, int once)
         int prc = sb_publish(&b->dir, &names, &data, b->wait_ms, &sw, why, sizeof why);
         sb_recs_free(&names);
         sb_recs_free(&data);
-        if (prc != 0) logmsg("%s", why);
-        return prc != 0 ? 3 : 0;
+        if (prc < 0) logmsg("%s", why);
+        return prc < 0 ? 3 : 0;
     }
     sb_stats st;
     if (sb_layout(&blk, &b->cfg, &b->map, &names, &data, &st, why, sizeof why) != 0) {
@@ -195,9 +206,32 @@ static int cycle(bridge *b, int once)
     int prc = sb_publish(&b->dir, &names, &data, b->wait_ms, &sw, why, sizeof why);
     sb_recs_free(&names);
     sb_recs_free(&data);
-    if (prc != 0) {
+    if (prc < 0) {
         logmsg("%s", why);
         return 3;
+    }
+    if (prc == 1) {
+        /* Readers held names.tdb all along: this snapshot is dropped and the
+         * next one tried; said once, then once a minute while it lasts. */
+        long now = mono_ms();
+        if (!b->busy_since_ms) {
+            b->busy_since_ms = now;
+            logmsg("readers kept names.tdb open for %ld ms: the files stay as they were until they let go",
+                   sw.waited_ms);
+        } else if (++b->busy_skipped % 60 == 0) {
+            logmsg("readers have kept names.tdb open for %ld s: %u snapshots not written", (now - b->busy_since_ms) / 1000,
+                   b->busy_skipped);
+        }
+        if (once) {
+            logmsg("--once: nothing written");
+            return 3;
+        }
+        return 0;
+    }
+    if (b->busy_since_ms) {
+        logmsg("the files are current again (%u snapshots were not written)", b->busy_skipped + 1);
+        b->busy_since_ms = 0;
+        b->busy_skipped = 0;
     }
     if (st.renumbered && b->said_shape)
         logmsg("the index map was rebuilt: Windows clients must read the names again (reconnect)");
@@ -223,8 +257,6 @@ static int cycle(bridge *b, int once)
                b->dir.perfmon);
         b->said_lease = 1;
     }
-    if (sw.forced)
-        logmsg("a reader kept names.tdb open for %ld ms: replaced without waiting longer", sw.waited_ms);
     b->st = st;
     return 0;
 }
@@ -320,7 +352,9 @@ int main(int argc, char **argv)
     }
     b.cfg.dword_size = sizeof(long); /* smbd runs on this machine */
     b.cfg.title = title_of;
-    b.wait_ms = once ? 1000 : (long)(interval * 1000 / 2 < 1000 ? interval * 1000 / 2 : 1000);
+    /* how long readers may hold names.tdb before a snapshot is given up:
+     * most of an interval (a request of Samba's takes milliseconds) */
+    b.wait_ms = once ? ONCE_WAIT_MS : (long)(interval * 750);
     char query[4096] = "Global";
     int exit_code = 0;
     if (reload_titles(&b, &err) != PL_OK) {
@@ -366,9 +400,14 @@ int main(int argc, char **argv)
         if (!once && exit_code == 0) {
             sb_recs names = {0}, data = {0};
             sb_swap sw;
-            if (sb_layout_withdrawn(&b.map, &b.cfg, &names, &data, why, sizeof why) != 0 ||
-                sb_publish(&b.dir, &names, &data, b.wait_ms, &sw, why, sizeof why) != 0) {
+            int prc = sb_layout_withdrawn(&b.map, &b.cfg, &names, &data, why, sizeof why) != 0
+                          ? -1
+                          : sb_publish(&b.dir, &names, &data, ONCE_WAIT_MS, &sw, why, sizeof why);
+            if (prc < 0) {
                 logmsg("withdrawing the objects: %s", why);
+                exit_code = 3;
+            } else if (prc == 1) {
+                logmsg("readers kept names.tdb open: the last snapshot stays in place");
                 exit_code = 3;
             } else {
                 logmsg("stopped: the objects are withdrawn");

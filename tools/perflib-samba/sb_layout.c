@@ -437,9 +437,12 @@ static int number_shape(sb_map *m, shape *s, sb_stats *st)
     size_t need = 0;
     for (size_t i = 0; i < s->nobjs; i++) need += 1 + s->objs[i].ndefs;
     int rc = 1;
-    /* Keep the map unless it has grown to more than twice what is served:
-     * slots of objects that went away keep their names, up to a point. */
-    if (m->n <= 2 * need + 256) rc = assign(m, s);
+    /* Keep the map unless it has grown to more than twice what is served
+     * (slots of objects that went away keep their names, up to a point),
+     * or its numbers are sparse: Samba walks every index up to the highest
+     * for each answer, so a map read back with a few huge indices would
+     * make every request slow. */
+    if (m->n <= 2 * need + 256 && map_top(m) / 2 <= 4 * (uint64_t)m->n + 1024) rc = assign(m, s);
     if (rc != 0) {
         sb_map_free(m);
         st->renumbered = 1;

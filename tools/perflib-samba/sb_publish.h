@@ -27,16 +27,20 @@ int sb_load_map(const sb_dir *d, sb_map *map, char *why, size_t cap);
 
 typedef struct sb_swap {
     int guarded;          /* 1: replaced while no reader had names.tdb open (lease) */
-    int forced;           /* 1: a reader kept names.tdb open past the wait */
-    int unsupported;      /* 1: the file system or kernel refused a lease */
+    int unsupported;      /* 1: the file system or kernel refused a lease:
+                             replaced without knowing whether a reader was there */
     long waited_ms;       /* how long readers delayed the swap */
 } sb_swap;
 
 /* Write both files complete under temporary names (each in one tdb
  * transaction, synced), then put them in place: data.tdb first, names.tdb
  * second, both while no process has names.tdb open (a write lease, waiting
- * up to wait_ms for a reader to finish). Returns 0, or -1 with the reason
- * in why (the files in place are then left as they were). */
+ * up to wait_ms for the readers to finish). Returns 0 when the files were
+ * replaced; 1 when readers kept names.tdb open for all of wait_ms, and the
+ * files in place were left as they were (never replaced under a reader:
+ * Samba 4.17 crashes on names of one snapshot over values of another whose
+ * instances are fewer, docs/samba.md); -1 with the reason in why when they
+ * could not be written (the files in place are left as they were). */
 int sb_publish(const sb_dir *d, const sb_recs *names, const sb_recs *data, long wait_ms, sb_swap *sw, char *why,
                size_t cap);
 
