@@ -13,6 +13,7 @@ pkgs=(
   libgnutls28-dev
   libmicrohttpd-dev
   libncurses-dev
+  libpq-dev
   libsqlite3-dev
   libtdb-dev
   ninja-build
@@ -42,6 +43,7 @@ if [ "$what" = test ]; then
     llvm
     man-db
     mount
+    postgresql
     prometheus
     python3-samba
     samba
