@@ -81,33 +81,6 @@ pid_t spawn_cmd(char *const argv[], const char *out_path, const char *err_path)
     return start(argv, NULL, out_path, err_path);
 }
 
-char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 4096, n = 0;
-    char *b = malloc(cap + 1);
-    size_t r;
-    while (b && (r = fread(b + n, 1, cap - n, f)) > 0) {
-        n += r;
-        if (n == cap) {
-            char *nb = realloc(b, 2 * cap + 1);
-            if (!nb) {
-                free(b);
-                b = NULL;
-                break;
-            }
-            b = nb;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    if (!b) return NULL;
-    b[n] = '\0';
-    if (len) *len = n;
-    return b;
-}
-
 static int collect(TDB_CONTEXT *t, TDB_DATA k, TDB_DATA v, void *priv)
 {
     (void)t;

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "pq_run.h" /* pq_read_file */
 #include "sb_layout.h"
 
 /* Run argv (argv[0] a path) with stdout and stderr to those files (NULL:
@@ -18,8 +19,6 @@ pid_t spawn_cmd(char *const argv[], const char *out_path, const char *err_path);
 /* Wait for pid to exit within timeout_ms: its status as run_cmd, or -1. */
 int wait_exit(pid_t pid, int timeout_ms);
 
-/* A whole file, NUL-terminated (malloc), or NULL; *len its length (may be NULL). */
-char *slurp(const char *path, size_t *len);
 /* Every record of a tdb file. 0, or -1 when it cannot be opened. */
 int load_tdb(const char *path, sb_recs *out);
 /* One record's value as a NUL-terminated string (malloc), or NULL. */

@@ -57,7 +57,7 @@ static pid_t bridge_bg(dirs *d, const char *interval)
 
 static void expect_in(const char *path, const char *what)
 {
-    char *s = slurp(path, NULL);
+    char *s = pq_read_file(path, NULL);
     assert_non_null(s);
     if (!strstr(s, what)) fail_msg("'%s' not in %s: %s", what, path, s);
     free(s);
@@ -284,7 +284,7 @@ static void reader_delays_swap(void **state)
     took = mono_ms() - t0;
     assert_int_equal(wait_exit(closer, 5000), 0);
     assert_true(took >= 250);
-    char *err = slurp(d.err, NULL);
+    char *err = pq_read_file(d.err, NULL);
     assert_non_null(err);
     assert_null(strstr(err, "kept names.tdb open"));
     free(err);
@@ -329,7 +329,7 @@ static void readers_see_one_snapshot(void **state)
     }
     assert_int_equal(kill(b, SIGTERM), 0);
     assert_int_equal(wait_exit(b, 10000), 0);
-    char *err = slurp(d.err, NULL);
+    char *err = pq_read_file(d.err, NULL);
     assert_non_null(err);
     if (mixed || strstr(err, "no file lease"))
         fail_msg("%d of %d reads mixed two snapshots; bridge said: %s", mixed, reads, err);

@@ -94,6 +94,14 @@ static sb_stats round_trip(const built *x, sb_map *map, sb_recs *names, sb_recs 
     return st;
 }
 
+static void release(sb_recs *names, sb_recs *data, sb_map *map, void *buf)
+{
+    sb_recs_free(names);
+    sb_recs_free(data);
+    sb_map_free(map);
+    free(buf);
+}
+
 static const sb_rec *rec(const sb_recs *r, const char *key)
 {
     const sb_rec *x = sb_recs_find(r, key);
@@ -234,10 +242,7 @@ static void dword_types_served_as_large(void **state)
     /* an instance record: 12 values of 8 bytes, packed */
     snprintf(key, sizeof key, "%ui1", slot_index(&map, 'o', 4, 0, 0));
     assert_int_equal(rec(&data, key)->vlen, 12 * 8);
-    sb_recs_free(&names);
-    sb_recs_free(&data);
-    sb_map_free(&map);
-    free(x.buf);
+    release(&names, &data, &map, x.buf);
 }
 
 /* Zero is written as the empty text: Samba returns the text "0" as the
@@ -285,10 +290,7 @@ static void zero_is_the_empty_text(void **state)
     ASSERT_OK(pl_counter_value(&ct, &in, &v));
     assert_int_equal(v, 48);
     free(ans);
-    sb_recs_free(&names);
-    sb_recs_free(&data);
-    sb_map_free(&map);
-    free(x.buf);
+    release(&names, &data, &map, x.buf);
 }
 
 /* 64-bit values of objects without instances go through atof(): above
@@ -324,10 +326,7 @@ static void large_values(void **state)
     assert_null(sb_recs_find(&data, key));
     snprintf(key, sizeof key, "%urel", slot_index(&map, 'c', 2, 12, 0));
     assert_null(sb_recs_find(&names, key));
-    sb_recs_free(&names);
-    sb_recs_free(&data);
-    sb_map_free(&map);
-    free(x.buf);
+    release(&names, &data, &map, x.buf);
 }
 
 /* Unavailable values: left out of an object without instances (with their
@@ -393,10 +392,7 @@ static void unavailable_values(void **state)
     snprintf(key, sizeof key, "%ui2", oi);
     memcpy(&m, rec(&data, key)->val + 4 * 8, 8);
     assert_int_equal(m, 0);
-    sb_recs_free(&names);
-    sb_recs_free(&data);
-    sb_map_free(&map);
-    free(x.buf);
+    release(&names, &data, &map, x.buf);
 }
 
 /* Samba sends no parent: the instance carries it in its name, as clients
@@ -436,10 +432,7 @@ static void instance_names(void **state)
     assert_memory_equal(rec(&names, key)->val + 84 * 3, "/0", 2);
     snprintf(key, sizeof key, "%uinst", th);
     assert_memory_equal(rec(&names, key)->val, "3", 1);
-    sb_recs_free(&names);
-    sb_recs_free(&data);
-    sb_map_free(&map);
-    free(x.buf);
+    release(&names, &data, &map, x.buf);
 }
 
 /* Names and help texts: printable ASCII only (Samba sizes them by their
@@ -482,10 +475,7 @@ static void titles_ascii_and_short(void **state)
     /* a counter without a name or help: no record (Samba skips it) */
     snprintf(key, sizeof key, "%u", slot_index(&map, 'c', 7777, 9999, 0));
     assert_null(sb_recs_find(&names, key));
-    sb_recs_free(&names);
-    sb_recs_free(&data);
-    sb_map_free(&map);
-    free(x.buf);
+    release(&names, &data, &map, x.buf);
 }
 
 static void add_plain(pl_builder *b, uint32_t obj, int with_base_on_12, int extra)
@@ -734,10 +724,7 @@ static void odd_objects(void **state)
     char key[32];
     snprintf(key, sizeof key, "%uinst", slot_index(&map, 'o', 700, 0, 0));
     assert_memory_equal(rec(&names, key)->val, "0", 1);
-    sb_recs_free(&names);
-    sb_recs_free(&data);
-    sb_map_free(&map);
-    free(x.buf);
+    release(&names, &data, &map, x.buf);
 }
 
 /* With the bridge stopped: every name still listed, no object served. */
@@ -771,10 +758,7 @@ static void withdrawn(void **state)
     free(t1);
     free(t2);
     free(ans);
-    sb_recs_free(&names);
-    sb_recs_free(&data);
-    sb_map_free(&map);
-    free(x.buf);
+    release(&names, &data, &map, x.buf);
 }
 
 static void served_types(void **state)

@@ -134,7 +134,7 @@ static void add_user(env *e, const char *user, const char *pw)
     int rc = run_cmd(argv, in, out, out, 30);
     unlink(in);
     if (rc != 0) {
-        char *s = slurp(out, NULL);
+        char *s = pq_read_file(out, NULL);
         fail_msg("pdbedit -a -u %s: exit %d: %s", user, rc, s ? s : "");
     }
 }
@@ -200,7 +200,7 @@ static int setup(void **state)
     snprintf(check, sizeof check, "/tmp/pl-samba-import-%d", (int)getpid());
     char *imp[] = {PYTHON, "-c", "import samba.dcerpc.winreg", NULL};
     if (run_cmd(imp, NULL, NULL, check, 30) != 0) {
-        char *s = slurp(check, NULL);
+        char *s = pq_read_file(check, NULL);
         unlink(check);
         fail_msg("python3 cannot import samba.dcerpc.winreg (apt-get install python3-samba): %s", s ? s : "");
     }
@@ -231,7 +231,7 @@ static int setup(void **state)
     if (!port_open(445)) {
         char p[192];
         snprintf(p, sizeof p, "%s/smbd.out", e->root);
-        char *s = slurp(p, NULL);
+        char *s = pq_read_file(p, NULL);
         fail_msg("smbd did not listen on 127.0.0.1:445 within 10 s: %s", s ? s : "");
     }
     pl_error err;
@@ -272,7 +272,7 @@ static void bridge_once(env *e)
     char *argv[] = {PERFLIB_SAMBA_BIN, "--state-dir", e->state, "--once", NULL};
     int rc = run_cmd(argv, NULL, e->bout, e->berr, 60);
     if (rc != 0) {
-        char *s = slurp(e->berr, NULL);
+        char *s = pq_read_file(e->berr, NULL);
         fail_msg("perflib-samba --once: exit %d: %s", rc, s ? s : "");
     }
 }
@@ -344,7 +344,7 @@ static int hkpd_as(env *e, const char *user, const char *pwfile, int repeat, con
     snprintf(out, sizeof out, "%s/client.out", e->root);
     snprintf(err, sizeof err, "%s/client.err", e->root);
     int rc = run_cmd(argv, NULL, out, err, 120);
-    char *text = slurp(out, NULL);
+    char *text = pq_read_file(out, NULL);
     if (refused) refused[0] = '\0';
     if (rc == 3 && refused && text) {
         snprintf(refused, rcap, "%s", text);
@@ -352,7 +352,7 @@ static int hkpd_as(env *e, const char *user, const char *pwfile, int repeat, con
         return 0;
     }
     if (rc != 0) {
-        char *es = slurp(err, NULL);
+        char *es = pq_read_file(err, NULL);
         fail_msg("hkpd_query.py exit %d: %s %s", rc, text ? text : "", es ? es : "");
     }
     int got = 0;
@@ -371,7 +371,7 @@ static int hkpd_as(env *e, const char *user, const char *pwfile, int repeat, con
             snprintf(p, sizeof p, "%s/%d.bin", e->answers, k);
             x->ok = 1;
             x->type = t;
-            x->data = (uint8_t *)slurp(p, &x->len);
+            x->data = (uint8_t *)pq_read_file(p, &x->len);
             if (!x->data || x->len != len) fail_msg("answer %d: %zu bytes in the file, %zu announced", k, x->len, len);
         } else {
             const char *m = strchr(line + 2, ' ');
@@ -780,7 +780,7 @@ static void live_samba_once(void **state)
     answer ga;
     answer c = check_served(e, &lo, &hi, &nm, &g, &ga);
     /* the tool's prediction of the answer's size */
-    char *out = slurp(e->bout, NULL);
+    char *out = pq_read_file(e->bout, NULL);
     assert_non_null(out);
     char *p = strstr(out, "Samba's answer to Global: ");
     assert_non_null(p);
@@ -910,7 +910,7 @@ static void live_samba_during_swaps(void **state)
     }
     free_answers(a, REPEAT);
     if (whole < REPEAT * 8 / 10) fail_msg("%d whole answers, %d empty of %d", whole, empty, REPEAT);
-    char *err = slurp(e->berr, NULL);
+    char *err = pq_read_file(e->berr, NULL);
     if (err && strstr(err, "no file lease")) fail_msg("the bridge could not take its lease: %s", err);
     free(err);
     bridge_stop(e);
