@@ -291,6 +291,54 @@ static void reader_delays_swap(void **state)
     remove_dirs(&d);
 }
 
+/* In the loop, a reader that holds names.tdb for seconds costs snapshots,
+ * not the files: they stay as they were, the bridge says so once (not for
+ * every snapshot dropped), and says how many were dropped when the files
+ * are current again. */
+static void busy_readers_in_the_loop(void **state)
+{
+    (void)state;
+    dirs d;
+    make_dirs(&d);
+    pid_t b = bridge_bg(&d, "0.2");
+    assert_true(b > 0);
+    wait_written(&d);
+    int fd = open(d.names, O_RDONLY);
+    assert_true(fd >= 0);
+    char *held = tdb_value(d.names, SB_STAMP_KEY);
+    assert_non_null(held);
+    sleep_ms(2500);
+    char *still = tdb_value(d.names, SB_STAMP_KEY), *data = tdb_value(d.data, SB_STAMP_KEY);
+    assert_string_equal(held, still);
+    assert_string_equal(held, data);
+    free(still);
+    free(data);
+    close(fd);
+    int moved = 0;
+    for (int i = 0; i < 250 && !moved; i++) {
+        char *v = tdb_value(d.names, SB_STAMP_KEY);
+        moved = v && strcmp(v, held) != 0;
+        free(v);
+        if (!moved) sleep_ms(20);
+    }
+    assert_true(moved);
+    free(held);
+    assert_int_equal(kill(b, SIGTERM), 0);
+    assert_int_equal(wait_exit(b, 10000), 0);
+    char *err = pq_read_file(d.err, NULL);
+    assert_non_null(err);
+    int kept = 0;
+    for (const char *p = err; (p = strstr(p, "readers kept names.tdb open")) != NULL; p++) kept++;
+    if (kept != 1) fail_msg("'readers kept names.tdb open' said %d times: %s", kept, err);
+    assert_null(strstr(err, "readers have kept"));
+    const char *again = strstr(err, "the files are current again (");
+    if (!again) fail_msg("no 'current again' in: %s", err);
+    unsigned dropped = (unsigned)strtoul(again + strlen("the files are current again ("), NULL, 10);
+    if (dropped < 5 || dropped > 20) fail_msg("%u snapshots dropped in 2.5 s at 0.2 s: %s", dropped, err);
+    free(err);
+    remove_dirs(&d);
+}
+
 /* Read the files as smbd does, many times while the bridge replaces them
  * every 0.2 s: names.tdb opened once and held, data.tdb opened again for
  * every value. Every read must see one snapshot in both files. */
@@ -349,6 +397,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(bad_map_replaced),
         cmocka_unit_test(one_bridge_and_sigterm),
         cmocka_unit_test(reader_delays_swap),
+        cmocka_unit_test(busy_readers_in_the_loop),
         cmocka_unit_test(readers_see_one_snapshot),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);

@@ -117,6 +117,7 @@ typedef struct bridge {
     /* what was said already, so that a loop does not repeat itself */
     int said_shape, said_size, said_lease, said_objtime;
     long busy_since_ms;       /* readers kept the files from being replaced since then (0: not) */
+    long busy_said_ms;        /* when that was last said */
     unsigned busy_skipped;
     size_t last_objects, last_defs;
     sb_stats st;
@@ -215,12 +216,16 @@ static int cycle(bridge *b, int once)
          * next one tried; said once, then once a minute while it lasts. */
         long now = mono_ms();
         if (!b->busy_since_ms) {
-            b->busy_since_ms = now;
+            b->busy_since_ms = b->busy_said_ms = now;
             logmsg("readers kept names.tdb open for %ld ms: the files stay as they were until they let go",
                    sw.waited_ms);
-        } else if (++b->busy_skipped % 60 == 0) {
-            logmsg("readers have kept names.tdb open for %ld s: %u snapshots not written", (now - b->busy_since_ms) / 1000,
-                   b->busy_skipped);
+        } else {
+            b->busy_skipped++;
+            if (now - b->busy_said_ms >= 60000) {
+                b->busy_said_ms = now;
+                logmsg("readers have kept names.tdb open for %ld s: %u snapshots not written",
+                       (now - b->busy_since_ms) / 1000, b->busy_skipped + 1);
+            }
         }
         if (once) {
             logmsg("--once: nothing written");
@@ -246,7 +251,7 @@ static int cycle(bridge *b, int once)
     if (st.objects_bytes + 128 > SIZE_WARNING) {
         if (!b->said_size)
             logmsg("Samba's answer is %zu bytes plus its header: a client whose buffer is smaller gets success "
-                   "and no objects from Samba 4.17 (docs/samba.md, \"Answer size\"); --objects serves fewer",
+                   "and no objects from Samba 4.17 (docs/samba.md, limit 7); --objects serves fewer",
                    st.objects_bytes);
         b->said_size = 1;
     } else {
