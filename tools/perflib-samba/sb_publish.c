@@ -110,6 +110,7 @@ int sb_dir_open(sb_dir *d, const char *state_dir, char *why, size_t cap)
         ssize_t n = pread(d->lock_fd, pid, sizeof pid - 1, 0);
         if (n > 0) pid[n] = '\0';
         pid[strcspn(pid, "\n")] = '\0';
+        if (strspn(pid, "0123456789") != strlen(pid)) pid[0] = '\0'; /* a number or nothing into the message */
         close(d->lock_fd);
         d->lock_fd = -1;
         if (e == EWOULDBLOCK)
