@@ -18,6 +18,7 @@ pkgs=(
   libncurses-dev
   libpq-dev
   libsqlite3-dev
+  libtdb-dev
   ninja-build
   pkg-config
   scdoc
@@ -47,6 +48,8 @@ if [ "$what" = test ]; then
     postgresql
     prometheus
     stress-ng
+    python3-samba
+    samba
     sysstat
     tmux
     tzdata
