@@ -102,12 +102,12 @@ static int send_get(const char *path)
 }
 
 /* perfd_defer: a job runs on the worker thread while the server thread
- * answers others; /v1/json is rendered there too (it waits for the job
- * before it), never on the server thread. */
+ * answers others; /metrics and /v1/json are rendered there too (they wait
+ * for the job before them), never on the server thread. */
 static void worker_off_the_server_thread(void **state)
 {
     (void)state;
-    char *b = get("/v1/json", 200); /* a first collection, so that the next ones are quick */
+    char *b = get("/metrics", 200); /* a first collection, so that the next ones are quick */
     free(b);
     long t0 = pd_now_ms();
     int busy = send_get("/test/busy?ms=1500");
@@ -117,19 +117,26 @@ static void worker_off_the_server_thread(void **state)
     b = get("/healthz", 200);
     free(b);
     long healthz_ms = pd_now_ms() - t1;
-    int json = send_get("/v1/json");
-    pd_resp rj, rb;
+    int metrics = send_get("/metrics"), json = send_get("/v1/json");
+    pd_resp rm, rj, rb;
+    assert_int_equal(pd_read_resp(metrics, &rm, 10000), 0);
+    long metrics_ms = pd_now_ms() - t0;
     assert_int_equal(pd_read_resp(json, &rj, 10000), 0);
     long json_ms = pd_now_ms() - t0;
     assert_int_equal(pd_read_resp(busy, &rb, 10000), 0);
     close(busy);
+    close(metrics);
     close(json);
-    print_message("healthz %ld ms during the job; /v1/json after %ld ms\n", healthz_ms, json_ms);
+    print_message("healthz %ld ms during the job; /metrics after %ld ms, /v1/json after %ld ms\n", healthz_ms, metrics_ms,
+                  json_ms);
     assert_int_equal(rb.status, 200);
     assert_string_equal((char *)rb.body, "busy=1500\n");
+    assert_int_equal(rm.status, 200);
     assert_int_equal(rj.status, 200);
-    assert_true(healthz_ms < 1000); /* the server thread was free */
-    assert_true(json_ms >= 1400);   /* rendered after the job: on the worker */
+    assert_true(healthz_ms < 1000);   /* the server thread was free */
+    assert_true(metrics_ms >= 1400);  /* rendered after the job: on the worker */
+    assert_true(json_ms >= 1400);
+    pd_resp_free(&rm);
     pd_resp_free(&rj);
     pd_resp_free(&rb);
 }
