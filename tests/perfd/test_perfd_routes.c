@@ -141,12 +141,28 @@ static void worker_off_the_server_thread(void **state)
     pd_resp_free(&rb);
 }
 
+/* A second after the worker's last job, the snapshots too old to serve
+ * again are dropped (perfd_snapshot_trim): not held until the next scrape. */
+static void stale_snapshots_dropped_after_work(void **state)
+{
+    (void)state;
+    char *b = get("/metrics", 200); /* a Global collection, rendered on the worker */
+    free(b);
+    b = get("/test/peek?q=Global", 200); /* kept for now */
+    free(b);
+    struct timespec ts = {1, 600000000};
+    nanosleep(&ts, NULL);
+    b = get("/test/peek?q=Global", 404); /* snapshot_max_age_ms=0: dropped */
+    free(b);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(publish_hook_request_and_peek, setup, teardown),
         cmocka_unit_test_setup_teardown(handler_state_across_wait, setup, teardown),
         cmocka_unit_test_setup_teardown(worker_off_the_server_thread, setup, teardown),
+        cmocka_unit_test_setup_teardown(stale_snapshots_dropped_after_work, setup, teardown),
         cmocka_unit_test(bad_config_key),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);

@@ -362,10 +362,10 @@ static int cmp_labels(const void *a, const void *b, void *ctx)
     return (x > y) - (x < y);
 }
 
-static void id_label(wb *b, const char *key, const pl_counter *c, const pl_instance *in)
+static void id_label(wb *b, const char *key, const pl_counter *c, const inst *x)
 {
     uint64_t v;
-    if (!pl_counter_available(c, in) || pl_counter_value(c, in, &v) != PL_OK) return;
+    if (!available(c, x->unavail) || pl_counter_value(c, &x->in, &v) != PL_OK) return;
     char num[24];
     num[fmt_u64(num, v)] = '\0';
     pm_label(b, key, num);
@@ -421,8 +421,8 @@ static int view_open(view *w, const pl_block *blk, const pl_object *o, const cha
         x->lab_off = w->lab.len;
         size_t mark = w->lab.len;
         wb ids = {0};
-        if (have_pid) id_label(&ids, "pid", &cpid, &in);
-        if (have_tid) id_label(&ids, "tid", &ctid, &in);
+        if (have_pid) id_label(&ids, "pid", &cpid, x);
+        if (have_tid) id_label(&ids, "tid", &ctid, x);
         if (!w->L.positional || !ids.len) {
             wb_str(&w->lab, w->L.instance);
             wb_put(&w->lab, "=\"", 2);

@@ -99,6 +99,12 @@ perfd_snap *perfd_snapshot(perfd_req *r, const char *query);
  * publications. */
 perfd_snap *perfd_snapshot_peek(const char *query);
 
+/* Drop every kept snapshot too old to be served again (older than
+ * snapshot_max_age_ms), so that a large one is not held until the next
+ * scrape; the requests and answers that hold one keep it. perfd's worker
+ * calls it a second after its last job. */
+void perfd_snapshot_trim(void);
+
 /* Start a collection of `query` unless one is queued or running, without a
  * request (for streams that sample on their own clock). 0, or -1 when
  * perfd is stopping or the query cannot be cached now. Never blocks. */

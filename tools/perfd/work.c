@@ -10,9 +10,13 @@
  * The connection is suspended before the job is queued, so the worker's
  * resume can never come first. Jobs run in the order they came; at
  * shutdown (perfd_work_stop) the worker finishes the queue and exits, and
- * the answers go out before the server stops. */
+ * the answers go out before the server stops. A second after its last job
+ * the worker gives back the memory the work no longer needs. */
+#include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "daemon.h"
 
@@ -31,12 +35,35 @@ static struct {
     job *head, *tail;
 } W = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
 
+/* Memory after the work: a rendering's buffers are large and gone, and
+ * the snapshots rendered are too old to serve again a moment later; they
+ * need not stay until the next scrape. Once the worker has been idle for a
+ * second, the stale snapshots are dropped and the heaps' free pages handed
+ * back, so perfd's RSS between scrapes is what it still uses. */
+#define TRIM_AFTER_S 1
+
 static void *worker(void *arg)
 {
     (void)arg;
+    int worked = 0;
     pthread_mutex_lock(&W.mu);
     for (;;) {
-        while (!W.head && !W.stopping) pthread_cond_wait(&W.cv, &W.mu);
+        while (!W.head && !W.stopping) {
+            if (!worked) {
+                pthread_cond_wait(&W.cv, &W.mu);
+                continue;
+            }
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts); /* W.cv has the default clock */
+            ts.tv_sec += TRIM_AFTER_S;
+            if (pthread_cond_timedwait(&W.cv, &W.mu, &ts) == ETIMEDOUT && !W.head) {
+                worked = 0;
+                pthread_mutex_unlock(&W.mu);
+                perfd_snapshot_trim();
+                malloc_trim(0);
+                pthread_mutex_lock(&W.mu);
+            }
+        }
         job *j = W.head;
         if (!j) break; /* stopping, and the queue is empty */
         W.head = j->next;
@@ -45,6 +72,7 @@ static void *worker(void *arg)
         j->fn(j->arg);
         MHD_resume_connection(j->req->conn);
         free(j);
+        worked = 1;
         pthread_mutex_lock(&W.mu);
     }
     pthread_mutex_unlock(&W.mu);
