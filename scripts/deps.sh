@@ -10,6 +10,7 @@ pkgs=(
   gcc
   libc6-dev
   libcurl4-gnutls-dev
+  libdeflate-dev
   libgnutls28-dev
   libmicrohttpd-dev
   libncurses-dev

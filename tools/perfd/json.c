@@ -157,12 +157,9 @@ static void json_job(void *arg)
         pthread_mutex_unlock(&cache.mu);
     }
     if (j->gzip) {
-        perfd_gzip *g = perfd_gzip_new();
         char *z = NULL;
         size_t zl = 0;
-        int ok = g && perfd_gzip_add(g, buf, len) == 0;
-        if (ok) ok = perfd_gzip_finish(g, &z, &zl) == 0; /* frees g */
-        else perfd_gzip_free(g);
+        int ok = perfd_gzip(buf, len, &z, &zl) == 0;
         free(buf);
         if (!ok) {
             j->status = MHD_HTTP_SERVICE_UNAVAILABLE;

@@ -2,8 +2,8 @@
  * (docs/perfd.md, "/metrics"). The exposition itself is metrics_text.c and
  * the table of names metrics_table.c; this file negotiates the format
  * (Accept) and the compression (Accept-Encoding), takes the snapshot, and
- * has the answer rendered on the worker thread (perfd_defer), gzipped as it
- * is made when asked, with perfd's own metrics after the objects: build and
+ * has the answer rendered on the worker thread (perfd_defer), gzipped when
+ * asked, with perfd's own metrics after the objects: build and
  * system information, each provider's and object's state, the scrape's
  * durations.
  *
@@ -368,24 +368,17 @@ static void self_metrics(pm_out *o, const mjob *j, const pl_block *blk, const pl
     wb_free(&l);
 }
 
-/* On the worker thread: the whole answer, compressed as it grows. */
+/* On the worker thread: the whole answer, then its gzip when asked. */
 static void render_job(void *arg)
 {
     mjob *j = arg;
     pm_out o = {0};
-    perfd_gzip *gz = NULL;
-    if (j->gzip) {
-        gz = perfd_gzip_new();
-        if (!gz) o.failed = 1;
-        o.sink = perfd_gzip_add;
-        o.ctx = gz;
-    }
     const pl_titles *t = english();
     pm_names names = {.name = t_name, .help = t_help, .ctx = (void *)t};
     if (!M.state) M.state = pm_state_new();
     pl_block blk;
     int have = 0;
-    if (j->snap && !o.failed) {
+    if (j->snap) {
         pl_error err;
         have = pl_block_open(&blk, j->snap->data, j->snap->len, 0, 0, &err) == PL_OK;
         if (!have) o.failed = 1;
@@ -393,22 +386,17 @@ static void render_job(void *arg)
     }
     if (!o.failed) self_metrics(&o, j, have ? &blk : NULL, t);
     pm_eof(&o, j->opt.openmetrics);
-    pm_flush(&o);
-    if (gz) {
-        if (o.failed || perfd_gzip_finish(gz, &j->body, &j->len) != 0) {
-            if (o.failed) perfd_gzip_free(gz);
-            j->failed = 1;
-        }
-        wb_free(&o.b);
-    } else if (o.failed) {
-        wb_free(&o.b);
+    if (!o.b.p) wb_put(&o.b, "", 0);
+    if (o.failed || o.b.oom) {
         j->failed = 1;
+    } else if (j->gzip) {
+        j->failed = perfd_gzip(o.b.p, o.b.len, &j->body, &j->len) != 0;
     } else {
-        if (!o.b.p) wb_put(&o.b, "", 0);
         j->body = o.b.p;
         j->len = o.b.len;
-        j->failed = o.b.oom;
+        o.b.p = NULL;
     }
+    wb_free(&o.b);
     j->done = 1;
 }
 

@@ -25,7 +25,6 @@
 #include "perflib/winperf.h"
 
 #define FILETIME_UNIX_EPOCH 116444736000000000LL
-#define CHUNK 65536
 
 /* "_Total", or a group's total such as Processor Information's "0,_Total"
  * (a NUMA node's sum). */
@@ -36,19 +35,6 @@ static int is_total(const char *name)
 }
 
 /* ----------------------------------------------------------------- output */
-
-void pm_flush(pm_out *o)
-{
-    if (o->b.oom) o->failed = 1;
-    if (!o->sink || o->failed || o->b.len == 0) return;
-    if (o->sink(o->ctx, o->b.p, o->b.len) != 0) o->failed = 1;
-    o->b.len = 0;
-}
-
-static void maybe_flush(pm_out *o)
-{
-    if (o->sink && o->b.len >= CHUNK) pm_flush(o);
-}
 
 static void put(pm_out *o, const char *s, size_t n)
 {
@@ -558,7 +544,6 @@ void pm_family(pm_out *o, int om, const char *fam, pm_kind k, pm_unit unit, cons
         put_s(o, pm_unit_suffix(unit));
         put(o, "\n", 1);
     }
-    maybe_flush(o);
 }
 
 /* One sample line: fam sfx {labels} number */
@@ -587,7 +572,6 @@ static void line(pm_out *o, const char *fam, size_t famlen, const char *sfx, con
     *p++ = '\n';
     o->b.len = (size_t)(p - o->b.p);
     o->b.p[o->b.len] = '\0';
-    maybe_flush(o);
 }
 
 void pm_sample(pm_out *o, const char *fam, const char *sfx, const char *labels, double v)
@@ -767,7 +751,7 @@ int pm_render_objects(const pl_block *blk, uint64_t seq, const pm_names *names, 
         view_free(&w);
     }
     ns_free(&fams);
-    pm_flush(o);
+    if (o->b.oom) o->failed = 1;
     return o->failed ? -1 : 0;
 }
 

@@ -40,16 +40,11 @@ typedef struct pm_state pm_state;
 pm_state *pm_state_new(void);
 void pm_state_free(pm_state *st);
 
-/* Where the text goes: into b, handed to sink (when set) in pieces of about
- * 64 KiB as it grows, so that a compressed answer never holds the whole
- * text. failed: out of memory, or the sink said no. */
+/* Where the text goes. failed: out of memory. */
 typedef struct pm_out {
     wb b;
-    int (*sink)(void *ctx, const char *p, size_t n); /* 0 or -1 */
-    void *ctx;
     int failed;
 } pm_out;
-void pm_flush(pm_out *o);      /* hand what b holds to the sink (no-op without one) */
 
 /* The families of every wanted object of `blk` (a validated block), without
  * the OpenMetrics "# EOF". `seq` is the snapshot's publication number: the

@@ -146,8 +146,8 @@ int perfd_reply_error(perfd_req *r, unsigned status, const char *reason);
 int perfd_reply_snap_error(perfd_req *r, const perfd_snap *s);
 /* Take ownership of a malloc'd buffer and send it. */
 int perfd_reply_owned(perfd_req *r, unsigned status, const char *content_type, void *data, size_t len);
-/* The same with a Content-Encoding ("gzip"; NULL for none). An answer whose
- * route can compress says "Vary: Accept-Encoding" either way. */
+/* The same with a Content-Encoding ("gzip"; NULL for none), and "Vary:
+ * Accept-Encoding" (an answer whose route can compress says so either way). */
 int perfd_reply_owned_enc(perfd_req *r, unsigned status, const char *content_type, const char *encoding, void *data,
                           size_t len);
 
@@ -158,15 +158,9 @@ int perfd_reply_owned_enc(perfd_req *r, unsigned status, const char *content_typ
 int perfd_accepts_gzip(perfd_req *r);
 int perfd_gzip_accepted(const char *accept_encoding);
 
-/* A gzip stream (RFC 1952, zlib) written piece by piece, so that a large
- * answer is compressed as it is made and never held whole. add() has the
- * shape of a pm_out sink: 0, or -1 (out of memory). finish() hands over the
- * compressed bytes (malloc'd) and frees the stream. */
-typedef struct perfd_gzip perfd_gzip;
-perfd_gzip *perfd_gzip_new(void);
-int perfd_gzip_add(void *z, const char *p, size_t n);
-int perfd_gzip_finish(perfd_gzip *z, char **out, size_t *len);
-void perfd_gzip_free(perfd_gzip *z); /* accepts NULL */
+/* The gzip (RFC 1952) of n bytes in a new buffer: *out (malloc'd, *outlen
+ * bytes). 0, or -1 when out of memory. */
+int perfd_gzip(const char *in, size_t n, char **out, size_t *outlen);
 
 /* ---------------------------------------------------------- worker thread */
 
