@@ -18,8 +18,9 @@
 # Each round prints its ratios to the engine; the summary gives the median
 # and the range of the rounds' ratios (issue 24's goal: metrics-pt <= 1.3 x
 # engine), the answer's size plain and gzipped, and perfd's memory after
-# the rounds: VmRSS, and VmHWM, its peak (goal: RSS <= 10 MB at 1,000
-# processes). Then once: every Global object (metrics-all, plain and gzip),
+# the rounds (VmRSS, and VmHWM, its peak) just after and 2 s later, once
+# the worker has given back what it no longer needs (goal: RSS <= 10 MB at
+# 1,000 processes). Then once: every Global object (metrics-all, plain and gzip),
 # `prometheus-node-exporter --collector.processes` and PCP pmproxy when they
 # are there, and bench_foreign ("Foreign 127.0.0.1:PORT 230 232" against the
 # local "230 232").
@@ -99,7 +100,9 @@ med_range() { awk -v c="$1" '{ print $c }' "$TMP/ratios" | sort -g |
   awk '{ a[NR] = $1 } END { printf "%.2f (%.2f-%.2f)", a[int((NR + 1) / 2)], a[1], a[NR] }'; }
 echo "metrics-pt / engine: median $(med_range 1); gzip: median $(med_range 2)"
 echo "answer: $(size_of "$u"), $(gz_size_of "$u")"
-echo "perfd (Process, Thread): $(mem_of "$P1")"
+echo "perfd (Process, Thread) just after: $(mem_of "$P1")"
+sleep 2 # the worker gives memory back a second after its last job
+echo "perfd (Process, Thread) 2 s later: $(mem_of "$P1")"
 # the Foreign client against the local engine, same query, same perfd
 if [ -x "$BUILD/bench/bench_foreign" ]; then
   echo "foreign: $(PERFLIB_REGISTRY=$STORE PERFLIB_PROVIDER_DIR=$BUILD/providers PERFLIB_REMOTE_CONFIG=/dev/null \
@@ -113,7 +116,8 @@ u="http://127.0.0.1:$port/metrics"
 ms=$(curl_median "$u") && echo "metrics-all    $ms ms, $(size_of "$u")" || echo "metrics-all    failed"
 ms=$(curl_median "$u" -H 'Accept-Encoding: gzip') && echo "metrics-all-gz $ms ms, $(gz_size_of "$u")" ||
   echo "metrics-all-gz failed"
-echo "perfd (all): $(mem_of "$P2")"
+sleep 2
+echo "perfd (all) 2 s later: $(mem_of "$P2")"
 kill -TERM "$P2"; wait "$P2" 2>/dev/null; P2=
 
 NE=$(command -v prometheus-node-exporter || command -v node_exporter || true)
