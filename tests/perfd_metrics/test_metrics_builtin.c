@@ -21,6 +21,7 @@
 #include "perflib/registry.h"
 #include "perflib/winperf.h"
 #include "pl_test.h"
+#include "pm_test.h"
 #include "pq_run.h"
 
 #define GOLDEN PL_SOURCE_DIR "/tests/perfd_metrics/golden/"
@@ -104,20 +105,6 @@ static void headers(const char *text, char **acc, size_t *n)
     }
 }
 
-static void promtool_clean(const char *text)
-{
-    char path[600], cmd[1400];
-    snprintf(path, sizeof path, "%s/m.prom", dir);
-    assert_int_equal(pq_write_file(path, text, strlen(text)), 0);
-    snprintf(cmd, sizeof cmd, "promtool check metrics < '%s'", path);
-    const char *argv[] = {"/bin/sh", "-c", cmd, NULL};
-    pq_result r;
-    assert_int_equal(pq_run(argv, NULL, &r), 0);
-    if (r.exit_code != 0 || r.out_len || r.err_len)
-        fail_msg("promtool check metrics (Debian prometheus): %s", pq_result_transcript(&r));
-    pq_result_free(&r);
-}
-
 static void builtin_families_golden(void **state)
 {
     (void)state;
@@ -135,7 +122,7 @@ static void builtin_families_golden(void **state)
             char *text = NULL;
             size_t len = 0;
             assert_int_equal(pm_render(&blk, 1, &names, &opt, NULL, &text, &len), 0);
-            if (!om) promtool_clean(text);
+            if (!om) pmt_promtool_clean(text, len);
             headers(text, &acc, &n);
             free(text);
             pl_free(data);

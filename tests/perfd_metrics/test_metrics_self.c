@@ -11,27 +11,8 @@
 
 #include "pd_util.h"
 #include "pl_test.h"
+#include "pm_test.h"
 #include "pq_fixture.h"
-
-static double sample(const char *text, const char *series, int *found)
-{
-    size_t n = strlen(series);
-    for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
-        if (strncmp(l, series, n) == 0 && l[n] == ' ') {
-            *found = 1;
-            return strtod(l + n + 1, NULL);
-        }
-    *found = 0;
-    return 0;
-}
-
-static double must(const char *text, const char *series)
-{
-    int found;
-    double v = sample(text, series, &found);
-    if (!found) fail_msg("no sample %s in\n%s", series, text);
-    return v;
-}
 
 static char *scrape(const pd_proc *pd)
 {
@@ -63,10 +44,10 @@ static void provider_goes_wrong(const char *env_var, int disabled)
     /* two good collections */
     for (int i = 0; i < 2; i++) {
         char *b = scrape(&pd);
-        assert_true(must(b, up) == 1);
-        assert_true(must(b, obj) == 1);
-        assert_true(must(b, errs) == 0);
-        assert_true(must(b, when) == 0);
+        assert_true(pmt_must(b, up) == 1);
+        assert_true(pmt_must(b, obj) == 1);
+        assert_true(pmt_must(b, errs) == 0);
+        assert_true(pmt_must(b, when) == 0);
         assert_non_null(strstr(b, "\nperflib_pd_slow_collections{pd_slow=\"instance 0\"} "));
         free(b);
     }
@@ -74,16 +55,16 @@ static void provider_goes_wrong(const char *env_var, int disabled)
     double t0 = (double)time(NULL);
     char *b = scrape(&pd);
     assert_null(strstr(b, "\nperflib_pd_slow_collections{"));
-    assert_true(must(b, up) == 0);
-    assert_true(must(b, obj) == 0);
-    assert_true(must(b, errs) >= 1);
-    double t = must(b, when);
+    assert_true(pmt_must(b, up) == 0);
+    assert_true(pmt_must(b, obj) == 0);
+    assert_true(pmt_must(b, errs) >= 1);
+    double t = pmt_must(b, when);
     assert_true(t >= t0 - 2 && t <= t0 + 60);
     free(b);
     /* and stays so */
     b = scrape(&pd);
-    assert_true(must(b, up) == 0);
-    assert_true(must(b, obj) == 0);
+    assert_true(pmt_must(b, up) == 0);
+    assert_true(pmt_must(b, obj) == 0);
     free(b);
     char *log = pd_log(&pd);
     if (disabled && !strstr(log, "PerfdSlow")) print_message("perfd log: %s\n", log);

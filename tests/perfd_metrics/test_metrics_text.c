@@ -27,6 +27,7 @@
 #include "perflib/provider.h"
 #include "perflib/winperf.h"
 #include "pl_test.h"
+#include "pm_test.h"
 #include "pq_run.h"
 
 #define GOLDEN PL_SOURCE_DIR "/tests/perfd_metrics/golden/"
@@ -180,23 +181,7 @@ static char *render(const uint8_t *buf, size_t len, uint64_t seq, const pm_optio
     return out;
 }
 
-/* promtool check metrics on a text: exit 0 and nothing said. */
-static void promtool_clean(const char *text)
-{
-    char *dir = pq_mkdtemp();
-    char path[600], cmd[1400];
-    snprintf(path, sizeof path, "%s/m.prom", dir);
-    assert_int_equal(pq_write_file(path, text, strlen(text)), 0);
-    snprintf(cmd, sizeof cmd, "promtool check metrics < '%s'", path);
-    const char *argv[] = {"/bin/sh", "-c", cmd, NULL};
-    pq_result r;
-    assert_int_equal(pq_run(argv, NULL, &r), 0);
-    if (r.exit_code != 0 || r.out_len || r.err_len)
-        fail_msg("promtool check metrics (Debian prometheus): %s", pq_result_transcript(&r));
-    pq_result_free(&r);
-    pq_rmdir(dir);
-    free(dir);
-}
+static void promtool_clean(const char *text) { pmt_promtool_clean(text, strlen(text)); }
 
 static void golden_every_type(void **state)
 {
@@ -406,16 +391,6 @@ static void group_totals_left_out(void **state)
 
 /* ------------------------------------------------- the built-in counters */
 
-/* The value of the sample line starting with `series ` (fails when absent). */
-static double value_of(const char *text, const char *series)
-{
-    size_t n = strlen(series);
-    for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
-        if (strncmp(l, series, n) == 0 && l[n] == ' ') return strtod(l + n + 1, NULL);
-    fail_msg("no sample %s in\n%s", series, text);
-    return 0;
-}
-
 static void has_line(const char *text, const char *line)
 {
     char want[600];
@@ -492,7 +467,7 @@ static void memory_units(void **state)
     has_line(text, "# TYPE perflib_memory_available_mib_rounded_bytes gauge");
     has_line(text, "perflib_memory_commit_limit_bytes 40000000000");
     /* the same memory, whatever the counter's own unit */
-    double mb = value_of(text, "perflib_memory_available_mib_rounded_bytes");
+    double mb = pmt_must(text, "perflib_memory_available_mib_rounded_bytes");
     assert_true(mb <= (double)a && (double)a - mb < 1048576.0);
     assert_null(strstr(text, "_kbytes"));
     assert_null(strstr(text, "_mbytes"));
@@ -541,8 +516,8 @@ static void threads_keyed_by_tid(void **state)
     const char *fam = "perflib_thread_processor_time_seconds_total";
     char s[200];
     snprintf(s, sizeof s, "%s{parent=\"app\",pid=\"100\",tid=\"103\"}", fam);
-    assert_true(value_of(t1, s) == 3);
-    assert_true(value_of(t2, s) == 3.5);
+    assert_true(pmt_must(t1, s) == 3);
+    assert_true(pmt_must(t2, s) == 3.5);
     assert_null(strstr(t2, "tid=\"102\""));
     assert_null(strstr(t1, "thread=\""));
     assert_null(strstr(t2, "thread=\""));
