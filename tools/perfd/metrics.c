@@ -24,6 +24,7 @@
 #include "perflib/registry.h"
 
 #define MAX_OBJECT_WORDS 256
+#define FILETIME_UNIX_EPOCH 116444736000000000LL
 
 static struct {
     int all;
@@ -360,6 +361,12 @@ static void self_metrics(pm_out *o, const mjob *j, const pl_block *blk, const pl
     if (j->snap)
         pm_sample(o, "perflib_scrape_snapshot_age_seconds", "", NULL,
                   now > j->snap->collected_ns ? (double)(now - j->snap->collected_ns) / 1e9 : 0);
+    pm_family(o, om, "perflib_scrape_timestamp_seconds", PM_GAUGE, PM_UNIT_SECONDS,
+              "When the collection this scrape shows was made, as Unix time in seconds: the data's own time, to "
+              "align other sources with (Prometheus stamps a sample with the scrape's start).");
+    if (blk && blk->hdr.PerfTime100nSec.QuadPart > FILETIME_UNIX_EPOCH)
+        pm_sample(o, "perflib_scrape_timestamp_seconds", "", NULL,
+                  (double)(blk->hdr.PerfTime100nSec.QuadPart - FILETIME_UNIX_EPOCH) / 1e7);
     pm_family(o, om, "perflib_scrape_duration_seconds", PM_GAUGE, PM_UNIT_SECONDS,
               "How long this scrape took from the request to the end of its rendering, in seconds (the collection "
               "or the wait for it included, the transfer not).");
