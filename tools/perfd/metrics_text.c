@@ -392,6 +392,7 @@ static int view_open(view *w, const pl_block *blk, const pl_object *o, const cha
     w->v = calloc(n, sizeof *w->v);
     if (!w->v) return -1;
     parents pp = {0};
+    wb ids = {0}; /* one instance's pid and tid labels */
     uint32_t k = 0;
     int fail = 0;
     pl_instance in;
@@ -406,7 +407,7 @@ static int view_open(view *w, const pl_block *blk, const pl_object *o, const cha
         if (have_marker && pl_counter_value(&marker, &in, &bits) == PL_OK) x->unavail = bits;
         x->lab_off = w->lab.len;
         size_t mark = w->lab.len;
-        wb ids = {0};
+        ids.len = 0;
         if (have_pid) id_label(&ids, "pid", &cpid, x);
         if (have_tid) id_label(&ids, "tid", &ctid, x);
         if (!w->L.positional || !ids.len) {
@@ -429,11 +430,11 @@ static int view_open(view *w, const pl_block *blk, const pl_object *o, const cha
             if (w->lab.len > mark) wb_put(&w->lab, ",", 1);
             wb_put(&w->lab, ids.p, ids.len);
         }
-        wb_free(&ids);
         if (ids.oom) fail = 1;
         x->lab_len = w->lab.len - x->lab_off;
     }
     parents_free(&pp);
+    wb_free(&ids);
     w->n = k;
     if (fail || w->lab.oom) return -1;
     /* duplicates: order positions by (labels, position); in each run of
