@@ -6,7 +6,8 @@
  *     for every counter type: a name that comes out must be a valid metric
  *     name, the HELP one line;
  *   - the block, when it validates, is rendered in both formats (the
- *     exposition must end as it should and hold no NUL);
+ *     exposition must end as it should and hold no NUL, and every
+ *     OpenMetrics family with a UNIT must end with it);
  *   - the title is also an Accept-Encoding header. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -70,6 +71,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (strlen(out) != len) abort();
             if (om && (len < 6 || strcmp(out + len - 6, "# EOF\n") != 0)) abort();
             if (len && out[len - 1] != '\n') abort();
+            /* OpenMetrics: a family with a unit ends with it */
+            for (const char *l = out; om && (l = strstr(l, "\n# UNIT ")) != NULL; l++) {
+                const char *fam = l + 8, *sp = strchr(fam, ' '), *nl = sp ? strchr(sp, '\n') : NULL;
+                if (!sp || !nl) abort();
+                size_t fl = (size_t)(sp - fam), ul = (size_t)(nl - sp - 1);
+                if (ul + 1 > fl || fam[fl - ul - 1] != '_' || memcmp(fam + fl - ul, sp + 1, ul) != 0) abort();
+            }
             free(out);
         }
     }

@@ -828,7 +828,10 @@ void pm_metric_of(uint32_t object_index, const char *object, uint32_t counter_in
     char prefix[PM_NAME_MAX];
     pm_object_prefix(object_index, object, prefix, sizeof prefix);
     const char *unit = pm_unit_suffix(m->unit);
-    snprintf(m->name, sizeof m->name, "%.120s%s%.100s", prefix, stem[0] ? "_" : "", stem);
+    /* at most 100 + 1 + 90 + 17 ("_bytes_per_second") + 6 ("_value"), so
+     * that the renderer's "_<index>" for a second counter of one name
+     * always fits before the unit */
+    snprintf(m->name, sizeof m->name, "%.100s%s%.90s", prefix, stem[0] ? "_" : "", stem);
     m->unit_at = strlen(m->name);
     snprintf(m->name + m->unit_at, sizeof m->name - m->unit_at, "%s%s", *unit ? "_" : "", unit);
     /* reserved endings of the sample names */
