@@ -14,6 +14,7 @@ pkgs=(
   libgnutls28-dev
   libmicrohttpd-dev
   libncurses-dev
+  libpq-dev
   libsqlite3-dev
   ninja-build
   pkg-config
@@ -42,6 +43,7 @@ if [ "$what" = test ]; then
     llvm
     man-db
     mount
+    postgresql
     prometheus
     sysstat
     tmux

@@ -113,6 +113,7 @@ static int check_object(vctx *v, const uint8_t *buf, size_t off, size_t end, uin
          * (docs/block-format.md "Wide average timers") */
         if ((d.CounterType == PERF_AVERAGE_TIMER || d.CounterType == PERF_AVERAGE_BASE) && d.CounterSize == 8)
             want = 8;
+        if (d.CounterType == PERF_DOUBLE_RAW) want = 8; /* a double under DWORD size bits */
         if (sc != PERF_SIZE_VARIABLE_LEN && d.CounterSize != want)
             return bad(v, "counter %u at offset %zu: CounterSize %u does not match %s (%u)", (unsigned)i, p,
                        (unsigned)d.CounterSize, tname(d.CounterType, tmp, sizeof tmp), (unsigned)want);

@@ -58,6 +58,7 @@ typedef struct pl__prov {
     uint64_t collects, errors;
     uint32_t last_bytes;        /* the size of its last answer (the room of a Collect into the answer) */
     int warned_align;           /* the multiple-of-8 warning was logged */
+    int warned_index;           /* the counter-index-outside-its-range warning was logged */
     char last_error[256];
     uint64_t last_collect_ns;   /* the last Collect's duration (pl_provider_status) */
     int last_collect_ok;

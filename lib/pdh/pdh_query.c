@@ -1292,7 +1292,10 @@ static void add_object_names(const pl_pdh_source *src, const snap *s, strlist *l
         const char *nm = title_of(src, PL_TITLE_NAME, o.hdr.ObjectNameTitleIndex);
         char num[16];
         if (!nm) { snprintf(num, sizeof num, "%u", (unsigned)o.hdr.ObjectNameTitleIndex); nm = num; }
-        sl_adds(l, nm);
+        /* once: a log answers "Global" and "Costly" with the same record */
+        size_t k = 0;
+        while (k < l->n && strcmp(l->v[k], nm) != 0) k++;
+        if (k == l->n) sl_adds(l, nm);
     }
 }
 
@@ -1360,6 +1363,13 @@ PL_EXTERN uint32_t pl_pdh_enum_object_items(const pl_pdh_source *src, const char
     return PL_PDH_CSTATUS_VALID_DATA;
 }
 
-/* The frequency of a counter's time base, 0 when not known yet (win32
- * PdhGetCounterTimeBase). */
-int64_t pl__pdh_counter_freq(const pl_pdh_counter *c) { return counter_ok(c) ? c->freq : 0; }
+PL_EXTERN uint32_t pl_pdh_get_time_base(const pl_pdh_counter *c, int64_t *freq)
+{
+    if (!counter_ok(c)) return PL_PDH_INVALID_HANDLE;
+    if (!freq) return PL_PDH_INVALID_ARGUMENT;
+    int64_t f = c->freq;
+    if (f <= 0 && (c->type & PERF_OBJECT_TIMER) == 0) f = 10000000; /* PerfFreq and the 100 ns timer */
+    if (f <= 0) return PL_PDH_CSTATUS_INVALID_DATA;
+    *freq = f;
+    return PL_PDH_CSTATUS_VALID_DATA;
+}

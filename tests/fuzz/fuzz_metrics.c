@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const uint32_t types[] = {PERF_COUNTER_RAWCOUNT, PERF_COUNTER_LARGE_RAWCOUNT, PERF_COUNTER_BULK_COUNT,
                                      PERF_100NSEC_TIMER, PERF_AVERAGE_TIMER, PERF_AVERAGE_BULK, PERF_RAW_FRACTION,
                                      PERF_ELAPSED_TIME, PERF_PRECISION_100NS_TIMER, PERF_COUNTER_100NS_QUEUELEN_TYPE,
-                                     PERF_COUNTER_TEXT};
+                                     PERF_COUNTER_TEXT, PERF_DOUBLE_RAW};
     for (size_t k = 0; k < sizeof types / sizeof types[0]; k++) {
         pm_metric m;
         pm_metric_of(5000 + (uint32_t)k, title, 6000 + (uint32_t)k * 2, types[k], title, title, &m);

@@ -54,7 +54,7 @@ static const struct { uint32_t type, base; } all_types[] = {
     {PERF_COUNTER_HISTOGRAM_TYPE, 0},   {PERF_COUNTER_DELTA, 0},
     {PERF_COUNTER_LARGE_DELTA, 0},      {PERF_PRECISION_SYSTEM_TIMER, PERF_LARGE_RAW_BASE},
     {PERF_PRECISION_100NS_TIMER, PERF_LARGE_RAW_BASE}, {PERF_PRECISION_OBJECT_TIMER, PERF_LARGE_RAW_BASE},
-    {PERF_COUNTER_TEXT | PERF_TEXT_ASCII, 0},
+    {PERF_COUNTER_TEXT | PERF_TEXT_ASCII, 0}, {PERF_DOUBLE_RAW, 0},
 };
 #define NTYPES (sizeof all_types / sizeof all_types[0])
 
@@ -145,6 +145,10 @@ static void add_types_object(pl_builder *b, uint64_t c32)
             if ((t & PERF_SIZE_MASK) == PERF_SIZE_ZERO) continue;
             uint64_t v = t == PERF_COUNTER_COUNTER ? c32 : t == PERF_ELAPSED_TIME ? (uint64_t)(FT_2026 - 36000000000LL)
                                                                                   : 20000000u * (uint64_t)(k + 1) + i;
+            if (t == PERF_DOUBLE_RAW) { /* a double's bits: 2.75, 5.5 */
+                double d = 2.75 * (k + 1);
+                memcpy(&v, &d, sizeof v);
+            }
             assert_int_equal(pl_builder_set_u64(b, obj, in, ctr[i], v), PL_OK);
             if (all_types[i].base) assert_int_equal(pl_builder_set_base(b, obj, in, ctr[i], 40000000u), PL_OK);
         }

@@ -64,6 +64,7 @@ pm_kind pm_kind_of(uint32_t type)
     case PERF_ELAPSED_TIME: return PM_ELAPSED;
     case PERF_COUNTER_TEXT:
     case PERF_COUNTER_TEXT | PERF_TEXT_ASCII: return PM_TEXT;
+    case PERF_DOUBLE_RAW: return PM_DOUBLE;
     default: return PM_SKIP; /* bases, PERF_COUNTER_NODATA, PERF_COUNTER_HISTOGRAM_TYPE, unknown */
     }
 }
@@ -688,6 +689,7 @@ static void usage(const pm_metric *m, char *out, size_t cap)
     out[0] = '\0';
     switch (m->kind) {
     case PM_GAUGE:
+    case PM_DOUBLE:
         if (m->unit == PM_UNIT_RATIO) snprintf(out, cap, "A ratio from 0 to 1.");
         else if (m->unit == PM_UNIT_BYTES_PER_SECOND) snprintf(out, cap, "In bytes per second.");
         else if (*u) snprintf(out, cap, "In %s.", u);
@@ -734,7 +736,7 @@ static int explain_fits(const pm_metric *m, const char *explain)
 {
     if (!explain || !*explain) return 0;
     if (has_word(explain, "percent") || strchr(explain, '%')) return 0;
-    if (m->kind != PM_GAUGE && m->kind != PM_TEXT) {
+    if (m->kind != PM_GAUGE && m->kind != PM_DOUBLE && m->kind != PM_TEXT) {
         if (has_word(explain, "rate") || has_word(explain, "per second") || has_word(explain, "/sec")) return 0;
     }
     if (m->conv.num != m->conv.den) return 0; /* its unit is not the metric's */
@@ -760,7 +762,7 @@ void pm_metric_of(uint32_t object_index, const char *object, uint32_t counter_in
         m->kind = PM_SKIP;
         return;
     }
-    int raw = m->kind == PM_GAUGE || m->kind == PM_COUNTER || m->kind == PM_SUMMARY;
+    int raw = m->kind == PM_GAUGE || m->kind == PM_COUNTER || m->kind == PM_SUMMARY || m->kind == PM_DOUBLE;
     if (r && (r->flags & CUM) && m->kind == PM_GAUGE) m->kind = PM_COUNTER;
 
     char cbuf[32];
@@ -796,7 +798,7 @@ void pm_metric_of(uint32_t object_index, const char *object, uint32_t counter_in
             m->conv.num = unit_words[u].num;
             m->conv.den = unit_words[u].den;
             drop_word(&w, i);
-        } else if (w.percent && m->kind == PM_GAUGE) {
+        } else if (w.percent && (m->kind == PM_GAUGE || m->kind == PM_DOUBLE)) {
             m->unit = PM_UNIT_RATIO;
             m->conv.num = 1;
             m->conv.den = 100;

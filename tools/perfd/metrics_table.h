@@ -30,6 +30,7 @@ typedef enum pm_kind {
     PM_SUMMARY_RATIO,         /* _sum = value, _count = base, "_ratio" summary */
     PM_ELAPSED,               /* "_seconds" gauge: the start as Unix time */
     PM_TEXT,                  /* "_info" gauge 1 with the text as label "value" */
+    PM_DOUBLE,                /* a gauge of the raw value read as a double (PERF_DOUBLE_RAW) x conversion */
 } pm_kind;
 
 /* The kind a counter type has before anything is known of the counter. */

@@ -650,6 +650,14 @@ static void one_counter(pm_out *o, const pl_block *blk, const view *w, const pl_
             line(o, fam, famlen, "", lab, lablen, num, n);
             break;
         }
+        case PM_DOUBLE: {
+            double d;
+            memcpy(&d, &v, sizeof d);
+            if (!isfinite(d)) break; /* no number rather than a wrong one */
+            n = fmt_double(num, d * (double)m->conv.num / (double)m->conv.den);
+            line(o, fam, famlen, "", lab, lablen, num, n);
+            break;
+        }
         case PM_GAUGE_RATIO:
             if (!has_base || !base) break;
             n = fmt_double(num, (double)v / (double)base);
