@@ -15,7 +15,8 @@
 #                 (collects "230 232" alone; snapshot_max_age_ms=0, so
 #                 every scrape is a fresh collection), plain text
 #   metrics-pt-gz the same with Accept-Encoding: gzip (what Prometheus sends)
-# Each round prints its ratios to the engine; the summary gives the median
+# (all with PerfProc reading /proc: PERFLIB_PERFPROC_SOURCE=proc). Each
+# round prints its ratios to the engine; the summary gives the median
 # and the range of the rounds' ratios (issue 24's goal: metrics-pt <= 1.3 x
 # engine), the answer's size plain and gzipped, and perfd's memory after
 # the rounds (VmRSS, and VmHWM, its peak) just after and 2 s later, once
@@ -23,7 +24,12 @@
 # 1,000 processes). Then once: every Global object (metrics-all, plain and gzip),
 # `prometheus-node-exporter --collector.processes` and PCP pmproxy when they
 # are there, and bench_foreign ("Foreign 127.0.0.1:PORT 230 232" against the
-# local "230 232").
+# local "230 232"). The -bpf rows are the same with PerfProc's BPF source
+# (root; docs/providers/perfproc.md), and query-pt / query-pt-bpf are the
+# raw Process+Thread snapshot, GET /v1/query?q=230%20232, with its perfd's
+# CPU per scrape (utime+stime over the K scrapes, from /proc) -- the
+# Process+Thread scrape at 10,000 processes of issue 28: N=10000. Their
+# ratios are to the median of the rounds' engine rows.
 # Environment: N (1000), T (1), K (11), R (5).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -54,10 +60,10 @@ size_of() { curl -s "$1" | awk '!/^#/ {n++} {b += length($0) + 1} END {printf "%
 gz_size_of() { curl -s -H 'Accept-Encoding: gzip' -o "$TMP/gz" "$1" && wc -c <"$TMP/gz" | awk '{printf "%d KB gzipped", $1 / 1024}'; }
 mem_of() { awk '/^VmRSS|^VmHWM/ {printf "%s %.1f MB  ", $1, $2 / 1024}' "/proc/$1/status"; }
 
-# start_perfd LOG OBJECTS: prints the port
+# start_perfd LOG OBJECTS [SOURCE]: sets port and last_pid (SOURCE: PerfProc's, default proc)
 start_perfd() {
   : >"$1"
-  PERFLIB_REGISTRY=$STORE PERFLIB_PROVIDER_DIR=$BUILD/providers \
+  PERFLIB_REGISTRY=$STORE PERFLIB_PROVIDER_DIR=$BUILD/providers PERFLIB_PERFPROC_SOURCE=${3:-proc} \
     "$PERFD" --listen 127.0.0.1:0 --set snapshot_max_age_ms=0 --set "metrics_objects=$2" >"$1" 2>&1 &
   last_pid=$!
   i=0
@@ -88,11 +94,12 @@ printf '%-6s %10s %12s %15s %8s %8s\n' round engine_ms metrics_pt_ms metrics_pt_
 r=1
 : >"$TMP/ratios"
 while [ "$r" -le "$R" ]; do
-  e=$("$SNAP" engine "$K" "$STORE" "$BUILD/providers" | sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p')
+  e=$(PERFLIB_PERFPROC_SOURCE=proc "$SNAP" engine "$K" "$STORE" "$BUILD/providers" |
+    sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p')
   m=$(curl_median "$u") || m=nan
   g=$(curl_median "$u" -H 'Accept-Encoding: gzip') || g=nan
   echo "$r $e $m $g" | awk '{ printf "%-6s %10.3f %12.3f %15.3f %8.2f %8.2f\n", $1, $2, $3, $4, $3 / $2, $4 / $2 }'
-  echo "$e $m $g" | awk '{ print $2 / $1, $3 / $1 }' >>"$TMP/ratios"
+  echo "$e $m $g" | awk '{ print $2 / $1, $3 / $1, $1 }' >>"$TMP/ratios"
   r=$((r + 1))
 done
 # median (min-max) of column $1 of the ratios
@@ -106,8 +113,46 @@ echo "perfd (Process, Thread) 2 s later: $(mem_of "$P1")"
 # the Foreign client against the local engine, same query, same perfd
 if [ -x "$BUILD/bench/bench_foreign" ]; then
   echo "foreign: $(PERFLIB_REGISTRY=$STORE PERFLIB_PROVIDER_DIR=$BUILD/providers PERFLIB_REMOTE_CONFIG=/dev/null \
-    "$BUILD/bench/bench_foreign" "127.0.0.1:$port" "$K" "230 232")"
+    PERFLIB_PERFPROC_SOURCE=proc "$BUILD/bench/bench_foreign" "127.0.0.1:$port" "$K" "230 232")"
 fi
+kill -TERM "$P1"; wait "$P1" 2>/dev/null; P1=
+
+# The BPF source, and the raw snapshot through perfd, against the rounds'
+# median engine row.
+engine_ms=$(awk '{ print $3 }' "$TMP/ratios" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+bline=$(PERFLIB_PERFPROC_SOURCE=bpf "$SNAP" engine "$K" "$STORE" "$BUILD/providers" 2>&1)
+engine_bpf_ms=$(echo "$bline" | sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p')
+row() { # name ms [what]
+  awk -v n="$1" -v ms="$2" -v e="$engine_ms" -v w="${3:-}" 'BEGIN {
+    r = (e > 0 && ms != "nan" && ms != "") ? sprintf("%.2f", ms / e) : "-";
+    printf "%-14s %10.3f %8s  %s\n", n, ms, r, w }'
+}
+printf '%-14s %10s %8s  %s\n' row median_ms x_engine answer
+row engine "$engine_ms" '"230 232" block (median of the rounds)'
+if [ -n "$engine_bpf_ms" ]; then row engine-bpf "$engine_bpf_ms" '"230 232" block, the BPF source'
+else echo "engine-bpf     skipped: $bline"; fi
+ticks() { awk '{sub(/.*\) /, ""); print $12 + $13}' "/proc/$1/stat" 2>/dev/null; }
+HZ=$(getconf CLK_TCK)
+# The raw Process+Thread snapshot through perfd, and perfd's CPU a scrape.
+for src in proc bpf; do
+  name=query-pt; [ "$src" = bpf ] && name=query-pt-bpf
+  start_perfd "$TMP/q-$src.log" "Process, Thread" "$src" || { echo "$name       perfd did not start" >&2; continue; }
+  QP=$last_pid
+  u="http://127.0.0.1:$port/v1/query?q=230%20232"
+  c0=$(ticks "$QP")
+  ms=$(curl_median "$u")
+  c1=$(ticks "$QP")
+  bytes=$(curl -s "$u" | wc -c)
+  cpu=$(awk -v a="$c0" -v b="$c1" -v hz="$HZ" -v k="$K" 'BEGIN {printf "%.1f", (b - a) / hz * 1000 / (k + 1)}')
+  if [ -n "$ms" ]; then row "$name" "$ms" "$((bytes / 1024)) KB; perfd $cpu ms CPU a scrape"
+  else echo "$name       failed"; fi
+  kill -TERM "$QP"; wait "$QP" 2>/dev/null
+done
+
+start_perfd "$TMP/p1b.log" "Process, Thread" bpf || { echo "perfd did not start" >&2; exit 1; }
+P1=$last_pid
+u="http://127.0.0.1:$port/metrics"
+ms=$(curl_median "$u") && row metrics-pt-bpf "$ms" "$(size_of "$u")" || echo "metrics-pt-bpf failed"
 kill -TERM "$P1"; wait "$P1" 2>/dev/null; P1=
 
 start_perfd "$TMP/p2.log" all || { echo "perfd did not start" >&2; exit 1; }

@@ -6,8 +6,11 @@ set -euo pipefail
 what=${1:-build}
 # One package a line, sorted, so that additions merge cleanly.
 pkgs=(
+  bpftool
+  clang
   cmake
   gcc
+  libbpf-dev
   libc6-dev
   libcurl4-gnutls-dev
   libdeflate-dev
@@ -31,7 +34,6 @@ fi
 if [ "$what" = test ]; then
   pkgs+=(
     chromium
-    clang
     e2fsprogs
     fio
     g++
