@@ -184,29 +184,6 @@ static double disk_bytes(const char *dev)
     return v;
 }
 
-/* Bytes received + sent of a /proc/net/dev interface. */
-static double net_bytes(const char *dev)
-{
-    FILE *f = fopen("/proc/net/dev", "r");
-    assert_non_null(f);
-    char line[512];
-    double v = -1;
-    while (fgets(line, sizeof line, f)) {
-        char *colon = strchr(line, ':');
-        if (!colon) continue;
-        *colon = '\0';
-        char *name = line;
-        while (*name == ' ') name++;
-        if (strcmp(name, dev) != 0) continue;
-        unsigned long long rx, x[7], tx;
-        if (sscanf(colon + 1, "%llu %llu %llu %llu %llu %llu %llu %llu %llu", &rx, &x[0], &x[1], &x[2], &x[3], &x[4],
-                   &x[5], &x[6], &tx) == 9)
-            v = (double)(rx + tx);
-    }
-    fclose(f);
-    return v;
-}
-
 /* A field of /proc/net/snmp: the header line "Proto: names" and the value
  * line "Proto: values" that follows it. */
 static double net_snmp(const char *proto, const char *field)
@@ -249,6 +226,13 @@ static double net_dev_col(const char *dev, int col)
     }
     fclose(f);
     return v;
+}
+
+/* Bytes received + sent of a /proc/net/dev interface. */
+static double net_bytes(const char *dev)
+{
+    double rx = net_dev_col(dev, 0), tx = net_dev_col(dev, 8);
+    return rx < 0 || tx < 0 ? -1 : rx + tx;
 }
 
 /* The instances of a family in a scrape (label `label`), at most MAX_DEV,
