@@ -168,6 +168,7 @@ static int apply(perfd_config *c, const char *key, const char *val, int *listen_
         {"registry", c->registry, sizeof c->registry},         {"system_name", c->system_name, sizeof c->system_name},
         {"tls_cert", c->tls_cert, sizeof c->tls_cert},         {"tls_key", c->tls_key, sizeof c->tls_key},
         {"tls_client_ca", c->tls_client_ca, sizeof c->tls_client_ca}, {"token_file", c->token_file, sizeof c->token_file},
+        {"remote_config", c->remote_config, sizeof c->remote_config},
     };
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
         if (strcmp(key, paths[i].name) != 0) continue;

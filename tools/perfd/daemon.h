@@ -27,6 +27,7 @@ typedef struct perfd_config {
     char tls_key[4096];        /* PEM private key */
     char tls_client_ca[4096];  /* PEM CA bundle: when set, clients must present a certificate it signed */
     char token_file[4096];     /* bearer tokens, one a line */
+    char remote_config[4096];  /* the remote machines perfd may reach ("" = none) */
     /* limits (docs/perfd.md "Limits") */
     unsigned max_connections;  /* in total */
     unsigned max_per_ip;
@@ -52,6 +53,15 @@ int perfd_config_text(const char *text, size_t len, const char *name, perfd_conf
 int perfd_config_set(perfd_config *c, const char *key, const char *val, char *why, size_t whylen);
 /* Is the configuration safe and complete? 0, or -1 with the reason. */
 int perfd_config_check(const perfd_config *c, char *why, size_t whylen);
+
+/* machines.c */
+/* Read remote_config (at start, --check-config, SIGHUP). 0 with the number
+ * of machines in *count, or -1 with the reason (the previous list stays). */
+int perfd_machines_load(const perfd_config *c, int *count, char *why, size_t whylen);
+/* Give the engine a remote client that reaches only those machines. */
+int perfd_machines_client(pl_engine *e, const perfd_config *c, char *why, size_t whylen);
+void perfd_machines_interrupt(void); /* ends remote transfers in progress */
+void perfd_machines_free(void);
 
 /* snap.c */
 int perfd_snap_start(pl_engine *e, const perfd_config *c);

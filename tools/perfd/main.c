@@ -144,11 +144,19 @@ int main(int argc, char **argv)
         fprintf(stderr, "perfd: %s\n", why);
         return EXIT_CONFIG;
     }
-    if (check_only) {
-        printf("perfd: configuration OK (%zu listen address%s, TLS %s, tokens %s, client certificates %s)\n",
-               cfg->n_listen, cfg->n_listen == 1 ? "" : "es", cfg->tls_cert[0] ? "on" : "off",
-               cfg->token_file[0] ? "on" : "off", cfg->tls_client_ca[0] ? "required" : "off");
+    int n_machines = 0;
+    if (perfd_machines_load(cfg, &n_machines, why, sizeof why) != 0) {
+        fprintf(stderr, "perfd: %s\n", why);
         perfd_tls_free();
+        return EXIT_CONFIG;
+    }
+    if (check_only) {
+        printf("perfd: configuration OK (%zu listen address%s, TLS %s, tokens %s, client certificates %s, "
+               "remote machines %d)\n",
+               cfg->n_listen, cfg->n_listen == 1 ? "" : "es", cfg->tls_cert[0] ? "on" : "off",
+               cfg->token_file[0] ? "on" : "off", cfg->tls_client_ca[0] ? "required" : "off", n_machines);
+        perfd_tls_free();
+        perfd_machines_free();
         free(cfg);
         return 0;
     }
@@ -184,6 +192,12 @@ int main(int argc, char **argv)
         free(cfg);
         return EXIT_RUNTIME;
     }
+    if (perfd_machines_client(engine, cfg, why, sizeof why) != 0) {
+        fprintf(stderr, "perfd: %s\n", why);
+        pl_engine_close(engine);
+        return EXIT_RUNTIME;
+    }
+    if (n_machines) perfd_log("remote machines: %d listed in %s", n_machines, cfg->remote_config);
     if (perfd_snap_start(engine, cfg) != 0) {
         fprintf(stderr, "perfd: cannot start the collector thread\n");
         pl_engine_close(engine);
@@ -218,16 +232,22 @@ int main(int argc, char **argv)
                 perfd_log("SIGHUP: certificates and tokens reloaded");
             else
                 perfd_log("SIGHUP: reload failed, keeping the previous ones: %s", why);
+            if (perfd_machines_load(cfg, &n_machines, why, sizeof why) == 0)
+                perfd_log("SIGHUP: remote machines reloaded (%d)", n_machines);
+            else
+                perfd_log("SIGHUP: remote machines not reloaded, keeping the previous list: %s", why);
             continue;
         }
         perfd_log("%s: stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
         break;
     }
+    perfd_machines_interrupt(); /* remote fetches in progress end */
     perfd_streams_stop();  /* the page's streams end; their threads are joined */
     perfd_snap_stop();     /* no more collections; waiting requests answer 503 */
     perfd_server_stop();   /* closes every connection */
     pl_engine_close(engine);
     perfd_tls_free();
+    perfd_machines_free();
     free(cfg);
     perfd_log("stopped");
     return 0;

@@ -382,14 +382,23 @@ const char *perfd_query_arg(perfd_req *r, int *rc)
     return q;
 }
 
-/* A snapshot the engine could not make: 503 when perfd is busy or
- * stopping, else 500, with the engine's message. */
+/* A snapshot the engine could not make, with the engine's message: 403 a
+ * remote machine that is not listed, 400 a malformed Foreign query, 503
+ * perfd busy or stopping, 502 another machine that failed, else 500. */
 int perfd_reply_snap_error(perfd_req *r, const perfd_snap *s)
 {
+    char target[301];
+    int foreign = 0;
+    pl_query_foreign_target(s->query, target, sizeof target, &foreign, NULL);
+    unsigned code = MHD_HTTP_INTERNAL_SERVER_ERROR;
+    if (s->status == PL_E_DENIED) code = MHD_HTTP_FORBIDDEN;
+    else if (s->status == PL_E_PARSE && foreign) code = MHD_HTTP_BAD_REQUEST;
+    else if (s->status == PL_E_BUSY) code = MHD_HTTP_SERVICE_UNAVAILABLE;
+    else if (foreign) code = MHD_HTTP_BAD_GATEWAY;
+    if (code == MHD_HTTP_FORBIDDEN || code == MHD_HTTP_BAD_REQUEST) return perfd_reply_error(r, code, s->error);
     char why[600];
     snprintf(why, sizeof why, "collection failed: %s", s->error);
-    return perfd_reply_error(r, s->status == PL_E_BUSY ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_INTERNAL_SERVER_ERROR,
-                             why);
+    return perfd_reply_error(r, code, why);
 }
 
 static enum MHD_Result result_of(int rc)

@@ -590,6 +590,23 @@ static enum MHD_Result each_arg(void *cls, enum MHD_ValueKind kind, const char *
 
 static int start_stream(perfd_req *r, stream *st, const char *bad, void *(*fn)(void *));
 
+/* A path on another machine that perfd may not reach: the request is
+ * refused (403) before the stream starts, so no connection is made. 0, or
+ * -1 with the reason. */
+static int remote_refused(const stream *st, char *why, size_t whylen)
+{
+    for (size_t i = 0; i < st->n; i++) {
+        pl_pdh_path_elements *e = NULL;
+        if (pl_pdh_parse_path_alloc(st->paths[i], &e, NULL) != PL_PDH_CSTATUS_VALID_DATA) continue;
+        int refused = 0;
+        if (e->machine && !perfd_machine_is_local(e->machine))
+            refused = perfd_machine_lookup(e->machine, NULL, NULL, 0, why, whylen) <= 0;
+        pl_free(e);
+        if (refused) return -1;
+    }
+    return 0;
+}
+
 static int h_stream(perfd_req *r)
 {
     const char *is = perfd_arg(r, "i");
@@ -614,6 +631,13 @@ static int start_stream(perfd_req *r, stream *st, const char *bad, void *(*fn)(v
     args a = {st, bad};
     MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, each_arg, &a);
     if (!a.bad && st->n == 0) a.bad = "c: at least one counter path";
+    char denied[512];
+    if (!a.bad && fn == stream_main && remote_refused(st, denied, sizeof denied) != 0) {
+        for (size_t i = 0; i < st->n; i++) free(st->paths[i]);
+        free(st->paths);
+        free(st);
+        return perfd_reply_error(r, MHD_HTTP_FORBIDDEN, denied);
+    }
     pthread_mutex_lock(&live_mu);
     int full = !a.bad && (live_count >= STREAM_MAX || stopping);
     if (!a.bad && !full) {
