@@ -1,7 +1,7 @@
 /* Routes compiled only into perfd_testd (perfd plus this file), to test the
  * interface route files use: PERFD_ON_PUBLISH, perfd_snapshot_request,
- * perfd_snapshot_peek, PERFD_PREFIX, PERFD_CONFIG_KEY and a handler's own
- * state across a WAIT. */
+ * perfd_snapshot_peek, PERFD_PREFIX, PERFD_CONFIG_KEY, PERFD_BODY and a
+ * handler's own state across a WAIT. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,3 +77,13 @@ static int calls(perfd_req *r)
     return perfd_reply_bytes(r, 200, "text/plain", body, (size_t)len);
 }
 PERFD_ROUTE(test_calls, "GET", "/test/calls/", PERFD_PREFIX, calls)
+
+/* POST /test/echo: a route that takes a body (PERFD_BODY), up to
+ * max_body_bytes; answers its length and first bytes. */
+static int echo(perfd_req *r)
+{
+    char body[128];
+    int n = snprintf(body, sizeof body, "got %zu bytes: %.32s\n", r->body_len, r->body ? r->body : "");
+    return perfd_reply_bytes(r, 200, "text/plain", body, (size_t)n);
+}
+PERFD_ROUTE(test_echo, "POST", "/test/echo", PERFD_BODY, echo)

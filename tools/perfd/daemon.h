@@ -63,12 +63,18 @@ int perfd_machines_client(pl_engine *e, const perfd_config *c, char *why, size_t
 void perfd_machines_interrupt(void); /* ends remote transfers in progress */
 void perfd_machines_free(void);
 
+/* origin.c: Host and Origin (DNS rebinding, other sites' pages). 0, or the
+ * HTTP status to refuse with and the reason. */
+int perfd_origin_check(struct MHD_Connection *conn, const perfd_listen *l, char *why, size_t whylen);
+
 /* snap.c */
 int perfd_snap_start(pl_engine *e, const perfd_config *c);
 void perfd_snap_stop(void);               /* joins the collector, wakes every waiter */
 void perfd_snap_end_request(perfd_req *r); /* drops what a request held */
 
 /* server.c */
+struct sockaddr;
+void perfd_addr_text(const struct sockaddr *sa, char *out, size_t len); /* "?" when unknown */
 int perfd_server_start(const perfd_config *c, char *why, size_t whylen);
 void perfd_server_stop(void);
 /* Re-read certificates and tokens (SIGHUP). 0 or -1 with the reason; on

@@ -77,6 +77,8 @@ struct perfd_req {
     const char *method;   /* "GET", "HEAD", ... */
     const char *url;      /* the path, without the query string */
     const char *client;   /* the peer address as text, for log lines */
+    const char *body;     /* a PERFD_BODY route's request body (NUL-terminated), else NULL */
+    size_t body_len;
     void *user;           /* the handler's own state between calls */
     void (*user_free)(void *user);  /* called once when the request ends */
     /* private */
@@ -169,6 +171,7 @@ void perfd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #define PERFD_PREFIX 1u  /* path is a prefix ("/ui/") rather than exact */
 #define PERFD_NOAUTH 2u  /* answered without authentication (only /healthz) */
+#define PERFD_BODY 4u    /* takes a request body (up to max_body_bytes); any other route refuses one (413) */
 
 typedef int (*perfd_handler)(perfd_req *r);
 

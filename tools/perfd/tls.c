@@ -30,6 +30,7 @@ typedef struct tls_set {
     gnutls_pcert_st chain[MAX_CHAIN];
     unsigned n_chain;
     gnutls_privkey_t key;
+    gnutls_x509_crt_t leaf;           /* the server certificate (its names, its dates) */
     gnutls_x509_trust_list_t ca;      /* NULL: no client certificates asked for */
     unsigned char tokens[MAX_TOKENS][32];
     unsigned n_tokens;
@@ -46,6 +47,7 @@ static void set_free(tls_set *s)
     if (!s) return;
     for (unsigned i = 0; i < s->n_chain; i++) gnutls_pcert_deinit(&s->chain[i]);
     if (s->key) gnutls_privkey_deinit(s->key);
+    if (s->leaf) gnutls_x509_crt_deinit(s->leaf);
     if (s->ca) gnutls_x509_trust_list_deinit(s->ca, 1);
     free(s);
 }
@@ -129,6 +131,11 @@ static int load_cert(tls_set *s, const perfd_config *c, char *why, size_t whylen
         rc = gnutls_privkey_init(&s->key);
         if (rc >= 0) rc = gnutls_privkey_import_x509_raw(s->key, &kd, GNUTLS_X509_FMT_PEM, NULL, 0);
         if (rc < 0) snprintf(why, whylen, "%s: %s", c->tls_key, gnutls_strerror(rc));
+    }
+    if (rc >= 0) {
+        rc = gnutls_x509_crt_init(&s->leaf);
+        if (rc >= 0) rc = gnutls_x509_crt_import(s->leaf, &s->chain[0].cert, GNUTLS_X509_FMT_DER);
+        if (rc < 0) snprintf(why, whylen, "%s: %s", c->tls_cert, gnutls_strerror(rc));
     }
     explicit_bzero(key, klen);
     free(key);
@@ -227,6 +234,14 @@ size_t perfd_tls_options(struct MHD_OptionItem *items, size_t max)
         items[n++].ptr_value = trust_pem;
     }
     return n;
+}
+
+int perfd_tls_cert_names(const char *host)
+{
+    pthread_mutex_lock(&mu);
+    tls_set *s = cur;
+    pthread_mutex_unlock(&mu);
+    return s && s->leaf && gnutls_x509_crt_check_hostname2(s->leaf, host, 0) != 0;
 }
 
 int perfd_tls_have_tokens(void)
