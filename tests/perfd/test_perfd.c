@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "pd_util.h"
 #include "perflib/query.h"
@@ -23,7 +24,8 @@ static int setup(void **state)
     if (pq_fixture_make(&fx, PL_SOURCE_DIR "/tests/perfquery/pqtest.ini", PQ_TESTPROV_SO) != 0) return -1;
     /* One snapshot per query for the whole case: /v1/query and /v1/json
      * answers can be compared. */
-    const char *args[] = {"--registry", fx.store, "--system-name", "TESTBOX", "--set", "snapshot_max_age_ms=600000", NULL};
+    const char *args[] = {"--registry", fx.store, "--system-name", "TESTBOX", "--set", "snapshot_max_age_ms=600000",
+                          "--set", "log_interval=1", NULL};
     return pd_start(&pd, args, NULL);
 }
 
@@ -209,7 +211,10 @@ static void bad_requests(void **state)
     assert_int_equal(r.status, 200);
     assert_int_equal(r.body_len, 0);
     pd_resp_free(&r);
-    /* Every refusal left one line in the log. */
+    /* Every refusal left one line in the log: the first of its kind at
+     * once, the others in the summary at the end of log_interval (1 s). */
+    struct timespec ts = {1, 500000000};
+    nanosleep(&ts, NULL);
     char *log = pd_log(&pd);
     assert_non_null(strstr(log, "404 127.0.0.1 GET /nope: no such path"));
     assert_non_null(strstr(log, "405 127.0.0.1 POST /v1/query"));

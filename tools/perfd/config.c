@@ -36,6 +36,7 @@ void perfd_config_defaults(perfd_config *c)
     c->max_query_bytes = 1024;
     c->max_queries = 64;
     c->max_age_ms = 100;
+    c->log_interval_s = 60;
 }
 
 static int is_loopback(int family, const void *addr)
@@ -142,6 +143,7 @@ static const num_key num_keys[] = {
     {"max_query_bytes", Z(max_query_bytes), 16, 65536},
     {"max_queries", U(max_queries), 1, 4096},
     {"snapshot_max_age_ms", U(max_age_ms), 0, 3600000},
+    {"log_interval", U(log_interval_s), 1, 3600},
 };
 #undef U
 #undef Z

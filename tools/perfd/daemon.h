@@ -38,6 +38,7 @@ typedef struct perfd_config {
     size_t max_query_bytes;    /* the q= argument */
     unsigned max_queries;      /* distinct query strings cached at once */
     unsigned max_age_ms;       /* a snapshot this young is served again */
+    unsigned log_interval_s;   /* a repeated refusal is summed up once per interval */
 } perfd_config;
 
 void perfd_config_defaults(perfd_config *c);
@@ -62,6 +63,11 @@ int perfd_machines_load(const perfd_config *c, int *count, char *why, size_t why
 int perfd_machines_client(pl_engine *e, const perfd_config *c, char *why, size_t whylen);
 void perfd_machines_interrupt(void); /* ends remote transfers in progress */
 void perfd_machines_free(void);
+
+/* loglimit.c: refusal lines with a rate limit (one summary per interval). */
+void perfd_loglimit_init(unsigned seconds);
+void perfd_log_refusal(unsigned status, const char *reason, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void perfd_loglimit_tick(void); /* the reaper, four times a second */
 
 /* origin.c: Host and Origin (DNS rebinding, other sites' pages). 0, or the
  * HTTP status to refuse with and the reason. */

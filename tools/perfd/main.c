@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "daemon.h"
 #include "stream.h"
@@ -159,6 +160,19 @@ int main(int argc, char **argv)
         perfd_machines_free();
         free(cfg);
         return 0;
+    }
+
+    /* Descriptors: every connection is one, and evicted ones are counted by
+     * libmicrohttpd until it closes them; the remote pool, provider helpers
+     * and the store need a few more. Take up to the hard limit. */
+    struct rlimit rl;
+    rlim_t want = 2 * (rlim_t)cfg->max_connections + 256;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < want) {
+        rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
+        setrlimit(RLIMIT_NOFILE, &rl);
+        if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < want)
+            perfd_log("warning: %llu file descriptors allowed (LimitNOFILE), %llu wanted for max_connections %u",
+                      (unsigned long long)rl.rlim_cur, (unsigned long long)want, cfg->max_connections);
     }
 
     /* Memory: snapshots and renderings are large, short-lived buffers.

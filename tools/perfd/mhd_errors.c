@@ -60,7 +60,7 @@ __attribute__((visibility("default"))) enum MHD_Result MHD_queue_response(struct
     char client[64] = "?";
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     perfd_addr_text(ci ? ci->client_addr : NULL, client, sizeof client);
-    perfd_log("%u %s - -: %s", status_code, client, why);
+    perfd_log_refusal(status_code, why, "%u %s - -: %s", status_code, client, why);
     char body[128];
     int n = snprintf(body, sizeof body, "%s\n", why);
     struct MHD_Response *mine =

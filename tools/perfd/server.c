@@ -128,14 +128,18 @@ typedef struct conn_track {
     struct sockaddr_storage addr;
     char text[INET6_ADDRSTRLEN + 8];
     int fd;
-    uint64_t deadline_ns;         /* request headers must be complete by then; 0 = in a request */
+    int handling;                 /* its request is complete and being answered */
+    int gone;                     /* shut down by perfd (evicted, dropped): no longer counted */
+    uint64_t deadline_ns;         /* the request must be complete by then (while !handling) */
+    uint64_t idle_since_ns;       /* connected, or its last answer ended */
     struct conn_track *prev, *next;
 } conn_track;
 
 static struct {
     pthread_mutex_t mu;
     conn_track *list;
-    unsigned total;
+    unsigned total;               /* listed, gone ones included */
+    unsigned long long evicted;   /* since start, for the log */
     pthread_t reaper;
     pthread_cond_t cv;
     int reaper_running, stopping;
@@ -177,8 +181,32 @@ void perfd_addr_text(const struct sockaddr *sa, char *out, size_t len)
     }
 }
 
+/* Lock held: shut down the idle connection that has waited longest for a
+ * request (from `from` only when not NULL), so a new one can come in. Idle:
+ * no request being answered; a client still sending one counts as idle. 1
+ * when one was evicted. libmicrohttpd sees the shutdown and closes it. */
+static int evict_idle(const struct sockaddr *from, const char *for_whom)
+{
+    conn_track *victim = NULL;
+    for (conn_track *t = L.list; t; t = t->next) {
+        if (t->gone || t->handling || t->fd < 0) continue;
+        if (from && !same_ip(from, &t->addr)) continue;
+        if (!victim || t->idle_since_ns < victim->idle_since_ns) victim = t;
+    }
+    if (!victim) return 0;
+    shutdown(victim->fd, SHUT_RDWR);
+    victim->gone = 1;
+    L.evicted++;
+    perfd_log_refusal(0, "evicted", "evicted an idle connection of %s to make room for %s (%llu so far)", victim->text,
+                      for_whom, (unsigned long long)L.evicted);
+    return 1;
+}
+
 /* Accept policy: runs on the accepting daemon's thread before the
- * connection exists; counts are kept by on_connection. */
+ * connection exists; counts are kept by on_connection. When a limit is
+ * reached, an idle connection makes room (the longest idle, from the same
+ * address for the per-address limit); only when none is idle is the new one
+ * refused, and the refusal log line is rate-limited (loglimit.c). */
 static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, socklen_t addrlen)
 {
     (void)cls;
@@ -186,18 +214,26 @@ static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, soc
     char text[INET6_ADDRSTRLEN];
     perfd_addr_text(addr, text, sizeof text);
     pthread_mutex_lock(&L.mu);
-    unsigned total = L.total, same = 0;
-    for (conn_track *t = L.list; t; t = t->next)
+    unsigned total = 0, same = 0;
+    for (conn_track *t = L.list; t; t = t->next) {
+        if (t->gone) continue;
+        total++;
         if (addr && same_ip(addr, &t->addr)) same++;
+    }
+    if (same >= CFG->max_per_ip && !evict_idle(addr, text)) {
+        pthread_mutex_unlock(&L.mu);
+        perfd_log_refusal(0, "connections from this address", "refused %s: %u connections from this address (limit %u)",
+                          text, same, CFG->max_per_ip);
+        return MHD_NO;
+    }
+    if (same >= CFG->max_per_ip) total--; /* one of its own made room */
+    if (total >= CFG->max_connections && !evict_idle(NULL, text)) {
+        pthread_mutex_unlock(&L.mu);
+        perfd_log_refusal(0, "connections open", "refused %s: %u connections open, none idle (limit %u)", text, total,
+                          CFG->max_connections);
+        return MHD_NO;
+    }
     pthread_mutex_unlock(&L.mu);
-    if (total >= CFG->max_connections) {
-        perfd_log("refused %s: %u connections open (limit %u)", text, total, CFG->max_connections);
-        return MHD_NO;
-    }
-    if (same >= CFG->max_per_ip) {
-        perfd_log("refused %s: %u connections from this address (limit %u)", text, same, CFG->max_per_ip);
-        return MHD_NO;
-    }
     return MHD_YES;
 }
 
@@ -217,7 +253,8 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
         perfd_addr_text(ci ? ci->client_addr : NULL, t->text, sizeof t->text);
         ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
         t->fd = ci ? ci->connect_fd : -1;
-        t->deadline_ns = mono_ns() + (uint64_t)CFG->request_timeout_s * 1000000000u;
+        t->idle_since_ns = mono_ns();
+        t->deadline_ns = t->idle_since_ns + (uint64_t)CFG->request_timeout_s * 1000000000u;
         pthread_mutex_lock(&L.mu);
         t->next = L.list;
         if (L.list) L.list->prev = t;
@@ -269,12 +306,16 @@ static void *reaper(void *arg)
         pthread_cond_timedwait(&L.cv, &L.mu, &ts);
         uint64_t now = mono_ns();
         for (conn_track *t = L.list; t; t = t->next) {
-            if (t->deadline_ns && now > t->deadline_ns && t->fd >= 0) {
-                perfd_log("dropped %s: request not complete within %u s", t->text, CFG->request_timeout_s);
+            if (!t->handling && !t->gone && now > t->deadline_ns && t->fd >= 0) {
+                perfd_log_refusal(0, "dropped", "dropped %s: request not complete within %u s", t->text,
+                                  CFG->request_timeout_s);
                 shutdown(t->fd, SHUT_RDWR);
-                t->deadline_ns = 0;
+                t->gone = 1;
             }
         }
+        pthread_mutex_unlock(&L.mu);
+        perfd_loglimit_tick();
+        pthread_mutex_lock(&L.mu);
     }
     pthread_mutex_unlock(&L.mu);
     return NULL;
@@ -396,7 +437,11 @@ int perfd_reply_snap(perfd_req *r, unsigned status, const char *content_type, pe
 
 int perfd_reply_error(perfd_req *r, unsigned status, const char *reason)
 {
-    perfd_log("%u %s %s %s: %s", status, r->client ? r->client : "?", r->method, r->url, reason);
+    if (status < 500)
+        perfd_log_refusal(status, reason, "%u %s %s %s: %s", status, r->client ? r->client : "?", r->method, r->url,
+                          reason);
+    else
+        perfd_log("%u %s %s %s: %s", status, r->client ? r->client : "?", r->method, r->url, reason);
     char body[600];
     int n = snprintf(body, sizeof body, "%s\n", reason);
     if (n > (int)sizeof body - 1) n = (int)sizeof body - 1;
@@ -407,7 +452,7 @@ int perfd_reply_error(perfd_req *r, unsigned status, const char *reason)
 
 static int reply_405(perfd_req *r, const char *allow)
 {
-    perfd_log("405 %s %s %s: method not allowed", r->client, r->method, r->url);
+    perfd_log_refusal(405, "method not allowed", "405 %s %s %s: method not allowed", r->client, r->method, r->url);
     static const char body[] = "method not allowed\n";
     struct MHD_Response *resp = MHD_create_response_from_buffer(sizeof body - 1, (void *)body, MHD_RESPMEM_PERSISTENT);
     if (resp) MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
@@ -545,7 +590,7 @@ static void request_in(struct MHD_Connection *conn)
     conn_track *t = track_of(conn);
     if (!t) return;
     pthread_mutex_lock(&L.mu);
-    t->deadline_ns = 0;
+    t->handling = 1;
     pthread_mutex_unlock(&L.mu);
 }
 
@@ -621,9 +666,11 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     req_state *st = *con_cls;
     conn_track *t = track_of(conn);
     if (t) {
-        /* Keep-alive: the next request's headers have their own deadline. */
+        /* Keep-alive: the next request has its own deadline. */
         pthread_mutex_lock(&L.mu);
-        t->deadline_ns = mono_ns() + (uint64_t)CFG->request_timeout_s * 1000000000u;
+        t->handling = 0;
+        t->idle_since_ns = mono_ns();
+        t->deadline_ns = t->idle_since_ns + (uint64_t)CFG->request_timeout_s * 1000000000u;
         pthread_mutex_unlock(&L.mu);
     }
     if (!st) return;
@@ -640,6 +687,7 @@ int perfd_server_start(const perfd_config *c, char *why, size_t whylen)
 {
     CFG = c;
     L.stopping = 0;
+    perfd_loglimit_init(c->log_interval_s);
     if (pthread_create(&L.reaper, NULL, reaper, NULL) != 0) {
         snprintf(why, whylen, "cannot start a thread: %s", strerror(errno));
         return -1;
@@ -668,13 +716,14 @@ int perfd_server_start(const perfd_config *c, char *why, size_t whylen)
         tls_opts[n_tls].option = MHD_OPTION_END;
         tls_opts[n_tls].value = 0;
         tls_opts[n_tls].ptr_value = NULL;
-        /* libmicrohttpd's own connection limits are one above ours, as a
-         * backstop: accept_policy refuses first, across all listeners, and
+        /* libmicrohttpd's own connection limits are a backstop above ours
+         * (evicted connections are still counted there until it closes
+         * them): accept_policy decides first, across all listeners, and
          * logs who was refused and why. */
         struct MHD_Daemon *d = MHD_start_daemon(
             flags, (uint16_t)l->port, accept_policy, NULL, on_request, (void *)l, MHD_OPTION_EXTERNAL_LOGGER, mhd_logger,
-            NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT, (unsigned)c->max_connections + 1u,
-            MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)c->max_per_ip + 1u, MHD_OPTION_CONNECTION_TIMEOUT,
+            NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT, 2u * c->max_connections + 16u,
+            MHD_OPTION_PER_IP_CONNECTION_LIMIT, 2u * c->max_per_ip + 16u, MHD_OPTION_CONNECTION_TIMEOUT,
             (unsigned)c->idle_timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(c->max_header_bytes + 16384),
             MHD_OPTION_LISTEN_BACKLOG_SIZE, 128u, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
             MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL, MHD_OPTION_URI_LOG_CALLBACK, uri_seen, (void *)l,
