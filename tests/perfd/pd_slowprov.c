@@ -2,7 +2,9 @@
  * (default 1) whose counter "Collections" is the number of Collect calls
  * so far, and a Collect that first sleeps $PD_SLOW_MS milliseconds (default
  * 0). Slow collections show requests sharing one; many instances make a
- * block larger than the socket buffers. Entry points PdOpen/PdCollect/PdClose. */
+ * block larger than the socket buffers. With $PD_BAD_AFTER=N the collections
+ * after the first N break the contract (the host disables the provider).
+ * Entry points PdOpen/PdCollect/PdClose. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +18,7 @@ PL_PROVIDER_EXPORT DWORD PdCollect(LPWSTR query, LPVOID *data, LPDWORD bytes, LP
 PL_PROVIDER_EXPORT DWORD PdClose(void);
 
 static uint32_t fc, fh, collections;
-static long slow_ms, instances = 1;
+static long slow_ms, instances = 1, bad_after = -1;
 
 DWORD PdOpen(LPWSTR device_names)
 {
@@ -26,6 +28,8 @@ DWORD PdOpen(LPWSTR device_names)
     s = getenv("PD_INSTANCES");
     if (s) instances = strtol(s, NULL, 10);
     if (instances < 1 || instances > 1000000) instances = 1;
+    s = getenv("PD_BAD_AFTER");
+    if (s) bad_after = strtol(s, NULL, 10);
     return pl_provider_first_indices("PerfdSlow", &fc, &fh);
 }
 
@@ -36,6 +40,11 @@ DWORD PdCollect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects)
     if (!pl_query_wants(&q, fc + PD_SLOW, 0)) {
         *bytes = 0;
         *objects = 0;
+        return ERROR_SUCCESS;
+    }
+    if (bad_after >= 0 && collections >= (uint32_t)bad_after) {
+        *bytes = 0; /* one object in no bytes: the host disables the provider */
+        *objects = 1;
         return ERROR_SUCCESS;
     }
     if (slow_ms > 0) {

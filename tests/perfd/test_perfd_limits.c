@@ -582,6 +582,32 @@ static void refusals_logged_with_a_rate_limit(void **state)
     stop();
 }
 
+/* Issue 23 finding 7: a provider the host disables is named in perfd's own
+ * log with the reason (its objects vanish from /metrics and every answer). */
+static void provider_disable_logged(void **state)
+{
+    (void)state;
+    assert_int_equal(pq_fixture_make(&fx, PL_SOURCE_DIR "/tests/perfd/pdslow.ini", PD_SLOWPROV_SO), 0);
+    const char *args[] = {"--registry", fx.store, "--set", "snapshot_max_age_ms=0", NULL};
+    const char *env[] = {"PD_SLOW_MS=0", "PD_INSTANCES=1", "PD_BAD_AFTER=1", NULL};
+    assert_int_equal(pd_start(&pd, args, env), 0);
+    pd_resp r;
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(pd_raw(pd.port, get_global, strlen(get_global), &r, 10000), 0);
+        pd_resp_free(&r);
+    }
+    char *log = pd_log(&pd);
+    const char *line = strstr(log, "perfd: provider PerfdSlow is disabled: ");
+    if (!line) fail_msg("no disable line in:\n%s", log);
+    fprintf(stderr, "%.*s\n", (int)(strchr(line, '\n') - line), line);
+    /* once, not at every collection */
+    assert_null(strstr(line + 1, "perfd: provider PerfdSlow is disabled: "));
+    /* the built-ins the fixture disabled in the store are named at start */
+    assert_non_null(strstr(log, "perfd: provider PerfOS is disabled: disabled in the registry store"));
+    free(log);
+    stop();
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -596,6 +622,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(total_limit, teardown),
         cmocka_unit_test_teardown(idle_connections_never_lock_out_scrapes, teardown),
         cmocka_unit_test_teardown(refusals_logged_with_a_rate_limit, teardown),
+        cmocka_unit_test_teardown(provider_disable_logged, teardown),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     return cmocka_run_group_tests(tests, NULL, NULL);

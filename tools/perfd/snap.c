@@ -445,6 +445,40 @@ static void publish(entry *e, perfd_snap *s)
     pthread_mutex_lock(&S.mu);
 }
 
+/* Providers the engine has disabled, as last seen (collector thread only):
+ * perfd's own log says when one goes and why, since its objects then vanish
+ * from every answer (the host also tells syslog). */
+static char (*disabled)[128];
+static size_t n_disabled;
+
+static void note_providers(void)
+{
+    pl_provider_status *list = NULL;
+    size_t n = 0;
+    if (pl_engine_provider_status(S.engine, &list, &n) != PL_OK) return;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = 0;
+        while (k < n_disabled && strcmp(disabled[k], list[i].name) != 0) k++;
+        int was = k < n_disabled;
+        if (list[i].disabled && !was) {
+            char (*grown)[128] = realloc(disabled, (n_disabled + 1) * sizeof *disabled);
+            if (!grown) break;
+            disabled = grown;
+            snprintf(disabled[n_disabled++], sizeof *disabled, "%s", list[i].name);
+            const char *why = list[i].last_error;
+            if (strncmp(why, "disabled: ", 10) == 0) why += 10;
+            perfd_log("provider %s is disabled: %s; its objects are missing from every answer until it is enabled "
+                      "again (docs/provider-host.md)",
+                      list[i].name, why[0] ? why : "disabled in the registry store");
+        } else if (!list[i].disabled && was) {
+            memmove(disabled[k], disabled[k + 1], (n_disabled - k - 1) * sizeof *disabled);
+            n_disabled--;
+            perfd_log("provider %s is enabled again", list[i].name);
+        }
+    }
+    pl_free(list);
+}
+
 static void *collector(void *arg)
 {
     (void)arg;
@@ -459,10 +493,14 @@ static void *collector(void *arg)
         pthread_mutex_unlock(&S.mu);
         perfd_snap *s = q ? collect(q) : NULL;
         free(q);
+        note_providers();
         pthread_mutex_lock(&S.mu);
         publish(e, s);
     }
     pthread_mutex_unlock(&S.mu);
+    free(disabled);
+    disabled = NULL;
+    n_disabled = 0;
     return NULL;
 }
 
