@@ -43,6 +43,7 @@ if [ "$what" = test ]; then
     mount
     prometheus
     sysstat
+    systemd
     tmux
     tzdata
   )
