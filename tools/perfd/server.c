@@ -122,10 +122,20 @@ static perfd_route *route_find(const char *method, const char *path, int *path_k
 
 /* ----------------------------------------------------- connection limits */
 
-#define MAX_TRACKED 4096
+/* One client address: its connections (for the per-address limit and for
+ * choosing whom to evict). */
+typedef struct addr_rec {
+    struct sockaddr_storage addr;
+    unsigned live;                /* its connections not shut down by perfd */
+    unsigned listed;              /* all of them, until libmicrohttpd closes them */
+    struct addr_rec *next;
+} addr_rec;
+
+#define ADDR_BUCKETS 1024u
 
 typedef struct conn_track {
     struct sockaddr_storage addr;
+    addr_rec *ar;
     char text[INET6_ADDRSTRLEN + 8];
     int fd;
     int handling;                 /* its request is complete and being answered */
@@ -138,7 +148,8 @@ typedef struct conn_track {
 static struct {
     pthread_mutex_t mu;
     conn_track *list;
-    unsigned total;               /* listed, gone ones included */
+    unsigned live;                /* connections not shut down by perfd */
+    addr_rec *addrs[ADDR_BUCKETS];
     unsigned long long evicted;   /* since start, for the log */
     pthread_t reaper;
     pthread_cond_t cv;
@@ -181,21 +192,82 @@ void perfd_addr_text(const struct sockaddr *sa, char *out, size_t len)
     }
 }
 
-/* Lock held: shut down the idle connection that has waited longest for a
- * request (from `from` only when not NULL), so a new one can come in. Idle:
- * no request being answered; a client still sending one counts as idle. 1
- * when one was evicted. libmicrohttpd sees the shutdown and closes it. */
-static int evict_idle(const struct sockaddr *from, const char *for_whom)
+static size_t ip_bytes(const struct sockaddr *a, const unsigned char **p)
+{
+    if (a && a->sa_family == AF_INET) {
+        *p = (const unsigned char *)&((const struct sockaddr_in *)a)->sin_addr;
+        return 4;
+    }
+    if (a && a->sa_family == AF_INET6) {
+        *p = (const unsigned char *)&((const struct sockaddr_in6 *)a)->sin6_addr;
+        return 16;
+    }
+    *p = NULL;
+    return 0;
+}
+
+/* Lock held: the record of that address (made when `make`), or NULL. */
+static addr_rec *addr_of(const struct sockaddr *a, int make)
+{
+    const unsigned char *p;
+    size_t n = ip_bytes(a, &p);
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 16777619u;
+    addr_rec **b = &L.addrs[h % ADDR_BUCKETS];
+    for (addr_rec *r = *b; r; r = r->next)
+        if (a && same_ip(a, &r->addr)) return r;
+    if (!make || !a) return NULL;
+    addr_rec *r = calloc(1, sizeof *r);
+    if (!r) return NULL;
+    memcpy(&r->addr, a, a->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
+    r->next = *b;
+    *b = r;
+    return r;
+}
+
+static void addr_drop(addr_rec *r)
+{
+    if (!r || --r->listed) return;
+    const unsigned char *p;
+    size_t n = ip_bytes((const struct sockaddr *)&r->addr, &p);
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 16777619u;
+    for (addr_rec **pr = &L.addrs[h % ADDR_BUCKETS]; *pr; pr = &(*pr)->next) {
+        if (*pr == r) {
+            *pr = r->next;
+            free(r);
+            return;
+        }
+    }
+}
+
+/* Lock held: the connection is shut down by perfd; it no longer counts. */
+static void mark_gone(conn_track *t)
+{
+    shutdown(t->fd, SHUT_RDWR);
+    t->gone = 1;
+    L.live--;
+    if (t->ar) t->ar->live--;
+}
+
+/* Lock held: shut down an idle connection so a new one can come in: from
+ * address `ar` when not NULL (its per-address limit), else from the address
+ * with the most connections (so a flood of idle connections from a few
+ * addresses pays for itself, and a lone scraper's is the last to go); among
+ * those the one idle longest. Idle: no request being answered (a client
+ * still sending one counts as idle). 1 when one was evicted.
+ * libmicrohttpd sees the shutdown and closes it. */
+static int evict_idle(addr_rec *ar, const char *for_whom)
 {
     conn_track *victim = NULL;
     for (conn_track *t = L.list; t; t = t->next) {
         if (t->gone || t->handling || t->fd < 0) continue;
-        if (from && !same_ip(from, &t->addr)) continue;
-        if (!victim || t->idle_since_ns < victim->idle_since_ns) victim = t;
+        if (ar && t->ar != ar) continue;
+        unsigned tl = t->ar ? t->ar->live : 0, vl = victim && victim->ar ? victim->ar->live : 0;
+        if (!victim || tl > vl || (tl == vl && t->idle_since_ns < victim->idle_since_ns)) victim = t;
     }
     if (!victim) return 0;
-    shutdown(victim->fd, SHUT_RDWR);
-    victim->gone = 1;
+    mark_gone(victim);
     L.evicted++;
     perfd_log_refusal(0, "evicted", "evicted an idle connection of %s to make room for %s (%llu so far)", victim->text,
                       for_whom, (unsigned long long)L.evicted);
@@ -204,7 +276,7 @@ static int evict_idle(const struct sockaddr *from, const char *for_whom)
 
 /* Accept policy: runs on the accepting daemon's thread before the
  * connection exists; counts are kept by on_connection. When a limit is
- * reached, an idle connection makes room (the longest idle, from the same
+ * reached, an idle connection makes room (evict_idle: one of the same
  * address for the per-address limit); only when none is idle is the new one
  * refused, and the refusal log line is rate-limited (loglimit.c). */
 static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, socklen_t addrlen)
@@ -214,19 +286,15 @@ static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, soc
     char text[INET6_ADDRSTRLEN];
     perfd_addr_text(addr, text, sizeof text);
     pthread_mutex_lock(&L.mu);
-    unsigned total = 0, same = 0;
-    for (conn_track *t = L.list; t; t = t->next) {
-        if (t->gone) continue;
-        total++;
-        if (addr && same_ip(addr, &t->addr)) same++;
-    }
-    if (same >= CFG->max_per_ip && !evict_idle(addr, text)) {
+    addr_rec *ar = addr_of(addr, 0);
+    unsigned same = ar ? ar->live : 0;
+    if (same >= CFG->max_per_ip && !evict_idle(ar, text)) {
         pthread_mutex_unlock(&L.mu);
         perfd_log_refusal(0, "connections from this address", "refused %s: %u connections from this address (limit %u)",
                           text, same, CFG->max_per_ip);
         return MHD_NO;
     }
-    if (same >= CFG->max_per_ip) total--; /* one of its own made room */
+    unsigned total = L.live;
     if (total >= CFG->max_connections && !evict_idle(NULL, text)) {
         pthread_mutex_unlock(&L.mu);
         perfd_log_refusal(0, "connections open", "refused %s: %u connections open, none idle (limit %u)", text, total,
@@ -259,7 +327,12 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
         t->next = L.list;
         if (L.list) L.list->prev = t;
         L.list = t;
-        L.total++;
+        L.live++;
+        t->ar = addr_of((const struct sockaddr *)&t->addr, 1);
+        if (t->ar) {
+            t->ar->live++;
+            t->ar->listed++;
+        }
         pthread_mutex_unlock(&L.mu);
         *socket_context = t;
     } else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
@@ -271,7 +344,11 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
         else
             L.list = t->next;
         if (t->next) t->next->prev = t->prev;
-        L.total--;
+        if (!t->gone) {
+            L.live--;
+            if (t->ar) t->ar->live--;
+        }
+        addr_drop(t->ar);
         pthread_mutex_unlock(&L.mu);
         free(t);
         *socket_context = NULL;
@@ -309,8 +386,7 @@ static void *reaper(void *arg)
             if (!t->handling && !t->gone && now > t->deadline_ns && t->fd >= 0) {
                 perfd_log_refusal(0, "dropped", "dropped %s: request not complete within %u s", t->text,
                                   CFG->request_timeout_s);
-                shutdown(t->fd, SHUT_RDWR);
-                t->gone = 1;
+                mark_gone(t);
             }
         }
         pthread_mutex_unlock(&L.mu);
@@ -725,7 +801,7 @@ int perfd_server_start(const perfd_config *c, char *why, size_t whylen)
             NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT, 2u * c->max_connections + 16u,
             MHD_OPTION_PER_IP_CONNECTION_LIMIT, 2u * c->max_per_ip + 16u, MHD_OPTION_CONNECTION_TIMEOUT,
             (unsigned)c->idle_timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(c->max_header_bytes + 16384),
-            MHD_OPTION_LISTEN_BACKLOG_SIZE, 128u, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+            MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
             MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL, MHD_OPTION_URI_LOG_CALLBACK, uri_seen, (void *)l,
             MHD_OPTION_ARRAY, tls_opts, MHD_OPTION_END);
         if (!d) {

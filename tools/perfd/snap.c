@@ -43,8 +43,15 @@ typedef struct machine {
     struct machine *next;
 } machine;
 
+/* A thread of perfd's own waiting for a publication (perfd_snapshot_wait). */
+typedef struct sync_wait {
+    pthread_cond_t cv;
+    perfd_snap *snap;             /* set by the publisher */
+} sync_wait;
+
 struct perfd_waiter {
-    perfd_req *req;
+    perfd_req *req;               /* a suspended request, or */
+    sync_wait *sw;                /* a waiting thread */
     struct machine *m;            /* counted in m->waiting (remote entries) */
     struct perfd_waiter *next;
 };
@@ -225,46 +232,29 @@ static int vet_foreign(const char *q, char *key, size_t keylen, perfd_snap **ref
     return 1;
 }
 
-perfd_snap *perfd_snapshot(perfd_req *r, const char *query)
+/* The snapshot for `query` if one can be answered at once (fresh, or a
+ * refusal), else NULL after joining its collection as waiter w (a request
+ * or a thread), with the lock still held. Returns with the lock held. */
+static perfd_snap *lookup_or_join(const char *q, struct perfd_waiter *w)
 {
-    /* Called again after the resume: the collector set snap_ before it
-     * resumed the connection. */
-    if (r->snap_) return r->snap_;
-    const char *q = norm_query(query);
     char key[320];
     perfd_snap *refusal = NULL;
     int foreign = vet_foreign(q, key, sizeof key, &refusal);
-    if (foreign < 0) {
-        r->snap_ = refusal ? refusal : error_snap(q, PL_E_NOMEM, "out of memory");
-        return r->snap_;
-    }
-    uint64_t now = now_ns();
     pthread_mutex_lock(&S.mu);
-    if (S.stopping) {
-        pthread_mutex_unlock(&S.mu);
-        r->snap_ = error_snap(q, PL_E_BUSY, "perfd is stopping");
-        return r->snap_;
-    }
+    if (foreign < 0) return refusal ? refusal : error_snap(q, PL_E_NOMEM, "out of memory");
+    uint64_t now = now_ns();
+    if (S.stopping) return error_snap(q, PL_E_BUSY, "perfd is stopping");
     machine *m = foreign ? machine_get(key) : NULL;
-    if (foreign && !m) {
-        pthread_mutex_unlock(&S.mu);
-        r->snap_ = error_snap(q, PL_E_NOMEM, "out of memory");
-        return r->snap_;
-    }
+    if (foreign && !m) return error_snap(q, PL_E_NOMEM, "out of memory");
     entry *e = find_entry(q);
     if (!e) {
-        if (S.n_entries >= S.max_entries && evict_one() != 0) {
-            pthread_mutex_unlock(&S.mu);
-            r->snap_ = error_snap(q, PL_E_BUSY, "too many different queries are being collected");
-            return r->snap_;
-        }
+        if (S.n_entries >= S.max_entries && evict_one() != 0)
+            return error_snap(q, PL_E_BUSY, "too many different queries are being collected");
         e = calloc(1, sizeof *e);
         if (e) e->query = strdup(q);
         if (!e || !e->query) {
             if (e) free(e);
-            pthread_mutex_unlock(&S.mu);
-            r->snap_ = error_snap(q, PL_E_NOMEM, "out of memory");
-            return r->snap_;
+            return error_snap(q, PL_E_NOMEM, "out of memory");
         }
         e->m = m;
         e->next = S.entries;
@@ -272,47 +262,51 @@ perfd_snap *perfd_snapshot(perfd_req *r, const char *query)
         S.n_entries++;
     }
     e->used_ns = now;
-    if (e->latest && now - e->latest->collected_ns <= S.max_age_ns) {
-        r->snap_ = perfd_snap_ref(e->latest);
-        pthread_mutex_unlock(&S.mu);
-        return r->snap_;
-    }
+    if (e->latest && now - e->latest->collected_ns <= S.max_age_ns) return perfd_snap_ref(e->latest);
     if (m) {
         /* The machine's budget: a failed machine answers at once, and only
          * so many requests wait for one machine (and for all). */
         char why[600];
-        int status = PL_OK;
         if (m->down_until_ns > now) {
-            status = PL_E_REMOTE;
             snprintf(why, sizeof why, "%.480s (asked again in %llu ms)", m->why,
                      (unsigned long long)((m->down_until_ns - now) / 1000000u + 1));
-        } else if (m->waiting >= PERFD_REMOTE_WAITING || S.remote_waiting >= PERFD_REMOTE_WAITING_TOTAL) {
-            status = PL_E_BUSY;
+            return error_snap(q, PL_E_REMOTE, why);
+        }
+        if (m->waiting >= PERFD_REMOTE_WAITING || S.remote_waiting >= PERFD_REMOTE_WAITING_TOTAL) {
             snprintf(why, sizeof why, "%u requests already wait for machine %s (%u for all remote machines)",
                      m->waiting, m->key, S.remote_waiting);
+            return error_snap(q, PL_E_BUSY, why);
         }
-        if (status != PL_OK) {
-            pthread_mutex_unlock(&S.mu);
-            r->snap_ = error_snap(q, status, why);
-            return r->snap_;
-        }
+        m->waiting++;
+        S.remote_waiting++;
     }
-    struct perfd_waiter *w = malloc(sizeof *w);
+    w->m = m;
+    w->next = e->waiters;
+    e->waiters = w;
+    enqueue(e);
+    return NULL;
+}
+
+perfd_snap *perfd_snapshot(perfd_req *r, const char *query)
+{
+    /* Called again after the resume: the collector set snap_ before it
+     * resumed the connection. */
+    if (r->snap_) return r->snap_;
+    const char *q = norm_query(query);
+    struct perfd_waiter *w = calloc(1, sizeof *w);
     if (!w) {
-        pthread_mutex_unlock(&S.mu);
         r->snap_ = error_snap(q, PL_E_NOMEM, "out of memory");
         return r->snap_;
     }
     w->req = r;
-    w->m = m;
-    w->next = e->waiters;
-    e->waiters = w;
-    r->wait_ = w;
-    if (m) {
-        m->waiting++;
-        S.remote_waiting++;
+    perfd_snap *s = lookup_or_join(q, w);
+    if (s) {
+        pthread_mutex_unlock(&S.mu);
+        free(w);
+        r->snap_ = s;
+        return s;
     }
-    enqueue(e);
+    r->wait_ = w;
     /* Suspended while the lock is held: the collector can only resume it
      * after taking the waiter under the same lock, so the resume never comes
      * before the suspend. */
@@ -320,6 +314,54 @@ perfd_snap *perfd_snapshot(perfd_req *r, const char *query)
     r->suspended_ = 1;
     pthread_mutex_unlock(&S.mu);
     return NULL;
+}
+
+static void waiter_done(struct perfd_waiter *w);
+
+perfd_snap *perfd_snapshot_wait(const char *query, unsigned timeout_ms)
+{
+    const char *q = norm_query(query);
+    sync_wait sw = {.snap = NULL};
+    struct perfd_waiter *w = calloc(1, sizeof *w);
+    if (!w) return error_snap(q, PL_E_NOMEM, "out of memory");
+    w->sw = &sw;
+    perfd_snap *s = lookup_or_join(q, w);
+    if (s) {
+        pthread_mutex_unlock(&S.mu);
+        free(w);
+        return s;
+    }
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&sw.cv, &ca);
+    pthread_condattr_destroy(&ca);
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += timeout_ms / 1000u;
+    until.tv_nsec += (long)(timeout_ms % 1000u) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    while (!sw.snap)
+        if (pthread_cond_timedwait(&sw.cv, &S.mu, &until) == ETIMEDOUT) break;
+    if (!sw.snap) {
+        /* Given up: leave the entry's waiters (the publisher has not taken us). */
+        for (entry *e = S.entries; e; e = e->next) {
+            for (struct perfd_waiter **pw = &e->waiters; *pw; pw = &(*pw)->next) {
+                if (*pw == w) {
+                    *pw = w->next;
+                    waiter_done(w);
+                    goto out;
+                }
+            }
+        }
+    }
+out:
+    pthread_mutex_unlock(&S.mu);
+    pthread_cond_destroy(&sw.cv);
+    return sw.snap ? sw.snap : error_snap(q, PL_E_REMOTE, "no answer in time");
 }
 
 /* A waiter leaves (lock held): the machine's count goes down. */
@@ -389,9 +431,14 @@ static void publish_locked(entry *e, perfd_snap *s)
     e->waiters = NULL;
     while (w) {
         struct perfd_waiter *next = w->next;
-        w->req->snap_ = perfd_snap_ref(s);
-        w->req->wait_ = NULL;
-        MHD_resume_connection(w->req->conn);
+        if (w->sw) {
+            w->sw->snap = perfd_snap_ref(s);
+            pthread_cond_signal(&w->sw->cv);
+        } else {
+            w->req->snap_ = perfd_snap_ref(s);
+            w->req->wait_ = NULL;
+            MHD_resume_connection(w->req->conn);
+        }
         waiter_done(w);
         w = next;
     }
