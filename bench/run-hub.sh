@@ -50,15 +50,7 @@ remote="--set remote_config=$TMP/remote.conf"
 PERFLIB_REGISTRY=$TMP/perflib.db PERFLIB_PROVIDER_DIR=$(dirname "$(dirname "$(dirname "$PERFD")")")/providers \
   "$PERFD" --listen 127.0.0.1:0 --set snapshot_max_age_ms=0 $remote >"$TMP/perfd.log" 2>&1 &
 PERFD_PID=$!
-port=
-i=0
-while [ "$i" -lt 100 ]; do
-  port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$TMP/perfd.log" | head -1)
-  [ -n "$port" ] && grep -q 'perfd: ready' "$TMP/perfd.log" && break
-  sleep 0.1
-  i=$((i + 1))
-done
-[ -n "$port" ] || { cat "$TMP/perfd.log"; echo "perfd did not start" >&2; exit 1; }
+port=$(perfd_port "$TMP/perfd.log") || exit 1
 "$HB" scrape "$port" 5 0 >/dev/null # warm up
 
 row() { printf '%-10s %s\n' "$1" "$2"; }
