@@ -121,11 +121,15 @@ void perfd_snap_unref(perfd_snap *s)
     free(s);
 }
 
-/* A snapshot that carries an error rather than data. */
+/* What error_snap hands out when it cannot allocate: never freed (its
+ * count never comes near 0), so callers need no NULL check. */
+static perfd_snap oom_snap = {.status = PL_E_NOMEM, .error = "out of memory", .query = "", .refs_ = 1 << 30};
+
+/* A snapshot that carries an error rather than data (never NULL). */
 static perfd_snap *error_snap(const char *query, int status, const char *msg)
 {
     perfd_snap *s = calloc(1, sizeof *s);
-    if (!s) return NULL;
+    if (!s) return perfd_snap_ref(&oom_snap);
     s->query = strdup(query);
     s->status = status;
     snprintf(s->error, sizeof s->error, "%.511s", msg);
@@ -208,9 +212,9 @@ static void enqueue(entry *e)
     }
 }
 
-/* A Foreign query's machine, vetted before anything is queued: NULL with
- * *refusal set (a snapshot to answer with) when it is not listed or not a
- * machine name, NULL with no refusal for a local query. */
+/* A Foreign query's machine, vetted before anything is queued: 1 with its
+ * key for a listed machine, 0 for a local query, -1 with *refusal set (a
+ * snapshot to answer with) when it is not listed or not a machine name. */
 static int vet_foreign(const char *q, char *key, size_t keylen, perfd_snap **refusal)
 {
     char target[301];
@@ -241,7 +245,7 @@ static perfd_snap *lookup_or_join(const char *q, struct perfd_waiter *w)
     perfd_snap *refusal = NULL;
     int foreign = vet_foreign(q, key, sizeof key, &refusal);
     pthread_mutex_lock(&S.mu);
-    if (foreign < 0) return refusal ? refusal : error_snap(q, PL_E_NOMEM, "out of memory");
+    if (foreign < 0) return refusal;
     uint64_t now = now_ns();
     if (S.stopping) return error_snap(q, PL_E_BUSY, "perfd is stopping");
     machine *m = foreign ? machine_get(key) : NULL;
