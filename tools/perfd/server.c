@@ -361,9 +361,10 @@ static conn_track *track_of(struct MHD_Connection *conn)
     return ci ? ci->socket_context : NULL;
 }
 
-/* The request-timeout reaper: a connection whose request headers are not
- * complete by its deadline (a slowloris trickling bytes, which resets the
- * idle timeout) is shut down; libmicrohttpd then closes it. The fd is
+/* The request-timeout reaper: a connection whose request (headers and
+ * body) is not complete by its deadline (a slowloris trickling bytes, which
+ * resets the idle timeout) is shut down; libmicrohttpd then closes it. It
+ * also ends the refusal log's intervals (loglimit.c). The fd is
  * valid while its record is listed: the record goes (under L.mu) before
  * libmicrohttpd closes the socket. */
 static void *reaper(void *arg)
