@@ -447,7 +447,7 @@ static void total_limit(void **state)
 
 typedef struct flood {
     int fds[1000];
-    volatile int stop;
+    int stop; /* __atomic */
     unsigned long reconnects;
 } flood;
 
@@ -465,8 +465,8 @@ static int flood_connect(int i)
 static void *flood_main(void *arg)
 {
     flood *f = arg;
-    while (!f->stop) {
-        for (int i = 0; i < 1000 && !f->stop; i++) {
+    while (!__atomic_load_n(&f->stop, __ATOMIC_ACQUIRE)) {
+        for (int i = 0; i < 1000 && !__atomic_load_n(&f->stop, __ATOMIC_ACQUIRE); i++) {
             struct pollfd pf = {f->fds[i], POLLIN, 0};
             if (f->fds[i] >= 0 && poll(&pf, 1, 0) == 0) continue;
             if (f->fds[i] >= 0) close(f->fds[i]);
@@ -535,7 +535,7 @@ static void idle_connections_never_lock_out_scrapes(void **state)
         pd_resp_free(&r);
         sleep_ms(40);
     }
-    f.stop = 1;
+    __atomic_store_n(&f.stop, 1, __ATOMIC_RELEASE);
     pthread_join(th, NULL);
     for (int i = 0; i < 1000; i++)
         if (f.fds[i] >= 0) close(f.fds[i]);

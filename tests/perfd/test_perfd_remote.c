@@ -205,14 +205,14 @@ typedef struct hole {
     int lfd;
     int fds[256];
     int n;
-    volatile int stop;
+    int stop; /* __atomic */
 } hole;
 
 /* Accepts every connection and never answers. */
 static void *hole_main(void *arg)
 {
     hole *h = arg;
-    while (!h->stop) {
+    while (!__atomic_load_n(&h->stop, __ATOMIC_ACQUIRE)) {
         struct pollfd pf = {h->lfd, POLLIN, 0};
         if (poll(&pf, 1, 50) <= 0) continue;
         int c = accept(h->lfd, NULL, NULL);
@@ -326,7 +326,7 @@ static void black_hole_does_not_delay_metrics(void **state)
     double under = metrics_p99(50, 40, &attack_med);
     for (int i = 0; i < N; i++) pthread_join(th[i], NULL);
     double after = metrics_p99(50, 40, &after_med);
-    h.stop = 1;
+    __atomic_store_n(&h.stop, 1, __ATOMIC_RELEASE);
     pthread_join(ht, NULL);
     int held = h.n;
     for (int i = 0; i < h.n; i++) close(h.fds[i]);
@@ -408,9 +408,9 @@ static void streams_share_the_remote_pool(void **state)
         if (!meta || !strstr(meta, "\"ok\":false")) fail_msg("stream %d: %s", i, buf);
         close(fds[i]);
     }
-    int held = h.n;
-    h.stop = 1;
+    __atomic_store_n(&h.stop, 1, __ATOMIC_RELEASE);
     pthread_join(ht, NULL);
+    int held = h.n;
     for (int i = 0; i < h.n; i++) close(h.fds[i]);
     close(h.lfd);
     fprintf(stderr, "%d streams for a black hole: it got %d connections\n", N, held);
