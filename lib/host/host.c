@@ -372,10 +372,18 @@ static int help_ok(const pl__host *h, const pl__prov *p, uint32_t idx)
     return p->info.first_help && idx >= p->info.first_help && idx <= p->info.last_help;
 }
 
-/* Check the title indices of every object and counter. Returns 1 when all
- * are inside the base set or the provider's ranges. */
-static int indices_ok(pl__host *h, pl__prov *p, const pl_block *blk, char *why, size_t whylen)
+/* Check the title indices of every object and counter. Returns 0 (with
+ * `why`) when an object's lies outside the base set and the provider's
+ * ranges: an object index routes queries ("230 232") and names the object,
+ * so one outside the range could pose as another provider's object. A
+ * counter's outside the range is kept, as Windows keeps it (the counter
+ * shows without a name; pywin32's demo .ini names one under a symbol its
+ * code does not use): the first such counter is described in `odd` for the
+ * warning, which is otherwise left empty. */
+static int indices_ok(pl__host *h, pl__prov *p, const pl_block *blk, char *why, size_t whylen, char *odd,
+                      size_t oddlen)
 {
+    odd[0] = '\0';
     /* Walk objects and definitions with the O(1) steps: a lookup by position
      * would make a provider's answer with many objects or many definitions
      * that are not all 40 bytes long cost quadratic time here, in the host,
@@ -400,12 +408,10 @@ static int indices_ok(pl__host *h, pl__prov *p, const pl_block *blk, char *why, 
                 snprintf(why, whylen, "object %u counter %u cannot be read", i, c);
                 return 0;
             }
-            if (!name_ok(h, p, k.def.CounterNameTitleIndex) || !help_ok(h, p, k.def.CounterHelpTitleIndex)) {
-                snprintf(why, whylen, "object %u counter %u uses title index %u/%u outside its range %u-%u", i, c,
+            if (!odd[0] && (!name_ok(h, p, k.def.CounterNameTitleIndex) || !help_ok(h, p, k.def.CounterHelpTitleIndex)))
+                snprintf(odd, oddlen, "object %u counter %u uses title index %u/%u outside its range %u-%u", i, c,
                          k.def.CounterNameTitleIndex, k.def.CounterHelpTitleIndex, p->info.first_counter,
                          p->info.last_help);
-                return 0;
-            }
         }
     }
     return 1;
@@ -518,10 +524,15 @@ int pl__host_judge(pl__host *h, pl__prov *p, const pl__call_result *r, size_t *c
         pl__host_disable(h, p, "invalid data (%u objects): %s", r->nobj, verr.msg);
         return PL__JUDGED;
     }
-    if (!indices_ok(h, p, &blk, why, sizeof why)) {
+    char odd[200];
+    if (!indices_ok(h, p, &blk, why, sizeof why, odd, sizeof odd)) {
         free(padded);
         pl__host_disable(h, p, "%s", why);
         return PL__JUDGED;
+    }
+    if (odd[0] && !p->warned_index) {
+        p->warned_index = 1;
+        pl__host_note(h, p, LOG_WARNING, "%s; the counter is kept and shows without a name, as on Windows", odd);
     }
     if (out->p && data == out->p + out->len) out->len += bytes; /* written in place (collect_inproc) */
     else *rc = pl__buf_append(out, data, bytes);

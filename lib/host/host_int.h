@@ -58,6 +58,7 @@ typedef struct pl__prov {
     uint64_t collects, errors;
     uint32_t last_bytes;        /* the size of its last answer (the room of a Collect into the answer) */
     int warned_align;           /* the multiple-of-8 warning was logged */
+    int warned_index;           /* the counter-index-outside-its-range warning was logged */
     char last_error[256];
     /* Wrapping (docs/provider-host.md, "Providers that wrap providers"). */
     struct pl__prov *wrapped;       /* the provider this one wraps, or NULL */

@@ -138,13 +138,15 @@ PL_EXTERN int pl_engine_open(const pl_engine_config *cfg, pl_engine **out, pl_er
     if (!e) return pl__fail(err, PL_E_NOMEM, "out of memory");
     const char *store_path = cfg ? cfg->store_path : NULL;
     int rc = pl_store_open(store_path, 0, &e->st, err);
-    if (rc != PL_OK && rc != PL_E_NOMEM && rc != PL_E_SCHEMA && rc != PL_E_BUSY && rc != PL_E_UNSAFE) {
+    if (rc != PL_OK && rc != PL_E_NOMEM && rc != PL_E_SCHEMA && rc != PL_E_BUSY && rc != PL_E_UNSAFE &&
+        rc != PL_E_NOT_FOUND && rc != PL_E_INVAL) {
         /* A user who may not write the store (the installed one belongs to
          * root, or a read-only mount) still reads it; a provider it
          * disables is then recorded in its own failure state. When the
          * read-only open fails too, its error is the one that says why
          * (a hot journal on a read-only file system, a damaged file). A
-         * busy store is not tried twice: the open's bound is the bound. */
+         * busy store is not tried twice: the open's bound is the bound; nor
+         * is a store the user named in a place that does not exist. */
         pl_error ro;
         rc = pl_store_open(store_path, PL_STORE_READONLY, &e->st, &ro);
         if (err) *err = ro;

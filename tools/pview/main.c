@@ -27,8 +27,6 @@ static void usage(FILE *out)
           "  -d SECONDS                refresh interval (0.2 to 3600; default 1)\n"
           "  --log FILE                replay a binary counter log recorded with typeperf -f BIN\n"
           "                            (one record per refresh; record Process and Thread paths)\n"
-          "  --log FILE                replay a binary counter log recorded with typeperf -f BIN\n"
-          "                            (one record per refresh; record Process and Thread paths)\n"
           "  --replay FILE...          replay snapshots saved with `perfquery --raw FILE \"230 232\"`\n"
           "                            (all remaining arguments are files)\n"
           "  --no-threads              start with the thread pane hidden (cheaper)\n"
@@ -102,6 +100,7 @@ static void set_status(pv_app *a, int error, const char *msg)
 {
     snprintf(a->status, sizeof a->status, " %.250s", msg);
     a->status_error = error;
+    a->status_source = 0;
 }
 
 /* One refresh. Returns 0, or -1 when the source failed (message set). */
@@ -125,9 +124,13 @@ static int refresh_data(pv_app *a)
         snprintf(msg, sizeof msg, "%.100s: no new data, showing the last good rows: %.300s", a->src->label,
                  err.msg[0] ? err.msg : pl_strerror(rc));
         set_status(a, 1, msg);
+        a->status_source = 1;
         return -1;
     }
-    if (a->status_error) a->status[0] = 0;
+    /* the source answers again: its complaint goes; the user's own
+     * messages (a refused action) stay until the next key */
+    if (a->status_source) a->status[0] = 0;
+    a->status_source = 0;
     pv_app_rebuild(a);
     return 0;
 }
@@ -146,7 +149,7 @@ static void open_memory(pv_app *a)
     size_t len = 0;
     pl_error err = {0};
     pv_memdetail_free(&a->mem);
-    int rc = a->src->src.collect(a->src->src.ctx, "Costly", &blk, &len, &err);
+    int rc = a->src->src.collect(a->src->src.ctx, PV_MEMORY_QUERY, &blk, &len, &err);
     if (rc == PL_OK) rc = pv_memdetail_read(blk, len, p->pid, p->start, &a->mem, &err);
     free(blk);
     if (rc != PL_OK) {
@@ -196,9 +199,13 @@ static void action_end(pv_app *a, int sig)
     if (!p) return;
     pv_proc copy = *p;
     char q[160], ans[8], msg[256];
+    if (pv_action_refused(a, &copy, msg, sizeof msg)) {
+        set_status(a, 1, msg);
+        return;
+    }
     snprintf(q, sizeof q, "End %s (%u) with %s? [y/N]", copy.name, copy.pid, sig == SIGKILL ? "SIGKILL" : "SIGTERM");
     if (!pv_ui_prompt(a, q, ans, sizeof ans) || (ans[0] != 'y' && ans[0] != 'Y')) {
-        set_status(a, 0, "nothing was done");
+        if (!a->quit) set_status(a, 0, "nothing was done");
         return;
     }
     int rc = pv_end_process(a, &copy, sig, msg, sizeof msg);
@@ -212,11 +219,15 @@ static void action_priority(pv_app *a)
     pv_proc copy = *p;
     char q[200], ans[16], msg[256];
     char cur[16];
+    if (pv_action_refused(a, &copy, msg, sizeof msg)) {
+        set_status(a, 1, msg);
+        return;
+    }
     pv_fmt_num(cur, sizeof cur, copy.nice);
     snprintf(q, sizeof q, "Nice value for %s (%u), -20 (high) .. 19 (idle), now %s:", copy.name, copy.pid,
              cur[0] ? cur : "?");
     if (!pv_ui_prompt(a, q, ans, sizeof ans) || !ans[0]) {
-        set_status(a, 0, "nothing was done");
+        if (!a->quit) set_status(a, 0, "nothing was done");
         return;
     }
     char *end;
@@ -233,7 +244,9 @@ static void action_priority(pv_app *a)
 
 static void key(pv_app *a, int ch)
 {
-    if (ch != ERR && ch != KEY_RESIZE && !a->status_error) a->status[0] = 0;
+    /* a key dismisses the last message, except the source's own (it
+     * stays while the source fails) */
+    if (ch != ERR && ch != KEY_RESIZE && !a->status_source) a->status[0] = 0;
     if (a->mode == PV_HELP) {
         if (ch != ERR && ch != KEY_RESIZE) a->mode = PV_MAIN;
         if (ch == 'q') a->quit = 1;
@@ -294,6 +307,8 @@ static void on_term(int sig)
     (void)sig;
     g_term = 1;
 }
+
+int pv_stop_requested(void) { return g_term != 0; }
 
 int main(int argc, char **argv)
 {
@@ -385,6 +400,7 @@ int main(int argc, char **argv)
         timeout((int)(wait * 1000) + 1);
         int ch = getch();
         if (ch != ERR) key(&a, ch);
+        else if (pv_ui_terminal_gone()) break; /* no hang-up signal came: the reads fail */
         /* after a rate change, the next sample follows the new interval */
         if (ch == '+' || ch == '-') next = now_s() + a.interval;
     }

@@ -146,6 +146,11 @@ const char *pv_wait_reason(double r);
 
 enum pv_mode { PV_MAIN, PV_HELP, PV_MEMORY };
 
+/* The memory detail's query: Image and Process Address Space, which bring
+ * their parent Process (Image instances name it), so images are matched to
+ * the process by its ID Process. "Costly" alone has no Process object. */
+#define PV_MEMORY_QUERY "740 786"
+
 typedef struct pv_app {
     pv_source *src;
     pv_model model;
@@ -172,6 +177,8 @@ typedef struct pv_app {
     size_t mem_top;
     char status[256];         /* the last message for the footer */
     int status_error;
+    int status_source;        /* about the data source: cleared when it answers again;
+                                 any other message stays until the next key */
     double last_collect_ms;
     int quit;
 } pv_app;
@@ -181,14 +188,22 @@ int pv_ui_start(void);
 void pv_ui_stop(void);
 void pv_ui_draw(pv_app *a);
 /* A one-line prompt in the footer: returns 1 with the text, 0 when
- * cancelled (Esc). */
+ * cancelled (Esc), or when pview must end (a stop signal, the terminal
+ * gone: then a->quit is set). */
 int pv_ui_prompt(pv_app *a, const char *question, char *out, size_t cap);
+/* 1 when the terminal has gone away (hang-up or error on stdin). */
+int pv_ui_terminal_gone(void);
+/* main.c: 1 once SIGINT, SIGTERM or SIGHUP asked pview to end. */
+int pv_stop_requested(void);
 /* Rebuild view/tview from the model (filter, sort, selection kept by pid). */
 void pv_app_rebuild(pv_app *a);
 
 /* actions.c: each returns 0 and a message, or -1 and the reason; a refused
  * action changes nothing. */
 int pv_end_process(pv_app *a, const pv_proc *p, int sig, char *msg, size_t cap);
+/* 1 and the reason when no action may touch p here (a remote or recorded
+ * source, _Total, Idle): asked before the user is asked to confirm. */
+int pv_action_refused(const pv_app *a, const pv_proc *p, char *msg, size_t cap);
 int pv_set_priority(pv_app *a, const pv_proc *p, int nice_value, char *msg, size_t cap);
 
 #endif

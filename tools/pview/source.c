@@ -151,7 +151,7 @@ static int replay_collect(void *ctx, const char *query, void **block, size_t *le
 {
     replay_ctx *c = ctx;
     int pick = -1;
-    if (query && strncmp(query, "Costly", 6) == 0) {
+    if (query && strcmp(query, PV_MEMORY_QUERY) == 0) {
         for (int i = 0; i < c->n && pick < 0; i++)
             if (c->b[i].costly) pick = i;
     } else {
@@ -165,7 +165,7 @@ static int replay_collect(void *ctx, const char *query, void **block, size_t *le
         }
     }
     if (pick < 0) {
-        pv_err(err, PL_E_NOT_FOUND, "the recording has no %s snapshot", query ? query : "such");
+        pv_err(err, PL_E_NOT_FOUND, "the recording has no Costly snapshot (Image, Process Address Space)");
         return PL_E_NOT_FOUND;
     }
     *block = malloc(c->b[pick].len);
@@ -239,7 +239,7 @@ typedef struct logsrc_ctx {
 static int log_collect(void *ctx, const char *query, void **block, size_t *len, pl_error *err)
 {
     logsrc_ctx *c = ctx;
-    if (query && strncmp(query, "Costly", 6) == 0) {
+    if (query && strcmp(query, PV_MEMORY_QUERY) == 0) {
         pv_err(err, PL_E_NOT_FOUND, "a counter log holds what was recorded: no Costly snapshot");
         return PL_E_NOT_FOUND;
     }
