@@ -118,6 +118,11 @@ static void request_strictness(void **state)
     (void)state;
     const char *extra[] = {"--set", "request_timeout=2", "--set", "max_body_bytes=100", NULL};
     start(extra);
+    /* the interface checks rely on: a loopback listener with no host_names
+     * refuses another name (DNS rebinding) */
+    EXPECT("GET /v1/query?q=238 HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n", 421,
+           "not a name of this perfd", NULL);
+    EXPECT("GET /metrics HTTP/1.1\r\nHost: evil.example:9730\r\nConnection: close\r\n\r\n", 421, NULL, NULL);
     /* a body where no endpoint takes one: 413 on the headers, and no
      * "100 Continue" first even for 100 MB */
     EXPECT("GET /healthz HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100000000\r\nExpect: 100-continue\r\n\r\n", 413,

@@ -325,6 +325,19 @@ static void black_hole_does_not_delay_metrics(void **state)
     nanosleep(&settle, NULL);
     double under = metrics_p99(50, 40, &attack_med);
     for (int i = 0; i < N; i++) pthread_join(th[i], NULL);
+    /* its fetches failed, so the machine rests: a new request for it is 502
+     * at once, saying when it is asked again (the hole would take 2.5 s) */
+    {
+        char path[200];
+        snprintf(path, sizeof path, "/v1/query?q=Foreign%%20127.0.0.1:%u%%20999", hport);
+        pd_resp r;
+        long t0 = pd_now_ms();
+        assert_int_equal(pd_get(pd.port, path, "", &r, 10000), 0);
+        long took = pd_now_ms() - t0;
+        if (r.status != 502 || took > 1000 || !r.body || !strstr((char *)r.body, "asked again in"))
+            fail_msg("a resting machine: %d in %ld ms: %s", r.status, took, r.body ? (char *)r.body : "");
+        pd_resp_free(&r);
+    }
     double after = metrics_p99(50, 40, &after_med);
     __atomic_store_n(&h.stop, 1, __ATOMIC_RELEASE);
     pthread_join(ht, NULL);
