@@ -309,6 +309,12 @@ typedef struct pl_pdh_counter_info {
 } pl_pdh_counter_info;
 PL_EXTERN uint32_t pl_pdh_get_counter_info(const pl_pdh_counter *c, pl_pdh_counter_info *info);
 
+/* The frequency of a counter's time base (PdhGetCounterTimeBase): PerfFreq
+ * for tick types, 10,000,000 for 100 ns types, the object's PerfFreq for
+ * object-timer types, as the newest sample had it. PL_PDH_INVALID_HANDLE,
+ * or PL_PDH_CSTATUS_INVALID_DATA before any sample gave one. */
+PL_EXTERN uint32_t pl_pdh_get_time_base(const pl_pdh_counter *c, int64_t *freq);
+
 /* Compute a value from raw samples without a counter: for tests and tools
  * that keep their own samples. freq is the time base frequency of the type's
  * timer (PerfFreq for tick types, 10,000,000 for 100 ns types, the object's

@@ -314,6 +314,14 @@ static int load(pl__host *h, pl__prov *p)
         if (dlerror()) nbfn = NULL;
     }
     memcpy(&p->nonblocking, &nbfn, sizeof nbfn);
+    /* The optional note for the provider status (provider.h). */
+    void *notefn = NULL;
+    if ((size_t)snprintf(nb, sizeof nb, "%s%s", p->info.collect, PL_NOTE_SUFFIX) < sizeof nb) {
+        dlerror();
+        notefn = dlsym(dl, nb);
+        if (dlerror()) notefn = NULL;
+    }
+    memcpy(&p->note, &notefn, sizeof notefn);
     p->loaded = 1;
     if (!p->mk) p->mk = pl__marker_new(h->state, p->info.name);
     return 1;
@@ -424,7 +432,7 @@ WCHAR *pl__host_to_wide(const char *s)
     return w;
 }
 
-static void query_text(const pl_query_items *q, char *out, size_t cap)
+static void query_text(const pl_query_items *q, int64_t pid, char *out, size_t cap)
 {
     if (q->kind == PL_QUERY_KIND_COSTLY) {
         snprintf(out, cap, "Costly");
@@ -444,6 +452,7 @@ static void query_text(const pl_query_items *q, char *out, size_t cap)
         while (nd) out[w++] = d[--nd];
     }
     out[w] = '\0';
+    if (pid >= 0 && pid <= 0xFFFFFFFFll && w + 16 < cap) snprintf(out + w, cap - w, " pid=%lld", (long long)pid);
 }
 
 /* ------------------------------------------------------------ judging */
@@ -772,12 +781,12 @@ static int wrap_step(pl__host *h, pl__prov *o, const WCHAR *wq, pl__buf *out, ui
     return rc;
 }
 
-int pl__host_collect(pl__host *h, const pl_query_items *q, pl__buf *out, uint32_t *nobjects)
+int pl__host_collect(pl__host *h, const pl_query_items *q, int64_t pid, pl__buf *out, uint32_t *nobjects)
 {
     if (q->kind != PL_QUERY_KIND_GLOBAL && q->kind != PL_QUERY_KIND_COSTLY && q->kind != PL_QUERY_KIND_ITEMS)
         return PL_OK; /* unknown words: no provider is asked */
-    char text[PL_QUERY_MAX_ITEMS * 11 + 16];
-    query_text(q, text, sizeof text);
+    char text[PL_QUERY_MAX_ITEMS * 11 + 32];
+    query_text(q, pid, text, sizeof text);
     WCHAR *wq = pl__host_to_wide(text);
     if (!wq) return PL_E_NOMEM;
     int rc = PL_OK;
@@ -802,6 +811,28 @@ int pl__host_collect(pl__host *h, const pl_query_items *q, pl__buf *out, uint32_
     return rc;
 }
 
+/* The note of a loaded in-process provider (provider.h, PL_NOTE_SUFFIX),
+ * as one line of valid UTF-8: a control character or an invalid byte
+ * becomes '?'. Called with p->mu held. */
+static void provider_note(pl__prov *p, char *out, size_t cap)
+{
+    out[0] = '\0';
+    if (!p->note || !p->loaded || p->isolated || p->hung || cap < 2) return;
+    char raw[256];
+    memset(raw, 0, sizeof raw);
+    if (p->note(raw, (DWORD)sizeof raw) != ERROR_SUCCESS) return;
+    raw[sizeof raw - 1] = '\0';
+    size_t n = strnlen(raw, sizeof raw);
+    if (n >= cap) n = cap - 1;
+    size_t units;
+    int bad_utf8 = pl__utf8_to_utf16(raw, n, NULL, 0, &units) == PL_E_ENCODING;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)raw[i];
+        out[i] = (c < 0x20 || c == 0x7f || (bad_utf8 && c >= 0x80)) ? '?' : (char)c;
+    }
+    out[n] = '\0';
+}
+
 int pl__host_status(pl__host *h, pl_provider_status **list, size_t *n)
 {
     pl_provider_status *s = calloc(h->n ? h->n : 1, sizeof *s);
@@ -818,6 +849,7 @@ int pl__host_status(pl__host *h, pl_provider_status **list, size_t *n)
         memcpy(s[i].last_error, p->last_error, sizeof s[i].last_error);
         s[i].isolation = p->isolated ? PL_ISOLATION_HELPER : PL_ISOLATION_INPROC;
         s[i].helper_pid = p->pid > 0 ? (int)p->pid : 0;
+        provider_note(p, s[i].note, sizeof s[i].note);
         pthread_mutex_unlock(&p->mu);
     }
     *list = s;

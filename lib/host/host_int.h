@@ -39,6 +39,7 @@ typedef struct pl__prov {
     PM_COLLECT_PROC *collect;
     PM_CLOSE_PROC *close;
     PL_COLLECT_NONBLOCKING_PROC *nonblocking; /* optional: Collects it may make on the caller's thread */
+    PL_COLLECT_NOTE_PROC *note;  /* optional: its note for the provider status */
     int loaded, opened, disabled;
     int isolated;               /* runs in a helper process */
     int hung;                   /* in-process: a call never returned; its thread still runs in the library */

@@ -175,14 +175,14 @@ static uint32_t logq_open(const char *file, logq **out)
         free(l);
         switch (s) {
         case PL_E_NOT_FOUND: return PDH_FILE_NOT_FOUND;
-        case PL_E_PARSE: case PL_E_UNSUPPORTED: return PDH_UNKNOWN_LOG_FORMAT;
+        case PL_E_PARSE: case PL_E_UNSUPPORTED: case PL_E_ENCODING: return PDH_UNKNOWN_LOG_FORMAT;
         case PL_E_BAD_BLOCK: return PDH_UNABLE_READ_LOG_HEADER;
         case PL_E_NOMEM: return PDH_MEMORY_ALLOCATION_FAILURE;
         default: return PDH_LOG_FILE_OPEN_ERROR;
         }
     }
     if (pl_log_source_open(l->log, &l->src, &l->ls, NULL) != PL_OK) {
-        /* a log of formatted values (made from CSV) has no raw counters */
+        /* a log of values none of whose columns is a counter path */
         pl_log_close(l->log);
         free(l);
         return PDH_LOG_TYPE_NOT_FOUND;
@@ -816,12 +816,9 @@ PL_EXTERN PDH_STATUS WINAPI PdhGetCounterTimeBase(PDH_HCOUNTER hCounter, LONGLON
     LOCK();
     int64_t ci = find_slot(hCounter, KIND_COUNTER);
     if (ci < 0) UNLOCK_RET(PDH_INVALID_HANDLE);
-    pl_pdh_counter_info in;
-    uint32_t st = pl_pdh_get_counter_info(g_slots[ci].obj, &in);
+    int64_t f = 0;
+    uint32_t st = pl_pdh_get_time_base(g_slots[ci].obj, &f);
     if (st) UNLOCK_RET(st);
-    int64_t f = pl__pdh_counter_freq(g_slots[ci].obj);
-    if (f <= 0 && (in.type & 0x00200000u) == 0) f = 10000000; /* PerfFreq and the 100 ns timer */
-    if (f <= 0) UNLOCK_RET(PDH_CSTATUS_INVALID_DATA);
     *pTimeBase = f;
     UNLOCK_RET(PDH_CSTATUS_VALID_DATA);
 }

@@ -355,6 +355,8 @@ static int run_data_query(pl_engine *e, const char *query, void **out, size_t *l
 {
     pl_query_items q;
     pl_query_parse(query, &q);
+    uint32_t fpid = 0;
+    int64_t pid = query && pl_query_process_filter(query, &fpid) ? (int64_t)fpid : -1;
 
     /* The header's length depends only on the system name: leave room for it
      * at the front and let the providers' objects follow, so the answer is
@@ -373,14 +375,14 @@ static int run_data_query(pl_engine *e, const char *query, void **out, size_t *l
     objs.len = hlen;
 
     uint32_t nobj = 0;
-    rc = pl__host_collect(e->host, &q, &objs, &nobj);
+    rc = pl__host_collect(e->host, &q, pid, &objs, &nobj);
     if (rc == PL_OK && q.kind == PL_QUERY_KIND_ITEMS) {
         pl_query_items asked = q;
         for (int round = 0; round < PARENT_ROUNDS && rc == PL_OK; round++) {
             pl_query_items need;
             rc = missing_parents(objs.p + hlen, objs.len - hlen, nobj, &asked, &need);
             if (rc != PL_OK || need.n == 0) break;
-            rc = pl__host_collect(e->host, &need, &objs, &nobj);
+            rc = pl__host_collect(e->host, &need, -1, &objs, &nobj); /* parents whole */
             for (size_t j = 0; j < need.n && asked.n < PL_QUERY_MAX_ITEMS; j++) asked.items[asked.n++] = need.items[j];
         }
     }

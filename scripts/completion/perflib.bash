@@ -82,7 +82,7 @@ _perflib_paths() {
 _perflib_typeperf() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
     case $prev in
-        -f) COMPREPLY=($(compgen -W "CSV TSV BIN" -- "$cur")); return ;;
+        -f) COMPREPLY=($(compgen -W "CSV TSV BIN SQL" -- "$cur")); return ;;
         -cf|-o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         -q|-qx) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_perflib_objects)" -- "$cur")); return ;;
         -si|-sc|-s) return ;;
@@ -116,7 +116,7 @@ _perflib_simple() {
     local cur=${COMP_WORDS[COMP_CWORD]} opts
     case ${COMP_WORDS[0]##*/} in
         unlodctr) opts="--registry --help --version" ;;
-        pview) opts="-d -s --log --replay --no-threads --help --version" ;;
+        pview) opts="-d -s --replay --log --no-threads --perfd --no-perfd --help --version" ;;
         relog) opts="-f -o -b -e -t -c -cf -q -a -y --help --version" ;;
         perfd) opts="--listen --config --check-config --registry --system-name --tls-cert --tls-key
             --tls-client-ca --token-file --set --help --version" ;;

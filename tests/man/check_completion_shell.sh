@@ -18,10 +18,10 @@ RC
 tmux -L "$sock" -f /dev/null new-session -d -s c -x 200 -y 50 "bash --noprofile --rcfile $dir/rc -i" || exit 1
 fail=0
 screen() { tmux -L "$sock" capture-pane -p -J -t c; }
-# wait_for TEXT: up to 10 s for TEXT on the screen
+# wait_for TEXT: up to 30 s for TEXT on the screen (a loaded machine)
 wait_for() {
   local i
-  for i in $(seq 100); do screen | grep -qF -- "$1" && return 0; sleep 0.1; done
+  for i in $(seq 300); do screen | grep -qF -- "$1" && return 0; sleep 0.1; done
   return 1
 }
 # check NAME KEYS... -- WANT: type KEYS (tmux send-keys words, literal text

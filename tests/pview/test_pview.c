@@ -460,6 +460,25 @@ static int nice_of(pid_t pid)
     return atoi(p);
 }
 
+/* The data queries pview made ($PERFLIB_PVIEW_TRACE): "230" or "230 232
+ * pid=N" only (never every thread), and `want` among them. */
+static void expect_queries(const char *path, const char *want)
+{
+    FILE *fp = fopen(path, "r");
+    assert_non_null(fp);
+    char line[128];
+    int seen = 0, n = 0;
+    while (fgets(line, sizeof line, fp)) {
+        line[strcspn(line, "\n")] = 0;
+        n++;
+        if (strcmp(line, want) == 0) seen = 1;
+        if (strcmp(line, "230") != 0 && strncmp(line, "230 232 pid=", 12) != 0)
+            fail_msg("pview asked \"%s\"", line);
+    }
+    fclose(fp);
+    if (!seen) fail_msg("pview never asked \"%s\" (%d queries)", want, n);
+}
+
 static void tmux_live_filter_threads_priority_end(void **state)
 {
     tm_fx *f = *state;
@@ -467,7 +486,9 @@ static void tmux_live_filter_threads_priority_end(void **state)
     pid_t child = spawn_target(name, sizeof name);
     assert_true(child > 0);
     usleep(100000);
-    start(f, 100, 30, "TERM=screen", "-d 0.5");
+    char env[300];
+    snprintf(env, sizeof env, "TERM=screen PERFLIB_PVIEW_TRACE=%s/q.trace", f->dir);
+    start(f, 100, 30, env, "-d 0.5 --no-perfd");
     free(wait_for(f, "Processes:"));
     keys(f, "/");
     free(wait_for(f, "Filter by name"));
@@ -477,6 +498,11 @@ static void tmux_live_filter_threads_priority_end(void **state)
     char want[96];
     snprintf(want, sizeof want, "Threads of %s (%d): 4", name, (int)child);
     free(wait_for(f, want));
+    /* only the selected process's threads were asked for, never all */
+    char path[300], pq[64];
+    snprintf(path, sizeof path, "%s/q.trace", f->dir);
+    snprintf(pq, sizeof pq, "230 232 pid=%d", (int)child);
+    expect_queries(path, pq);
     /* memory detail: the address space and the images it maps (libc at
      * least), matched to the process through Image's parent Process */
     keys(f, "m");
@@ -620,6 +646,59 @@ static void tmux_remote_through_perfd(void **state)
     free(wait_for(f, "PVIEW-EXIT=0"));
 }
 
+/* The cheapest local source (docs/pview.md, "Sources"): an unprivileged
+ * pview, whose PerfProc would read /proc, takes a local perfd's snapshots
+ * (perfd runs as root: the BPF source) and still asks for the selected
+ * process's threads only; without a perfd it collects itself; as root it
+ * collects itself with the BPF source even when a perfd answers. */
+static void tmux_live_cheapest_local_source(void **state)
+{
+    tm_fx *f = *state;
+    if (geteuid() != 0) fail_msg("needs root (to run pview as another user and perfd with the BPF source)");
+    assert_int_equal(sh("chmod 755 %s", f->dir), 0);
+    char log[128], args[128], env[300], want[96];
+    snprintf(log, sizeof log, "%s/perfd.log", f->dir);
+    unsigned port = 0;
+    pid_t pd = start_perfd(log, &port);
+    snprintf(args, sizeof args, "-d 0.5 --perfd 127.0.0.1:%u", port);
+    snprintf(env, sizeof env, "TERM=screen PERFLIB_PVIEW_TRACE=%s/nobody.trace setpriv --reuid=65534 --regid=65534 "
+             "--clear-groups --", f->dir);
+    assert_int_equal(sh("touch %s/nobody.trace && chmod 666 %s/nobody.trace", f->dir, f->dir), 0);
+    start(f, 120, 30, env, args);
+    snprintf(want, sizeof want, "local (perfd 127.0.0.1:%u)", port);
+    char *s = wait_for(f, want);
+    free(s);
+    free(wait_for(f, "_Total"));
+    free(wait_for(f, "Threads of")); /* the first selection's threads */
+    keys(f, "q");
+    free(wait_for(f, "PVIEW-EXIT=0"));
+    char path[300];
+    snprintf(path, sizeof path, "%s/nobody.trace", f->dir);
+    expect_queries(path, "230");
+    assert_int_equal(sh("grep -q '^230 232 pid=' %s", path), 0);
+    assert_int_equal(sh("tmux -L %s kill-session -t pv >/dev/null 2>&1", f->sock), 0);
+    usleep(300000); /* the emptied server exits: the next start makes a new one */
+    /* root: its own BPF collection, the perfd not used */
+    start(f, 120, 30, "TERM=screen", args);
+    s = wait_for(f, "_Total");
+    if (strstr(s, "(perfd")) fail_msg("root pview took the perfd:\n%s", s);
+    free(s);
+    keys(f, "q");
+    free(wait_for(f, "PVIEW-EXIT=0"));
+    kill(pd, SIGTERM);
+    waitpid(pd, NULL, 0);
+    assert_int_equal(sh("tmux -L %s kill-session -t pv >/dev/null 2>&1", f->sock), 0);
+    usleep(300000); /* the emptied server exits: the next start makes a new one */
+    /* no perfd: an unprivileged pview collects itself */
+    snprintf(env, sizeof env, "TERM=screen setpriv --reuid=65534 --regid=65534 --clear-groups --");
+    start(f, 120, 30, env, args);
+    s = wait_for(f, "_Total");
+    if (strstr(s, "(perfd")) fail_msg("pview took a perfd that is gone:\n%s", s);
+    free(s);
+    keys(f, "q");
+    free(wait_for(f, "PVIEW-EXIT=0"));
+}
+
 /* pview started through a script that records its pid; `wrap` runs before
  * it (exec), e.g. to block SIGHUP. */
 static pid_t start_with_pid(tm_fx *f, const char *wrap, const char *args)
@@ -749,6 +828,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(tmux_help_and_memory_on_replay, setup_tmux, teardown_tmux),
         cmocka_unit_test_setup_teardown(tmux_log_replay, setup_tmux, teardown_tmux),
         cmocka_unit_test_setup_teardown(tmux_live_filter_threads_priority_end, setup_tmux, teardown_tmux),
+        cmocka_unit_test_setup_teardown(tmux_live_cheapest_local_source, setup_tmux, teardown_tmux),
         cmocka_unit_test_setup_teardown(tmux_remote_through_perfd, setup_tmux, teardown_tmux),
         cmocka_unit_test(tmux_not_a_terminal),
         cmocka_unit_test_setup_teardown(tmux_prompt_terminal_gone, setup_tmux, teardown_tmux),

@@ -55,6 +55,18 @@ void perfd_log(const char *fmt, ...)
     fflush(stderr);
 }
 
+/* A send that failed because the client went away (a closed page or tab, a
+ * curl --max-time, Prometheus giving up on a scrape) is how every event
+ * stream ends: libmicrohttpd reports it as an error, but it is no fault of
+ * perfd's nor of the request, and logging it filled perfd's log in normal
+ * use. Other send failures are still logged. */
+static int client_went_away(const char *line)
+{
+    if (strncmp(line, "Failed to send ", 15) != 0) return 0;
+    return strstr(line, "no longer available for sending") || strstr(line, "closed by remote peer") ||
+           strstr(line, "socket is not connected");
+}
+
 __attribute__((format(printf, 2, 0))) static void mhd_logger(void *cls, const char *fmt, va_list ap)
 {
     (void)cls;
@@ -64,6 +76,7 @@ __attribute__((format(printf, 2, 0))) static void mhd_logger(void *cls, const ch
     while (n && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = 0;
     /* Its error answers are logged by mhd_errors.c, in perfd's form. */
     if (strncmp(line, "Error processing request", 24) == 0) return;
+    if (client_went_away(line)) return;
     perfd_log("libmicrohttpd: %s", line);
 }
 

@@ -744,6 +744,10 @@ static int cmd_providers(const opts *o)
                p->loaded ? "yes" : "no", p->opened ? "yes" : "no", p->disabled ? "yes" : "no",
                (unsigned long long)p->collects, (unsigned long long)p->errors);
         pq_plain_string(stdout, p->last_error[0] ? p->last_error : "-");
+        if (p->note[0]) {
+            fputs(", note: ", stdout);
+            pq_plain_string(stdout, p->note);
+        }
         fputc('\n', stdout);
     }
     pl_free(list);

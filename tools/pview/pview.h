@@ -27,6 +27,11 @@ typedef struct pv_source {
 } pv_source;
 
 int pv_source_local(pv_source *s, pl_error *err);
+/* The cheapest local source pview may use (docs/pview.md, "Sources"): the
+ * local engine, unless its PerfProc reads /proc (no BPF source here) and a
+ * perfd answers at perfd_addr (NULL: do not look) for less of pview's CPU
+ * than its own collection; then that perfd. *why says which and why. */
+int pv_source_local_cheapest(pv_source *s, const char *perfd_addr, char *why, size_t cap, pl_error *err);
 /* host: "name", "name:port", "[v6]:port" as the engine's Foreign takes it. */
 int pv_source_remote(pv_source *s, const char *host, pl_error *err);
 /* Raw blocks saved by `perfquery --raw FILE QUERY`, one per sample, replayed
@@ -181,6 +186,12 @@ typedef struct pv_app {
                                  any other message stays until the next key */
     double last_collect_ms;
     int quit;
+    /* threads are read for the selected process only ("230 232 pid=N") */
+    int no_pid_filter;        /* the source answered no Process to it (an older perfd): all threads */
+    int have_threads_pid;     /* the model holds the threads of threads_pid */
+    uint32_t threads_pid;
+    double threads_due;       /* > 0: read the newly selected process's threads at this time */
+    const char *trace;        /* test hook $PERFLIB_PVIEW_TRACE: every data query appended to this file */
 } pv_app;
 
 /* ui.c */

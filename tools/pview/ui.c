@@ -384,7 +384,10 @@ void pv_ui_draw(pv_app *a)
         const pv_proc *p = body ? &a->view[sel] : NULL;
         if (p)
             snprintf(line, sizeof line, " Threads of %s (%u): %zu%s", p->name, p->pid, a->ntview,
-                     a->model.have_threads ? "" : "  (not collected)");
+                     !a->model.have_threads ? "  (not collected)"
+                     : !a->src->replay && !a->no_pid_filter && (!a->have_threads_pid || a->threads_pid != p->pid)
+                         ? "  (reading)"
+                         : "");
         else
             snprintf(line, sizeof line, " Threads");
         fill_line(ty, maxx, pair(CP_TITLE, A_REVERSE), line);
