@@ -222,6 +222,36 @@ static void *hole_main(void *arg)
     return NULL;
 }
 
+/* A black hole listed in remote_config (with these timeouts), accepting on
+ * its thread, and perfd started with that file and `extra`. */
+static void hole_and_perfd(hole *h, pthread_t *ht, unsigned *hport, int timeout_ms, const char *const *extra)
+{
+    h->lfd = listener(hport);
+    assert_int_equal(pthread_create(ht, NULL, hole_main, h), 0);
+    if (!fx.dir) assert_int_equal(pq_fixture_make(&fx, PL_SOURCE_DIR "/tests/perfquery/pqtest.ini", PQ_TESTPROV_SO), 0);
+    char conf[700], text[300], set[800];
+    snprintf(conf, sizeof conf, "%s/remote.conf", fx.dir);
+    snprintf(text, sizeof text, "connect_timeout_ms = %d\ntimeout_ms = %d\n[127.0.0.1:%u]\n",
+             timeout_ms < 2000 ? timeout_ms : 2000, timeout_ms, *hport);
+    put(conf, text, 0600);
+    snprintf(set, sizeof set, "remote_config=%s", conf);
+    const char *args[16] = {"--set", set};
+    size_t n = 2;
+    for (size_t i = 0; extra && extra[i] && n < 15; i++) args[n++] = extra[i];
+    args[n] = NULL;
+    start(&pd, "HUB", args);
+}
+
+/* Stop the black hole: the number of connections it got. */
+static int hole_stop(hole *h, pthread_t ht)
+{
+    __atomic_store_n(&h->stop, 1, __ATOMIC_RELEASE);
+    pthread_join(ht, NULL);
+    for (int i = 0; i < h->n; i++) close(h->fds[i]);
+    close(h->lfd);
+    return h->n;
+}
+
 static int by_value(const void *a, const void *b)
 {
     long x = *(const long *)a, y = *(const long *)b;
@@ -293,18 +323,10 @@ static void black_hole_does_not_delay_metrics(void **state)
     (void)state;
     hole h = {0};
     unsigned hport = 0;
-    h.lfd = listener(&hport);
     pthread_t ht;
-    assert_int_equal(pthread_create(&ht, NULL, hole_main, &h), 0);
-    if (!fx.dir) assert_int_equal(pq_fixture_make(&fx, PL_SOURCE_DIR "/tests/perfquery/pqtest.ini", PQ_TESTPROV_SO), 0);
-    char conf[700], text[300], set[800];
-    snprintf(conf, sizeof conf, "%s/remote.conf", fx.dir);
-    snprintf(text, sizeof text, "connect_timeout_ms = 2000\ntimeout_ms = 2500\n[127.0.0.1:%u]\n", hport);
-    put(conf, text, 0600);
-    snprintf(set, sizeof set, "remote_config=%s", conf);
     /* every scrape a fresh collection; room for 64 attackers and the scraper */
-    const char *args[] = {"--set", set, "--set", "snapshot_max_age_ms=0", "--set", "max_connections=256", NULL};
-    start(&pd, "HUB", args);
+    const char *args[] = {"--set", "snapshot_max_age_ms=0", "--set", "max_connections=256", NULL};
+    hole_and_perfd(&h, &ht, &hport, 2500, args);
     metrics_p99(5, 0, NULL); /* warm up */
     long idle_med = 0, attack_med = 0, after_med = 0;
     /* 50 scrapes over 2 s: the window in which the black hole holds its
@@ -339,11 +361,7 @@ static void black_hole_does_not_delay_metrics(void **state)
         pd_resp_free(&r);
     }
     double after = metrics_p99(50, 40, &after_med);
-    __atomic_store_n(&h.stop, 1, __ATOMIC_RELEASE);
-    pthread_join(ht, NULL);
-    int held = h.n;
-    for (int i = 0; i < h.n; i++) close(h.fds[i]);
-    close(h.lfd);
+    int held = hole_stop(&h, ht);
 
     int ok503 = 0, ok502 = 0;
     long slowest = 0;
@@ -378,17 +396,8 @@ static void streams_share_the_remote_pool(void **state)
     (void)state;
     hole h = {0};
     unsigned hport = 0;
-    h.lfd = listener(&hport);
     pthread_t ht;
-    assert_int_equal(pthread_create(&ht, NULL, hole_main, &h), 0);
-    if (!fx.dir) assert_int_equal(pq_fixture_make(&fx, PL_SOURCE_DIR "/tests/perfquery/pqtest.ini", PQ_TESTPROV_SO), 0);
-    char conf[700], text[300], set[800];
-    snprintf(conf, sizeof conf, "%s/remote.conf", fx.dir);
-    snprintf(text, sizeof text, "connect_timeout_ms = 1500\ntimeout_ms = 1500\n[127.0.0.1:%u]\n", hport);
-    put(conf, text, 0600);
-    snprintf(set, sizeof set, "remote_config=%s", conf);
-    const char *args[] = {"--set", set, NULL};
-    start(&pd, "HUB", args);
+    hole_and_perfd(&h, &ht, &hport, 1500, NULL);
     enum { N = 6 };
     int fds[N];
     char req[400];
@@ -421,11 +430,7 @@ static void streams_share_the_remote_pool(void **state)
         if (!meta || !strstr(meta, "\"ok\":false")) fail_msg("stream %d: %s", i, buf);
         close(fds[i]);
     }
-    __atomic_store_n(&h.stop, 1, __ATOMIC_RELEASE);
-    pthread_join(ht, NULL);
-    int held = h.n;
-    for (int i = 0; i < h.n; i++) close(h.fds[i]);
-    close(h.lfd);
+    int held = hole_stop(&h, ht);
     fprintf(stderr, "%d streams for a black hole: it got %d connections\n", N, held);
     assert_true(held >= 1 && held <= 2); /* PERFD_REMOTE_PER_MACHINE, not one per stream */
     assert_int_equal(pd_stop(&pd), 0);
