@@ -134,14 +134,16 @@ static int attack(unsigned port, unsigned hole, int n)
         a[i] = (attacker){port, hole, i, -1};
         if (pthread_create(&th[i], NULL, attack_one, &a[i]) != 0) a[i].status = -2;
     }
-    int counts[600] = {0};
+    int counts[600] = {0}, none = 0;
     for (int i = 0; i < n; i++) {
         if (a[i].status != -2) pthread_join(th[i], NULL);
         if (a[i].status >= 0 && a[i].status < 600) counts[a[i].status]++;
+        else none++;
     }
     printf("attack:");
     for (int s = 0; s < 600; s++)
         if (counts[s]) printf(" %dx%d", counts[s], s);
+    if (none) printf(" %d unanswered within 60 s", none);
     printf("\n");
     free(a);
     free(th);

@@ -30,7 +30,7 @@ perfd_port() {
   _port=
   _i=0
   while [ "$_i" -lt 100 ]; do
-    _port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$1" | head -1)
+    _port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$1" 2>/dev/null | head -1)
     [ -n "$_port" ] && grep -q 'perfd: ready' "$1" && break
     sleep 0.1
     _i=$((_i + 1))

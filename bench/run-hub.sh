@@ -40,7 +40,7 @@ trap 'cleanup; exit 130' INT TERM HUP
 "$HB" hole 600 >"$TMP/hole" &
 HOLE_PID=$!
 i=0
-while [ "$i" -lt 100 ] && ! grep -q '^port' "$TMP/hole"; do sleep 0.05; i=$((i + 1)); done
+while [ "$i" -lt 100 ] && ! grep -q '^port' "$TMP/hole" 2>/dev/null; do sleep 0.05; i=$((i + 1)); done
 hole=$(sed -n 's/^port //p' "$TMP/hole")
 [ -n "$hole" ] || { echo "hub_bench hole did not start" >&2; exit 1; }
 printf 'connect_timeout_ms = 5000\ntimeout_ms = 5000\n[127.0.0.1:%s]\n' "$hole" >"$TMP/remote.conf"
