@@ -46,6 +46,7 @@ if [ "$what" = test ]; then
     mount
     postgresql
     prometheus
+    stress-ng
     sysstat
     systemd
     tmux

@@ -101,8 +101,9 @@ PL_EXTERN int pl_engine_set_remote(pl_engine *e, pl_remote *r, pl_error *err);
 
 /* What happened to each provider in the last queries: for tools and tests.
  * For an isolated provider, loaded/opened describe its helper process.
- * Open/Collect Timeouts are enforced for isolated providers only: an
- * in-process call cannot be interrupted safely (docs/provider-host.md).
+ * A call that passes its Open/Collect Timeout is late, not fatal: the
+ * answer goes on without that provider's objects until the call returns,
+ * and the provider is never disabled for it (docs/provider-host.md).
  * *list (one allocation, free with pl_free) holds *n entries. */
 typedef struct pl_provider_status {
     char name[128];
@@ -115,6 +116,8 @@ typedef struct pl_provider_status {
     int isolation;             /* PL_ISOLATION_INPROC or PL_ISOLATION_HELPER (registry.h) */
     int helper_pid;            /* isolated: the helper process running now, else 0 */
     char note[256];            /* what the provider says of how it collects (provider.h, PL_NOTE_SUFFIX), or "" */
+    uint64_t timeouts;         /* calls that passed their timeout (slow: never a reason to disable) */
+    uint64_t late_ms;          /* a call past its timeout still runs: for this long (ms); 0 when none */
 } pl_provider_status;
 PL_EXTERN int pl_engine_provider_status(pl_engine *e, pl_provider_status **list, size_t *n);
 
