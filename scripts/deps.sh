@@ -13,6 +13,7 @@ pkgs=(
   libbpf-dev
   libc6-dev
   libcurl4-gnutls-dev
+  libdeflate-dev
   libgnutls28-dev
   libmicrohttpd-dev
   libncurses-dev

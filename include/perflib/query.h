@@ -94,6 +94,11 @@ typedef struct pl_provider_status {
     char last_error[256];      /* the last problem, or "" */
     int isolation;             /* PL_ISOLATION_INPROC or PL_ISOLATION_HELPER (registry.h) */
     int helper_pid;            /* isolated: the helper process running now, else 0 */
+    uint64_t last_collect_ns;  /* how long its last Collect took (wrapper included), 0: not asked yet */
+    int last_collect_ok;       /* that Collect's answer was kept (no error, no contract break) */
+    int64_t last_error_unix_ms;/* when its error count last grew (Unix time in ms), 0: never */
+    uint32_t objects[16];      /* the objects its answers have held so far (title indices, the first 16) */
+    uint32_t nobjects;
     char note[256];            /* what the provider says of how it collects (provider.h, PL_NOTE_SUFFIX), or "" */
 } pl_provider_status;
 PL_EXTERN int pl_engine_provider_status(pl_engine *e, pl_provider_status **list, size_t *n);

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "host_int.h"
@@ -781,6 +782,36 @@ static int wrap_step(pl__host *h, pl__prov *o, const WCHAR *wq, pl__buf *out, ui
     return rc;
 }
 
+static uint64_t clock_ns(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* What one Collect of p did, for pl_provider_status: its duration, whether
+ * its answer was kept, when errors grew, and the objects it answered with
+ * (out from len0 on, n objects, already judged). Called with p->mu held. */
+static void note_collect(pl__prov *p, uint64_t t0, uint64_t collects0, uint64_t errors0, const pl__buf *out,
+                         size_t len0, uint32_t n)
+{
+    p->last_collect_ns = clock_ns(CLOCK_MONOTONIC) - t0;
+    if (p->last_collect_ns == 0) p->last_collect_ns = 1;
+    p->last_collect_ok = p->collects > collects0 && p->errors == errors0 && !p->disabled;
+    if (p->errors != errors0) p->last_error_unix_ms = (int64_t)(clock_ns(CLOCK_REALTIME) / 1000000u);
+    size_t off = len0;
+    for (uint32_t i = 0; i < n && out->p && out->len - off >= 16; i++) {
+        uint32_t total, index;
+        memcpy(&total, out->p + off, 4);
+        memcpy(&index, out->p + off + 12, 4);
+        int known = 0;
+        for (uint32_t k = 0; k < p->nseen; k++) known |= p->seen[k] == index;
+        if (!known && p->nseen < sizeof p->seen / sizeof p->seen[0]) p->seen[p->nseen++] = index;
+        if (total < 16 || total > out->len - off) break;
+        off += total;
+    }
+}
+
 int pl__host_collect(pl__host *h, const pl_query_items *q, int64_t pid, pl__buf *out, uint32_t *nobjects)
 {
     if (q->kind != PL_QUERY_KIND_GLOBAL && q->kind != PL_QUERY_KIND_COSTLY && q->kind != PL_QUERY_KIND_ITEMS)
@@ -802,8 +833,10 @@ int pl__host_collect(pl__host *h, const pl_query_items *q, int64_t pid, pl__buf 
         if (!p->disabled) {
             size_t len0 = out->len;
             uint32_t n0 = *nobjects;
+            uint64_t t0 = clock_ns(CLOCK_MONOTONIC), collects0 = p->collects, errors0 = p->errors;
             rc = collect_one(h, p, wq, out, nobjects);
             if (rc == PL_OK && p->wrapper) rc = wrap_step(h, p, wq, out, nobjects, len0, n0);
+            note_collect(p, t0, collects0, errors0, out, len0, *nobjects - n0);
         }
         pthread_mutex_unlock(&p->mu);
     }
@@ -849,6 +882,11 @@ int pl__host_status(pl__host *h, pl_provider_status **list, size_t *n)
         memcpy(s[i].last_error, p->last_error, sizeof s[i].last_error);
         s[i].isolation = p->isolated ? PL_ISOLATION_HELPER : PL_ISOLATION_INPROC;
         s[i].helper_pid = p->pid > 0 ? (int)p->pid : 0;
+        s[i].last_collect_ns = p->last_collect_ns;
+        s[i].last_collect_ok = p->last_collect_ok;
+        s[i].last_error_unix_ms = p->last_error_unix_ms;
+        memcpy(s[i].objects, p->seen, sizeof s[i].objects);
+        s[i].nobjects = p->nseen;
         provider_note(p, s[i].note, sizeof s[i].note);
         pthread_mutex_unlock(&p->mu);
     }

@@ -61,6 +61,11 @@ typedef struct pl__prov {
     int warned_align;           /* the multiple-of-8 warning was logged */
     int warned_index;           /* the counter-index-outside-its-range warning was logged */
     char last_error[256];
+    uint64_t last_collect_ns;   /* the last Collect's duration (pl_provider_status) */
+    int last_collect_ok;
+    int64_t last_error_unix_ms;
+    uint32_t seen[16];          /* the objects of its answers so far */
+    uint32_t nseen;
     /* Wrapping (docs/provider-host.md, "Providers that wrap providers"). */
     struct pl__prov *wrapped;       /* the provider this one wraps, or NULL */
     struct pl__prov *wrapper;       /* the provider that wraps this one, or NULL */

@@ -498,12 +498,30 @@ static void collect_error_kept(void **state)
     tp t = tp_get("collect_error");
     pl_engine *e = engine();
     pl_block blk;
+    pl_provider_status ps = status_of(e, "Flaky");
+    assert_int_equal(ps.last_collect_ns, 0); /* not asked yet */
+    assert_int_equal(ps.last_error_unix_ms, 0);
+    int64_t before = (int64_t)time(NULL) * 1000;
     void *data = query(e, "Global", &blk);
     assert_int_equal(blk.hdr.NumObjectTypes, 0);
     free(data);
+    /* how that Collect went (perfd's perflib_provider_* metrics) */
+    ps = status_of(e, "Flaky");
+    assert_true(ps.last_collect_ns > 0);
+    assert_int_equal(ps.last_collect_ok, 0);
+    assert_true(ps.last_error_unix_ms >= before - 1000 && ps.last_error_unix_ms <= (int64_t)time(NULL) * 1000 + 1000);
+    assert_int_equal(ps.nobjects, 0);
+    int64_t first_error = ps.last_error_unix_ms;
     data = query(e, "Global", &blk);
     assert_int_equal(blk.hdr.NumObjectTypes, 1);
+    pl_object o;
+    assert_int_equal(pl_block_object(&blk, 0, &o), PL_OK);
     free(data);
+    ps = status_of(e, "Flaky");
+    assert_int_equal(ps.last_collect_ok, 1);
+    assert_int_equal(ps.last_error_unix_ms, first_error); /* no new error */
+    assert_int_equal(ps.nobjects, 1);
+    assert_int_equal(ps.objects[0], o.hdr.ObjectNameTitleIndex);
     assert_int_equal(*t.open_calls, 1);
     assert_int_equal(*t.collect_calls, 2);
     assert_enabled("Flaky");

@@ -322,6 +322,19 @@ int perfd_reply_owned(perfd_req *r, unsigned status, const char *content_type, v
     return queue(r, status, resp, content_type);
 }
 
+int perfd_reply_owned_enc(perfd_req *r, unsigned status, const char *content_type, const char *encoding, void *data,
+                          size_t len)
+{
+    struct MHD_Response *resp = MHD_create_response_from_buffer_with_free_callback(len, data, free);
+    if (!resp) {
+        free(data);
+        return PERFD_FAIL;
+    }
+    if (encoding) MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, encoding);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+    return queue(r, status, resp, content_type);
+}
+
 static void snap_release(void *cls)
 {
     perfd_snap_unref(cls);

@@ -30,6 +30,8 @@ static int grow(wb *b, size_t extra)
     return 0;
 }
 
+int wb_reserve(wb *b, size_t extra) { return grow(b, extra); }
+
 void wb_put(wb *b, const char *s, size_t n)
 {
     if (grow(b, n) != 0) return;

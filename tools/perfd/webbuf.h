@@ -1,5 +1,5 @@
 /* perfd: a growing text buffer for the page's JSON and event-stream text
- * (web.c, browse.c, stream.c). A failed allocation sets oom and stops
+ * (web.c, browse.c, stream.c, and /metrics). A failed allocation sets oom and stops
  * appending; the caller checks oom once at the end. */
 #ifndef PERFD_WEBBUF_H
 #define PERFD_WEBBUF_H
@@ -13,6 +13,9 @@ typedef struct wb {
 } wb;
 
 void wb_put(wb *b, const char *s, size_t n);
+/* Room for extra more bytes (and the NUL) at p + len: 0, or -1 with oom set.
+ * For a writer that fills the room itself and then adds to len. */
+int wb_reserve(wb *b, size_t extra);
 void wb_str(wb *b, const char *s);                 /* raw text */
 void wb_printf(wb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void wb_json(wb *b, const char *s);                /* a JSON string, quoted; invalid UTF-8 becomes U+FFFD */
