@@ -21,6 +21,33 @@ typedef struct pl__pdh_path {
  * On success free p->mem with free(). */
 uint32_t pl__pdh_split(const char *path, pl__pdh_path *p, pl_error *err);
 
+/* Candidates kept per name look-up (a name may be several indices). */
+#define PL__PDH_MAX_CAND 32
+
+/* Every index whose name is `name` (default language, then English; a
+ * decimal number is an index), at most cap of them. */
+size_t pl__pdh_resolve_names(const pl_pdh_source *src, const char *name, uint32_t *out, size_t cap);
+
+/* An object's instances as paths name them (pdh_query.c): own and parent
+ * names, parent/own, the #k duplicate numbers, the key "parent/own#k". */
+typedef struct pl__pdh_iname {
+    char *own, *parent;       /* parent NULL when none */
+    char *full;               /* parent/own */
+    uint32_t dup_full, dup_own;
+    char *key;                /* full#k */
+    pl_instance inst;
+} pl__pdh_iname;
+
+typedef struct pl__pdh_inames {
+    pl__pdh_iname *v;         /* in block order */
+    uint32_t n;
+} pl__pdh_inames;
+
+uint32_t pl__pdh_load_inames(const pl_object *o, pl__pdh_inames *x);
+void pl__pdh_inames_free(pl__pdh_inames *x);
+/* Does instance e match the path's instance part (wildcards, parent, #n)? */
+int pl__pdh_inst_match(const pl__pdh_path *p, const pl__pdh_iname *e);
+
 /* Does an instance name end in "#digits" after at least one character (so
  * a path must spell its index, "x#1#0")? */
 int pl__pdh_ends_with_index(const char *name);

@@ -13,7 +13,7 @@
 #define QUERY_MAGIC 0x51484450u   /* "PDHQ" */
 #define COUNTER_MAGIC 0x43484450u /* "PDHC" */
 #define DEAD_MAGIC 0xDEADDEADu
-#define MAX_CAND 32
+#define MAX_CAND PL__PDH_MAX_CAND
 
 /* What an instance is, beyond its key (issue 11 item 2): its UniqueID and
  * the raw values of its object's ID Process, ID Thread and first
@@ -99,7 +99,7 @@ static uint32_t collect_snap(const pl_pdh_source *src, const char *query, snap *
 }
 
 /* Every index whose name is `name`, default language first, then English. */
-static size_t resolve_names(const pl_pdh_source *src, const char *name, uint32_t *out, size_t cap)
+size_t pl__pdh_resolve_names(const pl_pdh_source *src, const char *name, uint32_t *out, size_t cap)
 {
     size_t n = 0;
     if (!src->titles) return 0;
@@ -212,21 +212,7 @@ static int instanced(const pl_object *o)
 
 /* ---------------------------------------------------------- instances */
 
-typedef struct iname {
-    char *own, *parent;       /* parent NULL when none */
-    char *full;               /* parent/own */
-    uint32_t dup_full, dup_own;
-    char *key;                /* full#k */
-    pl_instance inst;
-} iname;
-
-typedef struct inames {
-    iname *v;
-    uint32_t n;
-    char *arena;
-} inames;
-
-static void inames_free(inames *x)
+void pl__pdh_inames_free(pl__pdh_inames *x)
 {
     if (!x) return;
     if (x->v)
@@ -267,7 +253,7 @@ static int cmp_key(const void *a, const void *b)
 }
 
 /* Number equal names 0, 1, 2... in block order (own names or full names). */
-static void number_dups(inames *x, int own, sortkey *ord)
+static void number_dups(pl__pdh_inames *x, int own, sortkey *ord)
 {
     for (uint32_t i = 0; i < x->n; i++) {
         ord[i].name = own ? x->v[i].own : x->v[i].full;
@@ -277,7 +263,7 @@ static void number_dups(inames *x, int own, sortkey *ord)
     for (uint32_t i = 0; i < x->n; i++) {
         uint32_t k = 0;
         if (i > 0 && strcmp(ord[i - 1].name, ord[i].name) == 0) {
-            const iname *pv = &x->v[ord[i - 1].pos];
+            const pl__pdh_iname *pv = &x->v[ord[i - 1].pos];
             k = (own ? pv->dup_own : pv->dup_full) + 1;
         }
         if (own) x->v[ord[i].pos].dup_own = k;
@@ -285,7 +271,7 @@ static void number_dups(inames *x, int own, sortkey *ord)
     }
 }
 
-static uint32_t load_inames(const pl_object *o, inames *x)
+uint32_t pl__pdh_load_inames(const pl_object *o, pl__pdh_inames *x)
 {
     memset(x, 0, sizeof *x);
     uint32_t n = pl_object_num_instances(o);
@@ -298,7 +284,7 @@ static uint32_t load_inames(const pl_object *o, inames *x)
     for (uint32_t i = 0; i < n; i++) {
         int rc = i == 0 ? pl_object_instance(o, 0, &in) : pl_instance_next(&in, &in);
         if (rc != PL_OK) { x->n = i; break; }
-        iname *e = &x->v[i];
+        pl__pdh_iname *e = &x->v[i];
         e->inst = in;
         e->own = inst_name_dup(&in);
         if (!e->own) { x->n = i + 1; goto nomem; }
@@ -321,7 +307,7 @@ static uint32_t load_inames(const pl_object *o, inames *x)
     number_dups(x, 0, ord);
     number_dups(x, 1, ord);
     for (uint32_t i = 0; i < x->n; i++) {
-        iname *e = &x->v[i];
+        pl__pdh_iname *e = &x->v[i];
         size_t l = strlen(e->full);
         e->key = malloc(l + 12);
         if (!e->key) goto nomem;
@@ -335,14 +321,14 @@ static uint32_t load_inames(const pl_object *o, inames *x)
     return 0;
 nomem:
     free(ord);
-    inames_free(x);
+    pl__pdh_inames_free(x);
     return PL_PDH_MEMORY_ALLOCATION_FAILURE;
 }
 
 static int ieq(const char *a, const char *b) { return pl__utf8_casecmp(a, b) == 0; }
 
 /* Does instance `e` match the path's instance part? */
-static int inst_match(const pl__pdh_path *p, const iname *e)
+int pl__pdh_inst_match(const pl__pdh_path *p, const pl__pdh_iname *e)
 {
     const pl_pdh_path_elements *pe = &p->e;
     if (p->inst_wild || p->parent_wild) {
@@ -563,7 +549,7 @@ static uint32_t resolve(const pl_pdh_source *src, const pl__pdh_path *p, snap *s
     uint32_t oc[MAX_CAND], cc[MAX_CAND];
     if (!src->titles || !src->titles(src->ctx, 0))
         return pl__pdh_fail(err, PL_PDH_CANNOT_READ_NAME_STRINGS, "the title database is not available");
-    size_t no = resolve_names(src, p->e.object, oc, MAX_CAND);
+    size_t no = pl__pdh_resolve_names(src, p->e.object, oc, MAX_CAND);
     if (no == 0) return pl__pdh_fail(err, PL_PDH_CSTATUS_NO_OBJECT, "no object is named \"%s\"", p->e.object);
     char qs[MAX_CAND * 12];
     query_string(oc, no, qs, sizeof qs);
@@ -578,7 +564,7 @@ static uint32_t resolve(const pl_pdh_source *src, const pl__pdh_path *p, snap *s
     st = find_object(s, oc, no, obj, p->e.object, err);
     if (st) { snap_free(s); return st; }
     if (!p->counter_wild) {
-        size_t nc = resolve_names(src, p->e.counter, cc, MAX_CAND);
+        size_t nc = pl__pdh_resolve_names(src, p->e.counter, cc, MAX_CAND);
         if (nc == 0 || find_counter(obj, cc, nc, ctr) != 0) {
             snap_free(s);
             return pl__pdh_fail(err, PL_PDH_CSTATUS_NO_COUNTER, "object \"%s\" has no counter \"%s\"", p->e.object,
@@ -706,20 +692,20 @@ static int cmp_item(const void *a, const void *b)
 /* Update a wildcard counter's items from the object's current instances. */
 static uint32_t update_wild(pl_pdh_counter *c, const pl_block *b, const pl_object *o, const pl_counter *ctr)
 {
-    inames x;
-    uint32_t st = load_inames(o, &x);
+    pl__pdh_inames x;
+    uint32_t st = pl__pdh_load_inames(o, &x);
     if (st) return st;
     size_t m = 0;
-    for (uint32_t i = 0; i < x.n; i++) m += inst_match(&c->p, &x.v[i]);
+    for (uint32_t i = 0; i < x.n; i++) m += pl__pdh_inst_match(&c->p, &x.v[i]);
     item *nv = calloc(m ? m : 1, sizeof *nv);
-    if (!nv) { inames_free(&x); return PL_PDH_MEMORY_ALLOCATION_FAILURE; }
+    if (!nv) { pl__pdh_inames_free(&x); return PL_PDH_MEMORY_ALLOCATION_FAILURE; }
     /* old items sorted by key for lookup */
     if (c->nitems > 1) qsort(c->items, c->nitems, sizeof *c->items, cmp_item);
     idctx idx;
     idctx_init(&idx, o);
     size_t k = 0;
     for (uint32_t i = 0; i < x.n; i++) {
-        if (!inst_match(&c->p, &x.v[i])) continue;
+        if (!pl__pdh_inst_match(&c->p, &x.v[i])) continue;
         item *it = &nv[k++];
         it->key = x.v[i].key;
         x.v[i].key = NULL;
@@ -738,7 +724,7 @@ static uint32_t update_wild(pl_pdh_counter *c, const pl_block *b, const pl_objec
     free(c->items);
     c->items = nv;
     c->nitems = m;
-    inames_free(&x);
+    pl__pdh_inames_free(&x);
     return 0;
 }
 
@@ -766,7 +752,7 @@ typedef struct cw_inst {
 static uint32_t update_cwild(pl_pdh_counter *c, const pl_block *b, const pl_object *o)
 {
     const pl_pdh_path_elements *pe = &c->p.e;
-    inames x = {0};
+    pl__pdh_inames x = {0};
     cw_inst *ins = NULL;
     size_t nin = 0;
     pl_instance single;
@@ -779,21 +765,21 @@ static uint32_t update_cwild(pl_pdh_counter *c, const pl_block *b, const pl_obje
         ins[0].key = NULL;
         ins[0].in = (!instanced(o) && pl_object_instance(o, -1, &single) == PL_OK) ? &single : NULL;
     } else {
-        if (instanced(o) && (st = load_inames(o, &x)) != 0) return st;
+        if (instanced(o) && (st = pl__pdh_load_inames(o, &x)) != 0) return st;
         ins = calloc(x.n + 1, sizeof *ins);
-        if (!ins) { inames_free(&x); return PL_PDH_MEMORY_ALLOCATION_FAILURE; }
+        if (!ins) { pl__pdh_inames_free(&x); return PL_PDH_MEMORY_ALLOCATION_FAILURE; }
         if (c->p.inst_wild || c->p.parent_wild) {
             for (uint32_t i = 0; i < x.n; i++)
-                if (inst_match(&c->p, &x.v[i])) { ins[nin].key = x.v[i].key; ins[nin++].in = &x.v[i].inst; }
+                if (pl__pdh_inst_match(&c->p, &x.v[i])) { ins[nin].key = x.v[i].key; ins[nin++].in = &x.v[i].inst; }
         } else {
             /* a named instance: its key as the path spells it, present or not */
             size_t l = strlen(pe->instance) + (pe->parent ? strlen(pe->parent) + 1 : 0) + 12;
             fixed = malloc(l);
-            if (!fixed) { free(ins); inames_free(&x); return PL_PDH_MEMORY_ALLOCATION_FAILURE; }
+            if (!fixed) { free(ins); pl__pdh_inames_free(&x); return PL_PDH_MEMORY_ALLOCATION_FAILURE; }
             int w = snprintf(fixed, l, "%s%s%s", pe->parent ? pe->parent : "", pe->parent ? "/" : "", pe->instance);
             if (pe->index) snprintf(fixed + w, l - (size_t)w, "#%u", (unsigned)pe->index);
             uint32_t i = 0;
-            while (i < x.n && !inst_match(&c->p, &x.v[i])) i++;
+            while (i < x.n && !pl__pdh_inst_match(&c->p, &x.v[i])) i++;
             ins[0].key = fixed;
             ins[0].in = i < x.n ? &x.v[i].inst : NULL;
             nin = 1;
@@ -846,7 +832,7 @@ out:
     }
     free(fixed);
     free(ins);
-    inames_free(&x);
+    pl__pdh_inames_free(&x);
     return st;
 }
 
@@ -864,13 +850,13 @@ static void update_single(pl_pdh_counter *c, const pl_block *b, const pl_object 
         else fill_item(it, b, o, ctr, &idx, &in, c->q->stamp);
         return;
     }
-    inames x;
-    if (load_inames(o, &x)) { no_data(&it->cur, PL_PDH_CSTATUS_INVALID_DATA); return; }
+    pl__pdh_inames x;
+    if (pl__pdh_load_inames(o, &x)) { no_data(&it->cur, PL_PDH_CSTATUS_INVALID_DATA); return; }
     uint32_t i = 0;
-    while (i < x.n && !inst_match(&c->p, &x.v[i])) i++;
+    while (i < x.n && !pl__pdh_inst_match(&c->p, &x.v[i])) i++;
     if (i < x.n) fill_item(it, b, o, ctr, &idx, &x.v[i].inst, c->q->stamp);
     else no_data(&it->cur, PL_PDH_CSTATUS_NO_INSTANCE);
-    inames_free(&x);
+    pl__pdh_inames_free(&x);
 }
 
 static int same_machine(const char *a, const char *b)
@@ -1170,14 +1156,14 @@ PL_EXTERN uint32_t pl_pdh_validate_path(const pl_pdh_source *src, const char *pa
         if (!instanced(&obj)) {
             st = pl__pdh_fail(err, PL_PDH_CSTATUS_NO_INSTANCE, "object \"%s\" has no instances", p.e.object);
         } else {
-            inames x;
-            st = load_inames(&obj, &x);
+            pl__pdh_inames x;
+            st = pl__pdh_load_inames(&obj, &x);
             if (!st) {
                 uint32_t i = 0;
-                while (i < x.n && !inst_match(&p, &x.v[i])) i++;
+                while (i < x.n && !pl__pdh_inst_match(&p, &x.v[i])) i++;
                 if (i == x.n) st = pl__pdh_fail(err, PL_PDH_CSTATUS_NO_INSTANCE, "object \"%s\" has no instance \"%s%s%s\"",
                                                p.e.object, p.e.parent ? p.e.parent : "", p.e.parent ? "/" : "", p.e.instance);
-                inames_free(&x);
+                pl__pdh_inames_free(&x);
             }
         }
     } else if (instanced(&obj)) {
@@ -1223,12 +1209,12 @@ PL_EXTERN uint32_t pl_pdh_expand_path(const pl_pdh_source *src, const char *path
     }
     if (p.e.instance) {
         if (p.inst_wild || p.parent_wild) {
-            inames x;
-            if (load_inames(&obj, &x)) insts.oom = 1;
+            pl__pdh_inames x;
+            if (pl__pdh_load_inames(&obj, &x)) insts.oom = 1;
             else {
                 for (uint32_t i = 0; i < x.n; i++)
-                    if (inst_match(&p, &x.v[i])) sl_adds(&insts, x.v[i].key);
-                inames_free(&x);
+                    if (pl__pdh_inst_match(&p, &x.v[i])) sl_adds(&insts, x.v[i].key);
+                pl__pdh_inames_free(&x);
             }
         } else {
             char key[16] = "";
@@ -1333,7 +1319,7 @@ PL_EXTERN uint32_t pl_pdh_enum_object_items(const pl_pdh_source *src, const char
     uint32_t oc[MAX_CAND];
     if (!src->titles || !src->titles(src->ctx, 0))
         return pl__pdh_fail(err, PL_PDH_CANNOT_READ_NAME_STRINGS, "the title database is not available");
-    size_t no = resolve_names(src, object, oc, MAX_CAND);
+    size_t no = pl__pdh_resolve_names(src, object, oc, MAX_CAND);
     if (no == 0) return pl__pdh_fail(err, PL_PDH_CSTATUS_NO_OBJECT, "no object is named \"%s\"", object);
     char qs[MAX_CAND * 12];
     query_string(oc, no, qs, sizeof qs);
@@ -1352,11 +1338,11 @@ PL_EXTERN uint32_t pl_pdh_enum_object_items(const pl_pdh_source *src, const char
         if (nm) sl_adds(&cl, nm);
     }
     if (instanced(&obj)) {
-        inames x;
-        if (load_inames(&obj, &x)) il.oom = 1;
+        pl__pdh_inames x;
+        if (pl__pdh_load_inames(&obj, &x)) il.oom = 1;
         else {
             for (uint32_t i = 0; i < x.n; i++) sl_adds(&il, x.v[i].key);
-            inames_free(&x);
+            pl__pdh_inames_free(&x);
         }
     }
     if (has_instances) *has_instances = instanced(&obj);
