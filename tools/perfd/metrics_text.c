@@ -276,7 +276,23 @@ typedef struct view {
     uint32_t n;
     wb lab;                   /* every instance's label text, back to back */
     pm_labels L;
+    void *pick;               /* counters chosen by path (pm_options), NULL: all */
+    int (*pick_has)(void *h, uint32_t counter_index, uint32_t pos);
 } view;
+
+/* Does the view serve counter cidx of its i-th instance? */
+static int view_has(const view *w, uint32_t cidx, uint32_t i)
+{
+    return !w->pick || w->pick_has(w->pick, cidx, i);
+}
+
+/* Does it serve counter cidx in any instance (else no family at all)? */
+static int view_picks(const view *w, uint32_t cidx)
+{
+    for (uint32_t i = 0; i < w->n; i++)
+        if (!w->v[i].skip && view_has(w, cidx, i)) return 1;
+    return 0;
+}
 
 static void view_free(view *w)
 {
@@ -470,8 +486,17 @@ static int view_open(view *w, const pl_block *blk, const pl_object *o, const cha
 
 /* ----------------------------------------------------------------- render */
 
+int pm_allowed(const pm_options *opt, uint32_t idx)
+{
+    if (!opt->nonly) return 1;
+    for (size_t i = 0; i < opt->nonly; i++)
+        if (opt->only[i] == idx) return 1;
+    return 0;
+}
+
 int pm_wanted(const pm_options *opt, uint32_t idx)
 {
+    if (!pm_allowed(opt, idx) || opt->none) return 0;
     if (opt->all) return 1;
     if (!opt->objects || opt->nobjects == 0) return idx != PL_OBJ_PROCESS && idx != PL_OBJ_THREAD;
     for (size_t i = 0; i < opt->nobjects; i++)
@@ -606,6 +631,7 @@ static void one_counter(pm_out *o, const pl_block *blk, const view *w, const pl_
     for (uint32_t i = 0; i < w->n; i++) {
         const inst *x = &w->v[i];
         if (x->skip || (drop_totals && x->total)) continue;
+        if (!view_has(w, c->def.CounterNameTitleIndex, i)) continue;
         /* unreadable: no number rather than a wrong one */
         if (!available(c, x->unavail)) continue;
         const char *lab = w->lab.p ? w->lab.p + x->lab_off : "";
@@ -717,14 +743,29 @@ int pm_render_objects(const pl_block *blk, uint64_t seq, const pm_names *names, 
     pl_object ob;
     for (int rc = pl_block_object(blk, 0, &ob); rc == PL_OK && !o->failed; rc = pl_object_next(&ob, &ob)) {
         uint32_t oidx = ob.hdr.ObjectNameTitleIndex;
-        if (!pm_wanted(opt, oidx)) continue;
+        int whole = pm_wanted(opt, oidx);
+        void *pick = NULL;
+        if (opt->pick_open && pm_allowed(opt, oidx)) {
+            int failed = 0;
+            pick = opt->pick_open(opt->pick_ctx, &ob, whole, &failed);
+            if (failed) {
+                o->failed = 1;
+                break;
+            }
+            if (!pick) continue;
+        } else if (!whole) {
+            continue;
+        }
         const char *oname = names->name(names->ctx, oidx);
         view w;
         if (view_open(&w, blk, &ob, oname, opt) != 0) {
             view_free(&w);
+            if (pick) opt->pick_close(pick);
             o->failed = 1;
             break;
         }
+        w.pick = pick;
+        w.pick_has = opt->pick_has;
         pl_counter c;
         for (int crc = pl_object_counter(&ob, 0, &c); crc == PL_OK && !o->failed; crc = pl_counter_next(&c, &c)) {
             uint32_t cidx = c.def.CounterNameTitleIndex;
@@ -733,6 +774,7 @@ int pm_render_objects(const pl_block *blk, uint64_t seq, const pm_names *names, 
             pm_metric_of(oidx, oname, cidx, c.def.CounterType, names->name(names->ctx, cidx),
                          names->help(names->ctx, c.def.CounterHelpTitleIndex), &m);
             if (m.kind == PM_SKIP) continue;
+            if (pick && !view_picks(&w, cidx)) continue;
             if (ns_has(&fams, m.name)) { /* two counters, one name: the later gets its index, before the unit */
                 char tail[PM_NAME_MAX];
                 snprintf(tail, sizeof tail, "%s", m.name + m.unit_at);
@@ -758,6 +800,7 @@ int pm_render_objects(const pl_block *blk, uint64_t seq, const pm_names *names, 
             }
         }
         view_free(&w);
+        if (pick) opt->pick_close(pick);
     }
     ns_free(&fams);
     if (o->b.oom) o->failed = 1;

@@ -29,10 +29,28 @@ typedef struct pm_options {
     const uint32_t *objects;
     size_t nobjects;
     int all;
+    int none;                 /* no whole object (only what pick chooses) */
+    /* collect[]: only these objects (n == 0: no restriction) */
+    const uint32_t *only;
+    size_t nonly;
+    /* Counters chosen by path (metrics_counters, metrics_exclude): when
+     * pick_open is set it is called for each object the restriction above
+     * lets through, with whole = pm_wanted(); it returns NULL when nothing
+     * of the object is served (*failed set when out of memory), else a
+     * handle asked by pick_has which counter of which instance (position
+     * in block order, 0 without instances) is served, and closed by
+     * pick_close. */
+    void *(*pick_open)(void *ctx, const pl_object *o, int whole, int *failed);
+    int (*pick_has)(void *h, uint32_t counter_index, uint32_t pos);
+    void (*pick_close)(void *h);
+    void *pick_ctx;
 } pm_options;
 
-/* Is the object with that title index exported under these options? */
+/* Is the object with that title index exported whole under these options
+ * (the collect[] restriction included; pick_open not asked)? */
 int pm_wanted(const pm_options *opt, uint32_t object_index);
+/* Does the collect[] restriction let the object through? */
+int pm_allowed(const pm_options *opt, uint32_t object_index);
 
 /* The 32-bit counters' extension to 64 bits across wraps, kept between
  * scrapes (one per perfd; one scrape at a time uses it). */
