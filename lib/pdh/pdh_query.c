@@ -369,9 +369,11 @@ static unsigned narrow_of(const pl_counter *c)
 
 static int64_t freq_of(const pl_block *b, const pl_object *o, uint32_t type)
 {
-    int64_t f;
-    pl_pdh_time_base(b, o, type, NULL, &f);
-    return f;
+    switch (type & PERF_TIMER_MASK) {
+    case PERF_TIMER_100NS: return 10000000;
+    case PERF_OBJECT_TIMER: return o->hdr.PerfFreq.QuadPart;
+    default: return b->hdr.PerfFreq.QuadPart;
+    }
 }
 
 /* fill_raw's stamp is the sample's time as a local-time FILETIME, as
@@ -409,7 +411,11 @@ static void fill_raw(const pl_block *b, const pl_object *o, const pl_counter *c,
         r->second = o->hdr.PerfTime.QuadPart;
         break;
     default:
-        pl_pdh_time_base(b, o, type, &r->second, NULL);
+        switch (type & PERF_TIMER_MASK) {
+        case PERF_TIMER_100NS: r->second = b->hdr.PerfTime100nSec.QuadPart; break;
+        case PERF_OBJECT_TIMER: r->second = o->hdr.PerfTime.QuadPart; break;
+        default: r->second = b->hdr.PerfTime.QuadPart; break;
+        }
         if (type & PERF_MULTI_COUNTER) {
             if (pl_counter_base(c, in, &base) != PL_OK) { r->cstatus = PL_PDH_CSTATUS_INVALID_DATA; return; }
             r->multi_count = (uint32_t)base;

@@ -8,7 +8,9 @@
  *   - related values agree on the machine at the same moment: Available
  *     Bytes and Available MBytes x 2^20 (one scrape) and MemAvailable; the
  *     load averages and /proc/loadavg; this test's Working Set and its VmRSS;
- *     the tid labels of perfd's own threads and /proc/<pid>/task;
+ *     the tid labels of perfd's own threads and /proc/<pid>/task; the
+ *     running totals of TCP, UDP, IP, ICMP and every interface's errors
+ *     and discards and /proc/net/snmp, /proc/net/dev around one scrape;
  *   - perfd's own metrics: build and system information, the providers and
  *     objects up, the scrape's durations;
  *   - a real Prometheus server (temp dir, 127.0.0.1, ephemeral port,
@@ -182,8 +184,30 @@ static double disk_bytes(const char *dev)
     return v;
 }
 
-/* Bytes received + sent of a /proc/net/dev interface. */
-static double net_bytes(const char *dev)
+/* A field of /proc/net/snmp: the header line "Proto: names" and the value
+ * line "Proto: values" that follows it. */
+static double net_snmp(const char *proto, const char *field)
+{
+    FILE *f = fopen("/proc/net/snmp", "r");
+    assert_non_null(f);
+    char head[2048], vals[2048];
+    double v = -1;
+    size_t pn = strlen(proto);
+    while (v < 0 && fgets(head, sizeof head, f) && fgets(vals, sizeof vals, f)) {
+        if (strncmp(head, proto, pn) != 0 || head[pn] != ':') continue;
+        char *hs, *vs;
+        char *h = strtok_r(head + pn + 1, " \n", &hs), *x = strtok_r(vals + pn + 1, " \n", &vs);
+        for (; h && x; h = strtok_r(NULL, " \n", &hs), x = strtok_r(NULL, " \n", &vs))
+            if (strcmp(h, field) == 0) v = strtod(x, NULL);
+    }
+    fclose(f);
+    if (v < 0) fail_msg("/proc/net/snmp has no %s %s", proto, field);
+    return v;
+}
+
+/* Column col (0: bytes received) of a /proc/net/dev interface, -1 when
+ * the interface is not there. */
+static double net_dev_col(const char *dev, int col)
 {
     FILE *f = fopen("/proc/net/dev", "r");
     assert_non_null(f);
@@ -196,13 +220,19 @@ static double net_bytes(const char *dev)
         char *name = line;
         while (*name == ' ') name++;
         if (strcmp(name, dev) != 0) continue;
-        unsigned long long rx, x[7], tx;
-        if (sscanf(colon + 1, "%llu %llu %llu %llu %llu %llu %llu %llu %llu", &rx, &x[0], &x[1], &x[2], &x[3], &x[4],
-                   &x[5], &x[6], &tx) == 9)
-            v = (double)(rx + tx);
+        char *save, *t = strtok_r(colon + 1, " \n", &save);
+        for (int i = 0; t && i < col; i++) t = strtok_r(NULL, " \n", &save);
+        if (t) v = strtod(t, NULL);
     }
     fclose(f);
     return v;
+}
+
+/* Bytes received + sent of a /proc/net/dev interface. */
+static double net_bytes(const char *dev)
+{
+    double rx = net_dev_col(dev, 0), tx = net_dev_col(dev, 8);
+    return rx < 0 || tx < 0 ? -1 : rx + tx;
 }
 
 /* The instances of a family in a scrape (label `label`), at most MAX_DEV,
@@ -901,6 +931,78 @@ static void live_prometheus_rates_match_proc(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* The running totals the kernel keeps in /proc/net (issue 24: published as
+ * raw counts, they are counters): each value of one scrape lies between the
+ * kernel's counts read just before and just after it. A refused TCP
+ * connection and a UDP datagram to a closed port first, so that the failure
+ * and no-port counts are not all zero. */
+static void live_running_totals_match_proc(void **state)
+{
+    (void)state;
+    start_perfd(&pd, "metrics_objects=all");
+    int tfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), ufd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    assert_true(tfd >= 0 && ufd >= 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)free_port())};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(connect(tfd, (struct sockaddr *)&a, sizeof a), -1); /* nobody listens: refused */
+    assert_int_equal(sendto(ufd, "x", 1, 0, (struct sockaddr *)&a, sizeof a), 1);
+    close(tfd);
+    close(ufd);
+    static const struct { const char *proto, *field, *series; } snmp[] = {
+        {"Tcp", "ActiveOpens", "perflib_tcpv4_connections_active_total"},
+        {"Tcp", "PassiveOpens", "perflib_tcpv4_connections_passive_total"},
+        {"Tcp", "AttemptFails", "perflib_tcpv4_connection_failures_total"},
+        {"Tcp", "EstabResets", "perflib_tcpv4_connections_reset_total"},
+        {"Udp", "NoPorts", "perflib_udpv4_datagrams_no_port_total"},
+        {"Udp", "InErrors", "perflib_udpv4_datagrams_received_errors_total"},
+        {"Ip", "InHdrErrors", "perflib_ipv4_datagrams_received_header_errors_total"},
+        {"Ip", "InDiscards", "perflib_ipv4_datagrams_received_discarded_total"},
+        {"Icmp", "InErrors", "perflib_icmp_messages_received_errors_total"},
+        {"Icmp", "InDestUnreachs", "perflib_icmp_received_dest_unreachable_total"},
+    };
+    enum { NS = sizeof snmp / sizeof snmp[0] };
+    /* /proc/net/dev columns: 2 rx errs, 3 rx drop, 10 tx errs, 11 tx drop */
+    static const struct { int col; const char *fam; } dev[] = {
+        {2, "perflib_network_interface_packets_received_errors_total"},
+        {3, "perflib_network_interface_packets_received_discarded_total"},
+        {10, "perflib_network_interface_packets_outbound_errors_total"},
+        {11, "perflib_network_interface_packets_outbound_discarded_total"},
+    };
+    double lo[NS], hi[NS];
+    for (size_t i = 0; i < NS; i++) lo[i] = net_snmp(snmp[i].proto, snmp[i].field);
+    devs nics = {0};
+    double dlo[MAX_DEV][4];
+    char *probe = scrape(&pd);
+    instances_of(probe, "perflib_network_interface_bytes_total", "network_interface", &nics);
+    free(probe);
+    assert_true(nics.n > 0);
+    for (int k = 0; k < nics.n; k++)
+        for (int j = 0; j < 4; j++) dlo[k][j] = net_dev_col(nics.name[k], dev[j].col);
+    char *body = scrape(&pd);
+    int bad = 0;
+    for (size_t i = 0; i < NS; i++) {
+        hi[i] = net_snmp(snmp[i].proto, snmp[i].field);
+        double v = pmt_must(body, snmp[i].series);
+        print_message("%s %.0f, /proc/net/snmp %s %s %.0f..%.0f\n", snmp[i].series, v, snmp[i].proto, snmp[i].field,
+                      lo[i], hi[i]);
+        if (v < lo[i] || v > hi[i]) bad++;
+    }
+    assert_true(pmt_must(body, "perflib_tcpv4_connection_failures_total") > 0);
+    assert_true(pmt_must(body, "perflib_udpv4_datagrams_no_port_total") > 0);
+    for (int k = 0; k < nics.n; k++)
+        for (int j = 0; j < 4; j++) {
+            double h = net_dev_col(nics.name[k], dev[j].col);
+            char sel[200];
+            snprintf(sel, sizeof sel, "%s{network_interface=\"%s\"}", dev[j].fam, nics.name[k]);
+            double v = pmt_must(body, sel);
+            print_message("%s %.0f, /proc/net/dev %.0f..%.0f\n", sel, v, dlo[k][j], h);
+            if (v < dlo[k][j] || v > h) bad++;
+        }
+    free(body);
+    assert_int_equal(bad, 0);
+    assert_int_equal(pd_stop(&pd), 0);
+}
+
 static int teardown(void **state)
 {
     (void)state;
@@ -919,6 +1021,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(live_gzip, teardown),
         cmocka_unit_test_teardown(live_values_agree, teardown),
         cmocka_unit_test_teardown(live_self_metrics, teardown),
+        cmocka_unit_test_teardown(live_running_totals_match_proc, teardown),
         cmocka_unit_test_teardown(live_prometheus_rates_match_proc, teardown),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);

@@ -3,7 +3,7 @@
  *   - golden files for an object with a counter of every type of winperf.h
  *     (both formats), checked by `promtool check metrics` too; the block's
  *     clock (PerfFreq 3 MHz) differs from the 100 ns one, so each timer's
- *     time base (PDH's, pl_pdh_time_base) shows in the values;
+ *     time base (PDH's, pl_pdh_get_time_base) shows in the values;
  *   - the built-in counters the table knows: units written once and values
  *     converted (Available KBytes/MBytes, Working Set, bandwidth, frequency),
  *     scaled raw values (load averages, pressure), running totals kept as

@@ -8,10 +8,10 @@
  * written once, contiguous, HELP and TYPE first; every series once (label
  * sets made unique per object). 32-bit counters are extended to 64 bits
  * across wraps with state kept between scrapes. A timer's raw value is
- * divided by its time base, which the PDH layer gives (pl_pdh_time_base):
- * one time base in perflib. Values are written exactly where they can be
- * (an integer times a power of ten or of two), so that a conversion adds
- * no rounding of its own. */
+ * divided by the frequency of its time base, the one PDH gives a counter
+ * (pl_pdh_get_time_base, docs/pdh.md). Values are written exactly where
+ * they can be (an integer times a power of ten or of two), so that a
+ * conversion adds no rounding of its own. */
 #include "metrics_text.h"
 
 #include <inttypes.h>
@@ -21,7 +21,6 @@
 #include <string.h>
 
 #include "perflib/indices.h"
-#include "perflib/pdh.h"
 #include "perflib/winperf.h"
 
 #define FILETIME_UNIX_EPOCH 116444736000000000LL
@@ -612,6 +611,21 @@ void pm_eof(pm_out *o, int om)
     if (om) put(o, "# EOF\n", 6);
 }
 
+/* A timer's clock in the block: the stamp its values are measured against
+ * and that stamp's frequency, as PDH reads them for a counter (the second of
+ * its raw value, pl_pdh_get_time_base's frequency; docs/pdh.md): the
+ * block's PerfTime/PerfFreq for tick types, PerfTime100nSec and 10^7 for
+ * 100 ns types, the object's PerfTime/PerfFreq for object timers. /metrics
+ * renders whole blocks without PDH counters, so it reads the clock here. */
+static void timer_clock(const pl_block *b, const pl_object *o, uint32_t type, int64_t *now, int64_t *freq)
+{
+    switch (type & PERF_TIMER_MASK) {
+    case PERF_TIMER_100NS: *now = b->hdr.PerfTime100nSec.QuadPart; *freq = 10000000; break;
+    case PERF_OBJECT_TIMER: *now = o->hdr.PerfTime.QuadPart; *freq = o->hdr.PerfFreq.QuadPart; break;
+    default: *now = b->hdr.PerfTime.QuadPart; *freq = b->hdr.PerfFreq.QuadPart; break;
+    }
+}
+
 /* Is a counter-like family's _Total of a transient object (processes,
  * threads) left out? It falls when an instance ends: never a counter. */
 static int counter_like(pm_kind k)
@@ -624,8 +638,8 @@ static void one_counter(pm_out *o, const pl_block *blk, const view *w, const pl_
                         const pm_metric *m, uint64_t seq, pm_state *st, int base_family)
 {
     uint32_t type = c->def.CounterType;
-    int64_t freq = 0;
-    pl_pdh_time_base(blk, w->o, type, NULL, &freq);
+    int64_t now = 0, freq = 0;
+    timer_clock(blk, w->o, type, &now, &freq);
     size_t famlen = strlen(fam);
     int drop_totals = w->L.transient && counter_like(m->kind);
     for (uint32_t i = 0; i < w->n; i++) {
@@ -721,9 +735,7 @@ static void one_counter(pm_out *o, const pl_block *blk, const view *w, const pl_
             break;
         }
         case PM_ELAPSED: {
-            int64_t now = 0, f = 0;
-            pl_pdh_time_base(blk, w->o, type, &now, &f);
-            if (f == 10000000 && (int64_t)v > FILETIME_UNIX_EPOCH && (int64_t)v <= now) {
+            if (freq == 10000000 && (int64_t)v > FILETIME_UNIX_EPOCH && (int64_t)v <= now) {
                 n = fmt_scaled(num, (uint64_t)((int64_t)v - FILETIME_UNIX_EPOCH), 0, 1, 10000000);
                 line(o, fam, famlen, "", lab, lablen, num, n);
             }
