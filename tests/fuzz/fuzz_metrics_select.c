@@ -5,9 +5,12 @@
  *         refusal says why and names the setting; an accepted list holds
  *         trimmed, non-empty paths without separators, each of which the
  *         PDH layer takes as a selection again;
- *   odd:  a collect[] value (pm_collect_parse) against a fixed set of
+ *   1 mod 4: a collect[] value (pm_collect_parse) against a fixed set of
  *         names: an accepted value gives a non-zero index, a refusal says
- *         why starting with "collect[]". */
+ *         why starting with "collect[]";
+ *   3 mod 4: metrics_process_top and metrics_process_top_by (pm_top_parse,
+ *         pm_top_by_parse): a number in range, or a refusal naming the
+ *         setting. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +61,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         } else if (strncmp(why, "metrics_counters: ", 18) != 0) {
             abort();
         }
+    } else if (data[0] % 4 == 3) {
+        uint32_t n = 1, idx = 1;
+        if (pm_top_parse(v, &n, why, sizeof why) == 0) {
+            if (n > PM_TOP_MAX) abort();
+        } else if (n != 0 || strncmp(why, "metrics_process_top: ", 21) != 0) {
+            abort();
+        }
+        if (pm_top_by_parse(v, &idx, why, sizeof why) != 0 && strncmp(why, "metrics_process_top_by: ", 24) != 0)
+            abort();
     } else {
         uint32_t idx = 1;
         if (pm_collect_parse(v, find, NULL, &idx, why, sizeof why) == 0) {

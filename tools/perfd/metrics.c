@@ -12,6 +12,8 @@
  *   metrics_total    = off | on      (export the _Total instances)
  *   metrics_counters = PATH[;PATH...] (counters chosen by PDH path)
  *   metrics_exclude  = PATH[;PATH...] (counters and instances left out)
+ *   metrics_process_top    = off | N  (the N top processes and _Other)
+ *   metrics_process_top_by = cpu | memory | io | COUNTER-NAME-or-INDEX
  * and the query parameter collect[]=OBJECT (repeatable). */
 #include <pthread.h>
 #include <stdio.h>
@@ -25,6 +27,7 @@
 #include "metrics_text.h"
 #include "perfd.h"
 #include "perflib/block.h"
+#include "perflib/indices.h"
 #include "perflib/pdh.h"
 #include "perflib/registry.h"
 
@@ -45,6 +48,9 @@ static struct {
     pm_state *state;                 /* the worker's only */
     char **inc, **exc;               /* metrics_counters, metrics_exclude */
     size_t ninc, nexc;
+    uint32_t top_n;                  /* metrics_process_top */
+    uint32_t top_by;                 /* metrics_process_top_by as an index, 0: by name */
+    char top_by_name[201];
 } M = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 static int set_objects(const char *v, char *why, size_t whylen)
@@ -119,6 +125,22 @@ static int set_exclude(const char *v, char *why, size_t whylen)
     return set_paths("metrics_exclude", &M.exc, &M.nexc, v, why, whylen);
 }
 PERFD_CONFIG_KEY(metrics_exclude, "metrics_exclude", set_exclude)
+
+static int set_top(const char *v, char *why, size_t whylen)
+{
+    return pm_top_parse(v, &M.top_n, why, whylen);
+}
+PERFD_CONFIG_KEY(metrics_process_top, "metrics_process_top", set_top)
+
+static int set_top_by(const char *v, char *why, size_t whylen)
+{
+    uint32_t idx;
+    if (pm_top_by_parse(v, &idx, why, whylen) != 0) return -1;
+    M.top_by = idx;
+    snprintf(M.top_by_name, sizeof M.top_by_name, "%s", idx ? "" : v);
+    return 0;
+}
+PERFD_CONFIG_KEY(metrics_process_top_by, "metrics_process_top_by", set_top_by)
 
 /* The English titles (names and units are English whatever the default
  * language); from any thread. */
@@ -554,6 +576,20 @@ static int plan(perfd_req *r, mjob *j, int *rc)
     }
     j->opt.objects = j->idx;
     j->opt.nobjects = n;
+    j->opt.top_n = M.top_n;
+    j->opt.top_by = M.top_by ? M.top_by : PL_CTR_PCT_PROCESSOR_TIME;
+    if (M.top_n && M.top_by_name[0]) {
+        const pl_titles *en = english(), *def = pl_engine_titles(perfd_engine(), NULL);
+        uint32_t i = en ? pl_titles_find(en, PL_TITLE_NAME, M.top_by_name) : 0;
+        if (!i && def) i = pl_titles_find(def, PL_TITLE_NAME, M.top_by_name);
+        if (!i) {
+            snprintf(a.why, sizeof a.why, "metrics_process_top_by: no counter \"%s\" in this machine's titles",
+                     M.top_by_name);
+            *rc = perfd_reply_error(r, 500, a.why);
+            return 1;
+        }
+        j->opt.top_by = i;
+    }
     j->opt.none = (M.nwords && n == 0) || (M.ninc && !M.nwords && !M.all);
     if (M.ninc || M.nexc) {
         pl_pdh_source src = {.titles = sel_titles};

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "perflib/indices.h"
 #include "perflib/pdh.h"
 
 static int blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
@@ -110,5 +111,50 @@ int pm_collect_parse(const char *value, pm_find_object find, void *ctx, uint32_t
         return -1;
     }
     *index = idx;
+    return 0;
+}
+
+int pm_top_parse(const char *value, uint32_t *n, char *why, size_t whylen)
+{
+    *n = 0;
+    if (strcmp(value, "off") == 0) return 0;
+    size_t len = strlen(value);
+    if (len == 0 || len > 5 || strspn(value, "0123456789") != len || strtoul(value, NULL, 10) > PM_TOP_MAX) {
+        snprintf(why, whylen, "metrics_process_top: \"%.40s\" is not off or a number of processes from 0 to %d",
+                 value, PM_TOP_MAX);
+        return -1;
+    }
+    *n = (uint32_t)strtoul(value, NULL, 10);
+    return 0;
+}
+
+int pm_top_by_parse(const char *value, uint32_t *index, char *why, size_t whylen)
+{
+    *index = 0;
+    static const struct {
+        const char *word;
+        uint32_t index;
+    } alias[] = {{"cpu", PL_CTR_PCT_PROCESSOR_TIME}, {"memory", PL_CTR_WORKING_SET}, {"io", PL_CTR_IO_DATA_BYTES_PER_SEC}};
+    for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
+        if (strcmp(value, alias[i].word) == 0) {
+            *index = alias[i].index;
+            return 0;
+        }
+    size_t len = strlen(value);
+    int bad = len == 0 || len > 200;
+    for (size_t i = 0; i < len && !bad; i++) bad = (unsigned char)value[i] < 0x20 || value[i] == 0x7F;
+    if (bad) {
+        snprintf(why, whylen, "metrics_process_top_by: cpu, memory, io, or a Process counter's name or index (%zu bytes given)",
+                 len);
+        return -1;
+    }
+    if (strspn(value, "0123456789") == len) {
+        unsigned long long v = len <= 10 ? strtoull(value, NULL, 10) : 0;
+        if (v == 0 || v > 0xFFFFFFFFull) {
+            snprintf(why, whylen, "metrics_process_top_by: counter index \"%.20s\" is out of range", value);
+            return -1;
+        }
+        *index = (uint32_t)v;
+    }
     return 0;
 }

@@ -26,4 +26,16 @@ int pm_paths_parse(const char *key, const char *value, char ***paths, size_t *n,
 typedef uint32_t (*pm_find_object)(void *ctx, const char *name);
 int pm_collect_parse(const char *value, pm_find_object find, void *ctx, uint32_t *index, char *why, size_t whylen);
 
+/* metrics_process_top: "off", or N processes (0 is off) up to
+ * PM_TOP_MAX. 0 with *n, or -1 with `why`. */
+#define PM_TOP_MAX 10000
+int pm_top_parse(const char *value, uint32_t *n, char *why, size_t whylen);
+
+/* metrics_process_top_by: "cpu" (% Processor Time), "memory" (Working
+ * Set), "io" (IO Data Bytes/sec), a counter index, or a counter name
+ * (English or default language, looked up when a scrape is rendered).
+ * 0 with *index (0 for a name, which is then the trimmed value itself),
+ * or -1 with `why`. */
+int pm_top_by_parse(const char *value, uint32_t *index, char *why, size_t whylen);
+
 #endif

@@ -44,6 +44,11 @@ typedef struct pm_options {
     int (*pick_has)(void *h, uint32_t counter_index, uint32_t pos);
     void (*pick_close)(void *h);
     void *pick_ctx;
+    /* Top processes (metrics_process_top): the Process object for the
+     * top_n processes highest by counter top_by, the rest summed into
+     * process="_Other" (0: every process). Needs the state (pm_state). */
+    uint32_t top_n;
+    uint32_t top_by;
 } pm_options;
 
 /* Is the object with that title index exported whole under these options
