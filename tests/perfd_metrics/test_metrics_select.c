@@ -11,7 +11,10 @@
  *     setting and the path;
  *   - /metrics?collect[]=Memory answers only Memory's families (and
  *     perfd's own metrics); two collect[]; an unknown object and an object
- *     the configuration does not serve are a 400 saying so. */
+ *     the configuration does not serve are a 400 saying so;
+ *   - metrics_system_label=on puts system_name="NAME" (--system-name) first
+ *     on every series, perfd's own included, in both formats (the text
+ *     promtool clean); off, only perflib_system_info carries it. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -253,6 +256,53 @@ static void live_collect(void **state)
     assert_int_equal(pd_stop(&pd), 0);
 }
 
+static void start_named(const char *label)
+{
+    char *dir = pq_mkdtemp();
+    char store[700];
+    snprintf(store, sizeof store, "%s/perflib.db", dir);
+    free(dir);
+    const char *args[] = {"--registry", store, "--system-name", "web-01", "--set", "metrics_objects=Memory, Process",
+                          "--set", "metrics_process_top=2", "--set", label, NULL};
+    memset(&pd, 0, sizeof pd);
+    assert_int_equal(pd_start(&pd, args, NULL), 0);
+}
+
+static void live_system_label(void **state)
+{
+    (void)state;
+    start_named("metrics_system_label=on");
+    char *body = scrape("/metrics");
+    int samples = 0;
+    for (const char *l = body; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        if (*l == '#' || *l == '\n') continue;
+        samples++;
+        const char *b = strchr(l, '{'), *e = strchr(l, '\n');
+        if (!b || (e && b > e) || strncmp(b, "{system_name=\"web-01\"", 21) != 0)
+            fail_msg("a series without system_name first: %.120s", l);
+    }
+    assert_true(samples > 50);
+    assert_non_null(strstr(body, "perflib_process_working_set_bytes{system_name=\"web-01\",process=\"_Other\"} "));
+    assert_non_null(strstr(body, "perflib_process_other_processes{system_name=\"web-01\"} "));
+    assert_non_null(strstr(body, "perflib_system_info{system_name=\"web-01\",kernel="));
+    pmt_promtool_clean(body, strlen(body));
+    free(body);
+    pd_resp r;
+    assert_int_equal(pd_get(pd.port, "/metrics", "Accept: application/openmetrics-text\r\n", &r, 20000), 0);
+    assert_int_equal(r.status, 200);
+    assert_non_null(strstr((char *)r.body, "perflib_memory_available_bytes{system_name=\"web-01\"} "));
+    pd_resp_free(&r);
+    assert_int_equal(pd_stop(&pd), 0);
+    start_named("metrics_system_label=off");
+    body = scrape("/metrics");
+    assert_non_null(strstr(body, "perflib_system_info{system_name=\"web-01\",kernel="));
+    assert_non_null(strstr(body, "\nperflib_memory_available_bytes "));
+    free(body);
+    assert_int_equal(pd_stop(&pd), 0);
+    const char *bad[] = {"metrics_system_label must be on or off", NULL};
+    expect_refused("metrics_system_label=yes please", bad);
+}
+
 static int teardown(void **state)
 {
     (void)state;
@@ -273,6 +323,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(live_counter_paths_wildcards_exclude, teardown),
         cmocka_unit_test_teardown(live_counter_path_refused, teardown),
         cmocka_unit_test_teardown(live_collect, teardown),
+        cmocka_unit_test_teardown(live_system_label, teardown),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     return cmocka_run_group_tests(tests, NULL, NULL);

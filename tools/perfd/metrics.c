@@ -14,6 +14,7 @@
  *   metrics_exclude  = PATH[;PATH...] (counters and instances left out)
  *   metrics_process_top    = off | N  (the N top processes and _Other)
  *   metrics_process_top_by = cpu | memory | io | COUNTER-NAME-or-INDEX
+ *   metrics_system_label   = off | on (system_name="X" on every series)
  * and the query parameter collect[]=OBJECT (repeatable). */
 #include <pthread.h>
 #include <stdio.h>
@@ -51,6 +52,7 @@ static struct {
     uint32_t top_n;                  /* metrics_process_top */
     uint32_t top_by;                 /* metrics_process_top_by as an index, 0: by name */
     char top_by_name[201];
+    int system_label;                /* metrics_system_label */
 } M = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 static int set_objects(const char *v, char *why, size_t whylen)
@@ -141,6 +143,18 @@ static int set_top_by(const char *v, char *why, size_t whylen)
     return 0;
 }
 PERFD_CONFIG_KEY(metrics_process_top_by, "metrics_process_top_by", set_top_by)
+
+static int set_system_label(const char *v, char *why, size_t whylen)
+{
+    if (strcmp(v, "on") == 0) M.system_label = 1;
+    else if (strcmp(v, "off") == 0) M.system_label = 0;
+    else {
+        snprintf(why, whylen, "metrics_system_label must be on or off (\"%.40s\" given)", v);
+        return -1;
+    }
+    return 0;
+}
+PERFD_CONFIG_KEY(metrics_system_label, "metrics_system_label", set_system_label)
 
 /* The English titles (names and units are English whatever the default
  * language); from any thread. */
@@ -382,7 +396,7 @@ static void self_metrics(pm_out *o, const mjob *j, const pl_block *blk, const pl
     l.len = 0;
     struct utsname u;
     if (uname(&u) != 0) memset(&u, 0, sizeof u);
-    pm_label(&l, "system_name", blk ? blk->system_name : "");
+    if (!o->prefix_len) pm_label(&l, "system_name", blk ? blk->system_name : ""); /* else on every series */
     pm_label(&l, "kernel", u.release);
     pm_label(&l, "os", os_name());
     pm_label(&l, "machine", u.machine);
@@ -496,11 +510,18 @@ static void render_job(void *arg)
     if (!M.state) M.state = pm_state_new();
     pl_block blk;
     int have = 0;
+    wb prefix = {0};
     if (j->snap) {
         pl_error err;
         have = pl_block_open(&blk, j->snap->data, j->snap->len, 0, 0, &err) == PL_OK;
+        if (have && M.system_label) {
+            pm_label(&prefix, "system_name", blk.system_name);
+            o.prefix = prefix.p;
+            o.prefix_len = prefix.len;
+            if (prefix.oom) o.failed = 1;
+        }
         if (!have) o.failed = 1;
-        else pm_render_objects(&blk, j->snap->seq, &names, &j->opt, M.state, &o);
+        else if (!o.failed) pm_render_objects(&blk, j->snap->seq, &names, &j->opt, M.state, &o);
     }
     if (!o.failed) self_metrics(&o, j, have ? &blk : NULL, t);
     pm_eof(&o, j->opt.openmetrics);
@@ -515,6 +536,7 @@ static void render_job(void *arg)
         o.b.p = NULL;
     }
     wb_free(&o.b);
+    wb_free(&prefix);
     j->done = 1;
 }
 
@@ -664,8 +686,9 @@ static int metrics(perfd_req *r)
         int rc = PERFD_DONE;
         if (plan(r, j, &rc)) return rc;
     }
-    const char *q = j->query;
-    if (!q) return perfd_defer(r, render_job, j); /* nothing configured exists: perfd's own metrics */
+    /* nothing configured exists: perfd's own metrics, from an empty block
+     * (its header says which machine) */
+    const char *q = j->query ? j->query : "0";
     perfd_snap *s = perfd_snapshot(r, q);
     if (!s) return PERFD_WAIT;
     if (s->status != PL_OK) return perfd_reply_snap_error(r, s);

@@ -582,7 +582,7 @@ static void line(pm_out *o, const char *fam, size_t famlen, const char *sfx, con
                  const char *num, size_t numlen)
 {
     size_t sfxlen = strlen(sfx);
-    if (wb_reserve(&o->b, famlen + sfxlen + lablen + numlen + 4) != 0) {
+    if (wb_reserve(&o->b, famlen + sfxlen + o->prefix_len + lablen + numlen + 5) != 0) {
         o->failed = 1;
         return;
     }
@@ -591,8 +591,13 @@ static void line(pm_out *o, const char *fam, size_t famlen, const char *sfx, con
     p += famlen;
     memcpy(p, sfx, sfxlen);
     p += sfxlen;
-    if (lablen) {
+    if (lablen || o->prefix_len) {
         *p++ = '{';
+        if (o->prefix_len) {
+            memcpy(p, o->prefix, o->prefix_len);
+            p += o->prefix_len;
+            if (lablen) *p++ = ',';
+        }
         memcpy(p, lab, lablen);
         p += lablen;
         *p++ = '}';
@@ -919,8 +924,8 @@ int pm_render_objects(const pl_block *blk, uint64_t seq, const pm_names *names, 
             char num[24];
             num[fmt_u64(num, w.nother)] = '\0';
             pm_family(o, opt->openmetrics, "perflib_process_other_processes", PM_GAUGE, PM_UNIT_NONE,
-                      "Processes summed into the process=\"_Other\" series: every process but the metrics_process_top "
-                      "highest (and pid 0).");
+                      "Processes summed into the series whose process label is _Other: every process but the "
+                      "metrics_process_top highest (and pid 0).");
             line(o, "perflib_process_other_processes", strlen("perflib_process_other_processes"), "", NULL, 0, num,
                  strlen(num));
         }

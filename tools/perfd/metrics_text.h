@@ -67,6 +67,10 @@ void pm_state_free(pm_state *st);
 typedef struct pm_out {
     wb b;
     int failed;
+    /* labels put first in every sample (`system_name="X"`, made with
+     * pm_label), NULL for none */
+    const char *prefix;
+    size_t prefix_len;
 } pm_out;
 
 /* The families of every wanted object of `blk` (a validated block), without
