@@ -10,30 +10,39 @@
 
 static int blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
+/* The next item of a list at *p: [*s, *e) without the blanks around it
+ * (empty when the item is); *p moves past its separator. 0 at the end. */
+static int next_item(const char **p, const char **s, const char **e)
+{
+    if (!**p) return 0;
+    size_t len = strcspn(*p, ";\n");
+    *s = *p;
+    *e = *p + len;
+    while (*s < *e && blank(**s)) (*s)++;
+    while (*e > *s && blank((*e)[-1])) (*e)--;
+    *p += len;
+    if (**p) (*p)++;
+    return 1;
+}
+
 int pm_paths_parse(const char *key, const char *value, char ***paths, size_t *n, char *why, size_t whylen)
 {
     *paths = NULL;
     *n = 0;
     /* first pass: how many items and bytes */
     size_t items = 0, bytes = 0;
-    for (const char *p = value; *p;) {
-        size_t len = strcspn(p, ";\n");
-        const char *s = p, *e = p + len;
-        while (s < e && blank(*s)) s++;
-        while (e > s && blank(e[-1])) e--;
-        if (e > s) {
-            if ((size_t)(e - s) > PM_PATH_LEN_MAX) {
-                snprintf(why, whylen, "%s: a counter path longer than %d bytes (\"%.40s...\")", key, PM_PATH_LEN_MAX, s);
-                return -1;
-            }
-            if (++items > PM_PATHS_MAX) {
-                snprintf(why, whylen, "%s: more than %d counter paths", key, PM_PATHS_MAX);
-                return -1;
-            }
-            bytes += (size_t)(e - s) + 1;
+    const char *p = value, *s, *e;
+    while (next_item(&p, &s, &e)) {
+        if (e == s) continue;
+        if ((size_t)(e - s) > PM_PATH_LEN_MAX) {
+            snprintf(why, whylen, "%s: a counter path longer than %d bytes (\"%.40s...\")", key, PM_PATH_LEN_MAX, s);
+            return -1;
         }
-        p += len;
-        if (*p) p++;
+        if (++items > PM_PATHS_MAX) {
+            snprintf(why, whylen, "%s: more than %d counter paths", key, PM_PATHS_MAX);
+            return -1;
+        }
+        bytes += (size_t)(e - s) + 1;
     }
     char **v = malloc((items + 1) * sizeof *v + bytes + 1);
     if (!v) {
@@ -42,34 +51,27 @@ int pm_paths_parse(const char *key, const char *value, char ***paths, size_t *n,
     }
     char *w = (char *)(v + items + 1);
     size_t k = 0;
-    for (const char *p = value; *p;) {
-        size_t len = strcspn(p, ";\n");
-        const char *s = p, *e = p + len;
-        while (s < e && blank(*s)) s++;
-        while (e > s && blank(e[-1])) e--;
-        if (e > s) {
-            memcpy(w, s, (size_t)(e - s));
-            w[e - s] = '\0';
-            v[k++] = w;
-            w += (e - s) + 1;
-        }
-        p += len;
-        if (*p) p++;
+    for (p = value; next_item(&p, &s, &e);) {
+        if (e == s) continue;
+        memcpy(w, s, (size_t)(e - s));
+        w[e - s] = '\0';
+        v[k++] = w;
+        w += (e - s) + 1;
     }
     v[k] = NULL;
     /* the PDH layer's own parser says whether each is a path (no titles:
      * names are not looked up here, only the syntax) */
     pl_pdh_source none = {0};
     for (size_t i = 0; i < k; i++) {
-        pl_pdh_selection *s = NULL;
+        pl_pdh_selection *sel = NULL;
         pl_error err = {0};
         const char *one[1] = {v[i]};
-        if (pl_pdh_selection_new(&none, one, 1, NULL, 0, &s, &err) != PL_PDH_CSTATUS_VALID_DATA) {
+        if (pl_pdh_selection_new(&none, one, 1, NULL, 0, &sel, &err) != PL_PDH_CSTATUS_VALID_DATA) {
             snprintf(why, whylen, "%s: \"%.200s\" is not a counter path: %s", key, v[i], err.msg);
             free(v);
             return -1;
         }
-        pl_pdh_selection_free(s);
+        pl_pdh_selection_free(sel);
     }
     *paths = v;
     *n = k;
