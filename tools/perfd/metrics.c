@@ -571,9 +571,9 @@ static enum MHD_Result each_collect(void *cls, enum MHD_ValueKind kind, const ch
     return MHD_YES;
 }
 
+/* Append an object index to the query ("230 4"). */
 static void add_query(mjob *j, uint32_t idx)
 {
-    if (strstr(j->qbuf, "Global")) return;
     size_t l = strlen(j->qbuf);
     if (l + 12 < sizeof j->qbuf) snprintf(j->qbuf + l, sizeof j->qbuf - l, l ? " %u" : "%u", (unsigned)idx);
 }
