@@ -598,7 +598,7 @@ static void line(pm_out *o, const char *fam, size_t famlen, const char *sfx, con
             p += o->prefix_len;
             if (lablen) *p++ = ',';
         }
-        memcpy(p, lab, lablen);
+        if (lablen) memcpy(p, lab, lablen);
         p += lablen;
         *p++ = '}';
     }
