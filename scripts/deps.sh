@@ -47,6 +47,7 @@ if [ "$what" = test ]; then
     mount
     postgresql
     prometheus
+    stress-ng
     sysstat
     tmux
     tzdata

@@ -351,6 +351,16 @@ PL_EXTERN uint32_t pl_pdh_get_counter_info(const pl_pdh_counter *c, pl_pdh_count
  * or PL_PDH_CSTATUS_INVALID_DATA before any sample gave one. */
 PL_EXTERN uint32_t pl_pdh_get_time_base(const pl_pdh_counter *c, int64_t *freq);
 
+/* The time base of the 100 ns timer types (PERF_100NSEC_TIMER and _INV,
+ * their MULTI forms, PERF_COUNTER_100NS_QUEUELEN_TYPE) in a block whose
+ * header has these three fields: its PerfTime in 100 ns units
+ * (PerfTime x 10^7 / PerfFreq, exact; perflib's PerfTime is
+ * CLOCK_MONOTONIC), so a step of the wall clock never reaches a rate
+ * (issue 33; docs/pdh.md "Raw values"). Windows' PDH reads PerfTime100nSec
+ * here, the wall clock: the two agree to the tick except across a clock
+ * step. A header whose PerfFreq is not positive gives PerfTime100nSec. */
+PL_EXTERN int64_t pl_pdh_time_100ns(int64_t perf_time, int64_t perf_freq, int64_t perf_time_100ns);
+
 /* Compute a value from raw samples without a counter: for tests and tools
  * that keep their own samples. freq is the time base frequency of the type's
  * timer (PerfFreq for tick types, 10,000,000 for 100 ns types, the object's

@@ -81,8 +81,9 @@ PL_EXTERN const pl_titles *pl_engine_titles(pl_engine *e, pl_error *err);
 
 /* What happened to each provider in the last queries: for tools and tests.
  * For an isolated provider, loaded/opened describe its helper process.
- * Open/Collect Timeouts are enforced for isolated providers only: an
- * in-process call cannot be interrupted safely (docs/provider-host.md).
+ * A call that passes its Open/Collect Timeout is late, not fatal: the
+ * answer goes on without that provider's objects until the call returns,
+ * and the provider is never disabled for it (docs/provider-host.md).
  * *list (one allocation, free with pl_free) holds *n entries. */
 typedef struct pl_provider_status {
     char name[128];
@@ -100,6 +101,8 @@ typedef struct pl_provider_status {
     uint32_t objects[16];      /* the objects its answers have held so far (title indices, the first 16) */
     uint32_t nobjects;
     char note[256];            /* what the provider says of how it collects (provider.h, PL_NOTE_SUFFIX), or "" */
+    uint64_t timeouts;         /* calls that passed their timeout (slow: never a reason to disable) */
+    uint64_t late_ms;          /* a call past its timeout still runs: for this long (ms); 0 when none */
 } pl_provider_status;
 PL_EXTERN int pl_engine_provider_status(pl_engine *e, pl_provider_status **list, size_t *n);
 

@@ -3,10 +3,13 @@
  * An isolated provider runs in its own helper process
  * (perflib-provider-host), started with posix_spawn on first need and
  * spoken to over a socketpair (helper_proto.h). Open/Collect Timeouts are
- * enforced with poll(); a helper that times out is killed and reaped, one
- * that crashes or sends a malformed reply gets the provider disabled
- * (docs/provider-host.md, "Isolation"). Its answers go through the same
- * contract checks as an in-process provider's (pl__host_judge). */
+ * enforced with poll(): a call that passes its timeout is late (issue 33),
+ * its reply read and dropped when it comes, and the provider left out of
+ * the answers until then; a helper late for ten times its timeout is
+ * killed and a new one started. A helper that crashes or sends a
+ * malformed reply gets the provider disabled (docs/provider-host.md,
+ * "Isolation"). Its answers go through the same contract checks as an
+ * in-process provider's (pl__host_judge). */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -61,12 +64,7 @@ static const char *helper_path(void)
     return PL_PROVIDER_HOST_INSTALLED;
 }
 
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+#define now_ms pl__host_now_ms
 
 /* The helper leads its own process group (helper_spawn), so whatever the
  * provider forked is in it too: kill them all. Done while the helper is not
@@ -135,6 +133,7 @@ static void close_pidfd(pl__prov *p)
  * reaped. The state of the provider inside it is gone. */
 static void helper_kill(pl__prov *p)
 {
+    p->late = 0;
     if (p->sock >= 0) close(p->sock);
     p->sock = -1;
     if (p->pid > 0) {
@@ -151,15 +150,31 @@ static void helper_kill(pl__prov *p)
  * then make sure the helper is gone and reaped. */
 static int xfer(pl__prov *p, uint32_t type, const void *a, size_t alen, const void *b, size_t blen, uint32_t ms,
                 uint8_t *reply, size_t reply_cap, size_t *reply_len, char *why, size_t whylen);
+static int xfer_reply(pl__prov *p, uint32_t type, int64_t deadline, uint8_t *reply, size_t reply_cap,
+                      size_t *reply_len, char *why, size_t whylen);
+
+static int wait_fd(int fd, int pidfd, short ev, int64_t deadline);
+static int helper_settle(pl__host *h, pl__prov *p);
 
 void pl__host_helper_close(pl__host *h, pl__prov *p)
 {
-    (void)h;
     if (p->pid <= 0) {
         helper_kill(p);
         return;
     }
-    if (p->loaded) {
+    if (p->late) { /* still in a call: its reply may come while Close would wait */
+        int w = wait_fd(p->sock, p->pidfd, POLLIN, now_ms() + CLOSE_WAIT_MS);
+        if (w > 0 && helper_settle(h, p) && p->pid > 0) {
+            pl__host_helper_close(h, p); /* settled: now Close as usual */
+            return;
+        }
+        if (p->late) {
+            char kind = p->late;
+            p->late = 0;
+            pl__host_left_running(h, p, kind == 'L' ? "Load" : kind == 'O' ? "Open" : "Collect");
+        }
+        if (p->pid <= 0) return; /* settling ended the helper */
+    } else if (p->loaded) {
         uint8_t r[4];
         size_t rl;
         char why[128];
@@ -247,7 +262,9 @@ static int helper_spawn(pl__host *h, pl__prov *p)
     return 1;
 }
 
-enum { XF_OK, XF_TIMEOUT, XF_DIED, XF_BAD };
+/* XF_LATE: the request went out and nothing of the reply came back in
+ * time (the provider is still in its call). */
+enum { XF_OK, XF_TIMEOUT, XF_DIED, XF_BAD, XF_LATE };
 
 _Static_assert((PL_QUERY_MAX_ITEMS * 11 + 16) * 2 <= PLH_MAX_QUERY, "a query text fits one Collect request");
 
@@ -293,6 +310,7 @@ static int send_all(int fd, int pidfd, const void *buf, size_t n, int64_t deadli
 static int recv_all(int fd, int pidfd, void *buf, size_t n, int64_t deadline)
 {
     uint8_t *b = buf;
+    size_t want = n;
     while (n) {
         ssize_t r = recv(fd, b, n, MSG_DONTWAIT);
         if (r > 0) {
@@ -304,7 +322,7 @@ static int recv_all(int fd, int pidfd, void *buf, size_t n, int64_t deadline)
         if (errno == EINTR) continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) {
             int w = wait_fd(fd, pidfd, POLLIN, deadline);
-            if (w == 0) return XF_TIMEOUT;
+            if (w == 0) return n == want ? XF_LATE : XF_TIMEOUT;
             if (w < 0) return XF_DIED;
             continue;
         }
@@ -338,7 +356,17 @@ static int xfer(pl__prov *p, uint32_t type, const void *a, size_t alen, const vo
     int x = send_all(p->sock, p->pidfd, hdr, sizeof hdr, deadline);
     if (x == XF_OK && alen) x = send_all(p->sock, p->pidfd, a, alen, deadline);
     if (x == XF_OK && blen) x = send_all(p->sock, p->pidfd, b, blen, deadline);
-    if (x == XF_OK) x = recv_all(p->sock, p->pidfd, hdr, sizeof hdr, deadline);
+    if (x != XF_OK) return x == XF_LATE ? XF_TIMEOUT : x;
+    return xfer_reply(p, type, deadline, reply, reply_cap, reply_len, why, whylen);
+}
+
+/* The reply to request `type` (xfer): its header by the deadline (XF_LATE
+ * when nothing of it has come), then min(length, reply_cap) bytes. */
+static int xfer_reply(pl__prov *p, uint32_t type, int64_t deadline, uint8_t *reply, size_t reply_cap,
+                      size_t *reply_len, char *why, size_t whylen)
+{
+    uint8_t hdr[PLH_HEADER];
+    int x = recv_all(p->sock, p->pidfd, hdr, sizeof hdr, deadline);
     if (x != XF_OK) return x;
     uint32_t rtype = get32(hdr), rlen = get32(hdr + 4);
     if (rtype != (type | PLH_REPLY)) {
@@ -356,7 +384,7 @@ static int xfer(pl__prov *p, uint32_t type, const void *a, size_t alen, const vo
         return XF_BAD;
     }
     if (take) x = recv_all(p->sock, p->pidfd, reply, take, deadline);
-    return x;
+    return x == XF_LATE ? XF_TIMEOUT : x;
 }
 
 /* After a failed exchange: kill or reap the helper, count, log, and disable
@@ -364,17 +392,13 @@ static int xfer(pl__prov *p, uint32_t type, const void *a, size_t alen, const vo
 static void helper_failed(pl__host *h, pl__prov *p, int x, const char *call, uint32_t ms, const char *why)
 {
     if (x == XF_TIMEOUT) {
+        /* a reply that stopped halfway: the exchange cannot go on, so the
+         * helper is restarted; slowness never disables (issue 33) */
         helper_kill(p);
-        /* Counted in the failure state, so one-shot consumers add up. */
-        unsigned n = pl__state_add_timeout(h->state, p->info.name);
-        p->timeouts_in_row = n ? n : p->timeouts_in_row + 1;
-        if (p->timeouts_in_row >= MAX_TIMEOUTS_IN_ROW) {
-            pl__host_disable(h, p, "%s timed out after %u ms (%u times in a row)", call, ms, p->timeouts_in_row);
-            return;
-        }
         p->errors++;
-        pl__host_note(h, p, LOG_WARNING, "%s timed out after %u ms; the helper process was killed and the provider will be "
-             "tried again on the next query", call, ms);
+        p->timeouts++;
+        pl__host_note(h, p, LOG_WARNING, "%s's reply did not come whole within %u ms; the helper process was killed and "
+                      "the provider will be tried again on the next query", call, ms);
         return;
     }
     if (x == XF_BAD) {
@@ -412,6 +436,142 @@ static void helper_failed(pl__host *h, pl__prov *p, int x, const char *call, uin
         pl__host_disable(h, p, "helper process closed its connection during %s", call);
 }
 
+/* A call passed its timeout with nothing of its reply back (XF_LATE): the
+ * helper goes on with it, and its reply is read when it comes
+ * (helper_settle); until then the provider is left out of the answers.
+ * Slowness never disables (issue 33, docs/provider-host.md). */
+static void went_late(pl__host *h, pl__prov *p, char kind, int64_t start, uint32_t ms, size_t room)
+{
+    p->late = kind;
+    p->late_start_ms = start;
+    p->late_limit_ms = ms;
+    p->late_cap = room;
+    p->timeouts++;
+    p->errors++;
+    pl__host_late_note(h, p);
+}
+
+/* The Load reply (4..4 + PLH_MAX_MESSAGE bytes): 1 when loaded. */
+static int load_reply(pl__host *h, pl__prov *p, const uint8_t *reply, size_t rl)
+{
+    uint32_t status = get32(reply);
+    if (status != PLH_LOAD_OK) {
+        char msg[PLH_MAX_MESSAGE + 1];
+        size_t ml = rl - 4;
+        memcpy(msg, reply + 4, ml);
+        msg[ml] = '\0';
+        for (size_t i = 0; i < ml; i++)
+            if ((unsigned char)msg[i] < 0x20) msg[i] = ' '; /* hostile text: no control characters */
+        pl__host_helper_close(h, p);
+        p->errors++;
+        if (status == PLH_LOAD_DLOPEN) pl__host_note(h, p, LOG_ERR, "cannot load %s: %s", p->path, msg);
+        else pl__host_note(h, p, LOG_ERR, "%s does not export an entry point: %s", p->path, msg);
+        return 0;
+    }
+    p->loaded = 1;
+    return 1;
+}
+
+/* The Open reply: 1 when opened. */
+static int open_reply(pl__host *h, pl__prov *p, const uint8_t *reply)
+{
+    DWORD rc = get32(reply);
+    if (rc != 0) {
+        p->errors++;
+        pl__host_note(h, p, LOG_WARNING, "Open returned %u; it will be tried again on the next query", rc);
+        return 0;
+    }
+    p->opened = 1;
+    return 1;
+}
+
+/* The fixed part of a Collect (or Wrap) reply of rl bytes to a request
+ * with `room`: the result in *r, and in *n how many data bytes follow.
+ * XF_OK, or XF_BAD with `why`. */
+static int collect_fixed(const uint8_t *fixed, size_t rl, DWORD room, pl__call_result *r, size_t *n, char *why,
+                         size_t whylen)
+{
+    memset(r, 0, sizeof *r);
+    r->rc = get32(fixed);
+    r->bytes = get32(fixed + 4);
+    r->nobj = get32(fixed + 8);
+    uint32_t flags = get32(fixed + 12);
+    memcpy(&r->moved, fixed + 16, 8);
+    r->guard_damaged = (flags & PLH_GUARD_DAMAGED) != 0;
+    *n = r->rc == 0 && !r->guard_damaged && r->bytes <= room && r->moved == (int64_t)r->bytes ? r->bytes : 0;
+    if (rl != PLH_COLLECT_FIXED + *n || (flags & ~PLH_GUARD_DAMAGED)) {
+        snprintf(why, whylen, "a Collect reply of %zu bytes for %zu bytes of data (flags 0x%x)", rl, *n, flags);
+        return XF_BAD;
+    }
+    return XF_OK;
+}
+
+/* A late call (p->late) of an earlier query: has its reply come? When it
+ * has, it is read and settled (a Load or Open counts; a Collect's answer
+ * answered a query that is gone: dropped, after the guard check) and 1 is
+ * returned. 0: this query goes on without the provider (still running; or
+ * running for LATE_GIVE_UP_FACTOR times its timeout, when the helper is
+ * killed and a new one started next time, not disabled; or the helper
+ * died, handled as any death during that call). */
+static int helper_settle(pl__host *h, pl__prov *p)
+{
+    char kind = p->late;
+    const char *call = kind == 'L' ? "Load" : kind == 'O' ? "Open" : "Collect";
+    int w = p->sock >= 0 ? wait_fd(p->sock, p->pidfd, POLLIN, now_ms()) : -1;
+    if (w == 0) {
+        int64_t ran = now_ms() - p->late_start_ms;
+        if (ran < (int64_t)p->late_limit_ms * LATE_GIVE_UP_FACTOR) {
+            pl__host_late_note(h, p);
+            return 0;
+        }
+        helper_kill(p);
+        p->errors++;
+        pl__host_note(h, p, LOG_WARNING, "%s had not returned after %lld ms (%d times its timeout): the helper process "
+                      "was killed and a new one will be started on the next query (a slow provider is not disabled)",
+                      call, (long long)ran, LATE_GIVE_UP_FACTOR);
+        pl__host_left_running(h, p, call);
+        return 0;
+    }
+    uint32_t type = kind == 'L' ? PLH_LOAD : kind == 'O' ? PLH_OPEN : kind == 'W' ? PLH_WRAP : PLH_COLLECT;
+    size_t cap = kind == 'L' ? 4 + PLH_MAX_MESSAGE : kind == 'O' ? 4 : PLH_COLLECT_FIXED;
+    uint8_t reply[4 + PLH_MAX_MESSAGE > PLH_COLLECT_FIXED ? 4 + PLH_MAX_MESSAGE : PLH_COLLECT_FIXED];
+    char why[160] = "";
+    size_t rl = 0;
+    int64_t deadline = now_ms() + p->late_limit_ms; /* it has answered: the rest comes at once */
+    int x = w < 0 ? XF_DIED : xfer_reply(p, type, deadline, reply, cap, &rl, why, sizeof why);
+    if (x == XF_LATE) x = XF_TIMEOUT;
+    pl__call_result r;
+    size_t n = 0;
+    if (x == XF_OK && type != PLH_LOAD && type != PLH_OPEN) {
+        x = collect_fixed(reply, rl, pl__host_room_of(p->late_cap), &r, &n, why, sizeof why);
+        if (x == XF_OK && n) x = pl__host_ensure_buf(p, n) == PL_OK ? recv_all(p->sock, p->pidfd, p->buf, n, deadline)
+                                                                    : XF_TIMEOUT;
+        if (x == XF_LATE) x = XF_TIMEOUT;
+    }
+    uint32_t limit = p->late_limit_ms;
+    if (x != XF_OK) {
+        p->late = 0;
+        helper_failed(h, p, x, call, limit, why);
+        return 0;
+    }
+    if (type == PLH_LOAD) {
+        pl__host_late_done(h, p, "");
+        return load_reply(h, p, reply, rl);
+    }
+    if (type == PLH_OPEN) {
+        pl__host_late_done(h, p, "");
+        (void)open_reply(h, p, reply);
+        return 1;
+    }
+    if (r.guard_damaged) {
+        p->late = 0;
+        pl__host_disable(h, p, "Collect wrote past the end of its %zu-byte buffer", p->late_cap);
+        return 0;
+    }
+    pl__host_late_done(h, p, "; its answer was dropped and the provider is asked again");
+    return 1;
+}
+
 /* Start the helper and load the library in it. Returns 1 when ready. */
 static int helper_load(pl__host *h, pl__prov *p)
 {
@@ -443,27 +603,17 @@ static int helper_load(pl__host *h, pl__prov *p)
     uint8_t reply[4 + PLH_MAX_MESSAGE];
     size_t rl = 0;
     char why[160] = "";
+    int64_t start = now_ms();
     int x = xfer(p, PLH_LOAD, req, n, NULL, 0, p->open_ms, reply, sizeof reply, &rl, why, sizeof why);
+    if (x == XF_LATE) {
+        went_late(h, p, 'L', start, p->open_ms, 0);
+        return 0;
+    }
     if (x != XF_OK) {
         helper_failed(h, p, x, "Load", p->open_ms, why);
         return 0;
     }
-    uint32_t status = get32(reply);
-    if (status != PLH_LOAD_OK) {
-        char msg[PLH_MAX_MESSAGE + 1];
-        size_t ml = rl - 4;
-        memcpy(msg, reply + 4, ml);
-        msg[ml] = '\0';
-        for (size_t i = 0; i < ml; i++)
-            if ((unsigned char)msg[i] < 0x20) msg[i] = ' '; /* hostile text: no control characters */
-        pl__host_helper_close(h, p);
-        p->errors++;
-        if (status == PLH_LOAD_DLOPEN) pl__host_note(h, p, LOG_ERR, "cannot load %s: %s", p->path, msg);
-        else pl__host_note(h, p, LOG_ERR, "%s does not export an entry point: %s", p->path, msg);
-        return 0;
-    }
-    p->loaded = 1;
-    return 1;
+    return load_reply(h, p, reply, rl);
 }
 
 static size_t wlen(const WCHAR *w)
@@ -476,7 +626,8 @@ static size_t wlen(const WCHAR *w)
 /* One isolated provider, one query. Called with p->mu held. */
 int pl__host_collect_isolated(pl__host *h, pl__prov *p, const WCHAR *wq, pl__buf *out, uint32_t *nobjects)
 {
-    if (!helper_load(h, p)) return PL_OK;
+    if (p->late && !helper_settle(h, p)) return PL_OK;
+    if (p->disabled || !helper_load(h, p)) return PL_OK;
     char why[160] = "";
     if (!p->opened) {
         uint8_t has[4];
@@ -486,22 +637,19 @@ int pl__host_collect_isolated(pl__host *h, pl__prov *p, const WCHAR *wq, pl__buf
         put32(has, link ? 1 : 0);
         uint8_t reply[4];
         size_t rl = 0;
+        int64_t start = now_ms();
         int x = xfer(p, PLH_OPEN, has, 4, link, link ? wlen(link) * 2 : 0, p->open_ms, reply, sizeof reply, &rl, why,
                      sizeof why);
         free(link);
+        if (x == XF_LATE) {
+            went_late(h, p, 'O', start, p->open_ms, 0);
+            return PL_OK;
+        }
         if (x != XF_OK) {
             helper_failed(h, p, x, "Open", p->open_ms, why);
             return PL_OK;
         }
-        /* timeouts_in_row is reset by a Collect that answers, not here: a
-         * provider whose Open works and whose Collect hangs must add up. */
-        DWORD rc = get32(reply);
-        if (rc != 0) {
-            p->errors++;
-            pl__host_note(h, p, LOG_WARNING, "Open returned %u; it will be tried again on the next query", rc);
-            return PL_OK;
-        }
-        p->opened = 1;
+        if (!open_reply(h, p, reply)) return PL_OK;
     }
     size_t qbytes = wlen(wq) * 2;
     if (qbytes > PLH_MAX_QUERY) qbytes = PLH_MAX_QUERY & ~(size_t)1;
@@ -537,23 +685,19 @@ int pl__host_collect_isolated(pl__host *h, pl__prov *p, const WCHAR *wq, pl__buf
         }
         pl__call_result r;
         memset(&r, 0, sizeof r);
+        if (x == XF_LATE) {
+            went_late(h, p, p->orig ? 'W' : 'C', started, p->collect_ms, cap);
+            return PL_OK;
+        }
         if (x == XF_OK) {
-            r.rc = get32(fixed);
-            r.bytes = get32(fixed + 4);
-            r.nobj = get32(fixed + 8);
-            uint32_t flags = get32(fixed + 12);
-            memcpy(&r.moved, fixed + 16, 8);
-            r.guard_damaged = (flags & PLH_GUARD_DAMAGED) != 0;
-            size_t n = r.rc == 0 && !r.guard_damaged && r.bytes <= room && r.moved == (int64_t)r.bytes ? r.bytes : 0;
-            if (rl != PLH_COLLECT_FIXED + n || (flags & ~PLH_GUARD_DAMAGED)) {
-                snprintf(why, sizeof why, "a Collect reply of %zu bytes for %zu bytes of data (flags 0x%x)", rl, n,
-                         flags);
-                x = XF_BAD;
-            } else if (n) {
+            size_t n = 0;
+            x = collect_fixed(fixed, rl, room, &r, &n, why, sizeof why);
+            if (x == XF_OK && n) {
                 /* The rest of the same reply: the same deadline. */
                 int64_t left = started + p->collect_ms - now_ms();
                 int64_t deadline = now_ms() + (left > 0 ? left : 0);
                 x = recv_all(p->sock, p->pidfd, p->buf, n, deadline);
+                if (x == XF_LATE) x = XF_TIMEOUT;
             }
             r.data = p->buf;
         }
@@ -565,6 +709,7 @@ int pl__host_collect_isolated(pl__host *h, pl__prov *p, const WCHAR *wq, pl__buf
             p->timeouts_in_row = 0;
             pl__state_clear(h->state, p->info.name);
         }
+        pl__host_returned(h, p);
         int arc;
         if (pl__host_judge(h, p, &r, &cap, round, out, nobjects, &arc) == PL__JUDGED) return arc;
     }

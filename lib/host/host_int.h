@@ -28,7 +28,7 @@
 #define DEFAULT_COLLECT_TIMEOUT_MS 5000u
 #define CLOSE_WAIT_MS 1000           /* for Close's reply at engine close */
 #define EXIT_WAIT_MS 500             /* for a helper to exit after Close or EOF */
-#define MAX_TIMEOUTS_IN_ROW 3u
+#define LATE_GIVE_UP_FACTOR 10 /* an isolated call late for 10 x its timeout: the helper is restarted */
 #define MAX_DEAD_IN_ROW 2u /* consumers that ended inside an in-process call, in a row */
 
 typedef struct pl__prov {
@@ -49,7 +49,18 @@ typedef struct pl__prov {
     int pidfd;                  /* isolated: a pidfd of the helper, -1 when none */
     int sock;                   /* isolated: our end of its socket, -1 when none */
     uint32_t open_ms, collect_ms; /* isolated: the timeouts in force */
-    unsigned timeouts_in_row;   /* isolated: consecutive Open/Collect timeouts */
+    unsigned timeouts_in_row;   /* consumers that ended inside an in-process call, in a row (host_state.h) */
+    /* A call past its timeout that still runs (issue 33: slow, not broken):
+     * in-process on the worker, isolated in the helper, whose reply is read
+     * when it comes. 'O' Open, 'C' Collect, 'W' a wrapper's Collect, 'L'
+     * Load, 'X' Close; 0 when none. */
+    char late;
+    int64_t late_start_ms;      /* when it started (pl__host_now_ms) */
+    uint32_t late_limit_ms;     /* the timeout it passed */
+    size_t late_cap;            /* a late Collect's room (its guard follows) */
+    uint64_t timeouts;          /* calls that passed their timeout */
+    unsigned hung_in_row;       /* calls left running at their end, in a row (host_state.h) */
+    int64_t skip_until;         /* Unix time: until then it is skipped (hung, not disabled); 0: none */
     pthread_mutex_t mu;         /* one call into the provider at a time */
     uint8_t *buf;               /* collect buffer, bufcap + GUARD_BYTES */
     size_t bufcap;
@@ -95,6 +106,19 @@ typedef struct pl__call_result {
 
 enum { PL__JUDGED, PL__GROW };
 
+/* CLOCK_MONOTONIC in milliseconds. */
+int64_t pl__host_now_ms(void);
+/* A late call (p->late): say so (its objects are left out), and when it has
+ * returned (clears p->late; `what` ends the sentence). */
+void pl__host_late_note(pl__host *h, pl__prov *p);
+void pl__host_late_done(pl__host *h, pl__prov *p, const char *what);
+/* A call was left running past its timeout when its consumer closed or its
+ * helper was killed for it: counted in the failure state; from
+ * PL__STATE_HUNG_IN_ROW on, the provider is skipped for
+ * PL__STATE_HUNG_RETRY_SECONDS. And a call returned (even late): forget
+ * those. Called with p->mu held. */
+void pl__host_left_running(pl__host *h, pl__prov *p, const char *call);
+void pl__host_returned(pl__host *h, pl__prov *p);
 /* Log a provider's problem (once while it repeats) and keep it as its last
  * error. */
 void pl__host_note(pl__host *h, pl__prov *p, int prio, const char *fmt, ...) PL__PRINTF(4, 5);

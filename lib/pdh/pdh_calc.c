@@ -266,6 +266,27 @@ static double finish(uint32_t type, int32_t scale, uint32_t fmt, double d)
     return d;
 }
 
+PL_EXTERN int64_t pl_pdh_time_100ns(int64_t perf_time, int64_t perf_freq, int64_t perf_time_100ns)
+{
+    if (perf_freq <= 0) return perf_time_100ns;
+    if (perf_freq == 10000000) return perf_time;
+    /* PerfTime x 10^7 / PerfFreq without overflow: whole seconds, then the
+     * rest (below PerfFreq, so the product fits in 128 bits as two parts) */
+    int64_t q = perf_time / perf_freq, r = perf_time % perf_freq;
+    if (r < 0) {
+        q--;
+        r += perf_freq;
+    }
+    if (q >= INT64_MAX / 10000000 || q <= INT64_MIN / 10000000) return perf_time_100ns;
+    uint64_t rr = (uint64_t)r, f = (uint64_t)perf_freq, part; /* rr < f: part < 10^7 */
+#ifdef __SIZEOF_INT128__
+    part = (uint64_t)((unsigned __int128)rr * 10000000u / f);
+#else
+    part = rr <= UINT64_MAX / 10000000u ? rr * 10000000u / f : (uint64_t)((long double)rr * 1e7L / (long double)f);
+#endif
+    return q * 10000000 + (int64_t)part;
+}
+
 PL_EXTERN uint32_t pl_pdh_calc_type(uint32_t type, int64_t freq, int32_t scale, uint32_t fmt,
                                     const pl_pdh_raw *raw1, const pl_pdh_raw *raw2, pl_pdh_value *value)
 {

@@ -412,7 +412,10 @@ static void fill_raw(const pl_block *b, const pl_object *o, const pl_counter *c,
         break;
     default:
         switch (type & PERF_TIMER_MASK) {
-        case PERF_TIMER_100NS: r->second = b->hdr.PerfTime100nSec.QuadPart; break;
+        case PERF_TIMER_100NS: /* the monotonic PerfTime in 100 ns: a clock step is no rate (issue 33) */
+            r->second = pl_pdh_time_100ns(b->hdr.PerfTime.QuadPart, b->hdr.PerfFreq.QuadPart,
+                                          b->hdr.PerfTime100nSec.QuadPart);
+            break;
         case PERF_OBJECT_TIMER: r->second = o->hdr.PerfTime.QuadPart; break;
         default: r->second = b->hdr.PerfTime.QuadPart; break;
         }

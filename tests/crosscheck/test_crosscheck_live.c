@@ -730,6 +730,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(live_system_vs_sar_w, xc_cleanup),
         cmocka_unit_test_teardown(live_system_vs_ps_in_pid_namespace, xc_cleanup),
         cmocka_unit_test_teardown(live_idle_threads_objects_cache, xc_cleanup),
+        cmocka_unit_test_teardown(live_commit_vs_committed_as, xc_cleanup),
     };
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     return cmocka_run_group_tests(tests, NULL, NULL);

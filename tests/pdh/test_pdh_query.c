@@ -97,11 +97,13 @@ static void two_counters_three_samples(void **state)
     near(dbl(pf), 300.0);
     assert_int_equal(pl_pdh_get_formatted(cpu, PL_PDH_FMT_LONG, NULL, &v), 0);
     assert_int_equal(v.v.long_value, 37);
-    /* raw values: (N, PerfTime100nSec) for a 100 ns timer, (N, 0) for a count */
+    /* raw values: (N, PerfTime in 100 ns) for a 100 ns timer -- the
+     * monotonic clock, not PerfTime100nSec (issue 33) -- (N, 0) for a count */
     pl_pdh_raw r;
     assert_int_equal(pl_pdh_get_raw(cpu, &type, &r), 0);
     assert_int_equal(r.cstatus, 0);
-    assert_true(r.first == 12500000 && r.second == CANNED_FT(2));
+    assert_true(r.first == 12500000 && r.second == pl_pdh_time_100ns(CANNED_PERFTIME(2), CANNED_FREQ, CANNED_FT(2)));
+    assert_true(r.second != CANNED_FT(2));
     assert_int_equal(pl_pdh_get_raw(mem, NULL, &r), 0);
     assert_true(r.first == 2000000000LL - 2 * 1048576LL && r.second == 0);
     assert_int_equal(pl_pdh_get_raw(pf, NULL, &r), 0);

@@ -284,8 +284,8 @@ int pv_model_update(pv_model *m, const void *block, size_t len, pl_error *err)
         return PL_E_NOT_FOUND;
     }
     int have_thr = pl_block_find_object(&b, 232, &to) == PL_OK;
-    tbase ptb = {b.hdr.PerfTime100nSec.QuadPart, b.hdr.PerfTime.QuadPart, b.hdr.PerfFreq.QuadPart,
-                 po.hdr.PerfTime.QuadPart, po.hdr.PerfFreq.QuadPart};
+    tbase ptb = {pl_pdh_time_100ns(b.hdr.PerfTime.QuadPart, b.hdr.PerfFreq.QuadPart, b.hdr.PerfTime100nSec.QuadPart),
+                 b.hdr.PerfTime.QuadPart, b.hdr.PerfFreq.QuadPart, po.hdr.PerfTime.QuadPart, po.hdr.PerfFreq.QuadPart};
     tbase ttb = ptb;
     if (have_thr) {
         ttb.obj_time = to.hdr.PerfTime.QuadPart;

@@ -75,7 +75,7 @@ typedef struct pv_praw pv_praw;
 typedef struct pv_traw pv_traw;
 
 typedef struct pv_timebase {
-    int64_t t100, tick, freq, obj_time, obj_freq;
+    int64_t t100, tick, freq, obj_time, obj_freq; /* t100: pl_pdh_time_100ns, the 100 ns timers' base */
 } pv_timebase;
 
 typedef struct pv_model {
