@@ -3,7 +3,8 @@
  *   - metrics_process_top=5: each Process family has at most 5 ranked
  *     processes, pid 0 (Idle), process="_Other" and _Total; the additive
  *     gauges (bytes in use, threads, handles) of all its series add up to
- *     _Total exactly (one snapshot); promtool says nothing;
+ *     _Total exactly (one snapshot) wherever _Total is there (at least
+ *     working set, threads, handles); promtool says nothing;
  *   - ranked by cpu, a process of this test that spins is among the top
  *     from the second scrape; by memory, one that holds 256 MiB is;
  *   - _Other's counters never fall while short-lived processes come and
@@ -90,12 +91,19 @@ static void live_top_series_and_sums(void **state)
     static const char *const additive[] = {"perflib_process_working_set_bytes", "perflib_process_private_bytes",
                                            "perflib_process_virtual_bytes", "perflib_process_threads",
                                            "perflib_process_handles", "perflib_process_page_file_bytes"};
+    /* a family whose _Total is left out (a process's value unreadable) has
+     * no _Other either when that process is in it: compared where there is
+     * one, and the always readable ones must have it */
+    int compared = 0;
     for (size_t i = 0; i < sizeof additive / sizeof additive[0]; i++) {
         double total;
         int series;
         double sum = family_sum(body, additive[i], &total, &series);
-        if (total < 0 || sum != total) fail_msg("%s: the series add up to %.0f, _Total %.0f", additive[i], sum, total);
+        if (total < 0) continue;
+        if (sum != total) fail_msg("%s: the series add up to %.0f, _Total %.0f", additive[i], sum, total);
+        compared++;
     }
+    if (compared < 3) fail_msg("only %d families with a _Total to compare", compared);
     double others = pmt_must(body, "perflib_process_other_processes");
     assert_true(others >= 1);
     /* a sum of peaks, ids or states means nothing: no _Other there */
@@ -172,7 +180,7 @@ static void live_other_never_falls(void **state)
     start_perfd("2", "Working Set");
     static const char *const fams[] = {"perflib_process_processor_time_seconds_total{process=\"_Other\"}",
                                        "perflib_process_page_faults_total{process=\"_Other\"}",
-                                       "perflib_process_io_read_bytes_total{process=\"_Other\"}",
+                                       "perflib_process_voluntary_context_switches_total{process=\"_Other\"}",
                                        "perflib_process_minor_page_faults_total{process=\"_Other\"}"};
     double last[4] = {0};
     for (int round = 0; round < 6; round++) {

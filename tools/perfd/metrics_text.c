@@ -716,10 +716,12 @@ static void other_line(pm_out *o, const view *w, const pl_counter *c, const char
     for (uint32_t i = 0; i < n; i++)
         have[i] = view_has(w, c->def.CounterNameTitleIndex, i) && available(c, w->v[i].unavail) &&
                   pl_counter_value(c, &w->v[i].in, &vals[i]) == PL_OK;
-    int cum = m->kind != PM_GAUGE;
-    uint64_t raw = pm_top_other(st->top, c->def.CounterNameTitleIndex, vals, have, cum, c->def.CounterSize == 4);
+    int cum = m->kind != PM_GAUGE, complete = 0;
+    uint64_t raw =
+        pm_top_other(st->top, c->def.CounterNameTitleIndex, vals, have, cum, c->def.CounterSize == 4, &complete);
     free(vals);
     free(have);
+    if (!complete) return; /* a member's value is not readable: no sum rather than a wrong one */
     char num[NUM_MAX];
     size_t nl;
     if (m->kind == PM_COUNTER_SECONDS) {

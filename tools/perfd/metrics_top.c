@@ -188,10 +188,14 @@ int pm_top_begin(pm_top *t, uint64_t seq, uint32_t n, const uint64_t *pid, const
     return t->failed ? -1 : 0;
 }
 
-uint64_t pm_top_other(pm_top *t, uint32_t cidx, const uint64_t *vals, const unsigned char *have, int cum, int size4)
+uint64_t pm_top_other(pm_top *t, uint32_t cidx, const uint64_t *vals, const unsigned char *have, int cum, int size4,
+                      int *complete)
 {
     const tmap *m = &t->cur;
     uint64_t sum = 0;
+    *complete = 1;
+    for (uint32_t i = 0; i < m->n; i++)
+        if (t->in_other[i] && !have[i]) *complete = 0;
     if (!cum) {
         for (uint32_t i = 0; i < m->n; i++)
             if (t->in_other[i] && have[i]) sum += vals[i];
@@ -208,9 +212,28 @@ uint64_t pm_top_other(pm_top *t, uint32_t cidx, const uint64_t *vals, const unsi
     if (!t->same) {
         const tmap *ref = &t->prev;
         int col = col_of(ref, cidx);
-        for (uint32_t i = 0; i < m->n; i++)
-            if (t->in_other[i] && have[i]) t->acc[a] += increase(t, ref, col, i, vals[i], size4);
-        keep(t, cidx, vals, have);
+        uint64_t *kv = malloc(((size_t)m->n + 1) * sizeof *kv);
+        unsigned char *kh = malloc((size_t)m->n + 1);
+        if (!kv || !kh) {
+            free(kv);
+            free(kh);
+            t->failed = 1;
+            *complete = 0;
+            return t->acc[a];
+        }
+        for (uint32_t i = 0; i < m->n; i++) {
+            kv[i] = vals[i];
+            kh[i] = have[i];
+            if (have[i]) {
+                if (t->in_other[i]) t->acc[a] += increase(t, ref, col, i, vals[i], size4);
+            } else if (col >= 0 && t->row[i] != NO_ROW && ref->have[col][t->row[i]]) {
+                kv[i] = ref->vals[col][t->row[i]]; /* the last value read */
+                kh[i] = 1;
+            }
+        }
+        keep(t, cidx, kv, kh);
+        free(kv);
+        free(kh);
     }
     return t->acc[a];
 }

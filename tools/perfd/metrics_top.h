@@ -33,8 +33,12 @@ int pm_top_begin(pm_top *t, uint64_t seq, uint32_t n, const uint64_t *pid, const
 /* _Other's raw value for counter `cidx`: vals[i] of every instance (have[i]
  * == 0: not readable), cum: a cumulative counter (the sum of increases,
  * kept across scrapes), else a gauge (the sum now). Every instance's value
- * is kept for the next snapshot. */
-uint64_t pm_top_other(pm_top *t, uint32_t cidx, const uint64_t *vals, const unsigned char *have, int cum, int size4);
+ * is kept for the next snapshot (a value not readable now keeps the last
+ * one read, so that it is never counted twice). *complete: every member of
+ * _Other had its value (else the sum is not written: a sum of some would
+ * be a wrong number). */
+uint64_t pm_top_other(pm_top *t, uint32_t cidx, const uint64_t *vals, const unsigned char *have, int cum, int size4,
+                      int *complete);
 
 /* The render is over: what it saw becomes "the previous snapshot". */
 void pm_top_end(pm_top *t);
