@@ -132,7 +132,8 @@ uint32_t pl_pdh_selection_pick(const pl_pdh_selection *s, const pl_object *o, in
     int instanced = o->hdr.NumInstances != PERF_NO_INSTANCES && o->hdr.NumInstances >= 0;
     pl__pdh_inames x = {0};
     if (instanced && n && pl__pdh_load_inames(o, &x) != 0) return PL_PDH_MEMORY_ALLOCATION_FAILURE;
-    uint32_t ninst = instanced ? x.n : 1;
+    /* no path names the object (it is served whole): every instance */
+    uint32_t ninst = !instanced ? 1 : n ? x.n : pl_object_num_instances(o);
     pl_pdh_pick *p = calloc(1, sizeof *p);
     if (p) {
         p->v = calloc(n + 1, sizeof *p->v);

@@ -106,6 +106,8 @@ static void duplicates_parents_and_exclusions(void **state)
     picks(f, s, 238, 1, 6, "110");
     picks(f, s, 4, 1, 24, "1");
     picks(f, s, 4, 0, 24, "");
+    picks(f, s, 232, 1, 804, "111"); /* whole, named by no path: every instance */
+    picks(f, s, 232, 0, 804, "");
     pl_pdh_selection_free(s);
     /* an instance where the object has none, and none where it has */
     const char *inc3[] = {"\\Memory(x)\\Available Bytes", "\\Process\\ID Process"};

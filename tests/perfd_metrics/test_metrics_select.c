@@ -7,6 +7,8 @@
  *   - several paths (';'), wildcards, a path by index (\4\24), English names
  *     and metrics_exclude: Process series for every process but the
  *     excluded ones, a process this test starts among them;
+ *   - metrics_exclude on whole objects: Processor served whole, Process
+ *     without the excluded processes;
  *   - a bad path is refused at start and by --check-config, naming the
  *     setting and the path;
  *   - /metrics?collect[]=Memory answers only Memory's families (and
@@ -189,6 +191,27 @@ static void live_counter_paths_wildcards_exclude(void **state)
     assert_int_equal(pd_stop(&pd), 0);
 }
 
+/* metrics_exclude with whole objects: the object it names loses those
+ * instances, the others are served whole */
+static void live_exclude_whole_objects(void **state)
+{
+    (void)state;
+    const char *sets[] = {"metrics_objects=Processor, Process", "metrics_exclude=\\Process(perfd*)\\*", NULL};
+    start_perfd(&pd, sets);
+    char *body = scrape("/metrics");
+    const char *only[] = {"perflib_processor_", "perflib_process_", NULL};
+    only_families(body, only);
+    assert_non_null(strstr(body, "processor=\"0\"}"));
+    int procs = 0;
+    for (const char *l = body; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+        procs += strncmp(l, "perflib_process_processor_time_seconds_total{", 45) == 0;
+    if (procs < 10) fail_msg("%d processes served", procs);
+    assert_null(strstr(body, "process=\"perfd\""));
+    pmt_promtool_clean(body, strlen(body));
+    free(body);
+    assert_int_equal(pd_stop(&pd), 0);
+}
+
 static void expect_refused(const char *set, const char *const *needles)
 {
     for (int check = 0; check < 2; check++) {
@@ -321,6 +344,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(live_counter_path_one, teardown),
         cmocka_unit_test_teardown(live_counter_paths_wildcards_exclude, teardown),
+        cmocka_unit_test_teardown(live_exclude_whole_objects, teardown),
         cmocka_unit_test_teardown(live_counter_path_refused, teardown),
         cmocka_unit_test_teardown(live_collect, teardown),
         cmocka_unit_test_teardown(live_system_label, teardown),
