@@ -15,7 +15,9 @@
  *   metrics_process_top    = off | N  (the N top processes and _Other)
  *   metrics_process_top_by = cpu | memory | io | COUNTER-NAME-or-INDEX
  *   metrics_system_label   = off | on (system_name="X" on every series)
- * and the query parameter collect[]=OBJECT (repeatable). */
+ * and the query parameters collect[]=OBJECT (repeatable) and target=HOST[:PORT]
+ * (another machine's counters, through the engine's Foreign query and the
+ * remote pool, for machines listed in remote_config only). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +36,8 @@
 
 #define MAX_OBJECT_WORDS 256
 #define FILETIME_UNIX_EPOCH 116444736000000000LL
+#define QBUF_LEN ((MAX_OBJECT_WORDS * 2 + PM_COLLECT_MAX) * 11 + 8)
+#define PM_TARGET_STATES 64              /* target= machines whose wrap state is kept */
 
 static struct {
     int all;
@@ -47,6 +51,12 @@ static struct {
     size_t nps;
     uint64_t ps_seq;                 /* the publication they are from */
     pm_state *state;                 /* the worker's only */
+    struct {                         /* the same per target= machine (worker's) */
+        char key[300];
+        pm_state *st;
+        uint64_t used;
+    } tstate[PM_TARGET_STATES];
+    uint64_t tclock;
     char **inc, **exc;               /* metrics_counters, metrics_exclude */
     size_t ninc, nexc;
     uint32_t top_n;                  /* metrics_process_top */
@@ -246,6 +256,10 @@ __attribute__((destructor)) static void metrics_free(void)
     M.ps = NULL;
     pm_state_free(M.state);
     M.state = NULL;
+    for (size_t i = 0; i < PM_TARGET_STATES; i++) {
+        pm_state_free(M.tstate[i].st);
+        M.tstate[i].st = NULL;
+    }
     pl_titles_free(M.en);
     M.en = NULL;
     for (size_t i = 0; i < M.nwords; i++) free(M.words[i]);
@@ -307,8 +321,10 @@ typedef struct mjob {
     uint32_t idx[MAX_OBJECT_WORDS];
     uint32_t only[PM_COLLECT_MAX];   /* collect[] */
     pl_pdh_selection *sel;           /* metrics_counters, metrics_exclude */
-    char qbuf[(MAX_OBJECT_WORDS * 2 + PM_COLLECT_MAX) * 11 + 8];
+    char qbuf[QBUF_LEN];
     const char *query;               /* what perfd_snapshot is asked, NULL: nothing */
+    char target[300];                /* target=: the machine as "host:port" ("" = this one) */
+    char fq[QBUF_LEN + 320];         /* "Foreign host:port " + query, for target= */
     int planned;
     uint32_t selobj[MAX_OBJECT_WORDS]; /* the objects the counter paths name */
     size_t nselobj;
@@ -397,24 +413,35 @@ static void self_metrics(pm_out *o, const mjob *j, const pl_block *blk, const pl
     struct utsname u;
     if (uname(&u) != 0) memset(&u, 0, sizeof u);
     if (!o->prefix_len) pm_label(&l, "system_name", blk ? blk->system_name : ""); /* else on every series */
-    pm_label(&l, "kernel", u.release);
-    pm_label(&l, "os", os_name());
-    pm_label(&l, "machine", u.machine);
+    if (j->target[0]) {
+        /* another machine's data: its name is in its block; its kernel,
+         * OS and architecture are not, and this machine's would lie */
+        pm_label(&l, "target", j->target);
+    } else {
+        pm_label(&l, "kernel", u.release);
+        pm_label(&l, "os", os_name());
+        pm_label(&l, "machine", u.machine);
+    }
     info_family(o, om, "perflib_system",
                 "The machine perfd reports on: its system name (as the data blocks carry it), kernel release, "
                 "operating system and architecture. Always 1.", l.p);
 
-    /* the providers, as the latest collection left them */
-    pthread_mutex_lock(&M.mu);
-    int stale = j->snap && M.ps_seq < j->snap->seq;
-    pthread_mutex_unlock(&M.mu);
-    if (stale) keep_status(j->snap->seq);
-    pthread_mutex_lock(&M.mu);
-    size_t n = M.nps;
-    pl_provider_status *ps = n ? malloc(n * sizeof *ps) : NULL;
-    if (ps) memcpy(ps, M.ps, n * sizeof *ps);
-    else n = 0;
-    pthread_mutex_unlock(&M.mu);
+    /* the providers, as the latest collection left them (this machine's:
+     * none for target=, whose providers this perfd does not see) */
+    size_t n = 0;
+    pl_provider_status *ps = NULL;
+    if (!j->target[0]) {
+        pthread_mutex_lock(&M.mu);
+        int stale = j->snap && M.ps_seq < j->snap->seq;
+        pthread_mutex_unlock(&M.mu);
+        if (stale) keep_status(j->snap->seq);
+        pthread_mutex_lock(&M.mu);
+        n = M.nps;
+        ps = n ? malloc(n * sizeof *ps) : NULL;
+        if (ps) memcpy(ps, M.ps, n * sizeof *ps);
+        else n = 0;
+        pthread_mutex_unlock(&M.mu);
+    }
     static const struct {
         const char *fam;
         pm_kind kind;
@@ -500,6 +527,30 @@ static void self_metrics(pm_out *o, const mjob *j, const pl_block *blk, const pl
     wb_free(&l);
 }
 
+/* The state that extends 32-bit counters across scrapes, one per machine
+ * so that two machines' values never mix (worker thread only). The least
+ * recently used machine's is dropped past PM_TARGET_STATES. */
+static pm_state *state_for(const char *target)
+{
+    if (!target[0]) {
+        if (!M.state) M.state = pm_state_new();
+        return M.state;
+    }
+    size_t pick = 0;
+    for (size_t i = 0; i < PM_TARGET_STATES; i++) {
+        if (M.tstate[i].st && strcmp(M.tstate[i].key, target) == 0) {
+            M.tstate[i].used = ++M.tclock;
+            return M.tstate[i].st;
+        }
+        if (M.tstate[i].used < M.tstate[pick].used) pick = i;
+    }
+    pm_state_free(M.tstate[pick].st);
+    M.tstate[pick].st = pm_state_new();
+    snprintf(M.tstate[pick].key, sizeof M.tstate[pick].key, "%s", target);
+    M.tstate[pick].used = ++M.tclock;
+    return M.tstate[pick].st;
+}
+
 /* On the worker thread: the whole answer, then its gzip when asked. */
 static void render_job(void *arg)
 {
@@ -507,7 +558,7 @@ static void render_job(void *arg)
     pm_out o = {0};
     const pl_titles *t = english();
     pm_names names = {.name = t_name, .help = t_help, .ctx = (void *)t};
-    if (!M.state) M.state = pm_state_new();
+    pm_state *state = state_for(j->target);
     pl_block blk;
     int have = 0;
     wb prefix = {0};
@@ -521,7 +572,7 @@ static void render_job(void *arg)
             if (prefix.oom) o.failed = 1;
         }
         if (!have) o.failed = 1;
-        else if (!o.failed) pm_render_objects(&blk, j->snap->seq, &names, &j->opt, M.state, &o);
+        else if (!o.failed) pm_render_objects(&blk, j->snap->seq, &names, &j->opt, state, &o);
     }
     if (!o.failed) self_metrics(&o, j, have ? &blk : NULL, t);
     pm_eof(&o, j->opt.openmetrics);
@@ -684,11 +735,28 @@ static int metrics(perfd_req *r)
     if (!j->planned) {
         j->planned = 1;
         int rc = PERFD_DONE;
+        /* target=: only a machine in remote_config, refused here before
+         * anything is planned or connected */
+        const char *tg = perfd_arg(r, "target");
+        if (tg) {
+            char why[400];
+            int k = perfd_machine_lookup(tg, NULL, j->target, sizeof j->target, why, sizeof why);
+            if (k <= 0) {
+                char msg[420];
+                snprintf(msg, sizeof msg, "target: %s", why);
+                return perfd_reply_error(r, k == 0 ? MHD_HTTP_FORBIDDEN : MHD_HTTP_BAD_REQUEST, msg);
+            }
+        }
         if (plan(r, j, &rc)) return rc;
     }
     /* nothing configured exists: perfd's own metrics, from an empty block
      * (its header says which machine) */
     const char *q = j->query ? j->query : "0";
+    if (j->target[0]) {
+        /* another machine: the remote pool collects it, never the collector */
+        snprintf(j->fq, sizeof j->fq, "Foreign %s %s", j->target, q);
+        q = j->fq;
+    }
     perfd_snap *s = perfd_snapshot(r, q);
     if (!s) return PERFD_WAIT;
     if (s->status != PL_OK) return perfd_reply_snap_error(r, s);
