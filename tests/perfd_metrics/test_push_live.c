@@ -97,7 +97,16 @@ static void recv_run(recv_t *r)
 static int teardown(void **state)
 {
     (void)state;
-    if (D.pid > 0) pd_stop(&D);
+    int rc = 0;
+    if (D.pid > 0) {
+        char *log = pd_log(&D);
+        int st = pd_stop(&D); /* SIGTERM: the push thread ends, perfd exits 0 (a sanitizer's report does not) */
+        if (st != 0) {
+            fprintf(stderr, "perfd exited %d after SIGTERM; its log:\n%s\n", st, log ? log : "");
+            rc = -1;
+        }
+        free(log);
+    }
     recv_kill(&R);
     if (R.dir) {
         const char *rm[] = {"/bin/rm", "-rf", R.dir, NULL};
@@ -106,7 +115,7 @@ static int teardown(void **state)
         free(R.dir);
         R.dir = NULL;
     }
-    return 0;
+    return rc;
 }
 
 static void start_both(void)
@@ -168,8 +177,11 @@ static double wait_for(const char *q)
         if (v >= 0) return v;
         usleep(500000);
     }
+    static char msg[8192];
     char *log = pd_log(&D);
-    fail_msg("no answer to %s in 30 s; perfd's log: %s", q, log ? log : "");
+    snprintf(msg, sizeof msg, "%s", log ? log : "");
+    free(log);
+    fail_msg("no answer to %s in 30 s; perfd's log: %s", q, msg);
     return -1;
 }
 
@@ -218,9 +230,12 @@ static void live_push_receiver_restart_no_gap(void **state)
         usleep(500000);
     }
     if (got < expect) {
+        static char msg[8192];
         char *log = pd_log(&D);
+        snprintf(msg, sizeof msg, "%s", log ? log : "");
+        free(log);
         fail_msg("%.0f samples in the %.1f s the receiver was down, expected at least %.0f; perfd's log: %s", got,
-                 down_to - down_from, expect, log ? log : "");
+                 down_to - down_from, expect, msg);
     }
     assert_true(query("perflib_remote_write_samples_dropped_total", 0) == 0);
     assert_true(query("perflib_remote_write_failed_requests_total", 0) >= 1);
