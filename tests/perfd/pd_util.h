@@ -53,5 +53,7 @@ int pd_header(const pd_resp *r, const char *name, char *out, size_t len);
  * milliseconds it took, or -1 when still open after timeout_ms. */
 long pd_wait_closed(int fd, int timeout_ms);
 long pd_now_ms(void);
+/* A TCP port free on 127.0.0.1 now (bound and released), or 0. */
+unsigned pd_free_port(void);
 
 #endif

@@ -524,14 +524,9 @@ static void live_self_metrics(void **state)
 
 static unsigned free_port(void)
 {
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = 0};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-    socklen_t al = sizeof a;
-    getsockname(fd, (struct sockaddr *)&a, &al);
-    close(fd);
-    return ntohs(a.sin_port);
+    unsigned port = pd_free_port();
+    assert_true(port != 0);
+    return port;
 }
 
 static void url_encode(const char *in, char *out, size_t cap)

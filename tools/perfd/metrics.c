@@ -28,6 +28,7 @@
 
 #include "metrics_select.h"
 #include "metrics_text.h"
+#include "push.h"
 #include "perfd.h"
 #include "perflib/block.h"
 #include "perflib/indices.h"
@@ -333,6 +334,7 @@ typedef struct mjob {
     int done, failed;
     char *body;
     size_t len;
+    int64_t ts_ms;                   /* the collection's Unix time in ms (remote_write) */
 } mjob;
 
 static void mjob_free(void *p)
@@ -523,6 +525,7 @@ static void self_metrics(pm_out *o, const mjob *j, const pl_block *blk, const pl
               "How long this scrape took from the request to the end of its rendering, in seconds (the collection "
               "or the wait for it included, the transfer not).");
     pm_sample(o, "perflib_scrape_duration_seconds", "", NULL, (double)(mono_ns() - j->t0) / 1e9);
+    perfd_push_self_metrics(o, om);
     if (l.oom) o->failed = 1;
     wb_free(&l);
 }
@@ -573,6 +576,8 @@ static void render_job(void *arg)
         }
         if (!have) o.failed = 1;
         else if (!o.failed) pm_render_objects(&blk, j->snap->seq, &names, &j->opt, state, &o);
+        if (have && blk.hdr.PerfTime100nSec.QuadPart > FILETIME_UNIX_EPOCH)
+            j->ts_ms = (blk.hdr.PerfTime100nSec.QuadPart - FILETIME_UNIX_EPOCH) / 10000;
     }
     if (!o.failed) self_metrics(&o, j, have ? &blk : NULL, t);
     pm_eof(&o, j->opt.openmetrics);
@@ -630,16 +635,12 @@ static void add_query(mjob *j, uint32_t idx)
 }
 
 /* What the scrape serves and the query that collects it (j->query; NULL
- * when nothing of it exists). 0, or 1 when the reply is made (a 400 for a
- * bad collect[]): *rc is the handler's result then. */
-static int plan(perfd_req *r, mjob *j, int *rc)
+ * when nothing of it exists), from the configuration and the nonly
+ * collect[] objects in j->only. 0, or -1 with the reason in why and the
+ * HTTP status it deserves in *status. */
+static int plan_config(mjob *j, size_t nonly, char *why, size_t whylen, unsigned *status)
 {
-    collect_arg a = {.j = j};
-    MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, each_collect, &a);
-    if (a.bad) {
-        *rc = perfd_reply_error(r, 400, a.why);
-        return 1;
-    }
+    collect_arg a = {.j = j, .n = nonly};
     j->opt.only = j->only;
     j->opt.nonly = a.n;
     size_t n = 0;
@@ -656,10 +657,10 @@ static int plan(perfd_req *r, mjob *j, int *rc)
         uint32_t i = en ? pl_titles_find(en, PL_TITLE_NAME, M.top_by_name) : 0;
         if (!i && def) i = pl_titles_find(def, PL_TITLE_NAME, M.top_by_name);
         if (!i) {
-            snprintf(a.why, sizeof a.why, "metrics_process_top_by: no counter \"%s\" in this machine's titles",
+            snprintf(why, whylen, "metrics_process_top_by: no counter \"%s\" in this machine's titles",
                      M.top_by_name);
-            *rc = perfd_reply_error(r, 500, a.why);
-            return 1;
+            *status = 500;
+            return -1;
         }
         j->opt.top_by = i;
     }
@@ -669,8 +670,9 @@ static int plan(perfd_req *r, mjob *j, int *rc)
         pl_error err = {0};
         if (pl_pdh_selection_new(&src, (const char *const *)M.inc, M.ninc, (const char *const *)M.exc, M.nexc,
                                  &j->sel, &err) != PL_PDH_CSTATUS_VALID_DATA) {
-            *rc = perfd_reply_error(r, 500, err.msg);
-            return 1;
+            snprintf(why, whylen, "%s", err.msg);
+            *status = 500;
+            return -1;
         }
         j->nselobj = pl_pdh_selection_objects(j->sel, j->selobj, MAX_OBJECT_WORDS);
         if (j->nselobj > MAX_OBJECT_WORDS) j->nselobj = MAX_OBJECT_WORDS;
@@ -684,11 +686,11 @@ static int plan(perfd_req *r, mjob *j, int *rc)
         if (!served(j, j->only[i])) {
             const pl_titles *t = english();
             const char *name = t ? pl_titles_get(t, PL_TITLE_NAME, j->only[i]) : NULL;
-            snprintf(a.why, sizeof a.why,
+            snprintf(why, whylen,
                      "collect[]: object \"%s\" (%u) is not served by this perfd (metrics_objects, metrics_counters)",
                      name ? name : "?", (unsigned)j->only[i]);
-            *rc = perfd_reply_error(r, 400, a.why);
-            return 1;
+            *status = 400;
+            return -1;
         }
     j->qbuf[0] = '\0';
     if (a.n) {
@@ -705,6 +707,68 @@ static int plan(perfd_req *r, mjob *j, int *rc)
     j->query = j->qbuf;
     return 0;
 }
+
+/* plan_config for a request: its collect[] arguments first. 0, or 1 when
+ * the reply is made (a 400 for a bad collect[]): *rc is the handler's
+ * result then. */
+static int plan(perfd_req *r, mjob *j, int *rc)
+{
+    collect_arg a = {.j = j};
+    MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, each_collect, &a);
+    if (a.bad) {
+        *rc = perfd_reply_error(r, 400, a.why);
+        return 1;
+    }
+    unsigned status = 500;
+    if (plan_config(j, a.n, a.why, sizeof a.why, &status) != 0) {
+        *rc = perfd_reply_error(r, status, a.why);
+        return 1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------- remote_write (push.h) */
+
+perfd_metrics_job *perfd_metrics_job_new(const char **query, char *why, size_t whylen)
+{
+    mjob *j = calloc(1, sizeof *j);
+    if (!j) {
+        snprintf(why, whylen, "out of memory");
+        return NULL;
+    }
+    j->t0 = mono_ns();
+    j->opt.include_total = M.include_total;
+    j->opt.all = M.all;
+    unsigned status;
+    if (plan_config(j, 0, why, whylen, &status) != 0) {
+        mjob_free(j);
+        return NULL;
+    }
+    *query = j->query ? j->query : "0";
+    return (perfd_metrics_job *)j;
+}
+
+void perfd_metrics_job_render(void *arg)
+{
+    render_job(arg);
+}
+
+void perfd_metrics_job_set_snap(perfd_metrics_job *job, perfd_snap *s)
+{
+    mjob *j = (mjob *)job;
+    j->snap = perfd_snap_ref(s);
+}
+
+const char *perfd_metrics_job_text(perfd_metrics_job *job, size_t *len, int64_t *ts_ms)
+{
+    mjob *j = (mjob *)job;
+    if (!j->done || j->failed) return NULL;
+    *len = j->len;
+    *ts_ms = j->ts_ms;
+    return j->body;
+}
+
+void perfd_metrics_job_free(perfd_metrics_job *job) { mjob_free(job); }
 
 static int metrics(perfd_req *r)
 {
