@@ -568,6 +568,35 @@ static void cut_all_multibyte(void **state)
     assert_int_equal(units, 28 * 4 + 1); /* each round: 1 + 1 + 2 units */
 }
 
+/* Broken UTF-8 at (or before) the limit: what Samba's conversion would fail
+ * on is left out, and what is before it kept. perflib's reader always gives
+ * valid UTF-8 (pl_instance_name makes lone surrogates U+FFFD); the cut does
+ * not count on it. */
+static void cut_invalid_utf8(void **state)
+{
+    (void)state;
+    /* `before` valid bytes, the broken bytes, 'z's: `before` kept */
+    static const struct {
+        size_t before;
+        const char *bad, *what;
+    } cases[] = {
+        {254, "\xe2", "a lead byte without its continuation at byte 254"},
+        {253, "\xe2\x82", "a 3-byte sequence missing its last byte at 253"},
+        {252, "\xf0\x9f\x98", "a 4-byte sequence missing its last byte at 252"},
+        {250, "\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80", "stray continuation bytes from byte 250"},
+        {252, "\xed\xa0\x80", "a UTF-16 surrogate encoded at byte 252"},
+        {251, "\xf5\x80\x80\x80", "a code point past U+10FFFF at byte 251"},
+        {253, "\xc0\xaf", "an overlong '/' at byte 253"},
+        {10, "\xff", "a 0xFF byte at byte 10 of a long name"},
+    };
+    char name[600];
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        size_t len = spell(name, cases[k].before, cases[k].bad, 300);
+        cut_expect(cases[k].what, name, len, cases[k].before);
+    }
+    cut_expect("a short name ending in a cut character", "ab\xe2\x82", 4, 2);
+}
+
 /* sb_instance_name(parent, own): "parent/own", the parent shortened, at a
  * character, to the room own leaves. */
 static void join_expect(const char *what, const char *parent, const char *own, size_t want_parent)
@@ -614,6 +643,11 @@ static void join_cut_in_the_parent(void **state)
     own[253] = '\0';
     join_expect("room for one byte, a 2-byte character", C2 C2 C2, own, 0);
     join_expect("room for one byte, ASCII", "ab", own, 1);
+    /* broken UTF-8 in the parent where the room ends: left out */
+    spell(parent, 252, "\xe2", 20);
+    join_expect("a lead byte alone at the room's last byte", parent, "0", 252);
+    spell(parent, 251, "\xe2\x82", 20);
+    join_expect("a cut 3-byte sequence at the room's end", parent, "0", 251);
 }
 
 /* An own name that leaves no room for the parent (254 bytes or more):
@@ -648,6 +682,9 @@ static void join_cut_in_the_instance(void **state)
     ol = repeat(own, C3, 100);
     snprintf(from, sizeof from, "%s/%s", longp, own);
     check_cut("parent and own both past the limit", from, 300 + 1 + ol, out, sb_instance_name(longp, own, out), 254);
+    /* broken UTF-8 in a short own name: cut where it breaks */
+    check_cut("a short own name ending in a cut character", "firefox/ab", 10, out,
+              sb_instance_name(parent, "ab\xe2\x82", out), 10);
 }
 
 /* Through the layout: each cut name is what names.tdb holds for its
@@ -1125,6 +1162,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(instance_names),
         cmocka_unit_test(cut_inside_a_character),
         cmocka_unit_test(cut_all_multibyte),
+        cmocka_unit_test(cut_invalid_utf8),
         cmocka_unit_test(join_cut_in_the_parent),
         cmocka_unit_test(join_cut_in_the_instance),
         cmocka_unit_test(cut_names_in_the_layout),
