@@ -51,20 +51,8 @@ typedef struct built {
 
 static void finish(built *x, pl_builder *b)
 {
-    size_t olen = pl_builder_size(b), used;
-    uint32_t n = pl_builder_num_objects(b);
-    pl_block_header h = {.perf_time = 123456789, .perf_freq = 10000000, .perf_time_100ns = 134403620784847216LL,
-                         .default_object = 238, .system_name = "TESTHOST"};
-    size_t hcap = 512;
-    x->buf = calloc(1, hcap + olen);
-    assert_non_null(x->buf);
-    ASSERT_OK(pl_block_write_header(&h, n, olen, x->buf, hcap, &used));
-    size_t oused;
-    ASSERT_OK(pl_builder_emit(b, x->buf + used, olen, &oused, &n));
-    x->len = used + oused;
-    pl_builder_free(b);
-    pl_error err;
-    ASSERT_OK(pl_block_open(&x->blk, x->buf, x->len, 0, 0, &err));
+    char why[256];
+    if (model_block(b, &x->buf, &x->len, &x->blk, why, sizeof why) != 0) fail_msg("block: %s", why);
 }
 
 /* Lay x out with *map, run the model, check the answer; returns the stats. */
@@ -495,7 +483,8 @@ static void check_cut(const char *what, const char *from, size_t from_len, const
 {
     if (got_len != strlen(got)) fail_msg("%s: length %zu returned, %zu written", what, got_len, strlen(got));
     if (got_len > SB_VALUE_MAX) fail_msg("%s: %zu bytes, Samba keeps %u", what, got_len, SB_VALUE_MAX);
-    if (!valid_utf8(got, got_len, NULL)) fail_msg("%s: %zu bytes, not valid UTF-8 (Samba fails the answer)", what, got_len);
+    if (!valid_utf8(got, got_len, NULL))
+        fail_msg("%s: %zu bytes, not valid UTF-8 (Samba fails the answer)", what, got_len);
     if (got_len > from_len || memcmp(got, from, got_len) != 0) fail_msg("%s: not a prefix of the name", what);
     size_t best = longest_valid(from, from_len, SB_VALUE_MAX);
     if (got_len != best) fail_msg("%s: %zu bytes kept, the longest valid prefix is %zu", what, got_len, best);
@@ -608,7 +597,8 @@ static void join_expect(const char *what, const char *parent, const char *own, s
     /* what must come out: the longest valid part of the parent that fits
      * the room, '/', the own name */
     size_t keep = longest_valid(parent, strlen(parent), room);
-    if (keep != want_parent) fail_msg("%s: the checker keeps %zu bytes of the parent, %zu expected", what, keep, want_parent);
+    if (keep != want_parent)
+        fail_msg("%s: the checker keeps %zu bytes of the parent, %zu expected", what, keep, want_parent);
     memcpy(from, parent, keep);
     from[keep] = '/';
     memcpy(from + keep + 1, own, ol + 1);
@@ -729,7 +719,8 @@ static void cut_names_in_the_layout(void **state)
     for (int k = 0; k < NP; k++) ASSERT_OK(pl_builder_add_instance(b, p, pn[k], 0, 0, -1, &i));
     ASSERT_OK(pl_builder_add_object(b, &(pl_object_desc){.name_index = 232, .help_index = 233, .has_instances = 1}, &t));
     ASSERT_OK(pl_builder_add_counter(b, t, &(pl_counter_desc){.name_index = 804, .type = PERF_COUNTER_RAWCOUNT}, &c));
-    for (int k = 0; k < NT; k++) ASSERT_OK(pl_builder_add_instance(b, t, tparent_own[k], 230, (uint32_t)tparent[k], -1, &i));
+    for (int k = 0; k < NT; k++)
+        ASSERT_OK(pl_builder_add_instance(b, t, tparent_own[k], 230, (uint32_t)tparent[k], -1, &i));
     built x;
     finish(&x, b);
     sb_map map = {0};
@@ -773,7 +764,8 @@ static void cut_names_in_the_layout(void **state)
     uint8_t *ans;
     size_t len;
     char why[256];
-    if (model_global(&names, &data, DW, "TESTHOST", &ans, &len, why, sizeof why) != 0 || len == 0) fail_msg("model: %s", why);
+    if (model_global(&names, &data, DW, "TESTHOST", &ans, &len, why, sizeof why) != 0 || len == 0)
+        fail_msg("model: %s", why);
     uint32_t hl;
     memcpy(&hl, ans + 24, 4);
     pl_block objs;
