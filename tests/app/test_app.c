@@ -748,6 +748,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_kill9_disappears_restart_is_new),
         cmocka_unit_test(test_hostile_segments),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -651,7 +651,7 @@ static void live_idle_threads_objects_cache(void **state)
     char *out = xc_run(cmd);
     xc_sample(&sm, 1);
     for (long c = 0; c < ncpu; c++) {
-        char key[16], what[64];
+        char key[24], what[128];
         snprintf(key, sizeof key, "%ld", c);
         snprintf(what, sizeof what, "Thread(Idle/%ld) %% Processor Time", c);
         double ours = xc_pdh_seconds(&sm, (int)c, what);
@@ -710,6 +710,5 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(live_system_vs_ps_in_pid_namespace, xc_cleanup),
         cmocka_unit_test_teardown(live_idle_threads_objects_cache, xc_cleanup),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -653,6 +653,5 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(iso_file_limit, setup, teardown),
         cmocka_unit_test_setup_teardown(iso_helper_limits_applied, setup, teardown),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

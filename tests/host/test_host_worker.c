@@ -112,12 +112,12 @@ static void deadline_races(void **state)
     nanosleep(&wait, NULL); /* abandoned workers finish and free themselves */
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(calls_return),
         cmocka_unit_test(call_abandoned),
         cmocka_unit_test(deadline_races),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

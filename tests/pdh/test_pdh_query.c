@@ -800,6 +800,5 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(expand_counter_wildcards, setup, teardown),
         cmocka_unit_test_setup_teardown(raw_timestamp_is_local_time, setup, teardown),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -397,6 +397,5 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(per_ip_limit, teardown),
         cmocka_unit_test_teardown(total_limit, teardown),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -372,8 +372,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(config_file_and_check, setup, teardown),
         cmocka_unit_test(installed_config_is_valid),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    int rc = pl_test_run(tests, argc, argv);
     curl_global_cleanup();
     return rc;
 }

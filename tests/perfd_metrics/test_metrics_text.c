@@ -377,6 +377,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(unavailable_left_out),
         cmocka_unit_test(group_totals_left_out),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -463,6 +463,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(live_provider_uses_netlink),
         cmocka_unit_test(live_provider_falls_back_to_files),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -774,6 +774,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(fixed2_parse),
         cmocka_unit_test(live_machine),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

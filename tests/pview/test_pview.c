@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <cmocka.h>
+#include "pl_test.h"
 
 #include "perflib/log.h"
 #include "perflib/registry.h"
@@ -581,6 +581,5 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(tmux_remote_through_perfd, setup_tmux, teardown_tmux),
         cmocka_unit_test(tmux_not_a_terminal),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

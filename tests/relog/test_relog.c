@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cmocka.h>
+#include "pl_test.h"
 
 #include "pdh_canned.h"
 #include "perflib/registry.h"
@@ -459,6 +459,5 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(errors_and_exit_codes, setup, teardown),
         cmocka_unit_test_setup_teardown(append_binary, setup, teardown),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -389,6 +389,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(interlocked),
         cmocka_unit_test(nt_headers_and_debug_output),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }
