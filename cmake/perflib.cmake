@@ -48,7 +48,7 @@ function(pl_cmocka_test name)
   target_link_libraries(${name} PRIVATE ${T_LIBS} pl_test_main ${CMOCKA_LINK_LIBRARIES})
   target_compile_definitions(${name} PRIVATE PL_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
                              PL_BINARY_DIR="${PROJECT_BINARY_DIR}"
-                             PL_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared")
+                             PL_SHARED_DIR="${PL_SHARED_DIR}")
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 120)
   endif()
