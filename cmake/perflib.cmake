@@ -54,6 +54,10 @@ function(pl_cmocka_test name)
   endif()
   set(cases "")
   foreach(src ${T_SOURCES})
+    # A case added to a source registers at the next build, not only at
+    # the next cmake run (program.registered would fail meanwhile).
+    get_filename_component(abs ${src} ABSOLUTE)
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${abs})
     file(STRINGS ${src} lines REGEX "cmocka_unit_test[a-z_]*\\(")
     foreach(l ${lines})
       string(REGEX MATCH "cmocka_unit_test[a-z_]*\\(([A-Za-z0-9_]+)" m "${l}")
