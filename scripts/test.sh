@@ -9,7 +9,9 @@
 #      own threads (PerfProc's reader pool, the host's watchdog, PerfNet's
 #      qdisc dump thread, PerfDisk's space thread), and those tests;
 #   4. every other build flavour, gcc and clang, compiled warning-free
-#      (scripts/flavours.sh).
+#      (scripts/flavours.sh);
+#   5. the mutation run (scripts/mutants.sh): each checked-in one-line
+#      mutation must make its named tests fail.
 # At the end, whatever happened, it prints every case that skipped, with
 # its reason. Run as root (as CI does), a skip not listed in
 # tests/skips.txt fails the run.
@@ -89,3 +91,5 @@ TSAN_OPTIONS=halt_on_error=1:die_after_fork=0 \
 stage tsan
 scripts/flavours.sh
 stage flavours
+scripts/mutants.sh
+stage mutants
