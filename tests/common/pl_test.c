@@ -7,6 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/inotify.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *prog = "test";
@@ -41,6 +45,59 @@ void pl__test_skip(const char *file, int line, const char *fmt, ...)
     }
     _skip(file, line); /* jumps back into the runner */
     exit(77);          /* not reached: only when called outside a case */
+}
+
+static long now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* poll() one descriptor until `events` or the deadline; EINTR resumes. */
+static int poll_until(int fd, short events, long deadline)
+{
+    for (;;) {
+        long left = deadline - now_ms();
+        if (left < 0) left = 0;
+        struct pollfd pf = {.fd = fd, .events = events};
+        int n = poll(&pf, 1, (int)left);
+        if (n > 0) return 0;
+        if (n == 0 || errno != EINTR) return -1;
+    }
+}
+
+int pl_wait_exit(int pid, int timeout_ms)
+{
+    int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (fd < 0) return errno == ESRCH ? 0 : -1; /* ESRCH: gone (and reaped) already */
+    int rc = poll_until(fd, POLLIN, now_ms() + timeout_ms);
+    close(fd);
+    return rc;
+}
+
+int pl_wait_file(const char *path, int timeout_ms)
+{
+    long deadline = now_ms() + timeout_ms;
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    int in = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+    if (in < 0) return -1;
+    int rc = -1;
+    if (inotify_add_watch(in, dir[0] ? dir : "/", IN_CREATE | IN_MOVED_TO) >= 0) {
+        /* after the watch: a file made before it is found here, one made
+         * after it wakes the poll */
+        while (access(path, F_OK) != 0) {
+            if (poll_until(in, POLLIN, deadline) != 0) break;
+            char buf[4096];
+            while (read(in, buf, sizeof buf) > 0) {
+            }
+        }
+        rc = access(path, F_OK) == 0 ? 0 : -1;
+    }
+    close(in);
+    return rc;
 }
 
 /* `prog --registered NAME...`: the names ctest runs (cmake/perflib.cmake

@@ -48,6 +48,16 @@ PL_TEST_NORETURN void pl__test_skip(const char *file, int line, const char *fmt,
         _Static_assert(0, "a skip needs a reason: call pl_skip(\"why\") (tests/common/pl_test.h)"); \
     } while (0)
 
+/* Waiting for an event, never for a guessed time (a sleep that "should be
+ * enough" is too short on a loaded machine and too long everywhere else).
+ * Each returns 0 once the event happened, -1 when timeout_ms passed first
+ * (the caller fails, saying what did not happen). */
+/* Process pid has ended (a pidfd: also for a process this one may not reap,
+ * such as a helper its library forked). */
+int pl_wait_exit(int pid, int timeout_ms);
+/* path exists (inotify on its directory, which must exist). */
+int pl_wait_file(const char *path, int timeout_ms);
+
 /* Run the cases of `tests` (an array) named by argv[1], or all of them. */
 #define pl_test_run(tests, argc, argv) pl__test_run((tests), sizeof(tests) / sizeof((tests)[0]), (argc), (argv))
 int pl__test_run(const struct CMUnitTest *tests, size_t n, int argc, char **argv);

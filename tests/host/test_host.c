@@ -1223,8 +1223,7 @@ static void iso_helper_killed_between_queries(void **state)
     pl_provider_status ps = status_of(e, "Victim");
     assert_true(ps.helper_pid > 0);
     assert_int_equal(kill(ps.helper_pid, SIGTERM), 0);
-    struct timespec nap = {0, 100 * 1000 * 1000};
-    nanosleep(&nap, NULL);
+    if (pl_wait_exit(ps.helper_pid, 10000) != 0) fail_msg("the helper %d outlived SIGTERM by 10 s", ps.helper_pid);
     bad_isolated_query(e, &ms);
     assert_disabled_exactly("Victim", "helper process killed by signal 15 (SIGTERM) during Collect");
     pl_engine_close(e);

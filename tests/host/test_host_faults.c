@@ -393,7 +393,10 @@ static void inproc_one_killed_consumer_does_not_disable(void **s)
         pl_engine_query_alloc(e, "Global", &data, &len, NULL, &err); /* sleeps 2 s inside Collect */
         _exit(0);
     }
-    usleep(700000);
+    /* slow_once makes its mark in $TP_TRACE as it starts to sleep inside Collect */
+    char slow[400];
+    snprintf(slow, sizeof slow, "%s/slow_once.slow", dir);
+    if (pl_wait_file(slow, 20000) != 0) fail_msg("the consumer never got inside Collect (no %s)", slow);
     kill(pid, SIGKILL);
     int ws;
     assert_int_equal(waitpid(pid, &ws, 0), pid);

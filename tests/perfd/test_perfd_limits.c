@@ -49,12 +49,6 @@ static int teardown(void **state)
     return 0;
 }
 
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
-    nanosleep(&ts, NULL);
-}
-
 /* The "Collections" value of the block's first instance. */
 static uint64_t collections(const pd_resp *r)
 {
@@ -86,6 +80,56 @@ static int send_str(int fd, const char *s)
 {
     size_t n = strlen(s);
     return send(fd, s, n, MSG_NOSIGNAL) == (ssize_t)n ? 0 : -1;
+}
+
+/* perfd holds connection fd open: ask it for /healthz on it (keep-alive)
+ * and read the answer. Once it answered, perfd has accepted and counted the
+ * connection. */
+static void healthz_on(int fd)
+{
+    assert_int_equal(send_str(fd, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"), 0);
+    /* one whole answer (headers and Content-Length bytes); the connection stays open */
+    char buf[4096];
+    size_t len = 0;
+    long deadline = pd_now_ms() + 10000;
+    for (;;) {
+        buf[len] = 0;
+        char *end = strstr(buf, "\r\n\r\n");
+        const char *cl = strcasestr(buf, "\r\nContent-Length:");
+        if (end && cl && cl < end && len >= (size_t)(end + 4 - buf) + strtoul(cl + 17, NULL, 10)) break;
+        struct pollfd pf = {fd, POLLIN, 0};
+        long left = deadline - pd_now_ms();
+        if (left <= 0 || poll(&pf, 1, (int)left) != 1) fail_msg("no whole answer to /healthz within 10 s: %s", buf);
+        ssize_t n = recv(fd, buf + len, sizeof buf - 1 - len, 0);
+        if (n <= 0) fail_msg("the connection closed before a whole answer: %s", buf);
+        len += (size_t)n;
+    }
+    assert_int_equal(strncmp(buf, "HTTP/1.1 200 ", 13), 0);
+}
+
+/* Has perfd let go of its end of the connection from our local port
+ * `client` to its port (/proc/net/tcp: the server's socket no longer
+ * ESTABLISHED, or orphaned: no inode)? 1 yes, 0 no. */
+static int server_end_released(unsigned client)
+{
+    for (int v6 = 0; v6 < 2; v6++) {
+        FILE *f = fopen(v6 ? "/proc/net/tcp6" : "/proc/net/tcp", "r");
+        if (!f) continue;
+        char line[512];
+        while (fgets(line, sizeof line, f)) {
+            unsigned lport, rport, st;
+            unsigned long inode;
+            if (sscanf(line, " %*u: %*[0-9A-Fa-f]:%x %*[0-9A-Fa-f]:%x %x %*s %*s %*s %*s %*s %lu", &lport, &rport, &st,
+                       &inode) != 4)
+                continue;
+            if (lport == (unsigned)pd.port && rport == client && st == 1 && inode != 0) {
+                fclose(f);
+                return 0;
+            }
+        }
+        fclose(f);
+    }
+    return 1;
 }
 
 /* Six clients ask while a collection runs (600 ms): one collection, one
@@ -171,7 +215,9 @@ static void client_that_never_reads(void **state)
     assert_int_equal(connect(stalled, (struct sockaddr *)&sa, sizeof sa), 0);
     static const char keep[] = "GET /v1/query?q=Global HTTP/1.1\r\nHost: x\r\n\r\n";
     for (int i = 0; i < 10; i++) assert_int_equal(send_str(stalled, keep), 0);
-    sleep_ms(1000);
+    /* perfd is answering it (and will stall on its full buffers) */
+    struct pollfd spf = {stalled, POLLIN, 0};
+    assert_int_equal(poll(&spf, 1, 20000), 1);
 
     size_t full = 0;
     unsigned long last = 0;
@@ -191,8 +237,16 @@ static void client_that_never_reads(void **state)
     }
     assert_true(full > 1000000);
     /* Now read the stalled one: perfd must have closed it short of its ten
-     * answers. */
-    sleep_ms(5500);
+     * answers. Reading unstalls it, so first wait for the idle timeout
+     * (5 s) to make perfd let go of its end. */
+    struct sockaddr_in me;
+    socklen_t ml = sizeof me;
+    assert_int_equal(getsockname(stalled, (struct sockaddr *)&me, &ml), 0);
+    long released_by = pd_now_ms() + 20000;
+    while (!server_end_released(ntohs(me.sin_port))) {
+        if (pd_now_ms() > released_by) fail_msg("perfd kept the stalled connection 20 s past its 5 s idle timeout");
+        poll(NULL, 0, 20);
+    }
     size_t got = 0;
     long deadline = pd_now_ms() + 15000;
     int eof = 0;
@@ -322,8 +376,8 @@ static void per_ip_limit(void **state)
     for (int i = 0; i < 8; i++) {
         fds[i] = pd_connect("127.0.0.1", pd.port, NULL);
         assert_true(fds[i] >= 0);
+        healthz_on(fds[i]);
     }
-    sleep_ms(200);
     int extra = pd_connect("127.0.0.1", pd.port, NULL);
     assert_true(extra >= 0); /* the kernel accepts; perfd closes */
     long ms = pd_wait_closed(extra, 3000);
@@ -363,9 +417,9 @@ static void total_limit(void **state)
         for (int i = 0; i < 8; i++) {
             fds[a * 8 + i] = pd_connect("127.0.0.1", pd.port, src);
             assert_true(fds[a * 8 + i] >= 0);
+            healthz_on(fds[a * 8 + i]);
         }
     }
-    sleep_ms(300);
     int extra = pd_connect("127.0.0.1", pd.port, "127.0.0.9");
     assert_true(extra >= 0);
     long ms = pd_wait_closed(extra, 3000);
@@ -375,12 +429,18 @@ static void total_limit(void **state)
     char *log = pd_log(&pd);
     assert_non_null(strstr(log, "refused 127.0.0.9: 64 connections open (limit 64)"));
     free(log);
-    /* The slots come back once those close. */
-    sleep_ms(300);
-    pd_resp r;
-    assert_int_equal(pd_get(pd.port, "/healthz", "", &r, 5000), 0);
-    assert_int_equal(r.status, 200);
-    pd_resp_free(&r);
+    /* The slots come back once perfd sees those close: a new connection
+     * is answered (each refused one is closed at once; 10 s at most). */
+    long back_by = pd_now_ms() + 10000;
+    for (;;) {
+        pd_resp r;
+        int rc = pd_get(pd.port, "/healthz", "", &r, 5000);
+        long status = rc == 0 ? r.status : 0;
+        if (rc == 0) pd_resp_free(&r);
+        if (status == 200) break;
+        if (pd_now_ms() > back_by) fail_msg("no connection slot came back within 10 s of closing all 64");
+        poll(NULL, 0, 10); /* a refused one is closed at once: do not flood perfd's log */
+    }
     stop();
 }
 

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -394,8 +395,11 @@ static void *sleeper(void *arg)
 static pid_t spawn_target(char *name, size_t cap)
 {
     snprintf(name, cap, "pvt%d", (int)getpid() % 1000000);
+    int ready[2];
+    if (pipe2(ready, O_CLOEXEC) != 0) return -1;
     pid_t pid = fork();
     if (pid == 0) {
+        close(ready[0]);
         /* never outlive the test, and never hold its output pipes (ctest
          * waits for every holder: a failed assertion would look like a
          * hang) */
@@ -408,7 +412,20 @@ static pid_t spawn_target(char *name, size_t cap)
         prctl(PR_SET_NAME, name);
         pthread_t t;
         for (int i = 0; i < 3; i++) pthread_create(&t, NULL, sleeper, NULL);
+        /* named, with its three threads: the test may look now */
+        if (write(ready[1], "r", 1) != 1) _exit(1);
+        close(ready[1]);
         for (;;) pause();
+    }
+    close(ready[1]);
+    char c;
+    struct pollfd pf = {.fd = ready[0], .events = POLLIN};
+    int ok = pid > 0 && poll(&pf, 1, 20000) == 1 && read(ready[0], &c, 1) == 1;
+    close(ready[0]);
+    if (!ok && pid > 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        return -1;
     }
     return pid;
 }
@@ -437,7 +454,6 @@ static void tmux_live_filter_threads_priority_end(void **state)
     char name[32];
     pid_t child = spawn_target(name, sizeof name);
     assert_true(child > 0);
-    usleep(100000);
     start(f, 100, 30, "TERM=screen", "-d 0.5");
     free(wait_for(f, "Processes:"));
     keys(f, "/");
