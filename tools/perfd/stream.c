@@ -342,7 +342,7 @@ static int emit_meta(stream *st, pl_pdh_query *q, pl_pdh_counter **cs, const int
     wb_str(&meta, "],\"machine\":");
     wb_json(&meta, q ? pl_pdh_query_machine(q) : "");
     wb_str(&meta, "}\n\n");
-    int rc = meta.oom || emit(st, meta.p, meta.len) != 0 ? -1 : 0;
+    int rc = meta.failed || emit(st, meta.p, meta.len) != 0 ? -1 : 0;
     wb_free(&meta);
     return rc;
 }
@@ -440,7 +440,7 @@ static void *stream_main(void *arg)
     while (!over) {
         b.len = 0;
         sample_json(&b, q, cs, multi, st->n, collected, 0);
-        if (b.oom || emit(st, b.p, b.len) != 0) break;
+        if (b.failed || emit(st, b.p, b.len) != 0) break;
         last_sent = now_ms(CLOCK_MONOTONIC);
         next += st->interval_ms;
         if (next < last_sent) next = last_sent + st->interval_ms;  /* fell behind: no burst */
@@ -544,7 +544,7 @@ static void *replay_main(void *arg)
         int collected = pl_log_source_set(ls, i, NULL) == PL_OK && pl_pdh_collect(q, NULL) == PL_PDH_CSTATUS_VALID_DATA;
         b.len = 0;
         sample_json(&b, q, cs, multi, st->n, collected, pl_log_time(log, i));
-        if (b.oom || wait_drained(st) != 0 || emit(st, b.p, b.len) != 0) goto out;
+        if (b.failed || wait_drained(st) != 0 || emit(st, b.p, b.len) != 0) goto out;
     }
     static const char end_event[] = "event: end\ndata: {}\n\n";
     emit(st, end_event, sizeof end_event - 1);
