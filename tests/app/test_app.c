@@ -390,6 +390,21 @@ static void test_instance_limit(void **state)
 
 /* ------------------------------------------------ torn values, lost updates */
 
+/* An application of one object with up to `max` instances (one counter),
+ * started in fresh directories, and the view of its segment. */
+static pl_app *one_object_app(const char *app, const char *object, uint32_t max, pl__seg_view **v, size_t *n)
+{
+    setup_dirs();
+    pl_app_object_decl objs[] = {{object, NULL, 0, 0, PL_APP_NO_PARENT_OBJECT, max, HERD_CTRS, 1}};
+    pl_app_decl d = {app, objs, 1, NULL, 0};
+    pl_app *a = NULL;
+    pl_error err;
+    assert_int_equal(pl_app_start(&d, NULL, &a, &err), PL_OK);
+    assert_int_equal(pl__seg_find(dir, v, n), PL_OK);
+    assert_int_equal(*n, 1);
+    return a;
+}
+
 typedef struct torn_ctx {
     pl_app *app;
     _Atomic int done;
@@ -429,16 +444,10 @@ static void *torn_writer(void *arg)
 static void test_no_torn_values(void **state)
 {
     (void)state;
-    setup_dirs();
-    pl_app_object_decl objs[] = {{"Torn", NULL, 0, 0, PL_APP_NO_PARENT_OBJECT, 64, HERD_CTRS, 1}};
-    pl_app_decl d = {"TornApp", objs, 1, NULL, 0};
     torn_ctx c = {.writes = PL_TORN_WRITES};
-    pl_error err;
-    assert_int_equal(pl_app_start(&d, NULL, &c.app, &err), PL_OK);
     pl__seg_view *v;
     size_t n;
-    assert_int_equal(pl__seg_find(dir, &v, &n), PL_OK);
-    assert_int_equal(n, 1);
+    c.app = one_object_app("TornApp", "Torn", 64, &v, &n);
     pthread_t t;
     pthread_create(&t, NULL, torn_writer, &c);
     uint64_t reads = 0, torn = 0, names_bad = 0, seen = 0;
@@ -520,16 +529,11 @@ static void *churn_writer(void *arg)
 static void seqlock_reader_never_mixes_two_writes(void **state)
 {
     (void)state;
-    setup_dirs();
-    pl_app_object_decl objs[] = {{"Churn", NULL, 0, 0, PL_APP_NO_PARENT_OBJECT, 2, HERD_CTRS, 1}};
-    pl_app_decl d = {"ChurnApp", objs, 1, NULL, 0};
     churn_ctx c = {0};
-    pl_error err;
-    assert_int_equal(pl_app_start(&d, NULL, &c.app, &err), PL_OK);
     pl__seg_view *v;
     size_t n;
-    assert_int_equal(pl__seg_find(dir, &v, &n), PL_OK);
-    assert_int_equal(n, 1);
+    c.app = one_object_app("ChurnApp", "Churn", 2, &v, &n);
+    pl_error err;
     /* learn the next id from a first instance, then name each by its id */
     pl_app_instance first;
     assert_int_equal(pl_app_instance_create(c.app, 0, "first", PL_APP_NONE, &first, &err), PL_OK);

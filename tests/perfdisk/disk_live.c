@@ -19,7 +19,7 @@ const char *dl_mount_path(const char *dir, int i, char *buf, size_t cap)
     return buf;
 }
 
-static void run(const char *cmd, char *out, size_t cap)
+void dl_run(const char *cmd, char *out, size_t cap)
 {
     FILE *p = popen(cmd, "r");
     if (!p) fail_msg("popen %s", cmd);
@@ -43,13 +43,13 @@ void dl_loop_mounts(char *dir, int n)
         if (mkdir(m, 0755) != 0) fail_msg("mkdir %s: %s", m, strerror(errno));
         snprintf(cmd, sizeof cmd, "truncate -s 16M '%s.img' && mkfs.ext4 -q -F '%s.img' && losetup -f --show '%s.img'",
                  m, m, m);
-        run(cmd, out, sizeof out);
+        dl_run(cmd, out, sizeof out);
         const char *d = strstr(out, "/dev/loop");
         if (!d) fail_msg("losetup printed no device: %s", out);
         snprintf(dev, sizeof dev, "%.*s", (int)strcspn(d, "\n"), d);
         if (mount(dev, m, "ext4", 0, NULL) != 0) fail_msg("mount %s on %s: %s", dev, m, strerror(errno));
         snprintf(cmd, sizeof cmd, "losetup -d %s", dev); /* autoclear: it goes with its mount */
-        run(cmd, out, sizeof out);
+        dl_run(cmd, out, sizeof out);
     }
 }
 

@@ -21,6 +21,10 @@ void dl_loop_mounts(char *dir, int n);
 /* "<dir>/m<i>" into buf. */
 const char *dl_mount_path(const char *dir, int i, char *buf, size_t cap);
 
+/* Run a shell command, its output (cut to cap - 1 bytes) in out; a command
+ * that cannot start or fails fails the case, with its output. */
+void dl_run(const char *cmd, char *out, size_t cap);
+
 /* Unmount what dl_loop_mounts() mounted and remove dir. */
 void dl_unmount(const char *dir, int n);
 

@@ -613,15 +613,6 @@ static void logical_now(ph_result *r, pl_object *o)
     ph_object(r, PL_OBJ_LOGICAL_DISK, o);
 }
 
-static void run(const char *cmd, char *out, size_t cap)
-{
-    FILE *p = popen(cmd, "r");
-    if (!p) fail_msg("popen %s", cmd);
-    size_t n = fread(out, 1, cap - 1, p);
-    out[n] = 0;
-    if (pclose(p) != 0) fail_msg("%s failed: %s", cmd, out);
-}
-
 /* On the live root PerfDisk keeps /proc/thread-self/mountinfo open and reads
  * it again only when poll() says the mount table changed: a mount, a second
  * mount of the same device, an unmount that lets the second one in, and the
@@ -646,7 +637,7 @@ static void live_mount_table_followed(void **state)
     snprintf(m2, sizeof m2, "%s/m2", dir);
     snprintf(cmd, sizeof cmd, "truncate -s 32M '%s/img' && mkfs.ext4 -q -F '%s/img' && losetup -f --show '%s/img'", dir,
              dir, dir);
-    run(cmd, out, sizeof out);
+    dl_run(cmd, out, sizeof out);
     const char *d = strstr(out, "/dev/loop");
     if (!d) fail_msg("losetup printed no device: %s", out);
     snprintf(dev, sizeof dev, "%.*s", (int)strcspn(d, "\n"), d);
@@ -667,7 +658,7 @@ static void live_mount_table_followed(void **state)
     ph_result_free(&r);
     /* the loop device grows: the kept size file says so at the next read */
     snprintf(cmd, sizeof cmd, "truncate -s 64M '%s/img' && losetup -c %s", dir, dev);
-    run(cmd, out, sizeof out);
+    dl_run(cmd, out, sizeof out);
     logical_now(&r, &o);
     ph_object(&r, PL_OBJ_PHYSICAL_DISK, &po);
     assert_int_equal(ph_value_of(&po, dev + 5, PL_CTR_SIZE_MEGABYTES), 64);
@@ -675,7 +666,7 @@ static void live_mount_table_followed(void **state)
 
     if (mount(dev, m1, "ext4", 0, NULL) != 0) fail_msg("mount %s: %s", dev, strerror(errno));
     snprintf(cmd, sizeof cmd, "losetup -d %s", dev); /* autoclear: it goes with its last mount */
-    run(cmd, out, sizeof out);
+    dl_run(cmd, out, sizeof out);
     logical_now(&r, &o);
     assert_true(has_instance(&o, m1));
     struct statvfs sv;
