@@ -102,6 +102,7 @@ static void set_status(pv_app *a, int error, const char *msg)
 {
     snprintf(a->status, sizeof a->status, " %.250s", msg);
     a->status_error = error;
+    a->status_collect = 0;
 }
 
 /* One refresh. Returns 0, or -1 when the source failed (message set). */
@@ -125,9 +126,13 @@ static int refresh_data(pv_app *a)
         snprintf(msg, sizeof msg, "%.100s: no new data, showing the last good rows: %.300s", a->src->label,
                  err.msg[0] ? err.msg : pl_strerror(rc));
         set_status(a, 1, msg);
+        a->status_collect = 1;
         return -1;
     }
-    if (a->status_error) a->status[0] = 0;
+    /* data again: a collection's failure is over (an action's refusal
+     * stays until the next key) */
+    if (a->status_collect) a->status[0] = 0;
+    a->status_collect = 0;
     pv_app_rebuild(a);
     return 0;
 }
@@ -233,7 +238,7 @@ static void action_priority(pv_app *a)
 
 static void key(pv_app *a, int ch)
 {
-    if (ch != ERR && ch != KEY_RESIZE && !a->status_error) a->status[0] = 0;
+    if (ch != ERR && ch != KEY_RESIZE && !a->status_collect) a->status[0] = 0;
     if (a->mode == PV_HELP) {
         if (ch != ERR && ch != KEY_RESIZE) a->mode = PV_MAIN;
         if (ch == 'q') a->quit = 1;

@@ -167,6 +167,7 @@ typedef struct pv_app {
     size_t mem_top;
     char status[256];         /* the last message for the footer */
     int status_error;
+    int status_collect;       /* the status says why the last collection failed */
     double last_collect_ms;
     int quit;
 } pv_app;
