@@ -28,12 +28,13 @@ int pl__buf_reserve(pl__buf *b, size_t extra);
 /* Append n bytes of data / a C string / printf output. PL_OK or b->failed. */
 int pl__buf_append(pl__buf *b, const void *data, size_t n);
 int pl__buf_str(pl__buf *b, const char *s);
-int pl__buf_printf(pl__buf *b, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
-    __attribute__((format(printf, 2, 3)))
+#define PL__BUF_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define PL__BUF_PRINTF(a, b)
 #endif
-    ;
-int pl__buf_vprintf(pl__buf *b, const char *fmt, va_list ap);
+int pl__buf_printf(pl__buf *b, const char *fmt, ...) PL__BUF_PRINTF(2, 3);
+int pl__buf_vprintf(pl__buf *b, const char *fmt, va_list ap) PL__BUF_PRINTF(2, 0);
 /* Free the bytes; the buffer is empty (and not failed) again. */
 void pl__buf_free(pl__buf *b);
 
