@@ -28,13 +28,18 @@
  *                                   result and the engine adds the header)
  *
  *   bench_snapshot mix K SO [N]     floor, floor-par (N threads), perfproc
- *                                   with its default readers and perfproc
- *                                   with 1 reader, taken in turn within
- *                                   each of K rounds, so that a machine whose
- *                                   load changes during the run weighs on
- *                                   all four alike; prints four lines (the
- *                                   second provider is a separate copy,
- *                                   dlmopen, opened with Linkage workers=1)
+ *                                   (/proc) with its default readers,
+ *                                   perfproc (/proc) with 1 reader and
+ *                                   perfproc with the BPF source, taken in
+ *                                   turn within each of K rounds, so that a
+ *                                   machine whose load changes during the
+ *                                   run weighs on all five alike; prints
+ *                                   five lines (the second and third
+ *                                   providers are separate copies, dlmopen,
+ *                                   opened with Linkage workers=1 and with
+ *                                   PERFLIB_PERFPROC_SOURCE=bpf). Without
+ *                                   the BPF source (not root, not built)
+ *                                   its line says "perfproc-bpf skipped:"
  *   bench_snapshot files K PATH...  open, read once and close each PATH K
  *                                   times; one line per path with the median
  *                                   in microseconds (what one per-device
@@ -374,26 +379,32 @@ int main(int argc, char **argv)
          * second copy of the provider with one reader (no threads: safe in
          * a second link-map namespace). */
         unsetenv("PERFLIB_PERFPROC_WORKERS");
-        struct prov pa, pb;
+        struct prov pa, pb, pc;
         WCHAR one[] = {'w', 'o', 'r', 'k', 'e', 'r', 's', '=', '1', 0};
+        setenv("PERFLIB_PERFPROC_SOURCE", "proc", 1);
         if (prov_load(dlopen(argv[3], RTLD_NOW | RTLD_LOCAL), &pa) != 0 ||
             prov_load(dlmopen(LM_ID_NEWLM, argv[3], RTLD_NOW | RTLD_LOCAL), &pb) != 0 || pa.open(NULL) != 0 ||
             pb.open(one) != 0) {
             fprintf(stderr, "mix: cannot open the provider twice\n");
             return 1;
         }
+        /* the third copy with the BPF source (forced: Open fails without it) */
+        setenv("PERFLIB_PERFPROC_SOURCE", "bpf", 1);
+        int with_bpf = prov_load(dlmopen(LM_ID_NEWLM, argv[3], RTLD_NOW | RTLD_LOCAL), &pc) == 0 && pc.open(NULL) == 0;
+        unsetenv("PERFLIB_PERFPROC_SOURCE");
+        int nm = with_bpf ? 5 : 4;
         size_t cap = 64u << 20;
         void *buf = malloc(cap);
-        double *tt[4], *cc[4];
-        for (int m = 0; m < 4; m++) {
+        double *tt[5], *cc[5];
+        for (int m = 0; m < 5; m++) {
             tt[m] = calloc((size_t)k, sizeof(double));
             cc[m] = calloc((size_t)k, sizeof(double));
             if (!tt[m] || !cc[m]) return 1;
         }
         if (!buf) return 1;
-        long np[4] = {0}, nt[4] = {0};
+        long np[5] = {0}, nt[5] = {0};
         for (int i = -1; i < k; i++) { /* i = -1: warm-up */
-            for (int m = 0; m < 4; m++) {
+            for (int m = 0; m < nm; m++) {
                 double a = now_ms();
                 c0 = cpu_ms();
                 int r = 0;
@@ -401,7 +412,8 @@ int main(int argc, char **argv)
                 case 0: floor_once(procfd); break;
                 case 1: floor_par_once(procfd); break;
                 case 2: r = prov_collect(&pa, buf, cap); break;
-                default: r = prov_collect(&pb, buf, cap); break;
+                case 3: r = prov_collect(&pb, buf, cap); break;
+                default: r = prov_collect(&pc, buf, cap); break;
                 }
                 double cm = cpu_ms() - c0;
                 double b = now_ms();
@@ -414,11 +426,13 @@ int main(int argc, char **argv)
                 nt[m] = nthreads;
             }
         }
-        static const char *const name[4] = {"floor", "floor-par", "perfproc", "perfproc-1"};
-        for (int m = 0; m < 4; m++) report(name[m], tt[m], cc[m], k, np[m], nt[m]);
+        static const char *const name[5] = {"floor", "floor-par", "perfproc", "perfproc-1", "perfproc-bpf"};
+        for (int m = 0; m < nm; m++) report(name[m], tt[m], cc[m], k, np[m], nt[m]);
+        if (!with_bpf) printf("perfproc-bpf skipped: the BPF source cannot be opened here (root? built with it?)\n");
         par_end(nth, th);
         pa.close();
         pb.close();
+        if (with_bpf) pc.close();
         return 0;
     } else if (strcmp(argv[1], "files") == 0 && argc >= 4) {
         for (int f = 3; f < argc; f++) {
@@ -506,7 +520,12 @@ int main(int argc, char **argv)
                 fprintf(stderr, "engine: %s\n", err.msg);
                 return 1;
             }
-            if (pl_block_find_object(&blk, PL_OBJ_PROCESS, &o) == PL_OK) nprocs = (long)pl_object_num_instances(&o) - 2;
+            if (pl_block_find_object(&blk, PL_OBJ_PROCESS, &o) != PL_OK) {
+                fprintf(stderr, "engine: no Process object (PerfProc did not open: with PERFLIB_PERFPROC_SOURCE=bpf, "
+                                "the BPF source cannot load here)\n");
+                return 1;
+            }
+            nprocs = (long)pl_object_num_instances(&o) - 2;
             if (pl_block_find_object(&blk, PL_OBJ_THREAD, &o) == PL_OK) nthreads = (long)pl_object_num_instances(&o);
             pl_free(data);
         }

@@ -16,7 +16,12 @@
 #                    --collector.processes, when installed
 #   pmproxy          PCP pmproxy's /metrics, when pmproxy and pmcd run
 # with the answer's size and sample lines. Ratios are to the engine row;
-# the goal (issue 9) is metrics-pt <= 1.3 x engine.
+# the goal (issue 9) is metrics-pt <= 1.3 x engine. Those rows read /proc
+# (PERFLIB_PERFPROC_SOURCE=proc); the -bpf rows are the same with PerfProc's
+# BPF source (root; docs/providers/perfproc.md), and query-pt / query-pt-bpf
+# are the raw Process+Thread snapshot, GET /v1/query?q=230%20232, with its
+# perfd's CPU per scrape (utime+stime over the K scrapes, from /proc) -- the
+# Process+Thread scrape at 10,000 processes of issue 28: N=10000.
 # It also runs bench_foreign: "Foreign 127.0.0.1:PORT 230 232" against the
 # local engine's "230 232", K times each (median, p99).
 # Environment: N (1000), T (1), K (21).
@@ -46,9 +51,9 @@ trap 'cleanup; exit 130' INT TERM HUP
 
 size_of() { curl -s "$1" | awk '!/^#/ {n++} {b += length($0) + 1} END {printf "%d KB, %d samples", b / 1024, n}'; }
 
-# start_perfd LOG OBJECTS: prints the port
+# start_perfd LOG OBJECTS [SOURCE]: sets port and last_pid (SOURCE: PerfProc's, default proc)
 start_perfd() {
-  PERFLIB_REGISTRY=$STORE PERFLIB_PROVIDER_DIR=$BUILD/providers \
+  PERFLIB_REGISTRY=$STORE PERFLIB_PROVIDER_DIR=$BUILD/providers PERFLIB_PERFPROC_SOURCE=${3:-proc} \
     "$PERFD" --listen 127.0.0.1:0 --set snapshot_max_age_ms=0 --set "metrics_objects=$2" >"$1" 2>&1 &
   last_pid=$!
   i=0
@@ -71,8 +76,10 @@ read -r ready pg <"$fifo" || true
 procs=$(ls -d /proc/[0-9]* 2>/dev/null | wc -l)
 echo "/metrics benchmark: $N idle processes x $T threads ($procs processes on the machine), K=$K"
 
-line=$("$SNAP" engine "$K" "$STORE" "$BUILD/providers")
+line=$(PERFLIB_PERFPROC_SOURCE=proc "$SNAP" engine "$K" "$STORE" "$BUILD/providers")
 engine_ms=$(echo "$line" | sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p')
+bline=$(PERFLIB_PERFPROC_SOURCE=bpf "$SNAP" engine "$K" "$STORE" "$BUILD/providers" 2>&1)
+engine_bpf_ms=$(echo "$bline" | sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p')
 row() { # name ms [what]
   awk -v n="$1" -v ms="$2" -v e="$engine_ms" -v w="${3:-}" 'BEGIN {
     r = (e > 0 && ms != "nan" && ms != "") ? sprintf("%.2f", ms / e) : "-";
@@ -80,6 +87,25 @@ row() { # name ms [what]
 }
 printf '%-14s %10s %8s  %s\n' row median_ms x_engine answer
 row engine "$engine_ms" '"230 232" block'
+if [ -n "$engine_bpf_ms" ]; then row engine-bpf "$engine_bpf_ms" '"230 232" block, the BPF source'
+else echo "engine-bpf     skipped: $bline"; fi
+ticks() { awk '{sub(/.*\) /, ""); print $12 + $13}' "/proc/$1/stat" 2>/dev/null; }
+HZ=$(getconf CLK_TCK)
+# The raw Process+Thread snapshot through perfd, and perfd's CPU a scrape.
+for src in proc bpf; do
+  name=query-pt; [ "$src" = bpf ] && name=query-pt-bpf
+  start_perfd "$TMP/q-$src.log" "Process, Thread" "$src" || { echo "$name       perfd did not start" >&2; continue; }
+  QP=$last_pid
+  u="http://127.0.0.1:$port/v1/query?q=230%20232"
+  c0=$(ticks "$QP")
+  ms=$(curl_median "$u")
+  c1=$(ticks "$QP")
+  bytes=$(curl -s "$u" | wc -c)
+  cpu=$(awk -v a="$c0" -v b="$c1" -v hz="$HZ" -v k="$K" 'BEGIN {printf "%.1f", (b - a) / hz * 1000 / (k + 1)}')
+  if [ -n "$ms" ]; then row "$name" "$ms" "$((bytes / 1024)) KB; perfd $cpu ms CPU a scrape"
+  else echo "$name       failed"; fi
+  kill -TERM "$QP"; wait "$QP" 2>/dev/null
+done
 
 start_perfd "$TMP/p1.log" "Process, Thread" || { echo "perfd did not start" >&2; exit 1; }
 P1=$last_pid
@@ -88,8 +114,15 @@ ms=$(curl_median "$u") && row metrics-pt "$ms" "$(size_of "$u")" || echo "metric
 # the Foreign client against the local engine, same query, same perfd
 if [ -x "$BUILD/bench/bench_foreign" ]; then
   echo "foreign: $(PERFLIB_REGISTRY=$STORE PERFLIB_PROVIDER_DIR=$BUILD/providers PERFLIB_REMOTE_CONFIG=/dev/null \
+    PERFLIB_PERFPROC_SOURCE=proc \
     "$BUILD/bench/bench_foreign" "127.0.0.1:$port" "$K" "230 232")"
 fi
+kill -TERM "$P1"; wait "$P1" 2>/dev/null; P1=
+
+start_perfd "$TMP/p1b.log" "Process, Thread" bpf || { echo "perfd did not start" >&2; exit 1; }
+P1=$last_pid
+u="http://127.0.0.1:$port/metrics"
+ms=$(curl_median "$u") && row metrics-pt-bpf "$ms" "$(size_of "$u")" || echo "metrics-pt-bpf failed"
 kill -TERM "$P1"; wait "$P1" 2>/dev/null; P1=
 
 start_perfd "$TMP/p2.log" all || { echo "perfd did not start" >&2; exit 1; }

@@ -20,13 +20,17 @@
 # Ratios are to the floor row above: floor (every process and thread file,
 # one thread) for the whole-snapshot rows, floor-proc (the Process object's
 # files only) for the engine-proc rows and pcp, which read no per-thread
-# files. A tool name ending in -1 is the same row with PerfProc's reader pool
+# files. The perfproc and engine rows read /proc (PERFLIB_PERFPROC_SOURCE=proc):
+# a tool name ending in -bpf is the same row with PerfProc's BPF source
+# (PERFLIB_PERFPROC_SOURCE=bpf: root, and the source built; the row says so
+# when it cannot run), docs/providers/perfproc.md "The BPF source". A tool
+# name ending in -1 is the same row with PerfProc's reader pool
 # set to 1 (PERFLIB_PERFPROC_WORKERS=1: the single-threaded collection); the
 # others use the pool's default (docs/providers/perfproc.md). The tool "mix"
-# prints four rows, mix:floor, mix:floor-par, mix:perfproc, mix:perfproc-1,
-# measured in turn within each of K rounds of one process (bench_snapshot
-# mix), so a load that changes during the run weighs on them alike; its
-# ratios are to mix:floor. engine-costly adds the costly Image and Process
+# prints five rows, mix:floor, mix:floor-par, mix:perfproc, mix:perfproc-1,
+# mix:perfproc-bpf, measured in turn within each of K rounds of one process
+# (bench_snapshot mix), so a load that changes during the run weighs on them
+# alike; its ratios are to mix:floor. engine-costly adds the costly Image and Process
 # Address Space objects ("230 232 740 786": every process's maps and
 # smaps_rollup too); its ratios are to the floor above it, which does not
 # read those files.
@@ -37,7 +41,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 N_LIST=${N_LIST:-"100 1000 5000"}
 T_LIST=${T_LIST:-"1 10"}
 K=${K:-11}
-TOOLS=${TOOLS:-"floor floor-par perfproc perfproc-1 engine engine-1 ps ps-threads top floor-proc engine-proc engine-proc-1 pcp engine-costly engine-costly-1 mix"}
+TOOLS=${TOOLS:-"floor floor-par perfproc perfproc-1 perfproc-bpf engine engine-1 engine-bpf ps ps-threads top floor-proc engine-proc engine-proc-1 engine-proc-bpf pcp engine-costly engine-costly-1 mix"}
 FLOOR_THREADS=${FLOOR_THREADS:-2}
 SPAWN=$BUILD/bench/spawn_idle
 SNAP=$BUILD/bench/bench_snapshot
@@ -119,12 +123,16 @@ for N in $N_LIST; do
     floor_cpu=
     for tool in $TOOLS; do
       procs=-; threads=-
-      # -1: the same row with one PerfProc reader (no threads)
+      # -1: the same row with one PerfProc reader (no threads); -bpf: the
+      # BPF source; every other PerfProc row reads /proc
       readers=
-      case $tool in *-1) readers=1 ;; esac
+      source=proc
+      case $tool in *-1) readers=1 ;; *-bpf) source=bpf ;; esac
       base=${tool%-1}
+      base=${base%-bpf}
       if [ "$tool" = mix ]; then
         "$SNAP" mix "$K" "$SO" "$FLOOR_THREADS" | while read -r name rest; do
+          case $rest in skipped:*) printf '%-12s %-13s %s\n' "${N}x${T}" "mix:$name" "$rest"; continue ;; esac
           ms=$(echo "$rest" | sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p')
           cpu=$(echo "$rest" | sed -n 's/.*cpu_ms=\([0-9.]*\).*/\1/p')
           p=$(echo "$rest" | sed -n 's/.*processes=\([0-9]*\).*/\1/p')
@@ -142,9 +150,11 @@ for N in $N_LIST; do
           case $base in
             floor|floor-proc) line=$("$SNAP" "$base" "$K") ;;
             floor-par) line=$("$SNAP" floor-par "$K" "$FLOOR_THREADS") ;;
-            perfproc) line=$(env ${readers:+PERFLIB_PERFPROC_WORKERS=$readers} "$SNAP" perfproc "$K" "$SO") ;;
+            perfproc) line=$(env ${readers:+PERFLIB_PERFPROC_WORKERS=$readers} PERFLIB_PERFPROC_SOURCE=$source \
+                               "$SNAP" perfproc "$K" "$SO" 2>&1) ;;
             engine|engine-proc|engine-costly)
-              line=$(env ${readers:+PERFLIB_PERFPROC_WORKERS=$readers} "$SNAP" "$base" "$K" "$STORE" "$BUILD/providers") ;;
+              line=$(env ${readers:+PERFLIB_PERFPROC_WORKERS=$readers} PERFLIB_PERFPROC_SOURCE=$source \
+                       "$SNAP" "$base" "$K" "$STORE" "$BUILD/providers" 2>&1) ;;
             pcp)
               if [ ! -x "$BUILD/bench/pcp_fetch" ]; then
                 printf '%-12s %-13s skipped: built without libpcp (install libpcp3-dev and rebuild)\n' "${N}x${T}" pcp

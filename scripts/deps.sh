@@ -6,13 +6,17 @@ set -euo pipefail
 what=${1:-build}
 # One package a line, sorted, so that additions merge cleanly.
 pkgs=(
+  bpftool
+  clang
   cmake
   gcc
+  libbpf-dev
   libc6-dev
   libcurl4-gnutls-dev
   libgnutls28-dev
   libmicrohttpd-dev
   libncurses-dev
+  libpq-dev
   libsqlite3-dev
   ninja-build
   pkg-config
@@ -29,7 +33,6 @@ fi
 if [ "$what" = test ]; then
   pkgs+=(
     chromium
-    clang
     e2fsprogs
     fio
     g++
@@ -41,6 +44,7 @@ if [ "$what" = test ]; then
     llvm
     man-db
     mount
+    postgresql
     prometheus
     sysstat
     tmux

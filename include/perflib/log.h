@@ -108,9 +108,25 @@ typedef struct pl_log pl_log;
  * completed from the records after its last entry; otherwise the records
  * are scanned (and the index is NOT rewritten: see pl_log_reindex).
  * PL_E_IO/PL_E_OS: the file cannot be read; PL_E_PARSE: not a perflib
- * counter log (bad magic); PL_E_BAD_BLOCK: the header record is damaged. */
+ * counter log (bad magic); PL_E_BAD_BLOCK: the header record is damaged.
+ *
+ * Logs of other formats open too, as PL_LOG_VALUES logs (docs/counter-log.md,
+ * "Other formats"): a CSV/TSV file in the PDH-CSV 4.0 form (Windows'
+ * typeperf, relog, Performance Monitor) -- PL_E_PARSE for a malformed
+ * header, PL_E_ENCODING for UTF-16 text; a malformed row reads as
+ * PL_E_BAD_BLOCK naming its line; an SQL log set "SQL:DSN!LogSet" (below)
+ * -- PL_E_NOT_FOUND for a missing file or log set, PL_E_IO for a database
+ * that cannot be reached, PL_E_PARSE for one without the tables. */
 PL_EXTERN int pl_log_open(const char *path, pl_log **out, pl_error *err);
 PL_EXTERN void pl_log_close(pl_log *log); /* accepts NULL */
+
+/* What a log is: PL_LOG_FMT_BIN (perflib's binary log), _CSV, _TSV, _SQL;
+ * 0 for NULL. */
+#define PL_LOG_FMT_BIN 1
+#define PL_LOG_FMT_CSV 2
+#define PL_LOG_FMT_TSV 3
+#define PL_LOG_FMT_SQL 4
+PL_EXTERN int pl_log_format(const pl_log *log);
 
 /* Scan every record, verify it and write a fresh "<path>.idx". */
 PL_EXTERN int pl_log_reindex(const char *path, pl_error *err);
@@ -154,6 +170,55 @@ typedef struct pl_log_health {
     int index_used;
 } pl_log_health;
 PL_EXTERN void pl_log_get_health(const pl_log *log, pl_log_health *h);
+
+/* -------------------------------------------------------- SQL log sets */
+
+/* Counter logs in an SQL database, in the schema Windows' typeperf and
+ * relog write with -f SQL: tables DisplayToID (one row per log set),
+ * CounterDetails (one per counter) and CounterData (one per counter and
+ * sample); docs/counter-log.md, "SQL log sets", has them column for column.
+ *
+ * A log set is named "SQL:DSN!LogSet" (the "SQL:" may be left out when
+ * writing). DSN is a SQLite file ("perf.db", or "sqlite:perf.db"), or a
+ * PostgreSQL database through libpq: a connection string ("host=/run/pg
+ * dbname=perf", "service=perf", "postgresql://host/perf") or "pg:SERVICE".
+ * pl_log_open("SQL:DSN!LogSet") reads a log set as a PL_LOG_VALUES log
+ * (pl_log_format: PL_LOG_FMT_SQL); "SQL:DSN" alone reads the only set. */
+typedef struct pl_sqllog_writer pl_sqllog_writer;
+
+typedef struct pl_sqllog_info {
+    const pl_log_column *columns; /* full counter paths, type (0: a formatted
+                                     double, PERF_DOUBLE_RAW), default scale */
+    size_t ncolumns;
+    const int64_t *time_base; /* per column (TimeBaseA/B), or NULL */
+    const char *zone;         /* TimeZoneName ("W. Europe Daylight Time"), or NULL */
+    int32_t bias;             /* MinutesToUTC: UTC minus local time, minutes */
+} pl_sqllog_info;
+
+/* Open the log set to write: the tables are created when missing, a set of
+ * that name is appended to (new RecordIndex values follow its last one; its
+ * zone stays), else created. Each column's CounterDetails row is found or
+ * added. PL_E_INVAL: no log set named, or a column that is not a counter
+ * path; PL_E_RANGE: a name too long for its column; PL_E_IO: the database
+ * cannot be opened or reached; PL_E_STORE: the database refused. flags: 0. */
+PL_EXTERN int pl_sqllog_open(const char *name, const pl_sqllog_info *info, unsigned flags, pl_sqllog_writer **out,
+                             pl_error *err);
+
+/* Append one sample at `time` (FILETIME, UTC) in one transaction: a
+ * CounterData row per column with the value when present[i] (else
+ * CounterValue NULL) and, when raw is not NULL and raw[i] is valid, the
+ * raw counter (FirstValue/SecondValue halves, MultiCount); then
+ * DisplayToID's LogStopTime and NumberOfRecords. A writer killed at any
+ * moment leaves whole samples only. After a failure the writer refuses
+ * further samples. */
+PL_EXTERN int pl_sqllog_append(pl_sqllog_writer *w, int64_t time, const double *values, const unsigned char *present,
+                               const pl_pdh_raw *raw, pl_error *err);
+
+/* Samples written by this writer. */
+PL_EXTERN uint64_t pl_sqllog_records(const pl_sqllog_writer *w);
+
+/* Close (accepts NULL). Returns PL_E_IO when a sample could not be written. */
+PL_EXTERN int pl_sqllog_close(pl_sqllog_writer *w, pl_error *err);
 
 /* ------------------------------------------------------- PDH data source */
 

@@ -328,6 +328,12 @@ struct pl_instance;
 PL_EXTERN uint32_t pl_pdh_block_raw(const struct pl_block *b, const struct pl_object *o, const struct pl_counter *c,
                                     const struct pl_instance *in, pl_pdh_raw *raw, int64_t *freq);
 
+/* The frequency of a counter's time base (PdhGetCounterTimeBase): PerfFreq
+ * for tick types, 10,000,000 for 100 ns types, the object's PerfFreq for
+ * object-timer types, as the newest sample had it. PL_PDH_INVALID_HANDLE,
+ * or PL_PDH_CSTATUS_INVALID_DATA before any sample gave one. */
+PL_EXTERN uint32_t pl_pdh_get_time_base(const pl_pdh_counter *c, int64_t *freq);
+
 /* Compute a value from raw samples without a counter: for tests and tools
  * that keep their own samples. freq is the time base frequency of the type's
  * timer (PerfFreq for tick types, 10,000,000 for 100 ns types, the object's

@@ -47,6 +47,18 @@ typedef struct pl_query_items {
 PL_EXTERN void pl_query_parse_w(const WCHAR *query, pl_query_items *q);
 PL_EXTERN void pl_query_parse(const char *query, pl_query_items *q);
 
+/* A perflib extension of index queries (docs/query-engine.md, "One
+ * process's instances"): the word "pid=N" (N decimal, at most once, with at
+ * least one index) asks for the instances of one process only in the
+ * objects whose instances belong to processes (PerfProc: Thread, Image,
+ * Process Address Space); the Process object itself stays whole, as the
+ * parent positions of the others refer to it. pl_query_parse() passes over
+ * the word, so a provider that does not know it answers whole objects.
+ * Returns 1 and sets *pid when `query` is an index query with the word,
+ * else 0 (a malformed one makes the whole query unknown). */
+PL_EXTERN int pl_query_process_filter(const char *query, uint32_t *pid);
+PL_EXTERN int pl_query_process_filter_w(const WCHAR *query, uint32_t *pid);
+
 /* Should an object with this title index be returned for the query? Global
  * wants the non-costly objects, Costly the costly ones, ITEMS those listed. */
 PL_EXTERN int pl_query_wants(const pl_query_items *q, uint32_t object_index, int costly);
@@ -74,6 +86,17 @@ PL_EXTERN DWORD pl_provider_emit(const pl_builder *b, LPVOID *data, LPDWORD byte
  * lock, as Collect is. */
 typedef DWORD PL_COLLECT_NONBLOCKING_PROC(LPCWSTR query);
 #define PL_NONBLOCKING_SUFFIX "NonBlocking"
+
+/* Optional, a perflib extension (docs/provider-host.md, "The provider's
+ * note"): an in-process provider whose Collect entry point is named C may
+ * also export C + "Note" (PerfProcCollectNote) of this type: one line of
+ * UTF-8 about how it collects now (which source it reads, why it does not
+ * use a better one), written NUL-terminated into text (cap bytes, cut to
+ * fit). The host asks for it when a consumer reads the provider status
+ * (pl_engine_provider_status().note); it must return at once, is only
+ * called under the provider's lock, and returns ERROR_SUCCESS. */
+typedef DWORD PL_COLLECT_NOTE_PROC(char *text, DWORD cap);
+#define PL_NOTE_SUFFIX "Note"
 
 /* Values that could not be read (docs/block-format.md, "Unavailable values"):
  * add a counter PL_CTR_UNAVAILABLE_COUNTERS (indices.h, 1964; the host accepts

@@ -94,6 +94,7 @@ typedef struct pl_provider_status {
     char last_error[256];      /* the last problem, or "" */
     int isolation;             /* PL_ISOLATION_INPROC or PL_ISOLATION_HELPER (registry.h) */
     int helper_pid;            /* isolated: the helper process running now, else 0 */
+    char note[256];            /* what the provider says of how it collects (provider.h, PL_NOTE_SUFFIX), or "" */
 } pl_provider_status;
 PL_EXTERN int pl_engine_provider_status(pl_engine *e, pl_provider_status **list, size_t *n);
 

@@ -170,6 +170,10 @@ typedef struct _PERF_COUNTER_BLOCK {
 #define PERF_PRECISION_100NS_TIMER 0x20570500u
 #define PERF_PRECISION_OBJECT_TIMER 0x20670500u
 #define PERF_PRECISION_TIMESTAMP PERF_LARGE_RAW_BASE
+/* A value that is already a number: an IEEE double in 8 bytes (CounterSize
+ * 8 although the size bits say DWORD), as Windows' PDH presents the
+ * columns of a CSV/TSV or SQL log (docs/counter-log.md, "Other formats"). */
+#define PERF_DOUBLE_RAW 0x00012000u
 
 /* Detail levels. */
 #define PERF_DETAIL_NOVICE 100u

@@ -121,12 +121,13 @@ PL_EXTERN DWORD WINAPI GetModuleFileNameW(HMODULE hModule, LPWSTR lpFilename, DW
 PL_EXTERN void WINAPI OutputDebugStringA(LPCSTR lpOutputString);
 PL_EXTERN void WINAPI OutputDebugStringW(LPCWSTR lpOutputString);
 
-/* DllMain, when a provider defines it, is called by the provider host (in
- * process and in the helper process) with DLL_PROCESS_ATTACH after the
- * library is loaded (FALSE fails the load, as on Windows) and with
- * DLL_PROCESS_DETACH before it is unloaded. Declared here so that the
- * definition is exported (and has C linkage in C++) as the host needs. */
-PL_EXTERN BOOL WINAPI DllMain(HINSTANCE hinstDLL, DWORD fdwReason, LPVOID lpvReserved);
+/* DllMain is not declared here, as in Windows' headers: a provider defines
+ * it with the return and argument types it likes (BOOL or DWORD, HINSTANCE,
+ * HANDLE or HMODULE, DWORD or ULONG). The provider host calls it, in process
+ * and in the helper, with DLL_PROCESS_ATTACH after loading the library
+ * (FALSE fails the load, as on Windows) and DLL_PROCESS_DETACH before
+ * unloading it; a C++ definition without extern "C" is found too, as the
+ * Windows C runtime finds it (docs/win32.md). */
 
 /* ------------------------------------------------------------ event log */
 /* The event log is syslog (LOG_USER): ReportEvent writes one line

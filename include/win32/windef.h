@@ -271,6 +271,26 @@ typedef const TCHAR *LPCTSTR, *PCTSTR;
 #define EqualMemory RtlEqualMemory
 #define SecureZeroMemory RtlZeroMemory
 
+/* winnt.h's one-element array that variable-length structures end with
+ * (TOKEN_GROUPS, an ioctl's buffer): `BYTE Data[ANYSIZE_ARRAY]`. */
+#define ANYSIZE_ARRAY 1
+
+/* The standard access rights of winnt.h (service, event and file access
+ * masks are built from them). */
+#define DELETE 0x00010000u
+#define READ_CONTROL 0x00020000u
+#define WRITE_DAC 0x00040000u
+#define WRITE_OWNER 0x00080000u
+#define STANDARD_RIGHTS_REQUIRED 0x000F0000u
+#define STANDARD_RIGHTS_READ READ_CONTROL
+#define STANDARD_RIGHTS_WRITE READ_CONTROL
+#define STANDARD_RIGHTS_EXECUTE READ_CONTROL
+#define STANDARD_RIGHTS_ALL 0x001F0000u
+#define GENERIC_READ 0x80000000u
+#define GENERIC_WRITE 0x40000000u
+#define GENERIC_EXECUTE 0x20000000u
+#define GENERIC_ALL 0x10000000u
+
 #define DLL_PROCESS_DETACH 0
 #define DLL_PROCESS_ATTACH 1
 #define DLL_THREAD_ATTACH 2

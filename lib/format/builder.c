@@ -171,7 +171,10 @@ PL_EXTERN int pl_builder_add_counter(pl_builder *b, int obj, const pl_counter_de
     uint32_t size = d->size;
     switch (size_class) {
     case PERF_SIZE_DWORD:
-        if (size == 0) size = 4;
+        if (size == 0) size = d->type == PERF_DOUBLE_RAW ? 8 : 4;
+        /* PERF_DOUBLE_RAW is an 8-byte double under DWORD size bits */
+        if (d->type == PERF_DOUBLE_RAW && size != 8) return PL_E_INVAL;
+        if (d->type == PERF_DOUBLE_RAW) break;
         /* PERF_AVERAGE_TIMER may carry 8 bytes (a time sum that must not
          * wrap; docs/block-format.md "Wide average timers"). */
         if (size != 4 && !(size == 8 && d->type == PERF_AVERAGE_TIMER)) return PL_E_INVAL;

@@ -113,6 +113,7 @@ static int check_object(vctx *v, const uint8_t *buf, size_t off, size_t end, uin
          * (docs/block-format.md "Wide average timers") */
         if ((d.CounterType == PERF_AVERAGE_TIMER || d.CounterType == PERF_AVERAGE_BASE) && d.CounterSize == 8)
             want = 8;
+        if (d.CounterType == PERF_DOUBLE_RAW) want = 8; /* a double under DWORD size bits */
         if (sc != PERF_SIZE_VARIABLE_LEN && d.CounterSize != want)
             return bad(v, "counter %u at offset %zu: CounterSize %u does not match %s (%u)", (unsigned)i, p,
                        (unsigned)d.CounterSize, tname(d.CounterType, tmp, sizeof tmp), (unsigned)want);
@@ -906,20 +907,49 @@ PL_EXTERN int pl_counter_base(const pl_counter *c, const pl_instance *inst, uint
 /* The object's "Unavailable Counters" marker (docs/block-format.md,
  * "Unavailable values"): the first definition named PL_CTR_UNAVAILABLE_COUNTERS
  * with type PERF_COUNTER_LARGE_RAWCOUNT_HEX and size 8. 0 when there is none. */
+/* The object's "Unavailable Counters" marker: its position and definition.
+ * Asked for every value a consumer reads (pl_counter_available), so the walk
+ * reads only the four fields it needs of each definition, with the checks
+ * of pl_object_counter/pl_counter_next (a definition inside the validated
+ * area, a ByteLength that reaches the next one): the same answer, without
+ * copying every definition and its neighbour on the way (issue 28: it was
+ * most of pview's CPU). */
 static int find_marker(const pl_object *obj, uint32_t *pos, PERF_COUNTER_DEFINITION *def)
 {
-    pl_counter c;
-    int rc = obj->hdr.NumCounters ? pl_object_counter(obj, 0, &c) : PL_E_NOT_FOUND;
-    for (; rc == PL_OK; rc = pl_counter_next(&c, &c)) {
-        const PERF_COUNTER_DEFINITION *d = &c.def;
-        if (d->CounterNameTitleIndex == PL_CTR_UNAVAILABLE_COUNTERS &&
-            d->CounterType == PERF_COUNTER_LARGE_RAWCOUNT_HEX && d->CounterSize == 8) {
-            *pos = c.position;
-            *def = *d;
+    uint32_t n = obj->hdr.NumCounters;
+    if (!n) return 0;
+    size_t p = def_offset(obj, 0);
+    if (!p) return 0;
+    const uint8_t *b = obj->blk->buf;
+    size_t defend = obj->off + obj->hdr.DefinitionLength;
+#define PL__IS_MARKER(q)                                                                                              \
+    (pl__rd32(b + (q) + offsetof(PERF_COUNTER_DEFINITION, CounterNameTitleIndex)) == PL_CTR_UNAVAILABLE_COUNTERS &&  \
+     pl__rd32(b + (q) + offsetof(PERF_COUNTER_DEFINITION, CounterType)) == PERF_COUNTER_LARGE_RAWCOUNT_HEX &&        \
+     pl__rd32(b + (q) + offsetof(PERF_COUNTER_DEFINITION, CounterSize)) == 8)
+    /* Definitions that fill the area exactly are all 40 bytes long (as
+     * def_offset() knows): a stride, no lengths to follow. */
+    if ((uint64_t)obj->hdr.DefinitionLength - obj->hdr.HeaderLength == (uint64_t)n * PL__DEF_LEN) {
+        for (uint32_t i = 0; i < n; i++, p += PL__DEF_LEN)
+            if (PL__IS_MARKER(p)) {
+                *pos = i;
+                memcpy(def, b + p, sizeof *def);
+                return 1;
+            }
+        return 0;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (!def_inside(obj, p)) return 0;
+        if (PL__IS_MARKER(p)) {
+            *pos = i;
+            memcpy(def, b + p, sizeof *def);
             return 1;
         }
+        uint32_t bl = pl__rd32(b + p);
+        if (bl < PL__DEF_LEN || bl > defend - p) return 0;
+        p += bl;
     }
     return 0;
+#undef PL__IS_MARKER
 }
 
 static int marked(uint64_t mask, uint32_t pos, uint32_t marker_pos)

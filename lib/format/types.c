@@ -9,6 +9,7 @@ PL_EXTERN int pl_type_is_base(uint32_t type)
 
 PL_EXTERN uint32_t pl_type_size(uint32_t type)
 {
+    if (type == PERF_DOUBLE_RAW) return 8; /* a double, whatever the size bits say */
     switch (type & PERF_SIZE_MASK) {
     case PERF_SIZE_DWORD: return 4;
     case PERF_SIZE_LARGE: return 8;
@@ -50,6 +51,7 @@ static const struct {
     {PERF_SAMPLE_FRACTION, "PERF_SAMPLE_FRACTION"},
     {PERF_SAMPLE_COUNTER, "PERF_SAMPLE_COUNTER"},
     {PERF_COUNTER_NODATA, "PERF_COUNTER_NODATA"},
+    {PERF_DOUBLE_RAW, "PERF_DOUBLE_RAW"},
     {PERF_COUNTER_TIMER_INV, "PERF_COUNTER_TIMER_INV"},
     {PERF_SAMPLE_BASE, "PERF_SAMPLE_BASE"},
     {PERF_AVERAGE_TIMER, "PERF_AVERAGE_TIMER"},

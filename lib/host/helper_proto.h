@@ -100,15 +100,26 @@ static inline int64_t plh_pointer_moved(const void *now, const void *start)
  * DLL_PROCESS_ATTACH (1) after loading (0 = FALSE: the load fails, as on
  * Windows) and DLL_PROCESS_DETACH (0) before unloading, by the host in
  * process and by the helper. hinstDLL is the library's base address (what
- * GetModuleFileName takes). Returns 1 when there is no DllMain. */
+ * GetModuleFileName takes). Returns 1 when there is no DllMain.
+ * Windows' C runtime calls DllMain with C linkage even when a C++ source
+ * defines it without extern "C" (MSVC gives the name C linkage), so the C++
+ * names of DllMain(void *, unsigned int | unsigned long | int, void *) are
+ * looked for too: every spelling of its arguments here (HINSTANCE, HMODULE,
+ * HANDLE, LPVOID; DWORD, ULONG, UINT, BOOL-sized int). The return value is
+ * a 32-bit BOOL or DWORD in the same register either way. */
 #define PLH_DLL_PROCESS_DETACH 0u
 #define PLH_DLL_PROCESS_ATTACH 1u
 static inline int plh_dllmain(void *dl, uint32_t reason)
 {
+    static const char *const names[] = {"DllMain", "_Z7DllMainPvjS_", "_Z7DllMainPvmS_", "_Z7DllMainPviS_"};
     if (!dl) return 1;
-    dlerror();
-    void *sym = dlsym(dl, "DllMain");
-    if (dlerror() || !sym) return 1;
+    void *sym = NULL;
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && !sym; i++) {
+        dlerror();
+        sym = dlsym(dl, names[i]);
+        if (dlerror()) sym = NULL;
+    }
+    if (!sym) return 1;
     int (*fn)(void *, uint32_t, void *);
     memcpy(&fn, &sym, sizeof fn); /* POSIX: a dlsym result converts to a function pointer */
     Dl_info info;

@@ -279,6 +279,14 @@ static int load(pl__host *h, pl__prov *p)
         if (dlerror()) nbfn = NULL;
     }
     memcpy(&p->nonblocking, &nbfn, sizeof nbfn);
+    /* The optional note for the provider status (provider.h). */
+    void *notefn = NULL;
+    if ((size_t)snprintf(nb, sizeof nb, "%s%s", p->info.collect, PL_NOTE_SUFFIX) < sizeof nb) {
+        dlerror();
+        notefn = dlsym(dl, nb);
+        if (dlerror()) notefn = NULL;
+    }
+    memcpy(&p->note, &notefn, sizeof notefn);
     p->loaded = 1;
     if (!p->mk) p->mk = pl__marker_new(h->state, p->info.name);
     return 1;
@@ -337,10 +345,18 @@ static int help_ok(const pl__host *h, const pl__prov *p, uint32_t idx)
     return p->info.first_help && idx >= p->info.first_help && idx <= p->info.last_help;
 }
 
-/* Check the title indices of every object and counter. Returns 1 when all
- * are inside the base set or the provider's ranges. */
-static int indices_ok(pl__host *h, pl__prov *p, const pl_block *blk, char *why, size_t whylen)
+/* Check the title indices of every object and counter. Returns 0 (with
+ * `why`) when an object's lies outside the base set and the provider's
+ * ranges: an object index routes queries ("230 232") and names the object,
+ * so one outside the range could pose as another provider's object. A
+ * counter's outside the range is kept, as Windows keeps it (the counter
+ * shows without a name; pywin32's demo .ini names one under a symbol its
+ * code does not use): the first such counter is described in `odd` for the
+ * warning, which is otherwise left empty. */
+static int indices_ok(pl__host *h, pl__prov *p, const pl_block *blk, char *why, size_t whylen, char *odd,
+                      size_t oddlen)
 {
+    odd[0] = '\0';
     /* Walk objects and definitions with the O(1) steps: a lookup by position
      * would make a provider's answer with many objects or many definitions
      * that are not all 40 bytes long cost quadratic time here, in the host,
@@ -365,12 +381,10 @@ static int indices_ok(pl__host *h, pl__prov *p, const pl_block *blk, char *why, 
                 snprintf(why, whylen, "object %u counter %u cannot be read", i, c);
                 return 0;
             }
-            if (!name_ok(h, p, k.def.CounterNameTitleIndex) || !help_ok(h, p, k.def.CounterHelpTitleIndex)) {
-                snprintf(why, whylen, "object %u counter %u uses title index %u/%u outside its range %u-%u", i, c,
+            if (!odd[0] && (!name_ok(h, p, k.def.CounterNameTitleIndex) || !help_ok(h, p, k.def.CounterHelpTitleIndex)))
+                snprintf(odd, oddlen, "object %u counter %u uses title index %u/%u outside its range %u-%u", i, c,
                          k.def.CounterNameTitleIndex, k.def.CounterHelpTitleIndex, p->info.first_counter,
                          p->info.last_help);
-                return 0;
-            }
         }
     }
     return 1;
@@ -383,7 +397,7 @@ WCHAR *pl__host_to_wide(const char *s)
     return w;
 }
 
-static void query_text(const pl_query_items *q, char *out, size_t cap)
+static void query_text(const pl_query_items *q, int64_t pid, char *out, size_t cap)
 {
     if (q->kind == PL_QUERY_KIND_COSTLY) {
         snprintf(out, cap, "Costly");
@@ -403,6 +417,7 @@ static void query_text(const pl_query_items *q, char *out, size_t cap)
         while (nd) out[w++] = d[--nd];
     }
     out[w] = '\0';
+    if (pid >= 0 && pid <= 0xFFFFFFFFll && w + 16 < cap) snprintf(out + w, cap - w, " pid=%lld", (long long)pid);
 }
 
 /* ------------------------------------------------------------ judging */
@@ -483,10 +498,15 @@ int pl__host_judge(pl__host *h, pl__prov *p, const pl__call_result *r, size_t *c
         pl__host_disable(h, p, "invalid data (%u objects): %s", r->nobj, verr.msg);
         return PL__JUDGED;
     }
-    if (!indices_ok(h, p, &blk, why, sizeof why)) {
+    char odd[200];
+    if (!indices_ok(h, p, &blk, why, sizeof why, odd, sizeof odd)) {
         free(padded);
         pl__host_disable(h, p, "%s", why);
         return PL__JUDGED;
+    }
+    if (odd[0] && !p->warned_index) {
+        p->warned_index = 1;
+        pl__host_note(h, p, LOG_WARNING, "%s; the counter is kept and shows without a name, as on Windows", odd);
     }
     if (out->p && (const char *)data == out->p + out->len) out->len += bytes; /* written in place (collect_inproc) */
     else *rc = pl__buf_append(out, data, bytes);
@@ -726,12 +746,12 @@ static int wrap_step(pl__host *h, pl__prov *o, const WCHAR *wq, pl__buf *out, ui
     return rc;
 }
 
-int pl__host_collect(pl__host *h, const pl_query_items *q, pl__buf *out, uint32_t *nobjects)
+int pl__host_collect(pl__host *h, const pl_query_items *q, int64_t pid, pl__buf *out, uint32_t *nobjects)
 {
     if (q->kind != PL_QUERY_KIND_GLOBAL && q->kind != PL_QUERY_KIND_COSTLY && q->kind != PL_QUERY_KIND_ITEMS)
         return PL_OK; /* unknown words: no provider is asked */
-    char text[PL_QUERY_MAX_ITEMS * 11 + 16];
-    query_text(q, text, sizeof text);
+    char text[PL_QUERY_MAX_ITEMS * 11 + 32];
+    query_text(q, pid, text, sizeof text);
     WCHAR *wq = pl__host_to_wide(text);
     if (!wq) return PL_E_NOMEM;
     int rc = PL_OK;
@@ -756,6 +776,28 @@ int pl__host_collect(pl__host *h, const pl_query_items *q, pl__buf *out, uint32_
     return rc;
 }
 
+/* The note of a loaded in-process provider (provider.h, PL_NOTE_SUFFIX),
+ * as one line of valid UTF-8: a control character or an invalid byte
+ * becomes '?'. Called with p->mu held. */
+static void provider_note(pl__prov *p, char *out, size_t cap)
+{
+    out[0] = '\0';
+    if (!p->note || !p->loaded || p->isolated || p->hung || cap < 2) return;
+    char raw[256];
+    memset(raw, 0, sizeof raw);
+    if (p->note(raw, (DWORD)sizeof raw) != ERROR_SUCCESS) return;
+    raw[sizeof raw - 1] = '\0';
+    size_t n = strnlen(raw, sizeof raw);
+    if (n >= cap) n = cap - 1;
+    size_t units;
+    int bad_utf8 = pl__utf8_to_utf16(raw, n, NULL, 0, &units) == PL_E_ENCODING;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)raw[i];
+        out[i] = (c < 0x20 || c == 0x7f || (bad_utf8 && c >= 0x80)) ? '?' : (char)c;
+    }
+    out[n] = '\0';
+}
+
 int pl__host_status(pl__host *h, pl_provider_status **list, size_t *n)
 {
     pl_provider_status *s = calloc(h->n ? h->n : 1, sizeof *s);
@@ -772,6 +814,7 @@ int pl__host_status(pl__host *h, pl_provider_status **list, size_t *n)
         memcpy(s[i].last_error, p->last_error, sizeof s[i].last_error);
         s[i].isolation = p->isolated ? PL_ISOLATION_HELPER : PL_ISOLATION_INPROC;
         s[i].helper_pid = p->pid > 0 ? (int)p->pid : 0;
+        provider_note(p, s[i].note, sizeof s[i].note);
         pthread_mutex_unlock(&p->mu);
     }
     *list = s;

@@ -36,8 +36,9 @@ void pl__host_free(pl__host *h);
 /* Ask every provider the query wants and append their validated objects to
  * `out`; *nobjects is increased by the number appended. Providers that fail
  * are logged/disabled/retried as the contract says; their objects are simply
- * absent. Returns PL_OK or PL_E_NOMEM. */
-int pl__host_collect(pl__host *h, const pl_query_items *q, pl__buf *out, uint32_t *nobjects);
+ * absent. `pid` >= 0: an index query's "pid=N" (pl_query_process_filter),
+ * passed on to the providers. Returns PL_OK or PL_E_NOMEM. */
+int pl__host_collect(pl__host *h, const pl_query_items *q, int64_t pid, pl__buf *out, uint32_t *nobjects);
 
 int pl__host_status(pl__host *h, pl_provider_status **list, size_t *n);
 

@@ -39,6 +39,7 @@ typedef struct pl__prov {
     PM_COLLECT_PROC *collect;
     PM_CLOSE_PROC *close;
     PL_COLLECT_NONBLOCKING_PROC *nonblocking; /* optional: Collects it may make on the caller's thread */
+    PL_COLLECT_NOTE_PROC *note;  /* optional: its note for the provider status */
     int loaded, opened, disabled;
     int isolated;               /* runs in a helper process */
     int hung;                   /* in-process: a call never returned; its thread still runs in the library */
@@ -58,6 +59,7 @@ typedef struct pl__prov {
     uint64_t collects, errors;
     uint32_t last_bytes;        /* the size of its last answer (the room of a Collect into the answer) */
     int warned_align;           /* the multiple-of-8 warning was logged */
+    int warned_index;           /* the counter-index-outside-its-range warning was logged */
     char last_error[256];
     /* Wrapping (docs/provider-host.md, "Providers that wrap providers"). */
     struct pl__prov *wrapped;       /* the provider this one wraps, or NULL */

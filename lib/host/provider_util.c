@@ -25,6 +25,21 @@ static int word_eq(const char *s, size_t n, const char *w)
     return 1;
 }
 
+/* A "pid=N" word (case-insensitive, N decimal 0..4294967295 without sign
+ * or spaces) at s, n bytes: 1 with *pid, else 0. */
+static int pid_word(const char *s, size_t n, uint32_t *pid)
+{
+    if (n < 5 || n > 14 || !word_eq(s, 4, "pid=")) return 0;
+    uint64_t v = 0;
+    for (size_t i = 4; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return 0;
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    if (v > 0xFFFFFFFFull) return 0;
+    *pid = (uint32_t)v;
+    return 1;
+}
+
 PL_EXTERN void pl_query_parse(const char *query, pl_query_items *q)
 {
     memset(q, 0, sizeof *q);
@@ -44,11 +59,26 @@ PL_EXTERN void pl_query_parse(const char *query, pl_query_items *q)
         q->kind = PL_QUERY_KIND_FOREIGN;
         return;
     }
-    /* A list of decimal indices; any other word makes the query unknown. */
+    /* A list of decimal indices, and at most one "pid=N" (docs/query-engine.md,
+     * "One process's instances"; pl_query_process_filter); any other word
+     * makes the query unknown. */
     q->kind = PL_QUERY_KIND_ITEMS;
+    int filtered = 0;
     while (*s) {
         while (sep(*s)) s++;
         if (!*s) break;
+        const char *we = s;
+        while (*we && !sep(*we)) we++;
+        uint32_t pid;
+        if (*s == 'p' || *s == 'P') {
+            if (filtered++ || !pid_word(s, (size_t)(we - s), &pid)) {
+                q->kind = PL_QUERY_KIND_UNKNOWN;
+                q->n = 0;
+                return;
+            }
+            s = we;
+            continue;
+        }
         uint64_t v = 0;
         int digits = 0;
         while (*s >= '0' && *s <= '9') {
@@ -66,7 +96,41 @@ PL_EXTERN void pl_query_parse(const char *query, pl_query_items *q)
             if (q->items[i] == (uint32_t)v) dup = 1;
         if (!dup && q->n < PL_QUERY_MAX_ITEMS) q->items[q->n++] = (uint32_t)v;
     }
-    if (q->n == 0) q->kind = PL_QUERY_KIND_GLOBAL;
+    if (q->n == 0) q->kind = filtered ? PL_QUERY_KIND_UNKNOWN : PL_QUERY_KIND_GLOBAL; /* a filter of nothing */
+}
+
+PL_EXTERN int pl_query_process_filter(const char *query, uint32_t *pid)
+{
+    pl_query_items q;
+    pl_query_parse(query, &q);
+    if (q.kind != PL_QUERY_KIND_ITEMS) return 0;
+    for (const char *s = query; *s;) {
+        while (sep(*s)) s++;
+        const char *we = s;
+        while (*we && !sep(*we)) we++;
+        if (pid_word(s, (size_t)(we - s), pid)) return 1;
+        s = we;
+    }
+    return 0;
+}
+
+PL_EXTERN int pl_query_process_filter_w(const WCHAR *query, uint32_t *pid)
+{
+    if (!query) return 0;
+    char buf[4096];
+    size_t n = 0;
+    while (query[n]) {
+        if (query[n] > 0x7F) return 0;
+        n++;
+    }
+    /* the word is short: a long index list is looked through in place */
+    char *b = n < sizeof buf ? buf : malloc(n + 1);
+    if (!b) return 0;
+    for (size_t i = 0; i < n; i++) b[i] = (char)query[i];
+    b[n] = '\0';
+    int r = pl_query_process_filter(b, pid);
+    if (b != buf) free(b);
+    return r;
 }
 
 PL_EXTERN void pl_query_parse_w(const WCHAR *query, pl_query_items *q)

@@ -53,6 +53,8 @@ typedef struct ctx {
     size_t ntexts, ctexts;
     robj *objs;
     size_t nobjs, cobjs;
+    rtext *noeq;               /* [text] NAME keys on lines without '=' */
+    size_t nnoeq, cnoeq;
     sym *syms;
     size_t nsyms, csyms;
     unsigned include_line;     /* first #include of the symbol file (not followed) */
@@ -209,6 +211,23 @@ static int parse_ini(ctx *c, const char *txt, size_t len)
         const char *eq = memchr(s, '=', n);
         if (!eq) {
             warn(c, "%s:%u: line without '=' skipped", c->ini_name, line);
+            /* A help text lost this way leaves a counter without help (the
+             * real ntrace file has one); a name lost would leave a counter
+             * nobody can find: kept to be judged once the file is read. */
+            size_t kn = 0, symlen;
+            char lang[5];
+            int kind;
+            while (kn < n && s[kn] != ' ' && s[kn] != '\t') kn++;
+            if (sec == S_TEXT && split_key(s, kn, &symlen, lang, &kind) && kind == K_NAME) {
+                if (!grow((void **)&c->noeq, &c->cnoeq, c->nnoeq, sizeof *c->noeq)) return PL_E_NOMEM;
+                rtext *t = &c->noeq[c->nnoeq];
+                memset(t, 0, sizeof *t);
+                t->sym = dup_or_flag(c, s, symlen);
+                if (!t->sym) return PL_E_NOMEM;
+                memcpy(t->lang, lang, sizeof t->lang);
+                t->line = line;
+                c->nnoeq++;
+            }
             continue;
         }
         const char *k = s, *v = eq + 1;
@@ -271,7 +290,19 @@ static int parse_ini(ctx *c, const char *txt, size_t len)
         t->off = -1;
         c->ntexts++;
     }
-    return c->nomem ? PL_E_NOMEM : PL_OK;
+    if (c->nomem) return PL_E_NOMEM;
+    for (size_t i = 0; i < c->nnoeq; i++) {
+        const rtext *m = &c->noeq[i];
+        int named = 0;
+        for (size_t k = 0; k < c->ntexts && !named; k++)
+            named = c->texts[k].kind == K_NAME && strcmp(c->texts[k].sym, m->sym) == 0;
+        if (!named)
+            return pl__fail(c->err, PL_E_PARSE,
+                            "%s:%u: the %s_%s_NAME line has no '=': %s would be installed without a name "
+                            "(write %s_%s_NAME=its name)",
+                            c->ini_name, m->line, m->sym, m->lang, m->sym, m->sym, m->lang);
+    }
+    return PL_OK;
 }
 
 /* ------------------------------------------------------- symbol file */
@@ -653,6 +684,8 @@ static void ctx_free(ctx *c)
     free(c->texts);
     for (size_t i = 0; i < c->nobjs; i++) free(c->objs[i].sym);
     free(c->objs);
+    for (size_t i = 0; i < c->nnoeq; i++) free(c->noeq[i].sym);
+    free(c->noeq);
     for (size_t i = 0; i < c->nsyms; i++) {
         free(c->syms[i].name);
         free(c->syms[i].value);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "log_ext.h"
 #include "log_internal.h"
 
 typedef struct rec {
@@ -39,6 +40,7 @@ struct pl_log {
     size_t curcap;
     double *vals;
     unsigned char *present;
+    pl__xlog *x;              /* another format (log_ext.h), else NULL */
 };
 
 static int read_at(const pl_log *log, uint64_t off, void *buf, size_t n)
@@ -312,12 +314,49 @@ fail:
     return s;
 }
 
-PL_EXTERN int pl_log_open(const char *path, pl_log **out, pl_error *err) { return open_log(path, 1, out, err); }
+/* A log of another format (CSV/TSV, SQL): its records are the backend's. */
+static int open_other(pl__xlog *x, const char *name, pl_log **out, pl_error *err)
+{
+    pl_log *log = calloc(1, sizeof *log);
+    if (!log || !(log->path = pl__strdup(name))) {
+        free(log);
+        x->close(x);
+        return pl__fail(err, PL_E_NOMEM, "out of memory");
+    }
+    log->fd = -1;
+    log->x = x;
+    log->meta.h = x->h;
+    log->health = x->health;
+    for (size_t i = 0; i < x->n; i++)
+        if (add_rec(log, x->times[i], i) != 0) {
+            pl_log_close(log);
+            return pl__fail(err, PL_E_NOMEM, "out of memory");
+        }
+    *out = log;
+    return PL_OK;
+}
+
+PL_EXTERN int pl_log_open(const char *path, pl_log **out, pl_error *err)
+{
+    pl__clear(err);
+    if (!path || !out) return pl__fail(err, PL_E_INVAL, "pl_log_open: NULL argument");
+    pl__xlog *x = NULL;
+    int s = pl__xlog_open(path, &x, err);
+    if (s) return s;
+    if (x) return open_other(x, path, out, err);
+    return open_log(path, 1, out, err);
+}
+
+PL_EXTERN int pl_log_format(const pl_log *log) { return !log ? 0 : log->x ? log->x->format : PL_LOG_FMT_BIN; }
 
 PL_EXTERN void pl_log_close(pl_log *log)
 {
     if (!log) return;
     if (log->fd >= 0) close(log->fd);
+    if (log->x) {
+        log->x->close(log->x);
+        memset(&log->meta.h, 0, sizeof log->meta.h); /* the backend's */
+    }
     pl__meta_free(&log->meta);
     free(log->r);
     free(log->pay);
@@ -431,6 +470,25 @@ static int bad(pl_log *log, pl_error *err, uint64_t off, const char *what)
                     what);
 }
 
+/* Record i of another format, in the values record layout (ncolumns
+ * doubles, then a bitmap of the present ones). */
+static int read_other(pl_log *log, size_t i, const void **data, size_t *len, pl_error *err)
+{
+    size_t nc = log->meta.h.ncolumns, n = nc * 8 + (nc + 7) / 8;
+    if (ensure(&log->cur, &log->curcap, n + 8) || ensure(&log->key, &log->keycap, nc + 1))
+        return pl__fail(err, PL_E_NOMEM, "out of memory");
+    double *v = (double *)(void *)log->cur;
+    int s = log->x->read(log->x, i, v, log->key, err);
+    if (s) return s;
+    uint8_t *bits = log->cur + nc * 8;
+    memset(bits, 0, (nc + 7) / 8);
+    for (size_t c = 0; c < nc; c++)
+        if (log->key[c]) bits[c / 8] |= (uint8_t)(1u << (c % 8));
+    *data = log->cur;
+    *len = n;
+    return PL_OK;
+}
+
 PL_EXTERN int pl_log_read(pl_log *log, size_t i, const void **data, size_t *len, pl_error *err)
 {
     pl__clear(err);
@@ -438,6 +496,7 @@ PL_EXTERN int pl_log_read(pl_log *log, size_t i, const void **data, size_t *len,
     *data = NULL;
     *len = 0;
     if (i >= log->n) return pl__fail(err, PL_E_NOT_FOUND, "%s: no record %zu (there are %zu)", log->path, i, log->n);
+    if (log->x) return read_other(log, i, data, len, err);
     const rec *r = &log->r[i];
     pl__frame f;
     int torn;

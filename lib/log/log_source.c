@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "log_ext.h"
 #include "log_internal.h"
 
 struct pl_log_source {
@@ -12,6 +13,7 @@ struct pl_log_source {
     char msg[sizeof ((pl_error *)0)->msg];
     const void *data;
     size_t len;
+    pl__vsrc *v;              /* a log of values: the blocks it stands for */
 };
 
 static int src_collect(void *ctx, const char *query, void **block, size_t *len, pl_error *err)
@@ -19,6 +21,7 @@ static int src_collect(void *ctx, const char *query, void **block, size_t *len, 
     pl_log_source *ls = ctx;
     (void)query; /* the record holds what the writer's query collected */
     if (ls->status) return pl__fail(err, ls->status, "%s", ls->msg);
+    if (ls->v) return pl__vsrc_collect(ls->v, query, block, len, err);
     void *b = malloc(ls->len ? ls->len : 1);
     if (!b) return pl__fail(err, PL_E_NOMEM, "out of memory");
     memcpy(b, ls->data, ls->len);
@@ -30,10 +33,15 @@ static int src_collect(void *ctx, const char *query, void **block, size_t *len, 
 static const pl_titles *src_titles(void *ctx, int english)
 {
     pl_log_source *ls = ctx;
-    return pl_log_titles(ls->log, english);
+    return ls->v ? pl__vsrc_titles(ls->v) : pl_log_titles(ls->log, english);
 }
 
-static void src_close(void *ctx) { free(ctx); }
+static void src_close(void *ctx)
+{
+    pl_log_source *ls = ctx;
+    if (ls) pl__vsrc_free(ls->v);
+    free(ls);
+}
 
 PL_EXTERN int pl_log_source_set(pl_log_source *ls, size_t i, pl_error *err)
 {
@@ -43,7 +51,15 @@ PL_EXTERN int pl_log_source_set(pl_log_source *ls, size_t i, pl_error *err)
     ls->cur = i;
     ls->data = NULL;
     ls->len = 0;
-    ls->status = pl_log_read(ls->log, i, &ls->data, &ls->len, &e);
+    if (ls->v) {
+        const double *vals;
+        const unsigned char *present;
+        ls->status = pl_log_read_values(ls->log, i, &vals, &present, &e);
+        if (!ls->status)
+            ls->status = pl__vsrc_build(ls->v, pl_log_time(ls->log, i), vals, present, &e);
+    } else {
+        ls->status = pl_log_read(ls->log, i, &ls->data, &ls->len, &e);
+    }
     snprintf(ls->msg, sizeof ls->msg, "%s", e.msg);
     if (ls->status) return pl__fail(err, ls->status, "%s", e.msg);
     return PL_OK;
@@ -54,11 +70,19 @@ PL_EXTERN int pl_log_source_open(pl_log *log, pl_pdh_source *out, pl_log_source 
     pl__clear(err);
     if (!log || !out) return pl__fail(err, PL_E_INVAL, "pl_log_source_open: NULL argument");
     const pl_log_header *h = pl_log_get_header(log);
-    if (h->kind != PL_LOG_BLOCKS)
-        return pl__fail(err, PL_E_UNSUPPORTED, "the log holds formatted values (made from CSV/TSV), not raw counters");
-    if (!pl_log_titles(log, 0)) return pl__fail(err, PL_E_UNSUPPORTED, "the log carries no counter names");
+    pl__vsrc *v = NULL;
+    if (h->kind == PL_LOG_VALUES) {
+        int s = pl__vsrc_new(h, &v, err);
+        if (s) return s;
+    } else if (!pl_log_titles(log, 0)) {
+        return pl__fail(err, PL_E_UNSUPPORTED, "the log carries no counter names");
+    }
     pl_log_source *ls = calloc(1, sizeof *ls);
-    if (!ls) return pl__fail(err, PL_E_NOMEM, "out of memory");
+    if (!ls) {
+        pl__vsrc_free(v);
+        return pl__fail(err, PL_E_NOMEM, "out of memory");
+    }
+    ls->v = v;
     ls->log = log;
     ls->status = PL_E_NO_DATA;
     snprintf(ls->msg, sizeof ls->msg, "no readable record in the log");

@@ -310,6 +310,10 @@ PL_EXTERN int pl_log_append_open(const char *path, const pl_log_header *h, unsig
     pl_log *log = NULL;
     int s = pl_log_open(path, &log, err);
     if (s) return s;
+    if (pl_log_format(log) != PL_LOG_FMT_BIN) {
+        pl_log_close(log);
+        return pl__fail(err, PL_E_INVAL, "%s is not a perflib binary counter log", path);
+    }
     const pl_log_header *old = pl_log_get_header(log);
     if (old->kind != h->kind || old->ncolumns != h->ncolumns) {
         s = pl__fail(err, PL_E_INVAL, "%s: its %zu columns (%s) differ from the %zu to append", path, old->ncolumns,

@@ -96,7 +96,7 @@ int pl__pdh_displayable(uint32_t type)
     case PERF_AVERAGE_TIMER: case PERF_AVERAGE_BULK: case PERF_COUNTER_DELTA: case PERF_COUNTER_LARGE_DELTA:
     case PERF_COUNTER_RAWCOUNT: case PERF_COUNTER_LARGE_RAWCOUNT: case PERF_COUNTER_RAWCOUNT_HEX:
     case PERF_COUNTER_LARGE_RAWCOUNT_HEX: case PERF_ELAPSED_TIME: case PERF_PRECISION_SYSTEM_TIMER:
-    case PERF_PRECISION_100NS_TIMER: case PERF_PRECISION_OBJECT_TIMER:
+    case PERF_PRECISION_100NS_TIMER: case PERF_PRECISION_OBJECT_TIMER: case PERF_DOUBLE_RAW:
         return 1;
     default:
         return 0;
@@ -218,6 +218,16 @@ static uint32_t compute(uint32_t type, unsigned narrow, int64_t freq, const pl_p
     case PERF_COUNTER_RAWCOUNT_HEX: case PERF_COUNTER_LARGE_RAWCOUNT_HEX:
         *out = (double)r1->first;
         return 0;
+    case PERF_DOUBLE_RAW: {
+        /* the raw value is the double's bits (a formatted value from a
+         * CSV/TSV or SQL log); NaN or infinity: no value */
+        uint64_t bits = (uint64_t)r1->first;
+        double d;
+        memcpy(&d, &bits, sizeof d);
+        if (!isfinite(d)) return PL_PDH_CSTATUS_INVALID_DATA;
+        *out = d;
+        return 0;
+    }
     case PERF_ELAPSED_TIME:
         if (freq <= 0) return PL_PDH_CALC_NEGATIVE_TIMEBASE;
         if (r1->first == 0 || r1->first >= r1->second) *out = 0;

@@ -62,8 +62,4 @@ uint32_t pl__pdh_open_local(pl_pdh_source *out, pl_error *err);
 int pl__pdh_two_sample(uint32_t type);
 int pl__pdh_displayable(uint32_t type);
 
-/* The frequency of a counter's time base (its object's PerfFreq for
- * object-timer types), 0 when it is not known yet. */
-int64_t pl__pdh_counter_freq(const pl_pdh_counter *c);
-
 #endif

@@ -7,6 +7,7 @@
 
 #include "pdh_internal.h"
 #include "perflib/block.h"
+#include "perflib/indices.h"
 #include "perflib/winperf.h"
 
 #define QUERY_MAGIC 0x51484450u   /* "PDHQ" */
@@ -176,6 +177,16 @@ static uint32_t find_object(const snap *s, const uint32_t *oc, size_t no, pl_obj
     for (size_t i = 0; i < no; i++)
         if (pl_block_find_object(&s->blk, oc[i], obj) == PL_OK) return PL_PDH_CSTATUS_VALID_DATA;
     return pl__pdh_fail(err, PL_PDH_CSTATUS_NO_OBJECT, "object \"%s\" is not in the data", name);
+}
+
+/* A counter a user can name or list: not a base (it belongs to the counter
+ * before it) and not the object's Unavailable Counters marker (a mask that
+ * says which values are missing, docs/block-format.md). */
+static int listed_counter(const pl_counter *c)
+{
+    if (pl_type_is_base(c->def.CounterType)) return 0;
+    return !(c->def.CounterNameTitleIndex == PL_CTR_UNAVAILABLE_COUNTERS &&
+             c->def.CounterType == PERF_COUNTER_LARGE_RAWCOUNT_HEX);
 }
 
 static uint32_t find_counter(const pl_object *obj, const uint32_t *cc, size_t nc, pl_counter *out)
@@ -807,7 +818,7 @@ static uint32_t update_cwild(pl_pdh_counter *c, const pl_block *b, const pl_obje
     pl_counter ctr; /* walked with pl_counter_next: linear */
     for (uint32_t ci = 0; ci < nctr; ci++) {
         if ((ci ? pl_counter_next(&ctr, &ctr) : pl_object_counter(o, 0, &ctr)) != PL_OK) break;
-        if (pl_type_is_base(ctr.def.CounterType)) continue;
+        if (!listed_counter(&ctr)) continue;
         char num[16];
         const char *nm = counter_label(&c->q->src, ctr.def.CounterNameTitleIndex, num, sizeof num);
         for (size_t ii = 0; ii < nin; ii++) {
@@ -1212,7 +1223,7 @@ PL_EXTERN uint32_t pl_pdh_expand_path(const pl_pdh_source *src, const char *path
         pl_counter c; /* walked with pl_counter_next: linear */
         for (uint32_t i = 0; i < obj.hdr.NumCounters; i++) {
             if ((i ? pl_counter_next(&c, &c) : pl_object_counter(&obj, 0, &c)) != PL_OK) break;
-            if (pl_type_is_base(c.def.CounterType)) continue;
+            if (!listed_counter(&c)) continue;
             char num[16];
             sl_adds(&ctrs, counter_label(src, c.def.CounterNameTitleIndex, num, sizeof num));
         }
@@ -1301,7 +1312,10 @@ static void add_object_names(const pl_pdh_source *src, const snap *s, strlist *l
         const char *nm = title_of(src, PL_TITLE_NAME, o.hdr.ObjectNameTitleIndex);
         char num[16];
         if (!nm) { snprintf(num, sizeof num, "%u", (unsigned)o.hdr.ObjectNameTitleIndex); nm = num; }
-        sl_adds(l, nm);
+        /* once: a log answers "Global" and "Costly" with the same record */
+        size_t k = 0;
+        while (k < l->n && strcmp(l->v[k], nm) != 0) k++;
+        if (k == l->n) sl_adds(l, nm);
     }
 }
 
@@ -1342,7 +1356,7 @@ PL_EXTERN uint32_t pl_pdh_enum_object_items(const pl_pdh_source *src, const char
     pl_counter c; /* walked with pl_counter_next: linear */
     for (uint32_t i = 0; i < obj.hdr.NumCounters; i++) {
         if ((i ? pl_counter_next(&c, &c) : pl_object_counter(&obj, 0, &c)) != PL_OK) break;
-        if (pl_type_is_base(c.def.CounterType)) continue;
+        if (!listed_counter(&c)) continue;
         const char *nm = title_of(src, PL_TITLE_NAME, c.def.CounterNameTitleIndex);
         if (nm) sl_adds(&cl, nm);
     }
@@ -1369,6 +1383,13 @@ PL_EXTERN uint32_t pl_pdh_enum_object_items(const pl_pdh_source *src, const char
     return PL_PDH_CSTATUS_VALID_DATA;
 }
 
-/* The frequency of a counter's time base, 0 when not known yet (win32
- * PdhGetCounterTimeBase). */
-int64_t pl__pdh_counter_freq(const pl_pdh_counter *c) { return counter_ok(c) ? c->freq : 0; }
+PL_EXTERN uint32_t pl_pdh_get_time_base(const pl_pdh_counter *c, int64_t *freq)
+{
+    if (!counter_ok(c)) return PL_PDH_INVALID_HANDLE;
+    if (!freq) return PL_PDH_INVALID_ARGUMENT;
+    int64_t f = c->freq;
+    if (f <= 0 && (c->type & PERF_OBJECT_TIMER) == 0) f = 10000000; /* PerfFreq and the 100 ns timer */
+    if (f <= 0) return PL_PDH_CSTATUS_INVALID_DATA;
+    *freq = f;
+    return PL_PDH_CSTATUS_VALID_DATA;
+}

@@ -175,14 +175,14 @@ static uint32_t logq_open(const char *file, logq **out)
         free(l);
         switch (s) {
         case PL_E_NOT_FOUND: return PDH_FILE_NOT_FOUND;
-        case PL_E_PARSE: case PL_E_UNSUPPORTED: return PDH_UNKNOWN_LOG_FORMAT;
+        case PL_E_PARSE: case PL_E_UNSUPPORTED: case PL_E_ENCODING: return PDH_UNKNOWN_LOG_FORMAT;
         case PL_E_BAD_BLOCK: return PDH_UNABLE_READ_LOG_HEADER;
         case PL_E_NOMEM: return PDH_MEMORY_ALLOCATION_FAILURE;
         default: return PDH_LOG_FILE_OPEN_ERROR;
         }
     }
     if (pl_log_source_open(l->log, &l->src, &l->ls, NULL) != PL_OK) {
-        /* a log of formatted values (made from CSV) has no raw counters */
+        /* a log of values none of whose columns is a counter path */
         pl_log_close(l->log);
         free(l);
         return PDH_LOG_TYPE_NOT_FOUND;
@@ -394,6 +394,15 @@ static void from_win_raw(const PDH_RAW_COUNTER *r, pl_pdh_raw *out)
     out->multi_count = r->MultiCount;
 }
 
+/* The counter's query has not collected yet: Windows then reports a raw
+ * value (and the counter info) with CStatus 0 and no data, not an error
+ * (Wine's conformance test_PdhGetRawCounterValue records it). Lock held. */
+static int never_collected(uint32_t ci)
+{
+    uint32_t qi = g_slots[ci].owner;
+    return qi < g_nslots && g_slots[qi].kind == KIND_QUERY && pl_pdh_query_time(g_slots[qi].obj) == 0;
+}
+
 PL_EXTERN PDH_STATUS WINAPI PdhGetFormattedCounterValue(PDH_HCOUNTER hCounter, DWORD dwFormat, LPDWORD lpdwType,
                                                         PPDH_FMT_COUNTERVALUE pValue)
 {
@@ -408,6 +417,16 @@ PL_EXTERN PDH_STATUS WINAPI PdhGetFormattedCounterValue(PDH_HCOUNTER hCounter, D
     if (st == PDH_INVALID_ARGUMENT) UNLOCK_RET(st);
     if (lpdwType) *lpdwType = type;
     to_fmt(&v, dwFormat, pValue);
+    if (st == PDH_INVALID_DATA && never_collected((uint32_t)ci) && pl__pdh_displayable(type) &&
+        !pl__pdh_two_sample(type)) {
+        /* A type one sample formats (System Up Time, a raw count), asked
+         * before the query's first collection: Windows succeeds (Wine's
+         * test_PdhGetFormattedCounterValue). The value stays 0 and says
+         * what it is: CStatus PDH_CSTATUS_INVALID_DATA, no made-up number. */
+        memset(pValue, 0, sizeof *pValue);
+        pValue->CStatus = PDH_CSTATUS_INVALID_DATA;
+        UNLOCK_RET(PDH_CSTATUS_VALID_DATA);
+    }
     UNLOCK_RET(st);
 }
 
@@ -444,15 +463,6 @@ PL_EXTERN PDH_STATUS WINAPI PdhGetFormattedCounterArrayA(PDH_HCOUNTER hCounter, 
     *lpdwItemCount = (DWORD)n;
     pl_free(it);
     UNLOCK_RET(PDH_CSTATUS_VALID_DATA);
-}
-
-/* The counter's query has not collected yet: Windows then reports a raw
- * value (and the counter info) with CStatus 0 and no data, not an error
- * (Wine's conformance test_PdhGetRawCounterValue records it). Lock held. */
-static int never_collected(uint32_t ci)
-{
-    uint32_t qi = g_slots[ci].owner;
-    return qi < g_nslots && g_slots[qi].kind == KIND_QUERY && pl_pdh_query_time(g_slots[qi].obj) == 0;
 }
 
 PL_EXTERN PDH_STATUS WINAPI PdhGetRawCounterValue(PDH_HCOUNTER hCounter, LPDWORD lpdwType, PPDH_RAW_COUNTER pValue)
@@ -557,10 +567,16 @@ PL_EXTERN PDH_STATUS WINAPI PdhGetCounterInfoA(PDH_HCOUNTER hCounter, BOOLEAN bR
     size_t need = offsetof(PDH_COUNTER_INFO_A, DataBuffer) + strs;
     if (need < sizeof(PDH_COUNTER_INFO_A)) need = sizeof(PDH_COUNTER_INFO_A);
     if (need > 0xFFFFFFFFu) UNLOCK_RET(PDH_INSUFFICIENT_BUFFER);
-    if (!lpBuffer || *pdwBufferSize < need) {
+    if (!lpBuffer || *pdwBufferSize < sizeof(PDH_COUNTER_INFO_A)) {
         *pdwBufferSize = (DWORD)need;
         UNLOCK_RET(PDH_MORE_DATA);
     }
+    /* Room for the structure but not its strings: Windows fills the
+     * structure alone (the strings NULL) and succeeds, the common way to read
+     * a counter's type and scale (Wine's conformance test, which passes on
+     * Windows, asks with exactly sizeof(PDH_COUNTER_INFO)). */
+    int strings = *pdwBufferSize >= need;
+    if (!strings) need = sizeof(PDH_COUNTER_INFO_A);
     /* the native raw status of the newest sample (wildcards: none) */
     pl_pdh_raw r;
     memset(&r, 0, sizeof r);
@@ -575,15 +591,17 @@ PL_EXTERN PDH_STATUS WINAPI PdhGetCounterInfoA(PDH_HCOUNTER hCounter, BOOLEAN bR
     o->lDefaultScale = in.default_scale;
     o->dwUserData = g_slots[ci].user;
     o->dwQueryUserData = g_slots[g_slots[ci].owner].user;
-    char *w = (char *)o->DataBuffer;
-    o->szFullPath = put_str(&w, in.full_path);
-    o->szMachineName = put_str(&w, in.machine);
-    o->szObjectName = put_str(&w, in.object);
-    o->szInstanceName = put_str(&w, in.instance);
-    o->szParentInstance = put_str(&w, in.parent);
     o->dwInstanceIndex = in.instance_index;
-    o->szCounterName = put_str(&w, in.counter);
-    o->szExplainText = put_str(&w, explain);
+    if (strings) {
+        char *w = (char *)o->DataBuffer;
+        o->szFullPath = put_str(&w, in.full_path);
+        o->szMachineName = put_str(&w, in.machine);
+        o->szObjectName = put_str(&w, in.object);
+        o->szInstanceName = put_str(&w, in.instance);
+        o->szParentInstance = put_str(&w, in.parent);
+        o->szCounterName = put_str(&w, in.counter);
+        o->szExplainText = put_str(&w, explain);
+    }
     *pdwBufferSize = (DWORD)need;
     UNLOCK_RET(PDH_CSTATUS_VALID_DATA);
 }
@@ -794,16 +812,13 @@ PL_EXTERN PDH_STATUS WINAPI PdhCollectQueryDataWithTime(PDH_HQUERY hQuery, LONGL
 
 PL_EXTERN PDH_STATUS WINAPI PdhGetCounterTimeBase(PDH_HCOUNTER hCounter, LONGLONG *pTimeBase)
 {
+    if (!pTimeBase) return PDH_INVALID_ARGUMENT; /* before the handle, as Windows: (NULL, NULL) is this */
     LOCK();
     int64_t ci = find_slot(hCounter, KIND_COUNTER);
     if (ci < 0) UNLOCK_RET(PDH_INVALID_HANDLE);
-    if (!pTimeBase) UNLOCK_RET(PDH_INVALID_ARGUMENT);
-    pl_pdh_counter_info in;
-    uint32_t st = pl_pdh_get_counter_info(g_slots[ci].obj, &in);
+    int64_t f = 0;
+    uint32_t st = pl_pdh_get_time_base(g_slots[ci].obj, &f);
     if (st) UNLOCK_RET(st);
-    int64_t f = pl__pdh_counter_freq(g_slots[ci].obj);
-    if (f <= 0 && (in.type & 0x00200000u) == 0) f = 10000000; /* PerfFreq and the 100 ns timer */
-    if (f <= 0) UNLOCK_RET(PDH_CSTATUS_INVALID_DATA);
     *pTimeBase = f;
     UNLOCK_RET(PDH_CSTATUS_VALID_DATA);
 }

@@ -168,11 +168,13 @@ PL_EXTERN PDH_STATUS WINAPI PdhGetCounterInfoW(PDH_HCOUNTER hCounter, BOOLEAN bR
         free(a);
         return PDH_INSUFFICIENT_BUFFER;
     }
-    if (!lpBuffer || *pdwBufferSize < need) {
+    if (!lpBuffer || *pdwBufferSize < sizeof(PDH_COUNTER_INFO_W)) {
         *pdwBufferSize = (DWORD)need;
         free(a);
         return PDH_MORE_DATA;
     }
+    int strings = *pdwBufferSize >= need; /* else the structure alone, as the A form */
+    if (!strings) need = sizeof(PDH_COUNTER_INFO_W);
     PPDH_COUNTER_INFO_W o = lpBuffer;
     memset(o, 0, sizeof *o);
     o->dwLength = (DWORD)need;
@@ -183,15 +185,17 @@ PL_EXTERN PDH_STATUS WINAPI PdhGetCounterInfoW(PDH_HCOUNTER hCounter, BOOLEAN bR
     o->lDefaultScale = a->lDefaultScale;
     o->dwUserData = a->dwUserData;
     o->dwQueryUserData = a->dwQueryUserData;
-    WCHAR *w = (WCHAR *)o->DataBuffer;
-    o->szFullPath = put_w(&w, a->szFullPath);
-    o->szMachineName = put_w(&w, a->szMachineName);
-    o->szObjectName = put_w(&w, a->szObjectName);
-    o->szInstanceName = put_w(&w, a->szInstanceName);
-    o->szParentInstance = put_w(&w, a->szParentInstance);
     o->dwInstanceIndex = a->dwInstanceIndex;
-    o->szCounterName = put_w(&w, a->szCounterName);
-    o->szExplainText = put_w(&w, a->szExplainText);
+    if (strings) {
+        WCHAR *w = (WCHAR *)o->DataBuffer;
+        o->szFullPath = put_w(&w, a->szFullPath);
+        o->szMachineName = put_w(&w, a->szMachineName);
+        o->szObjectName = put_w(&w, a->szObjectName);
+        o->szInstanceName = put_w(&w, a->szInstanceName);
+        o->szParentInstance = put_w(&w, a->szParentInstance);
+        o->szCounterName = put_w(&w, a->szCounterName);
+        o->szExplainText = put_w(&w, a->szExplainText);
+    }
     *pdwBufferSize = (DWORD)need;
     free(a);
     return PDH_CSTATUS_VALID_DATA;

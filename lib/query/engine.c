@@ -138,13 +138,15 @@ PL_EXTERN int pl_engine_open(const pl_engine_config *cfg, pl_engine **out, pl_er
     if (!e) return pl__fail(err, PL_E_NOMEM, "out of memory");
     const char *store_path = cfg ? cfg->store_path : NULL;
     int rc = pl_store_open(store_path, 0, &e->st, err);
-    if (rc != PL_OK && rc != PL_E_NOMEM && rc != PL_E_SCHEMA && rc != PL_E_BUSY && rc != PL_E_UNSAFE) {
+    if (rc != PL_OK && rc != PL_E_NOMEM && rc != PL_E_SCHEMA && rc != PL_E_BUSY && rc != PL_E_UNSAFE &&
+        rc != PL_E_NOT_FOUND && rc != PL_E_INVAL) {
         /* A user who may not write the store (the installed one belongs to
          * root, or a read-only mount) still reads it; a provider it
          * disables is then recorded in its own failure state. When the
          * read-only open fails too, its error is the one that says why
          * (a hot journal on a read-only file system, a damaged file). A
-         * busy store is not tried twice: the open's bound is the bound. */
+         * busy store is not tried twice: the open's bound is the bound; nor
+         * is a store the user named in a place that does not exist. */
         pl_error ro;
         rc = pl_store_open(store_path, PL_STORE_READONLY, &e->st, &ro);
         if (err) *err = ro;
@@ -353,6 +355,8 @@ static int run_data_query(pl_engine *e, const char *query, void **out, size_t *l
 {
     pl_query_items q;
     pl_query_parse(query, &q);
+    uint32_t fpid = 0;
+    int64_t pid = query && pl_query_process_filter(query, &fpid) ? (int64_t)fpid : -1;
 
     /* The header's length depends only on the system name: leave room for it
      * at the front and let the providers' objects follow, so the answer is
@@ -371,14 +375,14 @@ static int run_data_query(pl_engine *e, const char *query, void **out, size_t *l
     objs.len = hlen;
 
     uint32_t nobj = 0;
-    rc = pl__host_collect(e->host, &q, &objs, &nobj);
+    rc = pl__host_collect(e->host, &q, pid, &objs, &nobj);
     if (rc == PL_OK && q.kind == PL_QUERY_KIND_ITEMS) {
         pl_query_items asked = q;
         for (int round = 0; round < PARENT_ROUNDS && rc == PL_OK; round++) {
             pl_query_items need;
             rc = missing_parents((const uint8_t *)objs.p + hlen, objs.len - hlen, nobj, &asked, &need);
             if (rc != PL_OK || need.n == 0) break;
-            rc = pl__host_collect(e->host, &need, &objs, &nobj);
+            rc = pl__host_collect(e->host, &need, -1, &objs, &nobj); /* parents whole */
             for (size_t j = 0; j < need.n && asked.n < PL_QUERY_MAX_ITEMS; j++) asked.items[asked.n++] = need.items[j];
         }
     }

@@ -250,13 +250,22 @@ static size_t copy_out(char *out, size_t cap, const char *s)
     return n;
 }
 
-static const char *default_path(void)
+/* The store to use when the caller names none; *from_env says whether the
+ * user chose it (PERFLIB_REGISTRY) rather than the built-in defaults. */
+static const char *default_path_from(int *from_env)
 {
     const char *env = getenv("PERFLIB_REGISTRY");
-    if (env && env[0]) return env;
+    *from_env = env && env[0];
+    if (*from_env) return env;
     struct stat sb;
     if (pl__running_installed() || stat(PL_INSTALLED_STORE, &sb) == 0) return PL_INSTALLED_STORE;
     return PL_SOURCE_STORE;
+}
+
+static const char *default_path(void)
+{
+    int from_env;
+    return default_path_from(&from_env);
 }
 
 PL_EXTERN int pl_store_default_path(char *out, size_t cap)
@@ -672,6 +681,45 @@ static int create_file(const char *path, pl_error *err)
 
 /* --------------------------------------------------------------- open */
 
+/* A store path the user chose: its directory must exist and be one, and
+ * the path itself must not be a directory. `var` names where the path
+ * came from, for the message. */
+static int check_named_location(const char *path, const char *var, pl_error *err)
+{
+    char from[64] = "";
+    if (var) snprintf(from, sizeof from, " (from %s)", var);
+    struct stat sb;
+    char eb[128];
+    if (stat(path, &sb) == 0) {
+        if (S_ISDIR(sb.st_mode))
+            return pl__fail(err, PL_E_IO, "%s%s is a directory; a store is a file (e.g. %s/perflib.db)", path,
+                            from, path);
+        return PL_OK;
+    }
+    if (errno != ENOENT && errno != ENOTDIR) return PL_OK; /* the open says why (a loop, a long name, ...) */
+    char *dir = pl__strdup(path);
+    if (!dir) return pl__fail(err, PL_E_NOMEM, "out of memory");
+    char *slash = strrchr(dir, '/');
+    int s = PL_OK;
+    if (slash) {
+        if (slash == dir) slash[1] = '\0';
+        else *slash = '\0';
+        if (stat(dir, &sb) != 0) {
+            int e = errno;
+            s = e == ENOENT ? pl__fail(err, PL_E_NOT_FOUND,
+                                       "%s%s: the directory %s does not exist (perflib makes no directories "
+                                       "for a store it is given)",
+                                       path, from, dir)
+                            : pl__fail(err, PL_E_IO, "%s%s: %s: %s", path, from, dir,
+                                       pl__strerror(e, eb, sizeof eb));
+        } else if (!S_ISDIR(sb.st_mode)) {
+            s = pl__fail(err, PL_E_NOT_FOUND, "%s%s: %s is not a directory", path, from, dir);
+        }
+    }
+    free(dir);
+    return s;
+}
+
 PL_EXTERN int pl_store_open(const char *path, int flags, pl_store **out, pl_error *err)
 {
     pl__clear(err);
@@ -679,16 +727,25 @@ PL_EXTERN int pl_store_open(const char *path, int flags, pl_store **out, pl_erro
     *out = NULL;
     if (flags & ~PL_STORE_READONLY) return pl__fail(err, PL_E_INVAL, "pl_store_open: unknown flags 0x%x", flags);
     int ro = (flags & PL_STORE_READONLY) != 0;
-    int is_default = path == NULL;
-    if (!path) path = default_path();
+    int from_env = 0, builtin = path == NULL;
+    if (!path) path = default_path_from(&from_env);
+    if (from_env) builtin = 0;
     if (!path[0]) return pl__fail(err, PL_E_INVAL, "pl_store_open: empty path");
 
     struct stat sb;
+    /* Only the built-in locations are made on first use. A store the user
+     * names (PERFLIB_REGISTRY or a path) must be in a directory that
+     * exists: a mistyped name must not grow a tree and a store nobody
+     * will find again. */
+    if (!builtin) {
+        int s = check_named_location(path, from_env ? "PERFLIB_REGISTRY" : NULL, err);
+        if (s) return s;
+    }
     if (ro && stat(path, &sb) != 0) {
         char eb[128];
         return pl__fail(err, PL_E_NOT_FOUND, "%s: no store there (%s)", path, pl__strerror(errno, eb, sizeof eb));
     }
-    if (!ro && is_default) {
+    if (!ro && builtin) {
         int s = make_parents(path, err);
         if (s) return s;
     }
@@ -719,8 +776,14 @@ PL_EXTERN int pl_store_open(const char *path, int flags, pl_store **out, pl_erro
     int rc = sqlite3_open_v2(path, &st->db, oflags, NULL);
     int s = PL_OK;
     if (rc != SQLITE_OK) {
-        s = pl__fail(err, PL_E_IO, "%s: cannot open store: %s", path,
-                     st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+        /* SQLite's words ("unable to open database file") do not say why;
+         * the system's error does (permission denied, ...). */
+        int e = st->db ? sqlite3_system_errno(st->db) : 0;
+        char eb[128];
+        if (e) s = pl__fail(err, PL_E_IO, "%s: cannot open the store: %s", path, pl__strerror(e, eb, sizeof eb));
+        else
+            s = pl__fail(err, PL_E_IO, "%s: cannot open the store: %s", path,
+                         st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
         goto fail;
     }
     sqlite3_extended_result_codes(st->db, 1);

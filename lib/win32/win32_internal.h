@@ -33,6 +33,12 @@ int pl__w32_ieq(const char *a, const char *b);
  * name, optionally after "\\". */
 int pl__w32_is_local(const char *m);
 
+/* One line "<prefix><text>" to the event log's channel: the hook of
+ * pl_win32_set_event_hook, else syslog (LOG_USER | prio). Control
+ * characters in text become spaces; the line is cut at 1023 bytes. Used by
+ * OutputDebugString and MessageBox. */
+void pl__w32_channel_line(int prio, const char *prefix, const char *text);
+
 /* Kernel-object handles (event sources, file mappings, events): the
  * address of an allocation registered with its kind, so a stale, foreign or
  * wrong-kind handle is refused instead of dereferenced. add: PL_OK or

@@ -807,10 +807,11 @@ PL_EXTERN BOOL WINAPI DeregisterEventSource(HANDLE hEventLog)
 
 /* ------------------------------------------------------------ debug output */
 
-static void debug_line(const char *text)
+void pl__w32_channel_line(int prio, const char *prefix, const char *text)
 {
     char line[1024];
-    size_t n = (size_t)snprintf(line, sizeof line, "debug: ");
+    size_t n = (size_t)snprintf(line, sizeof line, "%s", prefix);
+    if (n >= sizeof line) n = sizeof line - 1;
     for (const char *p = text; *p && n + 1 < sizeof line; p++)
         line[n++] = (unsigned char)*p < 0x20 || *p == 0x7f ? ' ' : *p;
     line[n] = '\0';
@@ -818,9 +819,11 @@ static void debug_line(const char *text)
     pl_win32_event_hook fn = g_ev_hook;
     void *ctx = g_ev_ctx;
     pthread_mutex_unlock(&g_ev_mu);
-    if (fn) fn(LOG_DEBUG, line, ctx);
-    else syslog(LOG_USER | LOG_DEBUG, "%s", line);
+    if (fn) fn(prio, line, ctx);
+    else syslog(LOG_USER | prio, "%s", line);
 }
+
+static void debug_line(const char *text) { pl__w32_channel_line(LOG_DEBUG, "debug: ", text); }
 
 PL_EXTERN void WINAPI OutputDebugStringA(LPCSTR s)
 {

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "perflib/winperf.h"
 #include "pl_internal.h"
 #include "win32/winreg.h"
 #include "win32_internal.h"
@@ -98,6 +99,28 @@ static LSTATUS query_text(pl_engine *e, int key, int kind, const char *lang, int
     return ret;
 }
 
+/* Windows' perflib fills the PERF_DATA_BLOCK header field by field in the
+ * caller's buffer, so the bytes no field defines keep what the caller had
+ * there: the 4 bytes between SystemTime and PerfTime (offsets 52-55) and
+ * those between the end of the system name and HeaderLength. The engine's
+ * block has zeros there; the caller's bytes, saved from the first `kept`
+ * bytes of the buffer, go back. A header that does not look like the
+ * engine's (a Foreign block that was not, say) is left as it came. */
+#define HEAD_KEEP 512u
+static void keep_header_padding(uint8_t *blk, size_t len, const uint8_t *saved, size_t kept)
+{
+    PERF_DATA_BLOCK h;
+    if (len < sizeof h || kept < sizeof h) return;
+    memcpy(&h, blk, sizeof h);
+    size_t name_end = (size_t)h.SystemNameOffset + h.SystemNameLength;
+    if (h.HeaderLength > len || h.HeaderLength > kept || h.SystemNameOffset < sizeof h || name_end > h.HeaderLength)
+        return;
+    size_t hole = offsetof(PERF_DATA_BLOCK, PerfTime);
+    size_t time_end = offsetof(PERF_DATA_BLOCK, SystemTime) + sizeof h.SystemTime;
+    memcpy(blk + time_end, saved + time_end, hole - time_end);
+    memcpy(blk + name_end, saved + name_end, h.HeaderLength - name_end);
+}
+
 static LSTATUS query_data(pl_engine *e, const char *name, LPDWORD lpType, LPBYTE lpData, LPDWORD lpcbData)
 {
     if (lpType) *lpType = REG_BINARY;
@@ -113,12 +136,18 @@ static LSTATUS query_data(pl_engine *e, const char *name, LPDWORD lpType, LPBYTE
     int k;
     char l[8];
     if (p != q && title_name(p, &k, l)) q = "-";
+    /* The caller's bytes where the block header has padding, put back after
+     * the copy (keep_header_padding). */
+    uint8_t head[HEAD_KEEP];
+    size_t kept = *lpcbData < sizeof head ? *lpcbData : sizeof head;
+    memcpy(head, lpData, kept);
     size_t needed = 0;
     uint32_t type = 0;
     int rc = pl_engine_query(e, q, lpData, *lpcbData, &needed, &type, NULL);
     if (rc == PL_E_MORE_DATA) return (LSTATUS)ERROR_MORE_DATA; /* *lpcbData unchanged, as Windows */
     if (rc == PL_E_UNSUPPORTED) return (LSTATUS)ERROR_BAD_NETPATH; /* Foreign without a remote client */
     if (rc != PL_OK) return (LSTATUS)pl_win32_error_from_status(rc);
+    keep_header_padding(lpData, needed, head, kept);
     *lpcbData = (DWORD)needed;
     return (LSTATUS)ERROR_SUCCESS;
 }
@@ -575,7 +604,14 @@ static LSTATUS enum_value(HKEY hKey, DWORD dwIndex, void *lpValueName, LPDWORD l
 {
     int kind = key_kind(hKey);
     if (kind == K_BAD) return (LSTATUS)ERROR_INVALID_HANDLE;
-    if (is_perf(kind)) return (LSTATUS)ERROR_MORE_DATA; /* Windows; nothing is written */
+    if (is_perf(kind)) {
+        /* Windows checks the arguments first (a NULL name is 87, not 234),
+         * then answers ERROR_MORE_DATA whatever the buffers; nothing is
+         * written. */
+        if (!lpValueName || !lpcchValueName || lpReserved || (lpData && !lpcbData))
+            return (LSTATUS)ERROR_INVALID_PARAMETER;
+        return (LSTATUS)ERROR_MORE_DATA;
+    }
     if (kind == K_SVC) {
         if (lpReserved || (lpData && !lpcbData) || !lpValueName || !lpcchValueName)
             return (LSTATUS)ERROR_INVALID_PARAMETER;

@@ -9,10 +9,16 @@
  * and every table live across calls, so a steady-state Collect allocates
  * nothing. The files are read by a pool of reader threads
  * (perfproc_read.c, perfproc_costly.c, perfproc_pool.c); this file builds
- * the block from what they read, in pid order (perfproc_int.h). */
+ * the block from what they read, in pid order (perfproc_int.h).
+ *
+ * Where the process may load it, Process and Thread come instead from one
+ * pass of a BPF task iterator (perfproc_bpf.c, perfproc_bpf_parse.c): the
+ * kernel's own numbers in binary, turned into the very slots the /proc
+ * readers fill, so the build below is the same for both sources. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -271,7 +277,18 @@ static struct {
     /* a block kept after ERROR_MORE_DATA, so the retry returns the same data */
     int pending;
     pl_query_items pending_q;
+    int64_t pending_only;
     int64_t pending_time;
+    /* the BPF source (docs/providers/perfproc.md, "The BPF source") */
+    pp_bpf *bpf;           /* loaded: Process and Thread come from its passes */
+    pp_bpf_index ix;
+    pp_bpf_conv cv;
+    pp_floors pfloor, tfloor;
+    char why[200];         /* why the BPF source is not used (empty: it is) */
+    char pass_err[200];    /* the last pass that failed, and why */
+    uint64_t passes, failed_passes;
+    size_t last_tasks, last_procs, last_from_proc;
+    int fault_partial;     /* test hook: every other process of a pass counts as incomplete */
 } S = {.lock = PTHREAD_MUTEX_INITIALIZER, .rootfd = -1, .procfd = -1};
 
 /* ------------------------------------------------------- mappings */
@@ -685,6 +702,7 @@ static int idle_threads(int tobj, uint32_t iunav, struct thread_total *tt)
 struct build {
     struct objs o;
     int want_p, want_t;
+    int64_t only;   /* "pid=N": Thread, Image, Process Address Space of process N only (-1: all) */
     uint64_t total[P_COUNT];
     uint64_t tunav; /* the OR of every instance's mask, for _Total */
     struct thread_total tt;
@@ -707,8 +725,10 @@ static int build_one(struct build *bd, const pp_slot *s, const pp_arena *a)
         for (int k = 0; k < P_COUNT; k++) bd->total[k] += v[k];
         bd->tunav |= v[P_UNAV];
     }
-    if (rc == PL_OK && bd->want_t) rc = build_threads(s, a, bd->pos, bd->o.thread, &bd->tt);
-    if (rc == PL_OK && (bd->o.image >= 0 || bd->o.pas >= 0)) rc = build_costly(s, a, bd->pos, bd->o.image, bd->o.pas);
+    int mine = bd->only < 0 || bd->only == s->st.pid;
+    if (rc == PL_OK && bd->want_t && mine) rc = build_threads(s, a, bd->pos, bd->o.thread, &bd->tt);
+    if (rc == PL_OK && mine && (bd->o.image >= 0 || bd->o.pas >= 0))
+        rc = build_costly(s, a, bd->pos, bd->o.image, bd->o.pas);
     return rc;
 }
 
@@ -756,7 +776,8 @@ static int collect_processes(struct build *bd)
                      .want_p = bd->want_p,
                      .want_t = bd->want_t,
                      .want_img = bd->o.image >= 0,
-                     .want_pas = bd->o.pas >= 0};
+                     .want_pas = bd->o.pas >= 0,
+                     .only = bd->only};
     size_t np = S.pids.n;
     unsigned readers = 1;
     if (S.workers > 1 && np > READ_CHUNK) readers = pl__pp_pool_start(&S.pool, S.workers);
@@ -788,7 +809,88 @@ static int collect_processes(struct build *bd)
     return PL_OK;
 }
 
-static int collect(const pl_query_items *q)
+/* collect_processes_bpf(): the pass could not be used, read /proc. */
+#define PP_FALLBACK (-1)
+
+/* One process read from /proc on the calling thread (the BPF pass did not
+ * show it whole), then built. */
+static int build_from_proc(struct build *bd, const pp_read_ctx *c, int32_t pid)
+{
+    pp_slot *s = &S.one;
+    S.arenas[0].n = S.arenas[0].nimg = 0;
+    pl__pp_read_one(c, pid, s, &S.arenas[0]);
+    if (s->state == PP_NOMEM) return PL_E_NOMEM;
+    if (s->state != PP_OK) return PL_OK;
+    S.last_from_proc++;
+    int rc = build_one(bd, s, &S.arenas[0]);
+    if (rc == PL_OK) bd->pos++;
+    return rc;
+}
+
+/* Every process from one BPF pass, in pid order. The pass and the /proc
+ * listing taken just before it are merged: a process the pass showed whole
+ * comes from it; one it did not show (the iterator can be kept from a task:
+ * this VM's pid 1), or showed incomplete (a thread exiting during the read of
+ * its group, more descriptors or CPUs than the program counts), is read from
+ * /proc like any other; one that started after the listing comes from the
+ * pass. Returns PL_OK, a builder error, or PP_FALLBACK when the pass could
+ * not be used (the caller reads /proc instead; nothing was built). */
+static int collect_processes_bpf(struct build *bd)
+{
+    const void *buf;
+    size_t len;
+    S.passes++;
+    int rc = pl__pp_bpf_pass(S.bpf, &buf, &len, S.pass_err, sizeof S.pass_err);
+    if (rc == 0) {
+        rc = pl__pp_bpf_index(buf, len, &S.ix);
+        if (rc == -EINVAL) snprintf(S.pass_err, sizeof S.pass_err, "a pass was not whole or well-formed");
+    }
+    if (rc == 0) rc = pl__pp_bpf_times(&S.cv, &S.ix, &S.pfloor, &S.tfloor);
+    if (rc == -ENOMEM) return PL_E_NOMEM;
+    if (rc != 0) {
+        S.failed_passes++;
+        return PP_FALLBACK;
+    }
+    if (peaks_reserve(S.pids.n + S.ix.nproc) != 0) return PL_E_NOMEM;
+    pp_read_ctx c = {.procfd = S.procfd,
+                     .fd_by_stat = S.fd_by_stat,
+                     .want_p = bd->want_p,
+                     .want_t = bd->want_t,
+                     .only = bd->only};
+    S.last_tasks = S.ix.nall;
+    S.last_procs = S.ix.nproc;
+    S.last_from_proc = 0;
+    size_t i = 0, j = 0;
+    while (i < S.pids.n || j < S.ix.nproc) {
+        int32_t lp = i < S.pids.n ? S.pids.v[i] : INT32_MAX;
+        int32_t bp = j < S.ix.nproc ? S.ix.proc[j]->pid : INT32_MAX;
+        if (lp < bp) { /* listed, not in the pass */
+            rc = build_from_proc(bd, &c, lp);
+            i++;
+        } else {
+            if (lp == bp) i++;
+            if (!(S.ix.proc[j]->flags & PPF_COMPLETE) || (S.fault_partial && (j & 1))) {
+                rc = build_from_proc(bd, &c, bp);
+            } else {
+                pp_slot *s = &S.one;
+                S.arenas[0].n = S.arenas[0].nimg = 0;
+                if (pl__pp_bpf_slot(&S.cv, &S.ix, j, s, &S.arenas[0]) != 0) return PL_E_NOMEM;
+                rc = build_one(bd, s, &S.arenas[0]);
+                if (rc == PL_OK) bd->pos++;
+            }
+            j++;
+        }
+        if (rc != PL_OK) return rc;
+    }
+    return PL_OK;
+}
+
+/* `only` >= 0: the query's "pid=N" (pl_query_process_filter): the Thread,
+ * Image and Process Address Space instances of that process only, the
+ * Process object whole (their parent positions refer to it); with a filter,
+ * Thread has no _Total/_Total, and Idle/N only for pid=0 (the Idle
+ * process's threads). */
+static int collect(const pl_query_items *q, int64_t only)
 {
     int want_p = pl_query_wants(q, PL_OBJ_PROCESS, 0);
     int want_t = pl_query_wants(q, PL_OBJ_THREAD, 0);
@@ -808,6 +910,7 @@ static int collect(const pl_query_items *q)
     bd.o = (struct objs){-1, -1, -1, -1};
     bd.want_p = want_p;
     bd.want_t = want_t;
+    bd.only = only;
     int rc = PL_OK;
     if (want_p) rc = add_object(PL_OBJ_PROCESS, NOV, proc_ctrs, P_COUNT, P_PCT_PROC, now, &bd.o.proc);
     if (rc == PL_OK && want_t) rc = add_object(PL_OBJ_THREAD, ADV, thread_ctrs, T_COUNT, T_PCT_PROC, now, &bd.o.thread);
@@ -833,7 +936,7 @@ static int collect(const pl_query_items *q)
         zero_marked(v, P_COUNT, v[P_UNAV]);
         rc = add_inst(bd.o.proc, "Idle", 0, 0, &inst);
         if (rc == PL_OK) rc = put_values(bd.o.proc, inst, v, P_COUNT);
-        if (rc == PL_OK && want_t) rc = idle_threads(bd.o.thread, iunav, &bd.tt);
+        if (rc == PL_OK && want_t && only <= 0) rc = idle_threads(bd.o.thread, iunav, &bd.tt);
         if (rc != PL_OK) return rc;
         total[P_PCT_PROC] += v[P_PCT_PROC];
         total[P_PCT_PRIV] += v[P_PCT_PRIV];
@@ -846,7 +949,12 @@ static int collect(const pl_query_items *q)
     if (peaks_reserve((size_t)np) != 0) return PL_E_NOMEM;
     S.nnpeak = 0;
     bd.pos = 1; /* Idle is position 0 */
-    rc = collect_processes(&bd);
+    /* The BPF source gives Process and Thread; the costly objects read
+     * maps and smaps_rollup, so a query for them is read from /proc whole
+     * (their instances and the processes they belong to from one reading). */
+    rc = PP_FALLBACK;
+    if (S.bpf && bd.o.image < 0 && bd.o.pas < 0) rc = collect_processes_bpf(&bd);
+    if (rc == PP_FALLBACK) rc = collect_processes(&bd);
     if (rc != PL_OK) return rc;
     if (want_p) {
         peaks_commit();
@@ -860,7 +968,7 @@ static int collect(const pl_query_items *q)
         if (rc == PL_OK) rc = put_values(bd.o.proc, inst, total, P_COUNT);
         /* _Total/_Total: the sums of every thread, Idle's included, under
          * the Process _Total (position pos); identities do not add up. */
-        if (rc == PL_OK && want_t) {
+        if (rc == PL_OK && want_t && only < 0) {
             static const int ident[] = {T_ELAPSED, T_PRIO_CUR, T_PRIO_BASE, T_STATE, T_WAIT,
                                         T_PID,     T_TID,      T_NICE,      T_LASTCPU};
             uint64_t *tv = bd.tt.v;
@@ -887,6 +995,84 @@ static void close_fds(void)
 PL_PROVIDER_EXPORT DWORD PerfProcOpen(LPWSTR device_names);
 PL_PROVIDER_EXPORT DWORD PerfProcCollect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects);
 PL_PROVIDER_EXPORT DWORD PerfProcClose(void);
+PL_PROVIDER_EXPORT DWORD PerfProcCollectNote(char *text, DWORD cap);
+
+/* $PERFLIB_PERFPROC_SOURCE: "proc" or "bpf" force a source; "auto", unset,
+ * empty or anything else is the default (the BPF source where it loads). */
+enum { SRC_AUTO, SRC_PROC, SRC_BPF };
+
+static int source_setting(void)
+{
+    const char *v = getenv("PERFLIB_PERFPROC_SOURCE");
+    if (v && strcmp(v, "proc") == 0) return SRC_PROC;
+    if (v && strcmp(v, "bpf") == 0) return SRC_BPF;
+    return SRC_AUTO;
+}
+
+/* Does the /proc opened at Open show what a task-iterator pass shows: the
+ * running kernel's procfs, of this process's pid namespace? A canned tree
+ * (PERFLIB_SYSROOT) or another namespace's /proc does not. */
+static int proc_is_ours(char *why, size_t cap)
+{
+    if (!pl__proc_is_procfs(S.procfd)) {
+        snprintf(why, cap, "%s/proc is not the kernel's procfs", strcmp(pl__sysroot(), "/") == 0 ? "" : pl__sysroot());
+        return 0;
+    }
+    char link[32];
+    ssize_t n = readlinkat(S.procfd, "self", link, sizeof link - 1);
+    char mine[16];
+    size_t ml = pl__fmt_i32(mine, (int32_t)getpid());
+    if (n != (ssize_t)ml || memcmp(link, mine, ml) != 0) {
+        snprintf(why, cap, "this /proc belongs to another pid namespace");
+        return 0;
+    }
+    return 1;
+}
+
+/* Choose the source at Open (docs/providers/perfproc.md, "The BPF source").
+ * Returns 0, or -1 when the BPF source was forced and cannot be used. */
+static int choose_source(void)
+{
+    int setting = source_setting();
+    const char *fault = getenv("PERFLIB_PERFPROC_BPF_FAULT");
+    S.fault_partial = fault && strcmp(fault, "partial") == 0;
+    S.why[0] = '\0';
+    S.pass_err[0] = '\0';
+    S.passes = S.failed_passes = 0;
+    S.last_tasks = S.last_procs = S.last_from_proc = 0;
+    if (setting == SRC_PROC) {
+        snprintf(S.why, sizeof S.why, "PERFLIB_PERFPROC_SOURCE=proc");
+        return 0;
+    }
+    if (!proc_is_ours(S.why, sizeof S.why)) return setting == SRC_BPF ? -1 : 0;
+    if (pl__pp_bpf_open(&S.bpf, S.why, sizeof S.why) != 0) return setting == SRC_BPF ? -1 : 0;
+    /* A first pass must show this very process whole: the per-CPU offsets
+     * found, the group read, the name; else the source is not used. */
+    const void *buf;
+    size_t len;
+    int rc = pl__pp_bpf_pass(S.bpf, &buf, &len, S.why, sizeof S.why);
+    if (rc == 0 && pl__pp_bpf_index(buf, len, &S.ix) != 0) {
+        snprintf(S.why, sizeof S.why, "a first pass was not whole or well-formed");
+        rc = -EINVAL;
+    }
+    int32_t me = (int32_t)getpid();
+    size_t k = 0;
+    while (rc == 0 && k < S.ix.nproc && S.ix.proc[k]->pid != me) k++;
+    if (rc == 0 && (k == S.ix.nproc || !(S.ix.proc[k]->flags & PPF_COMPLETE))) {
+        snprintf(S.why, sizeof S.why, "a first pass did not show this process whole (%s)",
+                 k == S.ix.nproc ? "not in it" : "per-CPU counters, threads or descriptors not read");
+        rc = -EINVAL;
+    }
+    if (rc != 0) {
+        pl__pp_bpf_close(S.bpf);
+        S.bpf = NULL;
+        return setting == SRC_BPF ? -1 : 0;
+    }
+    unsigned shift = 0;
+    while (shift < 63 && ((uint64_t)1 << shift) < S.page_size) shift++;
+    S.cv = (pp_bpf_conv){.hz = S.hz, .page_shift = shift, .boot_offset_ns = pl__pp_boot_offset(S.procfd)};
+    return 0;
+}
 
 /* The Linkage export as ASCII (anything else: empty), for the setting. */
 static void linkage_ascii(const WCHAR *w, char *out, size_t cap)
@@ -937,6 +1123,10 @@ PL_PROVIDER_EXPORT DWORD PerfProcOpen(LPWSTR device_names)
         ret = ERROR_OUTOFMEMORY;
         goto fail;
     }
+    if (choose_source() != 0) {
+        ret = ERROR_CALL_NOT_IMPLEMENTED; /* PERFLIB_PERFPROC_SOURCE=bpf, and the note says why not */
+        goto fail;
+    }
     goto out;
 fail:
     close_fds();
@@ -969,10 +1159,13 @@ PL_PROVIDER_EXPORT DWORD PerfProcCollect(LPWSTR query, LPVOID *data, LPDWORD byt
     }
     pl_query_items q;
     pl_query_parse_w(query, &q);
+    uint32_t fpid = 0;
+    int64_t only = pl_query_process_filter_w(query, &fpid) ? (int64_t)fpid : -1;
     /* A retry after ERROR_MORE_DATA gets the very same snapshot (within 5 s). */
     int64_t now = pl__perf_time_now();
-    if (!(S.pending && same_query(&q, &S.pending_q) && now - S.pending_time < 5 * PL_TICKS_PER_SEC)) {
-        int rc = collect(&q);
+    if (!(S.pending && same_query(&q, &S.pending_q) && only == S.pending_only &&
+          now - S.pending_time < 5 * PL_TICKS_PER_SEC)) {
+        int rc = collect(&q, only);
         if (rc != PL_OK) {
             pl_builder_reset(S.b);
             S.pending = 0;
@@ -988,6 +1181,7 @@ PL_PROVIDER_EXPORT DWORD PerfProcCollect(LPWSTR query, LPVOID *data, LPDWORD byt
     S.pending = ret == ERROR_MORE_DATA;
     if (S.pending) {
         S.pending_q = q;
+        S.pending_only = only;
         S.pending_time = now;
     }
 out:
@@ -1016,6 +1210,11 @@ static void release_all(void)
     free(S.slots);
     S.slots = NULL;
     S.slot_cap = 0;
+    pl__pp_bpf_close(S.bpf);
+    S.bpf = NULL;
+    pl__pp_bpf_index_free(&S.ix);
+    pl__pp_floors_free(&S.pfloor);
+    pl__pp_floors_free(&S.tfloor);
     S.pending = 0;
     S.opened = 0;
 }
@@ -1035,6 +1234,31 @@ PL_PROVIDER_EXPORT DWORD PerfProcClose(void)
 {
     pthread_mutex_lock(&S.lock);
     if (S.opened > 0 && --S.opened == 0) release_all();
+    pthread_mutex_unlock(&S.lock);
+    return ERROR_SUCCESS;
+}
+
+/* The provider's note (provider.h, PL_NOTE_SUFFIX): which source Process
+ * and Thread come from now, and why not the BPF one. */
+PL_PROVIDER_EXPORT DWORD PerfProcCollectNote(char *text, DWORD cap)
+{
+    if (!text || cap == 0) return ERROR_INVALID_PARAMETER;
+    pthread_mutex_lock(&S.lock);
+    int n;
+    if (S.bpf && S.passes > S.failed_passes)
+        n = snprintf(text, cap,
+                     "Process and Thread from the BPF task iterator (last pass: %zu tasks, %zu processes, %zu of "
+                     "them read from /proc)",
+                     S.last_tasks, S.last_procs, S.last_from_proc);
+    else if (S.bpf)
+        n = snprintf(text, cap, "Process and Thread from the BPF task iterator");
+    else if (S.why[0])
+        n = snprintf(text, cap, "Process and Thread from /proc; BPF task iterator not used: %s", S.why);
+    else
+        n = snprintf(text, cap, "%s", S.opened ? "Process and Thread from /proc" : "");
+    if (n >= 0 && (DWORD)n < cap && S.failed_passes)
+        snprintf(text + n, cap - (DWORD)n, "; %llu of %llu passes failed and were read from /proc, the last: %s",
+                 (unsigned long long)S.failed_passes, (unsigned long long)S.passes, S.pass_err);
     pthread_mutex_unlock(&S.lock);
     return ERROR_SUCCESS;
 }

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "linux/collect_proc.h"
+#include "perfproc_bpf.h"
 
 /* Sources that can fail for one instance (docs/providers/perfproc.md,
  * "Unavailable values"). Collection records these groups; every instance's
@@ -110,6 +111,7 @@ typedef struct pp_read_ctx {
     int procfd;
     int fd_by_stat;
     int want_p, want_t, want_img, want_pas;
+    int64_t only; /* >= 0: threads and costly files of that pid only (the query's "pid=N") */
 } pp_read_ctx;
 
 /* Read the files of process `pid` into *s, its threads (want_t) and Image
@@ -175,5 +177,75 @@ void pl__pp_pool_stop(pp_pool *p);
  * CPUs usable by this process, 4). */
 unsigned pl__pp_workers_setting(const char *linkage);
 unsigned pl__pp_default_workers(void);
+
+/* ------------------------------------------------------------ the BPF source */
+
+/* docs/providers/perfproc.md, "The BPF source". perfproc_bpf.c loads the
+ * task iterator and runs passes; perfproc_bpf_parse.c turns a pass's
+ * records into slots, so the build phase is the same for both sources. */
+
+/* What this reader last reported as a task's user and system time (ns):
+ * the floor of its next answer. Sorted by id (pid or tid). */
+typedef struct pp_floor {
+    int32_t id;
+    uint64_t start; /* start_boottime: a reused id is another task */
+    uint64_t u, s;
+} pp_floor;
+
+typedef struct pp_floors {
+    pp_floor *old, *cur;
+    size_t nold, ncur, old_cap, cur_cap, cursor;
+} pp_floors;
+
+void pl__pp_floors_free(pp_floors *f);
+
+/* A pass's records, indexed; the arrays are kept across passes. */
+typedef struct pp_bpf_index {
+    const struct pp_rec_proc **proc;     /* every leader, ascending pid */
+    size_t nproc, proc_cap;
+    const struct pp_rec_thread **all;    /* every task, ascending tid */
+    size_t nall, all_cap;
+    uint32_t *owner;                     /* per task: its leader in proc[], UINT32_MAX: none */
+    size_t owner_cap;
+    uint32_t *thr;                       /* tasks (indices into all[]) grouped by leader */
+    size_t nthr, thr_cap;
+    uint32_t *tfirst;                    /* leader j's tasks: thr[tfirst[j] .. tfirst[j+1]) */
+    size_t tfirst_cap;
+    size_t orphans;                      /* tasks whose leader was not visited */
+    uint64_t *tt, *pt;                   /* user, system ticks: per task (2 x nall), per leader (2 x nproc) */
+    size_t tt_cap, pt_cap;
+} pp_bpf_index;
+
+/* The conversions' parameters. */
+typedef struct pp_bpf_conv {
+    long hz;                /* USER_HZ (sysconf(_SC_CLK_TCK)) */
+    unsigned page_shift;
+    int64_t boot_offset_ns; /* the reader's time namespace's boottime offset */
+} pp_bpf_conv;
+
+/* Index a pass (buf must be 8-aligned). 0, -EINVAL when it is not a whole,
+ * well-formed pass, -ENOMEM. */
+int pl__pp_bpf_index(const void *buf, size_t len, pp_bpf_index *ix);
+/* The user/system ticks of every task and leader (ix->tt, ix->pt), and the
+ * floors for the next pass. 0 or -ENOMEM. */
+int pl__pp_bpf_times(const pp_bpf_conv *cv, pp_bpf_index *ix, pp_floors *procs, pp_floors *threads);
+/* Leader j into a slot and its tasks into the arena, as the /proc readers
+ * would have filled them. 0 or -ENOMEM. */
+int pl__pp_bpf_slot(const pp_bpf_conv *cv, const pp_bpf_index *ix, size_t j, pp_slot *s, pp_arena *a);
+void pl__pp_bpf_index_free(pp_bpf_index *ix);
+
+/* The loaded program (perfproc_bpf.c). */
+typedef struct pp_bpf pp_bpf;
+
+/* Load and attach the task iterator and check one pass. Returns 0, or
+ * -errno with why it cannot be used in `why` (one line). Never prints:
+ * libbpf's messages are caught for `why`. */
+int pl__pp_bpf_open(pp_bpf **out, char *why, size_t cap);
+/* One pass into the kept buffer: 0 with the records in *buf and *len, or -errno (`why`). */
+int pl__pp_bpf_pass(pp_bpf *b, const void **buf, size_t *len, char *why, size_t cap);
+void pl__pp_bpf_close(pp_bpf *b);
+/* The reader's time namespace's boottime offset (ns), from
+ * <procfd>/self/timens_offsets; 0 when there is none. */
+int64_t pl__pp_boot_offset(int procfd);
 
 #endif

@@ -87,14 +87,16 @@ void pl__pp_read_one(const pp_read_ctx *c, int32_t pid, pp_slot *s, pp_arena *a)
         s->fds = pl__proc_count_fds(pidfd, c->fd_by_stat);
         if (s->fds < 0) s->unav |= UNAV_HANDLES;
     }
-    if (c->want_t && read_threads(pidfd, a) != 0) {
+    int mine = c->only < 0 || c->only == pid;
+    if (c->want_t && mine && read_threads(pidfd, a) != 0) {
         close(pidfd);
         s->state = PP_NOMEM;
         return;
     }
     s->nt = a->n - s->t0;
     /* The costly objects read through the same directory as stat. */
-    if ((c->want_img || c->want_pas) && pl__pp_read_costly(pidfd, c->want_img, c->want_pas, s, a) != 0) {
+    s->pas.state = PP_SKIP;
+    if (mine && (c->want_img || c->want_pas) && pl__pp_read_costly(pidfd, c->want_img, c->want_pas, s, a) != 0) {
         close(pidfd);
         s->state = PP_NOMEM;
         return;

@@ -7,33 +7,82 @@ _perflib_objects() {
     typeperf -q 2>/dev/null | tr -d '\r' | sed -n 's/^\\\([^\\(]*\).*/\1/p' | sort -u
 }
 
-# Complete a counter path: \Object, \Object(instance), \Object(inst)\Counter.
-_perflib_paths() {
-    local cur=$1 list
-    case $cur in
-        \\*\\*|\\*\)*)
-            local obj=${cur#\\}
-            obj=${obj%%[(\\]*}
-            list=$(typeperf -qx "$obj" 2>/dev/null | tr -d '\r')
-            [ -n "$list" ] || list=$(typeperf -q "$obj" 2>/dev/null | tr -d '\r')
-            ;;
-        *)
-            list=$(typeperf -q 2>/dev/null | tr -d '\r' | sed -n 's/^\(\\[^\\(]*\).*/\1/p' | sort -u)
-            ;;
-    esac
-    # compgen -W would eat the backslashes: match the prefix by hand
-    COMPREPLY=()
-    local line
+# The counter-path candidates at the level the text P has reached (object,
+# instance, counter), each a longer prefix of a real path. A level with one
+# candidate is descended into, so that a single match is never a half path:
+# bash closes an open quote after a single match, which must only happen
+# once the path is whole.
+_perflib_path_candidates() {
+    local p=$1 obj rest list line
+    obj=${p#\\}
+    obj=${obj%%[(\\]*}
+    rest=${p#\\"$obj"}
+    if [ -z "$rest" ]; then
+        # the object level: \Obj( for an object with instances, else \Obj\
+        list=$(typeperf -q 2>/dev/null | tr -d '\r' |
+            sed -n 's/^\(\\[^\\(]*\)(\*)\\.*/\1(/p; s/^\(\\[^\\(]*\)\\.*/\1\\/p' | sort -u)
+    elif [[ $rest == \(* && $rest != *\)* ]]; then
+        # the instance level: \Obj(instance)\ for each instance, and (*)
+        list=$( { typeperf -qx "$obj" 2>/dev/null; typeperf -q "$obj" 2>/dev/null; } | tr -d '\r' |
+            sed -n 's/^\(\\[^\\(]*(.*)\\\)[^\\]*$/\1/p' | sort -u)
+    else
+        # the counter level: whole paths of this instance (or none)
+        list=$( { typeperf -qx "$obj" 2>/dev/null; typeperf -q "$obj" 2>/dev/null; } | tr -d '\r' | sort -u)
+    fi
+    local -a found=()
     while IFS= read -r line; do
-        [[ $line == "$cur"* ]] && COMPREPLY+=("$line")
+        [[ -n $line && $line == "$p"* ]] && found+=("$line")
     done <<<"$list"
-    compopt -o nospace 2>/dev/null
+    if [ ${#found[@]} -eq 1 ] && [ "${found[0]}" != "$p" ] &&
+        { [[ ${found[0]} == *\( ]] || [[ ${found[0]} == *\\ ]]; }; then
+        _perflib_path_candidates "${found[0]}"
+        return
+    fi
+    [ ${#found[@]} -gt 0 ] && printf '%s\n' "${found[@]}"
+}
+
+# Complete a counter path, however the word is quoted: '\Memory\Av,
+# "\Memory\Av or \\Memory\\Av (a path typed \Memory\Av without quotes, which
+# the shell would read as MemoryAv, is taken as meant and given back
+# quoted). Instances are completed from the machine's own list.
+_perflib_paths() {
+    local cur=$1 q= p
+    case $cur in
+        \'*) q=\'; p=${cur#\'}; p=${p%\'} ;;
+        \"*) q=\"; p=${cur#\"}; p=${p%\"}
+             p=${p//\\\\/\\}; p=${p//\\\"/\"}; p=${p//\\\$/\$}; p=${p//\\\`/\`} ;;
+        *) if [[ $cur == \\* && $cur != \\\\* ]]; then
+               # \Memory\Av typed bare: the user meant the path, not
+               # "MemoryAv"; only the shell's own characters are escapes
+               p=$(printf '%s' "$cur" | sed 's/\\\([][ ()\x27"&;|<>$*?!{}~#`\\]\)/\1/g')
+           else
+               p=$(printf '%s' "$cur" | sed 's/\\\(.\)/\1/g')
+           fi ;;
+    esac
+    [[ $p == \\* || -z $p ]] || return
+    [ -n "$p" ] || p='\'
+    COMPREPLY=()
+    local line word last=
+    while IFS= read -r line; do
+        [ -n "$line" ] || continue
+        case $q in
+            \') word=$line ;;
+            \") word=${line//\\/\\\\}; word=${word//\"/\\\"}; word=${word//\$/\\\$}; word=${word//\`/\\\`} ;;
+            *) printf -v word '%q' "$line" ;;
+        esac
+        COMPREPLY+=("$word")
+        last=$line
+    done < <(_perflib_path_candidates "$p")
+    # a part of a path is no word yet: no space (nor closing quote) after it
+    if [ ${#COMPREPLY[@]} -ne 1 ] || [[ $last == *[\\\(] ]]; then
+        compopt -o nospace 2>/dev/null
+    fi
 }
 
 _perflib_typeperf() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
     case $prev in
-        -f) COMPREPLY=($(compgen -W "CSV TSV BIN" -- "$cur")); return ;;
+        -f) COMPREPLY=($(compgen -W "CSV TSV BIN SQL" -- "$cur")); return ;;
         -cf|-o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         -q|-qx) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(_perflib_objects)" -- "$cur")); return ;;
         -si|-sc|-s) return ;;
@@ -67,7 +116,7 @@ _perflib_simple() {
     local cur=${COMP_WORDS[COMP_CWORD]} opts
     case ${COMP_WORDS[0]##*/} in
         unlodctr) opts="--registry --help --version" ;;
-        pview) opts="-d -s --replay --no-threads --help --version" ;;
+        pview) opts="-d -s --replay --log --no-threads --perfd --no-perfd --help --version" ;;
         relog) opts="-f -o -b -e -t -c -cf -q -a -y --help --version" ;;
         perfd) opts="--listen --config --check-config --registry --system-name --tls-cert --tls-key
             --tls-client-ca --token-file --set --help --version" ;;

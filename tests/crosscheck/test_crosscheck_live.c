@@ -151,9 +151,29 @@ static void write_file(const char *path, size_t bytes)
     close(fd);
 }
 
+/* The Process counters against pidstat, from the source PerfProc uses as
+ * root (the BPF task iterator; forced, so a source that cannot load fails
+ * the case) and from /proc (issue 28). */
+static void process_vs_pidstat(void);
+
 static void live_process_vs_pidstat(void **state)
 {
     (void)state;
+    setenv("PERFLIB_PERFPROC_SOURCE", "bpf", 1);
+    process_vs_pidstat();
+    unsetenv("PERFLIB_PERFPROC_SOURCE");
+}
+
+static void live_process_vs_pidstat_proc_source(void **state)
+{
+    (void)state;
+    setenv("PERFLIB_PERFPROC_SOURCE", "proc", 1);
+    process_vs_pidstat();
+    unsetenv("PERFLIB_PERFPROC_SOURCE");
+}
+
+static void process_vs_pidstat(void)
+{
     xc_need_tool("pidstat", "sysstat");
     char dir[2100];
     xc_mkdtemp(dir, sizeof dir);
@@ -703,6 +723,7 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(live_process_vs_pidstat, xc_cleanup),
+        cmocka_unit_test_teardown(live_process_vs_pidstat_proc_source, xc_cleanup),
         cmocka_unit_test_teardown(live_memory_faults_vs_sar, xc_cleanup),
         cmocka_unit_test_teardown(live_physical_disk_vs_iostat, xc_cleanup),
         cmocka_unit_test_teardown(live_processor_iowait_vs_mpstat, xc_cleanup),

@@ -133,10 +133,13 @@ static void held_lock_is_bounded(void **s)
 static void umask_000_explicit_modes(void **s)
 {
     (void)s;
-    char path[400], a[400], b[400];
+    /* A store the user names gets no directories (docs/registry-store.md):
+     * its file is made with mode 0644 whatever the umask. The directories
+     * of the built-in locations are made 0755 the same way (make_parents). */
+    char path[400], a[400];
     snprintf(a, sizeof a, "%s/a", dir);
-    snprintf(b, sizeof b, "%s/a/b", dir);
-    snprintf(path, sizeof path, "%s/a/b/perflib.db", dir);
+    snprintf(path, sizeof path, "%s/a/perflib.db", dir);
+    assert_int_equal(mkdir(a, 0755), 0);
     setenv("PERFLIB_REGISTRY", path, 1);
     mode_t old = umask(0);
     pl_store *st = NULL;
@@ -148,10 +151,6 @@ static void umask_000_explicit_modes(void **s)
     assert_int_equal(rc, PL_OK);
     pl_store_close(st);
     struct stat sb;
-    assert_int_equal(stat(a, &sb), 0);
-    assert_int_equal(sb.st_mode & 07777, 0755);
-    assert_int_equal(stat(b, &sb), 0);
-    assert_int_equal(sb.st_mode & 07777, 0755);
     assert_int_equal(stat(path, &sb), 0);
     assert_int_equal(sb.st_mode & 07777, 0644);
 }

@@ -466,6 +466,48 @@ static void object_without_instances(void **state)
     pl_builder_free(b);
 }
 
+/* PERF_DOUBLE_RAW: DWORD size bits, but an 8-byte double; the builder
+ * gives it 8 bytes (4 is refused) and the reader wants CounterSize 8. */
+static void double_raw_is_eight_bytes(void **state)
+{
+    (void)state;
+    pl_builder *b = pl_builder_new();
+    int o, c0, bad;
+    ASSERT_OK(pl_builder_add_object(b, &(pl_object_desc){.name_index = 2, .help_index = 3}, &o));
+    assert_int_equal(
+        pl_builder_add_counter(b, o, &(pl_counter_desc){.name_index = 10, .type = PERF_DOUBLE_RAW, .size = 4}, &bad),
+        PL_E_INVAL);
+    ASSERT_OK(pl_builder_add_counter(b, o, &(pl_counter_desc){.name_index = 10, .type = PERF_DOUBLE_RAW}, &c0));
+    double d = 37.5;
+    uint64_t bits;
+    memcpy(&bits, &d, 8);
+    ASSERT_OK(pl_builder_set_u64(b, o, -1, c0, bits));
+    assert_int_equal(pl_type_size(PERF_DOUBLE_RAW), 8);
+    assert_string_equal(pl_type_name(PERF_DOUBLE_RAW), "PERF_DOUBLE_RAW");
+    size_t len;
+    uint32_t n;
+    uint8_t *buf = emit_all(b, &len, &n);
+    pl_block blk;
+    pl_error err;
+    ASSERT_OK(pl_block_open(&blk, buf, len, PL_BLOCK_BARE, 1, &err));
+    pl_object ob;
+    pl_counter ct;
+    pl_instance in;
+    uint64_t v;
+    ASSERT_OK(pl_block_object(&blk, 0, &ob));
+    ASSERT_OK(pl_object_counter(&ob, 0, &ct));
+    assert_int_equal(ct.def.CounterSize, 8);
+    ASSERT_OK(pl_object_instance(&ob, -1, &in));
+    ASSERT_OK(pl_counter_value(&ct, &in, &v));
+    assert_true(v == bits);
+    /* a definition claiming 4 bytes is refused */
+    put32(buf, 64 + 32, 4);
+    assert_int_equal(pl_block_open(&blk, buf, len, PL_BLOCK_BARE, 1, &err), PL_E_BAD_BLOCK);
+    assert_non_null(strstr(err.msg, "CounterSize 4"));
+    free(buf);
+    pl_builder_free(b);
+}
+
 /* An object with instances that has none right now: NumInstances 0 and one
  * zeroed counter block (what readers following the KB sample expect). */
 static void object_with_zero_instances(void **state)
@@ -691,6 +733,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(builder_rejects_bad_counters),
         cmocka_unit_test(text_counter),
         cmocka_unit_test(object_without_instances),
+        cmocka_unit_test(double_raw_is_eight_bytes),
         cmocka_unit_test(object_with_zero_instances),
         cmocka_unit_test(more_data_writes_nothing),
         cmocka_unit_test(header_lengths),

@@ -9,22 +9,16 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fuzz_memfd.h"
 #include "perflib/log.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    int fd = memfd_create("fuzzlog", MFD_CLOEXEC);
-    if (fd < 0) return 0;
-    size_t done = 0;
-    while (done < size) {
-        ssize_t w = write(fd, data + done, size - done);
-        if (w <= 0) break;
-        done += (size_t)w;
-    }
     char path[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    int fd = fuzz_memfd(data, size, path, sizeof path);
+    if (fd < 0) return 0;
     pl_log *log = NULL;
     pl_error err;
     if (pl_log_open(path, &log, &err) == PL_OK) {

@@ -3,7 +3,8 @@
  * provider_util.c). The input, cut at its first NUL, is parsed as UTF-8 and,
  * widened byte by byte, as UTF-16: both must agree; an item list holds at
  * most PL_QUERY_MAX_ITEMS distinct non-zero indices. Non-ASCII text is
- * unknown to the wide form. */
+ * unknown to the wide form. The "pid=N" filter (pl_query_process_filter)
+ * is found in both forms alike, and only in an index query. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (a.kind == PL_QUERY_KIND_ITEMS && !pl_query_wants(&a, a.items[i], 0)) abort();
     }
     (void)pl_query_wants(&a, 238, 1);
+    uint32_t pa = 0, pb = 0;
+    int fa = pl_query_process_filter(s, &pa), fb = pl_query_process_filter_w(w, &pb);
+    if (fa && a.kind != PL_QUERY_KIND_ITEMS) abort();
+    if (ascii && (fa != fb || (fa && pa != pb))) abort();
+    if (!ascii && fb) abort();
     free(s);
     free(w);
     return 0;

@@ -548,12 +548,22 @@ static void object_list_routes_queries(void **state)
     assert_string_equal(a.last_query, "86");
     assert_int_equal(blk.hdr.NumObjectTypes, 1);
     free(data);
+    /* an index query's "pid=N" reaches the providers it goes to, as "pid=N" */
+    data = query(e, "  PID=00042\t86 ", &blk);
+    assert_int_equal(*a.collect_calls, 2);
+    assert_string_equal(a.last_query, "86 pid=42");
+    assert_int_equal(blk.hdr.NumObjectTypes, 1);
+    free(data);
+    data = query(e, "86 pid=x", &blk); /* a malformed one makes it unknown */
+    assert_int_equal(blk.hdr.NumObjectTypes, 0);
+    free(data);
+    assert_int_equal(*a.collect_calls, 2);
     data = query(e, "ABCD", &blk);   /* unknown words: nobody is asked */
     assert_int_equal(blk.hdr.NumObjectTypes, 0);
     assert_int_equal(blk.len, blk.hdr.HeaderLength);
     free(data);
-    assert_int_equal(*a.collect_calls, 1);
-    assert_int_equal(*b.collect_calls, 2);
+    assert_int_equal(*a.collect_calls, 2);
+    assert_int_equal(*b.collect_calls, 3); /* "86 pid=42" too */
     data = query(e, "Costly", &blk); /* everyone is asked; nothing costly here */
     assert_int_equal(blk.hdr.NumObjectTypes, 0);
     assert_string_equal(a.last_query, "Costly");
@@ -722,6 +732,33 @@ static void without_nonblocking_collect_on_worker(void **state)
     }
     pl_engine_close(e);
     dlclose(t.dl);
+}
+
+/* The optional <Collect>Note (provider.h, PL_NOTE_SUFFIX) reaches the
+ * provider status as one line of valid UTF-8, asked for when the status is
+ * read; a provider without the export, and an isolated one, have none. */
+static void provider_note_in_status(void **state)
+{
+    (void)state;
+    add_provider("Nt", "note", NULL, NULL);
+    add_provider("Good", "good", NULL, NULL);
+    add_provider_ex("NtIso", "note", NULL, NULL, PL_ISOLATION_HELPER, 0, 0);
+    pl_engine *e = engine();
+    pl_provider_status ps = status_of(e, "Nt");
+    assert_string_equal(ps.note, ""); /* not loaded yet: nothing to ask */
+    pl_block blk;
+    void *d = query(e, "Global", &blk);
+    pl_free(d);
+    ps = status_of(e, "Nt");
+    assert_string_equal(ps.note, "tp note?after 1 collects ?"); /* the tab and the 0xFF byte replaced */
+    d = query(e, "Global", &blk);
+    pl_free(d);
+    ps = status_of(e, "Nt");
+    assert_string_equal(ps.note, "tp note?after 2 collects ?"); /* asked again, not kept */
+    assert_string_equal(status_of(e, "Good").note, "");
+    assert_string_equal(status_of(e, "NtIso").note, ""); /* in-process only */
+    assert_int_equal(status_of(e, "NtIso").collects, 2);
+    pl_engine_close(e);
 }
 
 static void missing_library_skipped(void **state)
@@ -1699,6 +1736,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(missing_library_skipped, setup, teardown),
         cmocka_unit_test_setup_teardown(nonblocking_collect_on_caller_thread, setup, teardown),
         cmocka_unit_test_setup_teardown(without_nonblocking_collect_on_worker, setup, teardown),
+        cmocka_unit_test_setup_teardown(provider_note_in_status, setup, teardown),
         cmocka_unit_test_setup_teardown(iso_wrong_byte_count, setup, teardown),
         cmocka_unit_test_setup_teardown(iso_pointer_not_advanced, setup, teardown),
         cmocka_unit_test_setup_teardown(iso_misaligned_size, setup, teardown),

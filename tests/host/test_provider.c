@@ -52,6 +52,7 @@
 #define TP_FD_LEAK 29        /* every Collect leaks 40 descriptors, then answers */
 #define TP_CRASH_OPEN 30     /* Open dereferences NULL (SIGSEGV) */
 #define TP_NONBLOCKING 31    /* exports TpCollectNonBlocking: yes, unless the query names 232 */
+#define TP_NOTE 32           /* exports TpCollectNote: a note with its Collect count, a control character and a bad byte */
 
 #ifndef TP_MODE
 #error "build with -DTP_MODE=..."
@@ -274,6 +275,15 @@ PL_PROVIDER_EXPORT DWORD TpCollectNonBlocking(LPCWSTR query)
     pl_query_items q;
     pl_query_parse_w(query, &q);
     return !(q.kind == PL_QUERY_KIND_ITEMS && pl_query_wants(&q, 232, 0));
+}
+#endif
+
+#if TP_MODE == TP_NOTE
+PL_PROVIDER_EXPORT DWORD TpCollectNote(char *text, DWORD cap);
+PL_PROVIDER_EXPORT DWORD TpCollectNote(char *text, DWORD cap)
+{
+    snprintf(text, cap, "tp note\tafter %d collects \xff", tp_collect_calls);
+    return ERROR_SUCCESS;
 }
 #endif
 

@@ -60,6 +60,45 @@ static void bad_numbers_make_it_unknown(void **state)
     }
 }
 
+/* "pid=N" in an index query (docs/query-engine.md, "One process's
+ * instances"): not an index, at most once, with at least one index. */
+static void process_filter(void **state)
+{
+    (void)state;
+    static const uint32_t a[] = {230, 232};
+    items("230 232 pid=42", 2, a);
+    items("pid=42 230 232", 2, a);
+    items("230 PID=7 232", 2, a);
+    uint32_t pid = 1;
+    assert_int_equal(pl_query_process_filter("230 232 pid=42", &pid), 1);
+    assert_int_equal(pid, 42);
+    assert_int_equal(pl_query_process_filter("230 Pid=0042", &pid), 1);
+    assert_int_equal(pid, 42);
+    assert_int_equal(pl_query_process_filter("230 pid=0", &pid), 1);
+    assert_int_equal(pid, 0);
+    assert_int_equal(pl_query_process_filter("230 pid=4294967295", &pid), 1);
+    assert_int_equal(pid, 4294967295u);
+    pid = 9;
+    assert_int_equal(pl_query_process_filter("230 232", &pid), 0);
+    assert_int_equal(pl_query_process_filter("Global pid=3", &pid), 0);
+    assert_int_equal(pl_query_process_filter(NULL, &pid), 0);
+    assert_int_equal(pid, 9);
+    const char *bad[] = {"pid=3", "230 pid=", "230 pid=-1", "230 pid=+1", "230 pid=1x", "230 pid=4294967296",
+                         "230 pid=1 pid=1", "230 pid 1", "230 pid:1", "230 pidx=1", "230 pid=99999999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        if (kind_of(bad[i]) != PL_QUERY_KIND_UNKNOWN) fprintf(stderr, "\"%s\"\n", bad[i]);
+        assert_int_equal(kind_of(bad[i]), PL_QUERY_KIND_UNKNOWN);
+        assert_int_equal(pl_query_process_filter(bad[i], &pid), 0);
+    }
+    assert_int_equal(kind_of("Global pid=3"), PL_QUERY_KIND_GLOBAL); /* the first word decides */
+    WCHAR w[] = {'2', '3', '2', ' ', 'p', 'i', 'd', '=', '5', 0};
+    assert_int_equal(pl_query_process_filter_w(w, &pid), 1);
+    assert_int_equal(pid, 5);
+    w[8] = 0x0665; /* an Arabic-Indic five */
+    assert_int_equal(pl_query_process_filter_w(w, &pid), 0);
+    assert_int_equal(pl_query_process_filter_w(NULL, &pid), 0);
+}
+
 static void many_indices(void **state)
 {
     (void)state;
@@ -151,6 +190,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(words_and_whitespace),
         cmocka_unit_test(bad_numbers_make_it_unknown),
+        cmocka_unit_test(process_filter),
         cmocka_unit_test(many_indices),
         cmocka_unit_test(long_utf16_query),
         cmocka_unit_test(wants),

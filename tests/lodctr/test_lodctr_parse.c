@@ -399,6 +399,19 @@ static void refusals(void **state)
            "t.h:1: symbol A has offset 2147483646, above the limit 16777214 (used at t.ini:5)");
     refuse(INFO "[text]\nNOPE_009_NAME=a\n", "#define A 0\n", PL_E_PARSE,
            "t.ini:5: no [text] entry names a symbol of t.h; nothing to install");
+    /* a name on a line without '=' would leave its counter nameless */
+    refuse(INFO "[text]\nA_009_NAME=a\nB_009_NAME Beta\nB_009_HELP=help\n", "#define A 0\n#define B 2\n", PL_E_PARSE,
+           "t.ini:6: the B_009_NAME line has no '=': B would be installed without a name (write B_009_NAME=its name)");
+    /* ... but not when another line names it, nor for a lost help text */
+    pl_lodctr_set *set = NULL;
+    pl_error err;
+    assert_int_equal(parse_mem(INFO "[languages]\n009=English\n007=German\n[text]\nB_009_NAME=Beta\n"
+                               "B_007_NAME Beta\nB_009_HELP help\n",
+                               "#define B 0\n", &set, &err),
+                     PL_OK);
+    assert_true(lc_has_warning(set, "t.ini:9: line without '=' skipped"));
+    assert_true(lc_has_warning(set, "t.ini:10: line without '=' skipped"));
+    pl_lodctr_free(set);
 }
 
 static void refusals_files(void **state)

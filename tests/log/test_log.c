@@ -422,8 +422,30 @@ static void values_log_and_append(void **state)
         if (p[1]) assert_true(v[1] == 1e300);
         assert_true(p[2] && v[2] == -3.5);
     }
+    /* PDH reads the values as they are; a missing one is no value */
     pl_pdh_source s;
-    assert_int_equal(pl_log_source_open(log, &s, NULL, &err), PL_E_UNSUPPORTED);
+    pl_log_source *ls = NULL;
+    assert_int_equal(pl_log_source_open(log, &s, &ls, &err), PL_OK);
+    pl_pdh_query *q = NULL;
+    pl_pdh_counter *ca = NULL, *cb = NULL;
+    assert_int_equal(pl_pdh_open_query(&s, &q, &err), 0);
+    assert_int_equal(pl_pdh_add_counter(q, "\\\\A\\X\\a", &ca, &err), 0);
+    assert_int_equal(pl_pdh_add_counter(q, "\\\\A\\X\\b", &cb, &err), 0);
+    assert_int_equal(pl_pdh_validate_path(&s, "\\\\A\\X\\nope", &err), PL_PDH_CSTATUS_NO_COUNTER);
+    for (int k = 0; k < 15; k++) {
+        assert_int_equal(pl_log_source_set(ls, (size_t)k, &err), PL_OK);
+        assert_int_equal(pl_pdh_collect(q, &err), 0);
+        pl_pdh_value v;
+        uint32_t type = 0;
+        assert_int_equal(pl_pdh_get_formatted(ca, PL_PDH_FMT_DOUBLE, &type, &v), 0);
+        assert_int_equal(type, PERF_DOUBLE_RAW);
+        assert_true(v.v.double_value == k * 0.1);
+        uint32_t st = pl_pdh_get_formatted(cb, PL_PDH_FMT_DOUBLE, NULL, &v);
+        if (k % 2) assert_true(st == 0 && v.v.double_value == 1e300);
+        else assert_int_equal(st, PL_PDH_INVALID_DATA);
+    }
+    pl_pdh_close_query(q);
+    pl_pdh_source_close(&s);
     pl_log_close(log);
 }
 
@@ -599,12 +621,18 @@ static void not_a_log(void **state)
 {
     fx *f = *state;
     FILE *fp = fopen(f->path, "wb");
-    fputs("\"(PDH-CSV 4.0)\",\"x\"\r\n", fp);
+    fputs("Date,Value\r\n1,2\r\n", fp);
     fclose(fp);
     pl_log *log = NULL;
     pl_error err = {0};
     assert_int_equal(pl_log_open(f->path, &log, &err), PL_E_PARSE);
     assert_non_null(strstr(err.msg, "not a perflib counter log"));
+    /* a CSV header without counter columns is a malformed text log */
+    fp = fopen(f->path, "wb");
+    fputs("\"(PDH-CSV 4.0)\"\r\n", fp);
+    fclose(fp);
+    assert_int_equal(pl_log_open(f->path, &log, &err), PL_E_PARSE);
+    assert_non_null(strstr(err.msg, "header line 1 is malformed"));
     char missing[160];
     snprintf(missing, sizeof missing, "%s/none", f->dir);
     assert_int_equal(pl_log_open(missing, &log, &err), PL_E_NOT_FOUND);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The bash completion completes typeperf paths from the machine's own lists
-# (backslashes intact), objects after -qx, and tool options.
+# (given back quoted for the shell), objects after -qx, and tool options.
+# check_completion_shell.sh checks the same in a real interactive bash.
 #   check_completion.sh SOURCE_DIR TYPEPERF_DIR
 set -uo pipefail
 export PATH=$2:$PATH
@@ -25,8 +26,9 @@ expect() { # WORDS... -- WANTED: the completion of the last word must include WA
   echo "FAIL: ${words[*]} did not offer \"$want\" (got: ${COMPREPLY[*]:0:5})"
   fail=1
 }
-expect typeperf '\Proc' -- '\Processor'
-expect typeperf '\Processor(_Total)\% P' -- '\Processor(_Total)\% Processor Time'
+expect typeperf '\Proc' -- '\\Processor\('
+expect typeperf '\Processor(_Total)\% P' -- '\\Processor\(_Total\)\\%\ Processor\ Time'
+expect typeperf "'\\Processor(_Total)\\% P" -- '\Processor(_Total)\% Processor Time'
 expect typeperf -qx Mem -- 'Memory'
 expect typeperf -f '' -- 'CSV'
 expect perfquery --su -- '--summary'

@@ -442,6 +442,33 @@ static void statistics_wrapped(void **state)
     assert_int_equal(pl__pdh_stats(PERF_COUNTER_RAWCOUNT, F, 9, PL_PDH_FMT_DOUBLE, 0, 5, a, &st), PL_PDH_INVALID_ARGUMENT);
 }
 
+/* PERF_DOUBLE_RAW: the raw value is a double's bits, shown as it is
+ * (scaled), NaN and infinity are no value. */
+static void double_raw_type(void **state)
+{
+    (void)state;
+    double d = 37.5;
+    int64_t bits;
+    memcpy(&bits, &d, 8);
+    check(PERF_DOUBLE_RAW, 0, R(bits, 0, 0), NULL, 37.5, 37, 37);
+    d = -1e300;
+    memcpy(&bits, &d, 8);
+    check(PERF_DOUBLE_RAW, 0, R(bits, 0, 0), NULL, -1e300, INT32_MIN, INT64_MIN);
+    pl_pdh_value v;
+    pl_pdh_raw r = R(bits, 0, 0);
+    d = 2.5;
+    memcpy(&r.first, &d, 8);
+    assert_int_equal(pl_pdh_calc_type(PERF_DOUBLE_RAW, 0, 2, PL_PDH_FMT_DOUBLE, &r, NULL, &v), 0);
+    assert_true(v.v.double_value == 250.0);
+    d = NAN;
+    memcpy(&r.first, &d, 8);
+    assert_int_equal(pl_pdh_calc_type(PERF_DOUBLE_RAW, 0, 0, PL_PDH_FMT_DOUBLE, &r, NULL, &v), PL_PDH_INVALID_DATA);
+    assert_int_equal(v.cstatus, PL_PDH_CSTATUS_INVALID_DATA);
+    d = INFINITY;
+    memcpy(&r.first, &d, 8);
+    assert_int_equal(pl_pdh_calc_type(PERF_DOUBLE_RAW, 0, 0, PL_PDH_FMT_DOUBLE, &r, NULL, &v), PL_PDH_INVALID_DATA);
+}
+
 static void status_names(void **state)
 {
     (void)state;
@@ -468,6 +495,7 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(rate_types),
+        cmocka_unit_test(double_raw_type),
         cmocka_unit_test(queue_types),
         cmocka_unit_test(timer_types),
         cmocka_unit_test(multi_timer_types),

@@ -355,6 +355,61 @@ static void threads_parents_and_values(void **state)
     ph_unload(&prov);
 }
 
+/* "pid=N" (docs/query-engine.md, "One process's instances"): the Thread,
+ * Image and Process Address Space instances of that process only, parented
+ * to its position in the whole Process object; no _Total/_Total, and Idle/N
+ * only for pid=0. The /proc files of the other processes' threads and maps
+ * are not read at all: their task/ directories may be missing. */
+static void process_filter(void **state)
+{
+    (void)state;
+    load(DATA "basic");
+    assert_int_equal(prov.open(NULL), 0);
+    ph_result r;
+    ph_collect_ok(&prov, "230 232 pid=300", 8u << 20, &r);
+    pl_object p, t;
+    ph_object(&r, PL_OBJ_PROCESS, &p);
+    ph_object(&r, PL_OBJ_THREAD, &t);
+    assert_int_equal(pl_object_num_instances(&p), 10); /* whole: Idle, 8 processes, _Total */
+    const char *want[] = {"worker/0", "worker/1", "worker/2"};
+    ph_names_are(&t, want, 3, 1);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(parent_pos(&t, i), 6);
+        assert_int_equal(ph_value(&t, i, PL_CTR_ID_THREAD), 300u + (uint64_t)i);
+    }
+    assert_int_equal(ph_value(&t, 1, PL_CTR_PCT_USER_TIME), 200 * TICK); /* the same values as unfiltered */
+    ph_result_free(&r);
+    /* Thread alone brings the whole Process; pid=0 is the Idle process */
+    ph_collect_ok(&prov, "232 pid=0", 8u << 20, &r);
+    ph_object(&r, PL_OBJ_PROCESS, &p);
+    ph_object(&r, PL_OBJ_THREAD, &t);
+    assert_int_equal(pl_object_num_instances(&p), 10);
+    const char *idle[] = {"Idle/0", "Idle/1"};
+    ph_names_are(&t, idle, 2, 1);
+    ph_result_free(&r);
+    /* a pid with no process: no threads */
+    ph_collect_ok(&prov, "232 pid=77777", 8u << 20, &r);
+    ph_object(&r, PL_OBJ_THREAD, &t);
+    assert_int_equal(pl_object_num_instances(&t), 0);
+    ph_result_free(&r);
+    /* the costly objects of one process */
+    ph_collect_ok(&prov, "740 786 pid=1", 8u << 20, &r);
+    pl_object a, im;
+    ph_object(&r, PL_OBJ_PROCESS_ADDRESS_SPACE, &a);
+    ph_object(&r, PL_OBJ_IMAGE, &im);
+    assert_int_equal(pl_object_num_instances(&a), 1);
+    assert_int_equal(ph_value(&a, 0, PL_CTR_ID_PROCESS), 1);
+    assert_true(pl_object_num_instances(&im) > 0);
+    for (uint32_t i = 0; i < pl_object_num_instances(&im); i++) assert_int_equal(parent_pos(&im, (int32_t)i), 1);
+    ph_result_free(&r);
+    ph_collect_ok(&prov, "786 pid=300", 8u << 20, &r); /* 300 has no maps here */
+    ph_object(&r, PL_OBJ_PROCESS_ADDRESS_SPACE, &a);
+    assert_int_equal(pl_object_num_instances(&a), 1);
+    assert_int_equal(ph_available(&a, 0, PL_CTR_MAPPED_BYTES), 0);
+    ph_result_free(&r);
+    ph_unload(&prov);
+}
+
 static void query_selection(void **state)
 {
     (void)state;
@@ -904,11 +959,15 @@ static void live_counts_match(void **state)
     ph_unload(&prov);
 }
 
+/* The /proc source: the kernel's permission for /proc/1/io decides (the BPF
+ * source reads the numbers themselves: test_perfproc_bpf). */
 static void live_unavailable_matches_direct_read(void **state)
 {
     (void)state;
+    setenv("PERFLIB_PERFPROC_SOURCE", "proc", 1);
     load(NULL);
     assert_int_equal(prov.open(NULL), 0);
+    unsetenv("PERFLIB_PERFPROC_SOURCE");
     ph_result r;
     ph_collect_ok(&prov, "230", 8u << 20, &r);
     pl_object po;
@@ -942,6 +1001,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(threads_parents_and_values),
         cmocka_unit_test(malformed_cpu_line),
         cmocka_unit_test(query_selection),
+        cmocka_unit_test(process_filter),
         cmocka_unit_test(costly_image_and_address_space),
         cmocka_unit_test(more_data_contract),
         cmocka_unit_test(open_close_errors),

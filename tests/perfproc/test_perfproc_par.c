@@ -472,8 +472,10 @@ static void live_churn_consistent(void **state)
 {
     (void)state;
     setenv("PERFLIB_PERFPROC_WORKERS", "3", 1);
+    setenv("PERFLIB_PERFPROC_SOURCE", "proc", 1); /* the readers: not the BPF source root would get */
     ph_load(&prov, PL_PERFPROC_SO, "PerfProc", NULL);
     assert_int_equal(prov.open(NULL), 0);
+    unsetenv("PERFLIB_PERFPROC_SOURCE");
     pthread_t th;
     churn_stop = 0;
     assert_int_equal(pthread_create(&th, NULL, churn, NULL), 0);

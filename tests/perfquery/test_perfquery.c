@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "perflib/block.h"
 #include "pl_test.h"
@@ -71,6 +72,9 @@ static void check_golden(const char *name, const char *const *args)
 GOLDEN_CASE(dump_text, "Global")
 GOLDEN_CASE(dump_json, "--json")
 GOLDEN_CASE(dump_unknown_query, "ABCD")
+GOLDEN_CASE(dump_absent_items, "4242")
+GOLDEN_CASE(usage_question_mark, "-?")
+GOLDEN_CASE(usage_unknown_short_option, "-x")
 GOLDEN_CASE(summary, "--summary")
 GOLDEN_CASE(usage_help, "--help")
 GOLDEN_CASE(dump_items_query, "3012", "238")
@@ -212,7 +216,40 @@ static void bad_fixed_time(void **state)
     pq_result_free(&r);
 }
 
+/* A mistyped PERFLIB_REGISTRY: a non-zero exit that names the missing
+ * directory, and nothing created (no store, no directory tree). */
+static void registry_in_missing_directory(void **state)
+{
+    (void)state;
+    char *dir = pq_mkdtemp();
+    assert_non_null(dir);
+    char env[700], sub[512];
+    snprintf(sub, sizeof sub, "%s/no/such/dir", dir);
+    snprintf(env, sizeof env, "PERFLIB_REGISTRY=%s/x.db", sub);
+    const char *argv[] = {PERFQUERY_BIN, "--summary", NULL};
+    const char *envs[] = {env, NULL};
+    pq_result r;
+    assert_int_equal(pq_run(argv, envs, &r), 0);
+    assert_int_not_equal(r.exit_code, 0);
+    char want[700];
+    snprintf(want, sizeof want, "the directory %s does not exist", sub);
+    if (!strstr(r.err, want)) fprintf(stderr, "stderr: %s\n", r.err);
+    assert_non_null(strstr(r.err, want));
+    assert_int_equal(r.out_len, 0);
+    pq_result_free(&r);
+    char no[600];
+    snprintf(no, sizeof no, "%s/no", dir);
+    struct stat sb;
+    assert_int_not_equal(stat(no, &sb), 0);
+    pq_rmdir(dir);
+    free(dir);
+}
+
 static const struct CMUnitTest tests[] = {
+    cmocka_unit_test_setup_teardown(dump_absent_items, setup, teardown),
+    cmocka_unit_test_setup_teardown(usage_question_mark, setup, teardown),
+    cmocka_unit_test_setup_teardown(usage_unknown_short_option, setup, teardown),
+    cmocka_unit_test(registry_in_missing_directory),
     cmocka_unit_test_setup_teardown(dump_text, setup, teardown),
     cmocka_unit_test_setup_teardown(dump_json, setup, teardown),
     cmocka_unit_test_setup_teardown(dump_unknown_query, setup, teardown),

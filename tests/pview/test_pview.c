@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -165,8 +166,19 @@ static void sort_and_filter(void **state)
     assert_false(pv_name_matches("worker", "x"));
     assert_true(pv_name_matches("worker", ""));
     char buf[32];
+    /* always a unit, 1024 steps: a column never mixes bytes with K */
     pv_fmt_bytes(buf, sizeof buf, 3.0 * 1048576);
-    assert_string_equal(buf, "3072K");
+    assert_string_equal(buf, "3.0M");
+    pv_fmt_bytes(buf, sizeof buf, 0);
+    assert_string_equal(buf, "0");
+    pv_fmt_bytes(buf, sizeof buf, 4096);
+    assert_string_equal(buf, "4.0K");
+    pv_fmt_bytes(buf, sizeof buf, 98304);
+    assert_string_equal(buf, "96K");
+    pv_fmt_bytes(buf, sizeof buf, 1.5 * 1073741824.0);
+    assert_string_equal(buf, "1.5G");
+    pv_fmt_bytes(buf, sizeof buf, 1023.0 * 1048576);
+    assert_string_equal(buf, "1.0G");
     pv_fmt_elapsed(buf, sizeof buf, 90061);
     assert_string_equal(buf, "1-01:01");
     free(v);
@@ -257,6 +269,21 @@ static char *wait_for(tm_fx *f, const char *text)
     return NULL;
 }
 
+/* Wait (at most ~20 s) until the first line (the title, which carries the
+ * sample time) differs from `title`: a refresh has happened. */
+static char *wait_for_title_change(tm_fx *f, const char *title)
+{
+    for (int i = 0; i < 400; i++) {
+        char *s = capture(f);
+        if (s && strncmp(s, title, strlen(title)) != 0) return s;
+        free(s);
+        usleep(50000);
+    }
+    fprintf(stderr, "timed out waiting for a refresh after \"%s\"\n", title);
+    fail();
+    return NULL;
+}
+
 static void keys(tm_fx *f, const char *k)
 {
     assert_int_equal(sh("tmux -L %s send-keys -t pv %s", f->sock, k), 0);
@@ -334,9 +361,11 @@ static void tmux_help_and_memory_on_replay(void **state)
     /* the recording has no costly snapshot: a clear message, nothing else */
     keys(f, "m");
     free(wait_for(f, "has no Costly snapshot"));
-    /* actions on a recording are refused and say why */
-    keys(f, "k y Enter");
-    free(wait_for(f, "local machine only"));
+    /* actions on a recording are refused and say why, before asking */
+    keys(f, "k");
+    char *s = wait_for(f, "local machine only");
+    assert_null(strstr(s, "[y/N]"));
+    free(s);
     keys(f, "q");
     free(wait_for(f, "PVIEW-EXIT=0"));
 }
@@ -376,7 +405,7 @@ static void tmux_log_replay(void **state)
     start(f, 80, 24, "TZ=UTC TERM=screen", args);
     char *s = wait_for(f, "[END]");
     assert_non_null(strstr(s, "log t.blg"));
-    assert_non_null(strstr(s, "worker              300 150.0 100.0  50.0"));
+    assert_non_null(strstr(s, "worker              300 150.0  100.0   50.0"));
     free(s);
     keys(f, "q");
     free(wait_for(f, "PVIEW-EXIT=0"));
@@ -448,13 +477,34 @@ static int nice_of(pid_t pid)
     return atoi(p);
 }
 
+/* The data queries pview made ($PERFLIB_PVIEW_TRACE): "230" or "230 232
+ * pid=N" only (never every thread), and `want` among them. */
+static void expect_queries(const char *path, const char *want)
+{
+    FILE *fp = fopen(path, "r");
+    assert_non_null(fp);
+    char line[128];
+    int seen = 0, n = 0;
+    while (fgets(line, sizeof line, fp)) {
+        line[strcspn(line, "\n")] = 0;
+        n++;
+        if (strcmp(line, want) == 0) seen = 1;
+        if (strcmp(line, "230") != 0 && strncmp(line, "230 232 pid=", 12) != 0)
+            fail_msg("pview asked \"%s\"", line);
+    }
+    fclose(fp);
+    if (!seen) fail_msg("pview never asked \"%s\" (%d queries)", want, n);
+}
+
 static void tmux_live_filter_threads_priority_end(void **state)
 {
     tm_fx *f = *state;
     char name[32];
     pid_t child = spawn_target(name, sizeof name);
     assert_true(child > 0);
-    start(f, 100, 30, "TERM=screen", "-d 0.5");
+    char env[300];
+    snprintf(env, sizeof env, "TERM=screen PERFLIB_PVIEW_TRACE=%s/q.trace", f->dir);
+    start(f, 100, 30, env, "-d 0.5 --no-perfd");
     free(wait_for(f, "Processes:"));
     keys(f, "/");
     free(wait_for(f, "Filter by name"));
@@ -464,6 +514,25 @@ static void tmux_live_filter_threads_priority_end(void **state)
     char want[96];
     snprintf(want, sizeof want, "Threads of %s (%d): 4", name, (int)child);
     free(wait_for(f, want));
+    /* only the selected process's threads were asked for, never all */
+    char path[300], pq[64];
+    snprintf(path, sizeof path, "%s/q.trace", f->dir);
+    snprintf(pq, sizeof pq, "230 232 pid=%d", (int)child);
+    expect_queries(path, pq);
+    /* memory detail: the address space and the images it maps (libc at
+     * least), matched to the process through Image's parent Process */
+    keys(f, "m");
+    snprintf(want, sizeof want, "Memory detail: %s (%d)", name, (int)child);
+    char *md = wait_for(f, want);
+    char *im = strstr(md, "Images (");
+    if (!im || atoi(im + 8) < 1 || !strstr(md, "libc")) fprintf(stderr, "memory detail:\n%s\n", md);
+    assert_non_null(im);
+    assert_true(atoi(im + 8) >= 1);
+    assert_non_null(strstr(md, "libc"));
+    assert_non_null(strstr(md, "Mapped Space"));
+    free(md);
+    keys(f, "m");
+    free(wait_for(f, "Threads of"));
     /* priority: nice 7 */
     keys(f, "p");
     free(wait_for(f, "Nice value for"));
@@ -559,17 +628,198 @@ static void tmux_remote_through_perfd(void **state)
         sh("%s", cmd);
         fail();
     }
-    /* actions are for the local machine only */
+    /* actions are for the local machine only: refused before any
+     * question, and the refusal stays on screen across refreshes until a
+     * key is pressed */
     keys(f, "k");
-    free(wait_for(f, "[y/N]"));
-    keys(f, "y Enter");
-    free(wait_for(f, "local machine only"));
+    s = wait_for(f, "local machine only");
+    assert_null(strstr(s, "[y/N]"));
+    char *first = strndup(s, (size_t)(strchr(s, '\n') - s));
+    free(s);
+    for (int i = 0; i < 2; i++) {
+        s = wait_for_title_change(f, first);
+        free(first);
+        first = strndup(s, (size_t)(strchr(s, '\n') - s));
+        if (!strstr(s, "local machine only")) fprintf(stderr, "the refusal went at a refresh:\n%s\n", s);
+        assert_non_null(strstr(s, "local machine only"));
+        free(s);
+    }
+    free(first);
+    keys(f, "Down");
+    for (int i = 0; i < 400; i++) {
+        s = capture(f);
+        int gone = s && !strstr(s, "local machine only");
+        free(s);
+        if (gone) break;
+        assert_true(i < 399);
+        usleep(50000);
+    }
     /* perfd goes away: the last rows stay and the footer says why */
     kill(pd, SIGTERM);
     waitpid(pd, NULL, 0);
     free(wait_for(f, "no new data, showing the last good rows"));
     keys(f, "q");
     free(wait_for(f, "PVIEW-EXIT=0"));
+}
+
+/* The cheapest local source (docs/pview.md, "Sources"): an unprivileged
+ * pview, whose PerfProc would read /proc, takes a local perfd's snapshots
+ * (perfd runs as root: the BPF source) and still asks for the selected
+ * process's threads only; without a perfd it collects itself; as root it
+ * collects itself with the BPF source even when a perfd answers. */
+static void tmux_live_cheapest_local_source(void **state)
+{
+    tm_fx *f = *state;
+    if (geteuid() != 0) fail_msg("needs root (to run pview as another user and perfd with the BPF source)");
+    assert_int_equal(sh("chmod 755 %s", f->dir), 0);
+    char log[128], args[128], env[300], want[96];
+    snprintf(log, sizeof log, "%s/perfd.log", f->dir);
+    unsigned port = 0;
+    pid_t pd = start_perfd(log, &port);
+    snprintf(args, sizeof args, "-d 0.5 --perfd 127.0.0.1:%u", port);
+    snprintf(env, sizeof env, "TERM=screen PERFLIB_PVIEW_TRACE=%s/nobody.trace setpriv --reuid=65534 --regid=65534 "
+             "--clear-groups --", f->dir);
+    assert_int_equal(sh("touch %s/nobody.trace && chmod 666 %s/nobody.trace", f->dir, f->dir), 0);
+    start(f, 120, 30, env, args);
+    snprintf(want, sizeof want, "local (perfd 127.0.0.1:%u)", port);
+    char *s = wait_for(f, want);
+    free(s);
+    free(wait_for(f, "_Total"));
+    free(wait_for(f, "Threads of")); /* the first selection's threads */
+    keys(f, "q");
+    free(wait_for(f, "PVIEW-EXIT=0"));
+    char path[300];
+    snprintf(path, sizeof path, "%s/nobody.trace", f->dir);
+    expect_queries(path, "230");
+    assert_int_equal(sh("grep -q '^230 232 pid=' %s", path), 0);
+    assert_int_equal(sh("tmux -L %s kill-session -t pv >/dev/null 2>&1", f->sock), 0);
+    usleep(300000); /* the emptied server exits: the next start makes a new one */
+    /* root: its own BPF collection, the perfd not used */
+    start(f, 120, 30, "TERM=screen", args);
+    s = wait_for(f, "_Total");
+    if (strstr(s, "(perfd")) fail_msg("root pview took the perfd:\n%s", s);
+    free(s);
+    keys(f, "q");
+    free(wait_for(f, "PVIEW-EXIT=0"));
+    kill(pd, SIGTERM);
+    waitpid(pd, NULL, 0);
+    assert_int_equal(sh("tmux -L %s kill-session -t pv >/dev/null 2>&1", f->sock), 0);
+    usleep(300000); /* the emptied server exits: the next start makes a new one */
+    /* no perfd: an unprivileged pview collects itself */
+    snprintf(env, sizeof env, "TERM=screen setpriv --reuid=65534 --regid=65534 --clear-groups --");
+    start(f, 120, 30, env, args);
+    s = wait_for(f, "_Total");
+    if (strstr(s, "(perfd")) fail_msg("pview took a perfd that is gone:\n%s", s);
+    free(s);
+    keys(f, "q");
+    free(wait_for(f, "PVIEW-EXIT=0"));
+}
+
+/* pview started through a script that records its pid; `wrap` runs before
+ * it (exec), e.g. to block SIGHUP. */
+static pid_t start_with_pid(tm_fx *f, const char *wrap, const char *args)
+{
+    char script[128], pidf[128];
+    snprintf(script, sizeof script, "%s/run.sh", f->dir);
+    snprintf(pidf, sizeof pidf, "%s/pid", f->dir);
+    FILE *fp = fopen(script, "w");
+    assert_non_null(fp);
+    fprintf(fp, "#!/bin/sh\necho $$ > %s\nexec %s env TZ=UTC TERM=screen %s %s\n", pidf, wrap, PVIEW_BIN, args);
+    assert_int_equal(fclose(fp), 0);
+    assert_int_equal(chmod(script, 0755), 0);
+    assert_int_equal(sh("tmux -L %s -f /dev/null new-session -d -s pv -x 80 -y 24 %s", f->sock, script), 0);
+    pid_t pid = 0;
+    for (int i = 0; i < 400 && pid <= 0; i++) {
+        fp = fopen(pidf, "r");
+        if (fp) {
+            if (fscanf(fp, "%d", &pid) != 1) pid = 0;
+            fclose(fp);
+        }
+        if (pid <= 0) usleep(50000);
+    }
+    assert_true(pid > 0);
+    return pid;
+}
+
+/* 1 when pid has ended (gone, or a zombie nobody reaped yet). */
+static int ended(pid_t pid)
+{
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *fp = fopen(path, "r");
+    if (!fp) return 1;
+    size_t n = fread(buf, 1, sizeof buf - 1, fp);
+    fclose(fp);
+    buf[n] = 0;
+    char *rp = strrchr(buf, ')');
+    return rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X');
+}
+
+/* At most 2 s after `t0` (CLOCK_MONOTONIC seconds), pid has ended. */
+static void ends_within_2s(pid_t pid, const char *what)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double dt = 0;
+    while (!ended(pid) && dt < 2.0) {
+        usleep(20000);
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        dt = (double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9;
+    }
+    if (!ended(pid)) {
+        fprintf(stderr, "pview (%d) still runs 2 s after %s\n", (int)pid, what);
+        kill(pid, SIGKILL);
+        fail();
+    }
+}
+
+/* The terminal goes away while a prompt is open: pview ends (it spun at
+ * 100 % CPU for ever, deaf to SIGTERM). */
+static void tmux_prompt_terminal_gone(void **state)
+{
+    tm_fx *f = *state;
+    char args[1024];
+    write_canned(f, 2, args, sizeof args);
+    pid_t pid = start_with_pid(f, "", args);
+    free(wait_for(f, "[END]"));
+    keys(f, "/");
+    free(wait_for(f, "Filter by name"));
+    sh("tmux -L %s kill-server >/dev/null 2>&1", f->sock);
+    ends_within_2s(pid, "its terminal went away with a prompt open");
+}
+
+/* The same with the hang-up signal blocked: the failing reads tell. */
+static void tmux_prompt_terminal_gone_no_sighup(void **state)
+{
+    tm_fx *f = *state;
+    char args[1024];
+    write_canned(f, 2, args, sizeof args);
+    pid_t pid = start_with_pid(
+        f, "perl -e 'use POSIX; sigprocmask(SIG_BLOCK, POSIX::SigSet->new(SIGHUP)) or die; exec @ARGV or die'",
+        args);
+    free(wait_for(f, "[END]"));
+    keys(f, "k");
+    free(wait_for(f, "local machine only"));
+    keys(f, "p");
+    free(wait_for(f, "local machine only"));
+    keys(f, "/");
+    free(wait_for(f, "Filter by name"));
+    sh("tmux -L %s kill-server >/dev/null 2>&1", f->sock);
+    ends_within_2s(pid, "its terminal went away (SIGHUP blocked) with a prompt open");
+}
+
+/* SIGTERM while a prompt is open ends pview cleanly. */
+static void tmux_prompt_sigterm(void **state)
+{
+    tm_fx *f = *state;
+    char args[1024];
+    write_canned(f, 2, args, sizeof args);
+    pid_t pid = start_with_pid(f, "", args);
+    free(wait_for(f, "[END]"));
+    keys(f, "/");
+    free(wait_for(f, "Filter by name"));
+    assert_int_equal(kill(pid, SIGTERM), 0);
+    ends_within_2s(pid, "SIGTERM with a prompt open");
 }
 
 static void tmux_not_a_terminal(void **state)
@@ -594,8 +844,12 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(tmux_help_and_memory_on_replay, setup_tmux, teardown_tmux),
         cmocka_unit_test_setup_teardown(tmux_log_replay, setup_tmux, teardown_tmux),
         cmocka_unit_test_setup_teardown(tmux_live_filter_threads_priority_end, setup_tmux, teardown_tmux),
+        cmocka_unit_test_setup_teardown(tmux_live_cheapest_local_source, setup_tmux, teardown_tmux),
         cmocka_unit_test_setup_teardown(tmux_remote_through_perfd, setup_tmux, teardown_tmux),
         cmocka_unit_test(tmux_not_a_terminal),
+        cmocka_unit_test_setup_teardown(tmux_prompt_terminal_gone, setup_tmux, teardown_tmux),
+        cmocka_unit_test_setup_teardown(tmux_prompt_terminal_gone_no_sighup, setup_tmux, teardown_tmux),
+        cmocka_unit_test_setup_teardown(tmux_prompt_sigterm, setup_tmux, teardown_tmux),
     };
     return pl_test_run(tests, argc, argv);
 }

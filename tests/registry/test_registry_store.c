@@ -1,5 +1,7 @@
 /* Registry store: creation, seeding, location, read-only opens, migrations,
  * languages and single titles. */
+#include <sys/wait.h>
+
 #include "reg_test.h"
 
 static void seed_exact(void **state)
@@ -141,14 +143,78 @@ static void default_path_env(void **state)
     assert_int_equal(strlen(small), 7);
     assert_memory_equal(small, path, 7);
 
+    /* A store the user names is never given directories: a mistyped
+     * PERFLIB_REGISTRY fails, saying which directory is missing, and
+     * creates nothing. */
     pl_store *st = NULL;
     pl_error err;
+    assert_int_equal(pl_store_open(NULL, 0, &st, &err), PL_E_NOT_FOUND);
+    assert_null(st);
+    assert_non_null(strstr(err.msg, "PERFLIB_REGISTRY"));
+    char missing[512];
+    snprintf(missing, sizeof missing, "the directory %s/a/b/c does not exist", dir);
+    assert_non_null(strstr(err.msg, missing));
+    struct stat sb;
+    char a[512];
+    snprintf(a, sizeof a, "%s/a", dir);
+    assert_int_not_equal(stat(a, &sb), 0);
+
+    /* in a directory that exists, the store file is made */
+    snprintf(path, sizeof path, "%s/store.db", dir);
+    setenv("PERFLIB_REGISTRY", path, 1);
     assert_int_equal(pl_store_open(NULL, 0, &st, &err), PL_OK);
     assert_string_equal(pl_store_path(st), path);
     pl_store_close(st);
-    struct stat sb;
     assert_int_equal(stat(path, &sb), 0);
     unsetenv("PERFLIB_REGISTRY");
+}
+
+/* A directory, a file in place of a directory, a file nobody may read: each
+ * named for what it is, not SQLite's "disk I/O error" or "unable to open
+ * database file". */
+static void named_store_location_checked(void **state)
+{
+    (void)state;
+    char dir[256], path[512];
+    reg_tmpdir(dir, sizeof dir);
+    pl_store *st = NULL;
+    pl_error err;
+    assert_int_equal(pl_store_open(dir, 0, &st, &err), PL_E_IO);
+    assert_non_null(strstr(err.msg, "is a directory; a store is a file"));
+    assert_int_equal(pl_store_open(dir, PL_STORE_READONLY, &st, &err), PL_E_IO);
+    assert_non_null(strstr(err.msg, "is a directory"));
+
+    snprintf(path, sizeof path, "%s/plain", dir);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fclose(fp);
+    snprintf(path, sizeof path, "%s/plain/x.db", dir);
+    assert_int_equal(pl_store_open(path, 0, &st, &err), PL_E_NOT_FOUND);
+    assert_non_null(strstr(err.msg, "plain is not a directory"));
+
+    /* another user's unreadable store: the system's reason */
+    snprintf(path, sizeof path, "%s/s.db", dir);
+    pl_store_close(reg_open(path));
+    assert_int_equal(chmod(path, 0600), 0);
+    assert_int_equal(chmod(dir, 0755), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (setgid(65534) != 0 || setuid(65534) != 0) _exit(10);
+        pl_store *s2 = NULL;
+        pl_error e2;
+        int rc = pl_store_open(path, PL_STORE_READONLY, &s2, &e2);
+        if (rc != PL_E_IO) _exit(11);
+        if (!strstr(e2.msg, "Permission denied")) {
+            fprintf(stderr, "message: %s\n", e2.msg);
+            _exit(12);
+        }
+        _exit(0);
+    }
+    int ws;
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    assert_true(WIFEXITED(ws));
+    assert_int_equal(WEXITSTATUS(ws), 0);
 }
 
 static void default_path_fallback(void **state)
@@ -598,6 +664,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(seed_providers),
         cmocka_unit_test(default_path_env),
         cmocka_unit_test(default_path_fallback),
+        cmocka_unit_test(named_store_location_checked),
         cmocka_unit_test(readonly_missing_fails),
         cmocka_unit_test(readonly_open_reads),
         cmocka_unit_test(migrate_from_v0),

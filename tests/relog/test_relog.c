@@ -15,8 +15,11 @@
 
 #include "pl_test.h"
 
+#include "pl_test_logs.h"
+
 #include "pdh_canned.h"
 #include "perflib/registry.h"
+#include "pl_test_pg.h"
 
 typedef struct fx {
     char dir[64];
@@ -24,8 +27,8 @@ typedef struct fx {
     char out[65536];
     char err[8192];
     int code;
+    const char *tz;           /* TZ of the tools run; NULL: UTC */
 } fx;
-
 
 static int setup(void **state)
 {
@@ -62,7 +65,7 @@ static void run(fx *f, const char *bin, const char *clock, const char *const *ar
         dup2(o, 1);
         dup2(e, 2);
         dup2(in, 0);
-        setenv("TZ", "UTC", 1);
+        setenv("TZ", f->tz ? f->tz : "UTC", 1);
         setenv("PERFLIB_REGISTRY", f->store, 1);
         setenv("PERFLIB_TYPEPERF_BLOCKS", f->dir, 1);
         unsetenv("PERFLIB_LANG");
@@ -446,6 +449,175 @@ static void append_binary(void **state)
     expect_code(f, 3);
 }
 
+/* Windows' CSV converts to BIN and back, and to TSV and back, with the
+ * same values: byte for byte in the zone it was written in. */
+static void windows_csv_round_trips(void **state)
+{
+    fx *f = *state;
+    char csv[128], bin[128], out[128], tsv[128], buf[8192];
+    snprintf(csv, sizeof csv, "%s/win.csv", f->dir);
+    snprintf(bin, sizeof bin, "%s/win.plog", f->dir);
+    snprintf(out, sizeof out, "%s/back.csv", f->dir);
+    snprintf(tsv, sizeof tsv, "%s/win.tsv", f->dir);
+    canned_write_file(csv, pl_test_windows_csv, strlen(pl_test_windows_csv));
+    f->tz = "Europe/Berlin";
+    const char *q[] = {csv, "-q", NULL};
+    run(f, RELOG_BIN, NULL, q);
+    expect_code(f, 0);
+    assert_non_null(strstr(f->out, "(CSV)"));
+    assert_non_null(strstr(f->out, "Samples: 3\r\n"));
+    assert_non_null(strstr(f->out, "Begin: 7/1/2026 10:00:00\r\n"));
+    assert_non_null(strstr(f->out, "\\\\WIN2\\Thread(explorer/0)\\% Processor Time\r\n"));
+    const char *a[] = {csv, "-f", "BIN", "-o", bin, "-y", NULL};
+    run(f, RELOG_BIN, NULL, a);
+    expect_code(f, 0);
+    const char *b[] = {bin, "-f", "CSV", "-o", out, "-y", NULL};
+    run(f, RELOG_BIN, NULL, b);
+    expect_code(f, 0);
+    same_files(csv, out);
+    const char *c[] = {csv, "-f", "TSV", "-o", tsv, "-y", NULL};
+    run(f, RELOG_BIN, NULL, c);
+    expect_code(f, 0);
+    const char *d[] = {tsv, "-f", "CSV", "-o", out, "-y", NULL};
+    run(f, RELOG_BIN, NULL, d);
+    expect_code(f, 0);
+    same_files(csv, out);
+    /* read in another zone: the same instants, shown in that zone */
+    f->tz = "UTC";
+    const char *e[] = {bin, "-f", "CSV", "-o", out, "-y", "-c", "\\\\WIN1\\Memory\\Available Bytes", NULL};
+    run(f, RELOG_BIN, NULL, e);
+    expect_code(f, 0);
+    canned_read_file(out, buf, sizeof buf);
+    assert_string_equal(buf, "\"(PDH-CSV 4.0) (UTC)(0)\",\"\\\\WIN1\\Memory\\Available Bytes\"\r\n"
+                             "\"07/01/2026 08:00:00.125\",\"1073741824\"\r\n"
+                             "\"07/01/2026 08:00:01.125\",\"1073741823\"\r\n"
+                             "\"07/01/2026 08:00:02.125\",\"1073741822\"\r\n");
+}
+
+/* typeperf replays a CSV log through PDH: the same values again. */
+static void typeperf_replays_a_csv_log(void **state)
+{
+    fx *f = *state;
+    char csv[128], out[128], buf[8192];
+    snprintf(csv, sizeof csv, "%s/win.csv", f->dir);
+    snprintf(out, sizeof out, "%s/replay.csv", f->dir);
+    canned_write_file(csv, pl_test_windows_csv, strlen(pl_test_windows_csv));
+    f->tz = "Europe/Berlin";
+    const char *a[] = {"\\\\WIN1\\Process(*)\\Working Set", "\\\\WIN2\\Thread(explorer/0)\\% Processor Time",
+                       "-i", csv, "-o", out, "-y", NULL};
+    run(f, TYPEPERF_BIN, NULL, a);
+    expect_code(f, 0);
+    canned_read_file(out, buf, sizeof buf);
+    assert_string_equal(buf, "\"(PDH-CSV 4.0) (W. Europe Daylight Time)(-120)\",\"\\\\WIN1\\Process(svchost)\\Working Set\","
+                             "\"\\\\WIN1\\Process(svchost#1)\\Working Set\",\"\\\\WIN2\\Thread(explorer/0)\\% Processor Time\"\r\n"
+                             "\"07/01/2026 10:00:00.125\",\" \",\"4096\",\"12.5\"\r\n"
+                             "\"07/01/2026 10:00:01.125\",\" \",\"4100\",\" \"\r\n"
+                             "\"07/01/2026 10:00:02.125\",\" \",\" \",\"0\"\r\n");
+}
+
+/* typeperf -f SQL logs the canned samples straight into SQLite and into a
+ * real PostgreSQL server; relog reads the log sets back to CSV: the same
+ * bytes typeperf writes with -o for the same samples. */
+static void typeperf_logs_into_sql(void **state)
+{
+    fx *f = *state;
+    char csv[128], back[128], db[128], set[512];
+    snprintf(csv, sizeof csv, "%s/tp.csv", f->dir);
+    snprintf(back, sizeof back, "%s/back.csv", f->dir);
+    snprintf(db, sizeof db, "%s/perf.db", f->dir);
+    pl_test_pg pg;
+    char why[1024];
+    if (pl_test_pg_start(&pg, why, sizeof why) != 0) {
+        print_error("cannot start PostgreSQL: %s\n", why);
+        fail();
+    }
+    const char *targets[2] = {db, pg.conninfo};
+    for (int t = 0; t < 2; t++) {
+        const char *a[32];
+        int n = 0;
+        for (size_t i = 0; i < sizeof k_paths / sizeof *k_paths; i++) a[n++] = k_paths[i];
+        a[n++] = "-sc";
+        a[n++] = "4";
+        a[n++] = "-o";
+        a[n++] = csv;
+        a[n++] = "-y";
+        a[n] = NULL;
+        run(f, TYPEPERF_BIN, "1700000000000,1000", a);
+        expect_code(f, 0);
+        snprintf(set, sizeof set, "SQL:%s!canned run", targets[t]);
+        a[n - 2] = set;
+        a[n - 1] = "-f";
+        a[n++] = "SQL";
+        a[n] = NULL;
+        run(f, TYPEPERF_BIN, "1700000000000,1000", a);
+        expect_code(f, 0);
+        assert_string_equal(f->out, "Exiting, please wait...\r\nThe command completed successfully.\r\n");
+        const char *r[] = {set, "-f", "CSV", "-o", back, "-y", NULL};
+        run(f, RELOG_BIN, NULL, r);
+        expect_code(f, 0);
+        same_files(csv, back);
+        /* a second run appends to the set; -q counts both */
+        const char *ap[] = {"\\Memory\\Available Bytes", "-sc", "2", "-f", "SQL", "-o", set, NULL};
+        run(f, TYPEPERF_BIN, "1700000100000,1000", ap);
+        expect_code(f, 0);
+        const char *q[] = {set, "-q", NULL};
+        run(f, RELOG_BIN, NULL, q);
+        expect_code(f, 0);
+        assert_non_null(strstr(f->out, "(SQL)"));
+        assert_non_null(strstr(f->out, "\r\nSamples: 6\r\n"));
+    }
+    /* -f SQL needs a log set: exit 1 without -o, 4 without a set name */
+    const char *u[] = {"\\Memory\\Available Bytes", "-f", "SQL", NULL};
+    run(f, TYPEPERF_BIN, NULL, u);
+    expect_code(f, 1);
+    snprintf(set, sizeof set, "SQL:%s", db);
+    const char *v[] = {"\\Memory\\Available Bytes", "-sc", "1", "-o", set, NULL};
+    run(f, TYPEPERF_BIN, NULL, v);
+    expect_code(f, 4);
+    assert_non_null(strstr(f->err, "names no log set"));
+    pl_test_pg_stop(&pg);
+}
+
+/* Windows' CSV converts to SQL (SQLite, PostgreSQL) and back with the same
+ * values, byte for byte in the zone it was written in; to BIN from SQL too. */
+static void windows_csv_through_sql(void **state)
+{
+    fx *f = *state;
+    char csv[128], out[128], bin[128], db[128], set[512];
+    snprintf(csv, sizeof csv, "%s/win.csv", f->dir);
+    snprintf(out, sizeof out, "%s/back.csv", f->dir);
+    snprintf(bin, sizeof bin, "%s/win.plog", f->dir);
+    snprintf(db, sizeof db, "%s/win.db", f->dir);
+    canned_write_file(csv, pl_test_windows_csv, strlen(pl_test_windows_csv));
+    f->tz = "Europe/Berlin";
+    pl_test_pg pg;
+    char why[1024];
+    if (pl_test_pg_start(&pg, why, sizeof why) != 0) {
+        print_error("cannot start PostgreSQL: %s\n", why);
+        fail();
+    }
+    const char *targets[2] = {db, pg.conninfo};
+    for (int t = 0; t < 2; t++) {
+        snprintf(set, sizeof set, "%s!windows", targets[t]);
+        const char *a[] = {csv, "-f", "SQL", "-o", set, NULL};
+        run(f, RELOG_BIN, NULL, a);
+        expect_code(f, 0);
+        snprintf(set, sizeof set, "SQL:%s!windows", targets[t]);
+        const char *b[] = {set, "-f", "CSV", "-o", out, "-y", NULL};
+        run(f, RELOG_BIN, NULL, b);
+        expect_code(f, 0);
+        same_files(csv, out);
+        const char *c[] = {set, "-o", bin, "-y", NULL};
+        run(f, RELOG_BIN, NULL, c);
+        expect_code(f, 0);
+        const char *d[] = {bin, "-f", "CSV", "-o", out, "-y", NULL};
+        run(f, RELOG_BIN, NULL, d);
+        expect_code(f, 0);
+        same_files(csv, out);
+    }
+    pl_test_pg_stop(&pg);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -458,6 +630,10 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(damaged_inputs, setup, teardown),
         cmocka_unit_test_setup_teardown(errors_and_exit_codes, setup, teardown),
         cmocka_unit_test_setup_teardown(append_binary, setup, teardown),
+        cmocka_unit_test_setup_teardown(windows_csv_round_trips, setup, teardown),
+        cmocka_unit_test_setup_teardown(typeperf_replays_a_csv_log, setup, teardown),
+        cmocka_unit_test_setup_teardown(typeperf_logs_into_sql, setup, teardown),
+        cmocka_unit_test_setup_teardown(windows_csv_through_sql, setup, teardown),
     };
     return pl_test_run(tests, argc, argv);
 }

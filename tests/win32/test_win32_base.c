@@ -1,9 +1,12 @@
 /* The base Win32 of include/win32/winbase.h (docs/win32.md, "Base Win32"):
  * strings, wsprintf, code pages, time (QueryPerformanceCounter on the
  * block's clock), the computer name, module names, the event log, named
- * shared memory and events across processes. Built as a Windows program:
- * <windows.h> only (plus perflib/win32.h for the event-log hook). */
+ * shared memory and events across processes, the service-control stubs,
+ * MessageBox and crtdbg.h. Built as a Windows program: <windows.h> only
+ * (plus perflib/win32.h for the event-log hook). */
+#define _DEBUG /* crtdbg.h's reporting _ASSERTE */
 #include <windows.h>
+#include <crtdbg.h>
 #include <ntsecapi.h>
 #include <ntstatus.h>
 #include <winternl.h>
@@ -359,6 +362,88 @@ static void nt_headers_and_debug_output(void **state)
     assert_string_equal(g_lines[1], "debug: wide");
 }
 
+/* A provider installer's service calls (issue 29 item 2): no service
+ * control manager here, so each fails with ERROR_CALL_NOT_IMPLEMENTED;
+ * StartServiceCtrlDispatcher fails as for a service program started from a
+ * console on Windows, so the program takes its console path. */
+static void service_control(void **state)
+{
+    (void)state;
+    SetLastError(0);
+    SC_HANDLE scm = OpenSCManagerA(NULL, NULL, SC_MANAGER_ALL_ACCESS);
+    assert_null(scm);
+    assert_int_equal(GetLastError(), ERROR_CALL_NOT_IMPLEMENTED);
+    static const WCHAR wname[] = {'s', 'v', 'c', 0};
+    SetLastError(0);
+    assert_null(OpenSCManagerW(NULL, NULL, SC_MANAGER_CONNECT));
+    assert_int_equal(GetLastError(), ERROR_CALL_NOT_IMPLEMENTED);
+    SetLastError(0);
+    assert_null(CreateServiceA(scm, "svc", "Service", SERVICE_ALL_ACCESS, SERVICE_WIN32_OWN_PROCESS,
+                               SERVICE_DEMAND_START, SERVICE_ERROR_NORMAL, "/usr/bin/true", NULL, NULL, NULL, NULL,
+                               NULL));
+    assert_int_equal(GetLastError(), ERROR_CALL_NOT_IMPLEMENTED);
+    SetLastError(0);
+    assert_null(OpenServiceW(scm, wname, SERVICE_START | SERVICE_STOP | DELETE));
+    assert_int_equal(GetLastError(), ERROR_CALL_NOT_IMPLEMENTED);
+    SERVICE_STATUS st;
+    SetLastError(0);
+    assert_false(ControlService(NULL, SERVICE_CONTROL_STOP, &st));
+    assert_int_equal(GetLastError(), ERROR_CALL_NOT_IMPLEMENTED);
+    SetLastError(0);
+    assert_false(StartServiceA(NULL, 0, NULL));
+    assert_int_equal(GetLastError(), ERROR_CALL_NOT_IMPLEMENTED);
+    SetLastError(0);
+    assert_false(QueryServiceStatus(NULL, &st));
+    assert_int_equal(GetLastError(), ERROR_CALL_NOT_IMPLEMENTED);
+    SetLastError(0);
+    assert_false(DeleteService(NULL));
+    assert_int_equal(GetLastError(), ERROR_CALL_NOT_IMPLEMENTED);
+    SetLastError(0);
+    assert_false(CloseServiceHandle(NULL));
+    assert_int_equal(GetLastError(), ERROR_CALL_NOT_IMPLEMENTED);
+    SetLastError(0);
+    assert_null(RegisterServiceCtrlHandlerA("svc", NULL));
+    assert_int_equal(GetLastError(), ERROR_CALL_NOT_IMPLEMENTED);
+    SERVICE_TABLE_ENTRYA table[] = {{(LPSTR) "svc", NULL}, {NULL, NULL}};
+    SetLastError(0);
+    assert_false(StartServiceCtrlDispatcherA(table));
+    assert_int_equal(GetLastError(), ERROR_FAILED_SERVICE_CONTROLLER_CONNECT);
+}
+
+/* MessageBox has no desktop: a line on the event log's channel with the
+ * icon's priority; OK boxes answer IDOK, questions fail (nobody to answer).
+ * crtdbg.h's _ASSERTE under _DEBUG reports on the debugger's channel and
+ * goes on. */
+static void message_box_and_assert(void **state)
+{
+    (void)state;
+    g_nlines = 0;
+    pl_win32_set_event_hook(hook, NULL);
+    assert_int_equal(MessageBoxA(NULL, "Open", "Open from counter.dll", MB_OK), IDOK);
+    static const WCHAR text[] = {'D', 'L', 'L', '_', 'P', 'R', 'O', 'C', 'E', 'S', 'S', '_', 'A', 'T', 'T', 'A', 'C',
+                                 'H', '\n', 'x', 0};
+    static const WCHAR caption[] = {'D', 'l', 'l', 'M', 'a', 'i', 'n', 0};
+    assert_int_equal(MessageBoxW(NULL, text, caption, MB_OK | MB_ICONWARNING), IDOK);
+    SetLastError(0);
+    assert_int_equal(MessageBoxA(NULL, "Retry?", NULL, MB_RETRYCANCEL | MB_ICONERROR), 0);
+    assert_int_equal(GetLastError(), ERROR_CALL_NOT_IMPLEMENTED);
+    int fine = 1, line = __LINE__ + 1;
+    _ASSERTE(fine == 2);
+    _ASSERTE(fine == 1);
+    pl_win32_set_event_hook(NULL, NULL);
+    assert_int_equal(g_nlines, 4);
+    assert_int_equal(g_prio[0], LOG_INFO);
+    assert_string_equal(g_lines[0], "message box: Open from counter.dll: Open");
+    assert_int_equal(g_prio[1], LOG_WARNING);
+    assert_string_equal(g_lines[1], "message box: DllMain: DLL_PROCESS_ATTACH x");
+    assert_int_equal(g_prio[2], LOG_ERR);
+    assert_string_equal(g_lines[2], "message box: Error: Retry?");
+    assert_int_equal(g_prio[3], LOG_DEBUG);
+    char want[300];
+    snprintf(want, sizeof want, "debug: %s(%d) : Assertion failed: fine == 2", __FILE__, line);
+    assert_string_equal(g_lines[3], want);
+}
+
 static void interlocked(void **state)
 {
     (void)state;
@@ -388,6 +473,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(shared_memory_and_events),
         cmocka_unit_test(interlocked),
         cmocka_unit_test(nt_headers_and_debug_output),
+        cmocka_unit_test(service_control),
+        cmocka_unit_test(message_box_and_assert),
     };
     return pl_test_run(tests, argc, argv);
 }

@@ -59,7 +59,7 @@ static void w_forms(void **state)
     DWORD size = 0;
     assert_int_equal(PdhGetCounterInfo(c, TRUE, &size, NULL), PDH_MORE_DATA);
     assert_true(size > sizeof(PDH_COUNTER_INFO));
-    DWORD small = size - 1;
+    DWORD small = sizeof(PDH_COUNTER_INFO) - 1;
     PDH_COUNTER_INFO *info = malloc(size);
     assert_int_equal(PdhGetCounterInfo(c, TRUE, &small, info), PDH_MORE_DATA);
     assert_int_equal(small, size);
@@ -246,6 +246,93 @@ static void collect_with_event(void **state)
     CloseHandle(ev);
 }
 
+/* Issue 29 items 3 and 4, as Wine's conformance test (which passes on
+ * Windows) asks: PdhGetCounterInfo with a buffer of exactly
+ * sizeof(PDH_COUNTER_INFO) fills the structure alone and succeeds;
+ * PdhGetCounterTimeBase checks its argument before the handle; formatting a
+ * type that needs one sample before the first collection succeeds, with
+ * the value marked unavailable (a two-sample type still does not). */
+static void windows_argument_rules(void **state)
+{
+    (void)state;
+    PDH_HQUERY q = NULL;
+    PDH_HCOUNTER ticks = NULL, rate = NULL;
+    assert_int_equal(PdhOpenQuery(NULL, 0, &q), ERROR_SUCCESS);
+    assert_int_equal(PdhAddCounter(q, L"\\PQ Machine\\Ticks", 5, &ticks), ERROR_SUCCESS);
+    assert_int_equal(PdhAddCounter(q, L"\\PQ Child(beta/one)\\Bytes/sec", 0, &rate), ERROR_SUCCESS);
+
+    /* counter info: the structure alone when the strings do not fit */
+    PDH_COUNTER_INFO info;
+    memset(&info, 0xAB, sizeof info);
+    DWORD size = sizeof info;
+    assert_int_equal(PdhGetCounterInfo(ticks, FALSE, &size, &info), ERROR_SUCCESS);
+    assert_int_equal(size, sizeof info);
+    assert_int_equal(info.dwLength, sizeof info);
+    assert_int_equal(info.dwType, PERF_COUNTER_LARGE_RAWCOUNT);
+    assert_int_equal(info.CVersion, PDH_CVERSION_WIN50);
+    assert_int_equal(info.lScale, 0);
+    assert_int_equal(info.lDefaultScale, 0);
+    assert_int_equal(info.dwUserData, 5);
+    assert_null(info.szFullPath);
+    assert_null(info.szCounterName);
+    assert_null(info.szExplainText);
+    PDH_COUNTER_INFO_A ainfo; /* the A form alike */
+    DWORD asize = sizeof ainfo;
+    assert_int_equal(PdhGetCounterInfoA(ticks, FALSE, &asize, &ainfo), ERROR_SUCCESS);
+    assert_int_equal(asize, sizeof ainfo);
+    assert_int_equal(ainfo.dwType, PERF_COUNTER_LARGE_RAWCOUNT);
+    assert_null(ainfo.szFullPath);
+    assert_null(ainfo.szObjectName);
+    assert_int_equal(PdhSetCounterScaleFactor(ticks, -5), ERROR_SUCCESS);
+    assert_int_equal(PdhGetCounterInfo(ticks, FALSE, &size, &info), ERROR_SUCCESS);
+    assert_int_equal(info.lScale, -5);
+    /* with the help text asked for, and a buffer between the two sizes */
+    DWORD full = 0;
+    assert_int_equal(PdhGetCounterInfo(rate, TRUE, &full, NULL), PDH_MORE_DATA);
+    BYTE *big = malloc(full);
+    size = full - 2;
+    assert_int_equal(PdhGetCounterInfo(rate, TRUE, &size, (PPDH_COUNTER_INFO)big), ERROR_SUCCESS);
+    assert_int_equal(size, sizeof(PDH_COUNTER_INFO));
+    assert_null(((PPDH_COUNTER_INFO)big)->szExplainText);
+    size = full;
+    assert_int_equal(PdhGetCounterInfo(rate, TRUE, &size, (PPDH_COUNTER_INFO)big), ERROR_SUCCESS);
+    assert_int_equal(size, full);
+    assert_true(wequal(((PPDH_COUNTER_INFO)big)->szCounterName, L"Bytes/sec"));
+    free(big);
+    size = sizeof info - 1;
+    assert_int_equal(PdhGetCounterInfo(ticks, FALSE, &size, NULL), PDH_MORE_DATA);
+    assert_true(size > sizeof info);
+    assert_int_equal(PdhGetCounterInfo(ticks, FALSE, NULL, &info), PDH_INVALID_ARGUMENT);
+    assert_int_equal(PdhGetCounterInfo(NULL, FALSE, NULL, NULL), PDH_INVALID_HANDLE);
+
+    /* the time base: the argument, then the handle */
+    LONGLONG base = 0;
+    assert_int_equal(PdhGetCounterTimeBase(NULL, NULL), PDH_INVALID_ARGUMENT);
+    assert_int_equal(PdhGetCounterTimeBase(NULL, &base), PDH_INVALID_HANDLE);
+    assert_int_equal(PdhGetCounterTimeBase(ticks, NULL), PDH_INVALID_ARGUMENT);
+    assert_int_equal(PdhGetCounterTimeBase(ticks, &base), ERROR_SUCCESS);
+
+    /* formatting before the first collection */
+    PDH_FMT_COUNTERVALUE v;
+    memset(&v, 0xAB, sizeof v);
+    assert_int_equal(PdhGetFormattedCounterValue(NULL, PDH_FMT_LARGE, NULL, NULL), PDH_INVALID_ARGUMENT);
+    assert_int_equal(PdhGetFormattedCounterValue(NULL, PDH_FMT_LARGE, NULL, &v), PDH_INVALID_HANDLE);
+    assert_int_equal(PdhGetFormattedCounterValue(ticks, PDH_FMT_LARGE, NULL, NULL), PDH_INVALID_ARGUMENT);
+    DWORD type = 0;
+    assert_int_equal(PdhGetFormattedCounterValue(ticks, PDH_FMT_LARGE, &type, &v), ERROR_SUCCESS);
+    assert_int_equal(type, PERF_COUNTER_LARGE_RAWCOUNT);
+    assert_int_equal(v.CStatus, PDH_CSTATUS_INVALID_DATA); /* success, but not a number */
+    assert_int_equal(v.largeValue, 0);
+    assert_int_equal(PdhGetFormattedCounterValue(rate, PDH_FMT_DOUBLE, NULL, &v), PDH_INVALID_DATA);
+    assert_int_equal(PdhCollectQueryData(q), ERROR_SUCCESS);
+    assert_int_equal(PdhGetFormattedCounterValue(ticks, PDH_FMT_LARGE | PDH_FMT_NOSCALE, NULL, &v), ERROR_SUCCESS);
+    assert_int_equal(v.CStatus, PDH_CSTATUS_VALID_DATA);
+    assert_true(v.largeValue > 0);
+    /* one sample is not enough for a rate, after the first collection too */
+    assert_int_equal(PdhGetFormattedCounterValue(rate, PDH_FMT_DOUBLE, NULL, &v), PDH_INVALID_DATA);
+    assert_int_equal(PdhCloseQuery(q), ERROR_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -253,6 +340,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(w_paths_and_names, setup, teardown),
         cmocka_unit_test_setup_teardown(enum_objects_and_items, setup, teardown),
         cmocka_unit_test_setup_teardown(collect_with_event, setup, teardown),
+        cmocka_unit_test_setup_teardown(windows_argument_rules, setup, teardown),
     };
     return pl_test_run(tests, argc, argv);
 }

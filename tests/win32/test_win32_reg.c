@@ -438,6 +438,17 @@ static void other_apis_on_perf_keys(void **state)
         size = 4;
         assert_int_equal(RegEnumValueW(g_keys[i], 1, (LPWSTR)buf, &size, NULL, NULL, NULL, NULL), ERROR_MORE_DATA);
         assert_int_equal(size, 4);
+        /* the arguments are checked first (issue 29 item 4): a NULL name or
+         * size is 87, not 234 */
+        size = sizeof buf;
+        assert_int_equal(RegEnumValueA(g_keys[i], 0, NULL, &size, NULL, NULL, NULL, NULL), ERROR_INVALID_PARAMETER);
+        assert_int_equal(RegEnumValueW(g_keys[i], 0, NULL, NULL, NULL, NULL, NULL, NULL), ERROR_INVALID_PARAMETER);
+        assert_int_equal(RegEnumValueA(g_keys[i], 0, buf, NULL, NULL, NULL, NULL, NULL), ERROR_INVALID_PARAMETER);
+        DWORD dsize = 4;
+        assert_int_equal(RegEnumValueA(g_keys[i], 0, buf, &size, NULL, NULL, (LPBYTE)buf, NULL),
+                         ERROR_INVALID_PARAMETER);
+        assert_int_equal(RegEnumValueA(g_keys[i], 0, buf, &size, &dsize, NULL, NULL, NULL), ERROR_INVALID_PARAMETER);
+        assert_int_equal(size, sizeof buf);
 
         assert_int_equal(RegCloseKey(g_keys[i]), ERROR_SUCCESS);
         assert_int_equal(RegCloseKey(g_keys[i]), ERROR_SUCCESS);
@@ -681,6 +692,21 @@ static void registry_details(void **state)
     assert_int_equal(RegQueryValueExA(HKEY_PERFORMANCE_DATA, "Global", NULL, NULL, buf, &size), ERROR_SUCCESS);
     for (DWORD i = size; i < BIG; i++)
         if (buf[i] != 0xAB) fail_msg("byte %u after the %u-byte block was written", i, size);
+    /* ... and the header's padding, which no field defines, as Windows'
+     * perflib fills the header field by field (issue 29 item 4): the 4 bytes
+     * between SystemTime and PerfTime, and those after the system name. */
+    PERF_DATA_BLOCK hdr;
+    memcpy(&hdr, buf, sizeof hdr);
+    for (size_t i = offsetof(PERF_DATA_BLOCK, SystemTime) + sizeof(SYSTEMTIME); i < offsetof(PERF_DATA_BLOCK, PerfTime); i++)
+        assert_int_equal(buf[i], 0xAB);
+    assert_int_equal(hdr.SystemNameOffset, 88);
+    assert_true(hdr.HeaderLength % 8 == 0 && hdr.HeaderLength <= size);
+    for (size_t i = hdr.SystemNameOffset + hdr.SystemNameLength; i < hdr.HeaderLength; i++)
+        assert_int_equal(buf[i], 0xAB);
+    assert_int_equal(hdr.PerfFreq.QuadPart, 10000000);
+    assert_int_equal(((const WCHAR *)(buf + hdr.SystemNameOffset))[hdr.SystemNameLength / 2 - 1], 0);
+    pl_block blk;
+    assert_int_equal(pl_block_open(&blk, buf, size, 0, 0, NULL), PL_OK); /* still a valid block */
     free(buf);
 
     /* RegSetKeyValue on the performance keys: Windows' codes. */

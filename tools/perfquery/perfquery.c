@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "perflib/block.h"
+#include "perflib/provider.h"
 #include "perflib/query.h"
 #include "perflib/registry.h"
 #include "perflib/status.h"
@@ -65,7 +66,8 @@ static void usage(FILE *f)
           "  --help               this text\n"
           "environment: PERFLIB_FIXED_TIME=N shows FILETIME N instead of the block's times\n"
           "values a provider could not read are shown as n/a (JSON: null, \"available\": false)\n"
-          "exit codes: 0 ok, 1 usage, 2 not found, 3 bad block or file error, 4 engine/store error,\n"
+          "exit codes: 0 ok, 1 usage, 2 not found (also: a query that answered no object),\n"
+          "            3 bad block or file error, 4 engine/store error,\n"
           "            5 --get: the value is unavailable (n/a)\n",
           f);
 }
@@ -319,6 +321,29 @@ static int dump_buffer(const opts *o, const void *buf, size_t len, const pl_titl
     return 0;
 }
 
+/* An answer with no object is right (Windows answers an unknown word with
+ * an empty block), but a person who typed "Glbal" should hear that it
+ * matched nothing. Exit 2 (not found). */
+static int say_empty(const char *query, const void *buf, size_t len)
+{
+    pl_block blk;
+    pl_error err = {0};
+    if (pl_block_open(&blk, buf, len, 0, 0, &err) != PL_OK || blk.num_objects) return 0;
+    pl_query_items q;
+    pl_query_parse(query, &q);
+    if (q.kind == PL_QUERY_KIND_UNKNOWN)
+        fprintf(stderr,
+                "perfquery: \"%s\" matched nothing: a query is Global, Costly, object indices (\"230 232\"), "
+                "Counter/Explain/Help [LANG] or Foreign HOST [QUERY] (see --help)\n",
+                query);
+    else if (q.kind == PL_QUERY_KIND_ITEMS)
+        fprintf(stderr, "perfquery: no object of \"%s\" is in this snapshot (perfquery --titles lists the indices)\n",
+                query);
+    else
+        fprintf(stderr, "perfquery: \"%s\" answered no object (perfquery --providers says why)\n", query);
+    return EXIT_NOTFOUND;
+}
+
 static int cmd_dump(const opts *o, const char *query)
 {
     pl_engine *e = NULL;
@@ -333,6 +358,7 @@ static int cmd_dump(const opts *o, const char *query)
             rc = print_multisz(buf, len);
         else
             rc = dump_buffer(o, buf, len, engine_titles(e), "the engine's answer");
+        if (!rc && type != PL_REG_MULTI_SZ) rc = say_empty(query, buf, len);
     }
     pl_free(buf);
     pl_engine_close(e);
@@ -718,6 +744,10 @@ static int cmd_providers(const opts *o)
                p->loaded ? "yes" : "no", p->opened ? "yes" : "no", p->disabled ? "yes" : "no",
                (unsigned long long)p->collects, (unsigned long long)p->errors);
         pq_plain_string(stdout, p->last_error[0] ? p->last_error : "-");
+        if (p->note[0]) {
+            fputs(", note: ", stdout);
+            pq_plain_string(stdout, p->note);
+        }
         fputc('\n', stdout);
     }
     pl_free(list);
@@ -763,7 +793,7 @@ static int run(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int need = 0, newmode = -1;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0 || strcmp(a, "-?") == 0 || strcmp(a, "/?") == 0) {
             usage(stdout);
             return 0;
         } else if (strcmp(a, "--version") == 0) {
@@ -798,7 +828,8 @@ static int run(int argc, char **argv)
         } else if (strcmp(a, "--read") == 0) {
             newmode = M_READ;
             need = 1;
-        } else if (a[0] == '-' && a[1] == '-') {
+        } else if (a[0] == '-' && a[1]) {
+            /* no query word starts with '-' */
             fprintf(stderr, "perfquery: unknown option %s (see --help)\n", a);
             return EXIT_USAGE;
         } else {

@@ -43,7 +43,7 @@ static int same_process(pv_app *a, const pv_proc *p, char *msg, size_t cap)
     return found;
 }
 
-static int refuse(const pv_app *a, const pv_proc *p, char *msg, size_t cap)
+int pv_action_refused(const pv_app *a, const pv_proc *p, char *msg, size_t cap)
 {
     if (!a->src->local) {
         snprintf(msg, cap, "actions work on the local machine only (this is %s)", a->src->label);
@@ -58,7 +58,7 @@ static int refuse(const pv_app *a, const pv_proc *p, char *msg, size_t cap)
 
 int pv_end_process(pv_app *a, const pv_proc *p, int sig, char *msg, size_t cap)
 {
-    if (refuse(a, p, msg, cap) || !same_process(a, p, msg, cap)) return -1;
+    if (pv_action_refused(a, p, msg, cap) || !same_process(a, p, msg, cap)) return -1;
     if (kill((pid_t)p->pid, sig) != 0) {
         int e = errno;
         snprintf(msg, cap, "cannot end %s (%u): %s", p->name, p->pid, why(e));
@@ -70,7 +70,7 @@ int pv_end_process(pv_app *a, const pv_proc *p, int sig, char *msg, size_t cap)
 
 int pv_set_priority(pv_app *a, const pv_proc *p, int nice_value, char *msg, size_t cap)
 {
-    if (refuse(a, p, msg, cap)) return -1;
+    if (pv_action_refused(a, p, msg, cap)) return -1;
     if (nice_value < -20 || nice_value > 19) {
         snprintf(msg, cap, "nice must be -20..19, not %d", nice_value);
         return -1;

@@ -24,9 +24,10 @@ static void usage(FILE *out)
           "Show processes and threads from perflib's Process and Thread objects.\n"
           "\n"
           "  \\\\COMPUTER, -s COMPUTER   a remote machine served by perfd (HOST or HOST:PORT)\n"
+          "  --perfd ADDR              the local perfd to use when it is cheaper than pview's own\n"
+          "                            /proc collection (default 127.0.0.1:9730)\n"
+          "  --no-perfd                never use a local perfd\n"
           "  -d SECONDS                refresh interval (0.2 to 3600; default 1)\n"
-          "  --log FILE                replay a binary counter log recorded with typeperf -f BIN\n"
-          "                            (one record per refresh; record Process and Thread paths)\n"
           "  --log FILE                replay a binary counter log recorded with typeperf -f BIN\n"
           "                            (one record per refresh; record Process and Thread paths)\n"
           "  --replay FILE...          replay snapshots saved with `perfquery --raw FILE \"230 232\"`\n"
@@ -102,7 +103,42 @@ static void set_status(pv_app *a, int error, const char *msg)
 {
     snprintf(a->status, sizeof a->status, " %.250s", msg);
     a->status_error = error;
-    a->status_collect = 0;
+    a->status_source = 0;
+}
+
+/* The threads shown are the selected process's: a live source is asked
+ * for them alone ("230 232 pid=N", docs/query-engine.md). A recording has
+ * every thread already; a source that does not know the word (an older
+ * perfd answers no Process) gets "230 232". Without a selection yet, no
+ * threads: the first refresh asks for the selected one's at once. */
+static const char *data_query(const pv_app *a, char *buf, size_t cap, int *pid_query)
+{
+    *pid_query = 0;
+    if (!a->show_threads) return "230";
+    if (a->src->replay || a->no_pid_filter) return "230 232";
+    if (!a->nview) return "230";
+    snprintf(buf, cap, "230 232 pid=%u", a->sel_pid);
+    *pid_query = 1;
+    return buf;
+}
+
+/* Test hook: the data queries, one a line, in $PERFLIB_PVIEW_TRACE. */
+static void trace_query(const pv_app *a, const char *query)
+{
+    if (!a->trace) return;
+    FILE *f = fopen(a->trace, "a");
+    if (!f) return;
+    fprintf(f, "%s\n", query);
+    fclose(f);
+}
+
+/* After the user selected another process: its threads soon (a burst of
+ * keys asks once). */
+static void want_threads_of_selection(pv_app *a)
+{
+    if (!a->show_threads || a->src->replay || a->no_pid_filter || a->paused || a->ended) return;
+    if (a->have_threads_pid && a->threads_pid == a->sel_pid) return;
+    a->threads_due = now_s() + 0.15;
 }
 
 /* One refresh. Returns 0, or -1 when the source failed (message set). */
@@ -112,7 +148,25 @@ static int refresh_data(pv_app *a)
     size_t len = 0;
     pl_error err = {0};
     double t0 = now_s();
-    int rc = a->src->src.collect(a->src->src.ctx, a->show_threads ? "230 232" : "230", &blk, &len, &err);
+    char qbuf[48];
+    int pid_query = 0;
+    const char *query = data_query(a, qbuf, sizeof qbuf, &pid_query);
+    uint32_t qpid = a->sel_pid;
+    trace_query(a, query);
+    int rc = a->src->src.collect(a->src->src.ctx, query, &blk, &len, &err);
+    if (rc == PL_OK && pid_query) {
+        /* a source that does not know "pid=N" answers no Process */
+        pl_block b;
+        pl_object o;
+        if (pl_block_open(&b, blk, len, 0, 0, NULL) == PL_OK && pl_block_find_object(&b, 230, &o) != PL_OK) {
+            free(blk);
+            blk = NULL;
+            a->no_pid_filter = 1;
+            pid_query = 0;
+            trace_query(a, "230 232");
+            rc = a->src->src.collect(a->src->src.ctx, "230 232", &blk, &len, &err);
+        }
+    }
     if (rc == PL_E_NO_DATA && a->src->replay) {
         a->ended = 1;
         set_status(a, 0, "end of the recording; q quits");
@@ -126,14 +180,20 @@ static int refresh_data(pv_app *a)
         snprintf(msg, sizeof msg, "%.100s: no new data, showing the last good rows: %.300s", a->src->label,
                  err.msg[0] ? err.msg : pl_strerror(rc));
         set_status(a, 1, msg);
-        a->status_collect = 1;
+        a->status_source = 1;
         return -1;
     }
-    /* data again: a collection's failure is over (an action's refusal
-     * stays until the next key) */
-    if (a->status_collect) a->status[0] = 0;
-    a->status_collect = 0;
+    /* the source answers again: its complaint goes; the user's own
+     * messages (a refused action) stay until the next key */
+    if (a->status_source) a->status[0] = 0;
+    a->status_source = 0;
+    a->have_threads_pid = pid_query;
+    a->threads_pid = qpid;
+    a->threads_due = 0;
+    int first = a->nview == 0;
     pv_app_rebuild(a);
+    if (first) want_threads_of_selection(a); /* the first selection: its threads now */
+    if (a->threads_due) a->threads_due = now_s();
     return 0;
 }
 
@@ -151,7 +211,7 @@ static void open_memory(pv_app *a)
     size_t len = 0;
     pl_error err = {0};
     pv_memdetail_free(&a->mem);
-    int rc = a->src->src.collect(a->src->src.ctx, "Costly", &blk, &len, &err);
+    int rc = a->src->src.collect(a->src->src.ctx, PV_MEMORY_QUERY, &blk, &len, &err);
     if (rc == PL_OK) rc = pv_memdetail_read(blk, len, p->pid, p->start, &a->mem, &err);
     free(blk);
     if (rc != PL_OK) {
@@ -192,6 +252,7 @@ static void move_sel(pv_app *a, long delta)
         a->sel_start = a->view[*sel].start;
         a->tsel = a->ttop = 0;
         pv_app_rebuild(a);
+        want_threads_of_selection(a);
     }
 }
 
@@ -201,9 +262,13 @@ static void action_end(pv_app *a, int sig)
     if (!p) return;
     pv_proc copy = *p;
     char q[160], ans[8], msg[256];
+    if (pv_action_refused(a, &copy, msg, sizeof msg)) {
+        set_status(a, 1, msg);
+        return;
+    }
     snprintf(q, sizeof q, "End %s (%u) with %s? [y/N]", copy.name, copy.pid, sig == SIGKILL ? "SIGKILL" : "SIGTERM");
     if (!pv_ui_prompt(a, q, ans, sizeof ans) || (ans[0] != 'y' && ans[0] != 'Y')) {
-        set_status(a, 0, "nothing was done");
+        if (!a->quit) set_status(a, 0, "nothing was done");
         return;
     }
     int rc = pv_end_process(a, &copy, sig, msg, sizeof msg);
@@ -217,11 +282,15 @@ static void action_priority(pv_app *a)
     pv_proc copy = *p;
     char q[200], ans[16], msg[256];
     char cur[16];
+    if (pv_action_refused(a, &copy, msg, sizeof msg)) {
+        set_status(a, 1, msg);
+        return;
+    }
     pv_fmt_num(cur, sizeof cur, copy.nice);
     snprintf(q, sizeof q, "Nice value for %s (%u), -20 (high) .. 19 (idle), now %s:", copy.name, copy.pid,
              cur[0] ? cur : "?");
     if (!pv_ui_prompt(a, q, ans, sizeof ans) || !ans[0]) {
-        set_status(a, 0, "nothing was done");
+        if (!a->quit) set_status(a, 0, "nothing was done");
         return;
     }
     char *end;
@@ -238,7 +307,9 @@ static void action_priority(pv_app *a)
 
 static void key(pv_app *a, int ch)
 {
-    if (ch != ERR && ch != KEY_RESIZE && !a->status_collect) a->status[0] = 0;
+    /* a key dismisses the last message, except the source's own (it
+     * stays while the source fails) */
+    if (ch != ERR && ch != KEY_RESIZE && !a->status_source) a->status[0] = 0;
     if (a->mode == PV_HELP) {
         if (ch != ERR && ch != KEY_RESIZE) a->mode = PV_MAIN;
         if (ch == 'q') a->quit = 1;
@@ -268,15 +339,16 @@ static void key(pv_app *a, int ch)
     case '\t': a->focus = a->show_threads ? !a->focus : 0; break;
     case KEY_LEFT: if (a->hscroll > 0) a->hscroll--; break;
     case KEY_RIGHT: if (a->hscroll < PC_COUNT - 3) a->hscroll++; break;
-    case '<': a->sort_col = (a->sort_col + PC_COUNT - 1) % PC_COUNT; pv_app_rebuild(a); break;
-    case '>': a->sort_col = (a->sort_col + 1) % PC_COUNT; pv_app_rebuild(a); break;
-    case 'r': a->sort_desc = !a->sort_desc; pv_app_rebuild(a); break;
+    case '<': a->sort_col = (a->sort_col + PC_COUNT - 1) % PC_COUNT; pv_app_rebuild(a); want_threads_of_selection(a); break;
+    case '>': a->sort_col = (a->sort_col + 1) % PC_COUNT; pv_app_rebuild(a); want_threads_of_selection(a); break;
+    case 'r': a->sort_desc = !a->sort_desc; pv_app_rebuild(a); want_threads_of_selection(a); break;
     case '/': {
         char f[sizeof a->filter];
         if (pv_ui_prompt(a, "Filter by name (empty: all):", f, sizeof f)) {
             memcpy(a->filter, f, sizeof f);
             a->sel = a->top = 0;
             pv_app_rebuild(a);
+            want_threads_of_selection(a);
         }
         break;
     }
@@ -284,7 +356,11 @@ static void key(pv_app *a, int ch)
     case 'K': action_end(a, SIGKILL); break;
     case 'p': action_priority(a); break;
     case 'm': open_memory(a); break;
-    case 't': a->show_threads = !a->show_threads; a->focus = 0; break;
+    case 't':
+        a->show_threads = !a->show_threads;
+        a->focus = 0;
+        want_threads_of_selection(a);
+        break;
     case ' ': a->paused = !a->paused; break;
     case '+': if (a->interval < 3600) a->interval = a->interval < 1 ? a->interval * 2 : a->interval + 1; break;
     case '-': if (a->interval > 0.2) a->interval = a->interval <= 1 ? a->interval / 2 : a->interval - 1; break;
@@ -300,6 +376,8 @@ static void on_term(int sig)
     g_term = 1;
 }
 
+int pv_stop_requested(void) { return g_term != 0; }
+
 int main(int argc, char **argv)
 {
     pv_app a;
@@ -308,7 +386,7 @@ int main(int argc, char **argv)
     a.show_threads = 1;
     a.sort_col = PC_CPU;
     a.sort_desc = 1;
-    const char *host = NULL, *logfile = NULL;
+    const char *host = NULL, *logfile = NULL, *perfd = "127.0.0.1:9730";
     char **files = NULL;
     int nfiles = 0;
     for (int i = 1; i < argc; i++) {
@@ -332,6 +410,10 @@ int main(int argc, char **argv)
             host = argv[++i];
         } else if (!strcmp(s, "--log") && i + 1 < argc) {
             logfile = argv[++i];
+        } else if (!strcmp(s, "--perfd") && i + 1 < argc) {
+            perfd = argv[++i];
+        } else if (!strcmp(s, "--no-perfd")) {
+            perfd = NULL;
         } else if (!strcmp(s, "--no-threads")) {
             a.show_threads = 0;
         } else if (!strcmp(s, "--replay")) {
@@ -351,10 +433,11 @@ int main(int argc, char **argv)
     }
     pv_source src;
     pl_error err = {0};
+    char why[300] = "";
     int rc = files     ? pv_source_blocks(&src, files, nfiles, &err)
              : logfile ? pv_source_log(&src, logfile, &err)
              : host    ? pv_source_remote(&src, host, &err)
-                       : pv_source_local(&src, &err);
+                       : pv_source_local_cheapest(&src, perfd, why, sizeof why, &err);
     if (rc != PL_OK) {
         fprintf(stderr, "pview: %s\n", err.msg[0] ? err.msg : pl_strerror(rc));
         return 2;
@@ -365,6 +448,8 @@ int main(int argc, char **argv)
         return 3;
     }
     a.src = &src;
+    a.trace = getenv("PERFLIB_PVIEW_TRACE");
+    if (why[0]) snprintf(a.status, sizeof a.status, " source: %.240s", why);
     pv_model_init(&a.model);
     /* Ctrl-C, SIGTERM and a closed terminal end pview between two
      * collections, never inside one: a consumer that dies during a
@@ -380,16 +465,18 @@ int main(int argc, char **argv)
     double next = 0;
     while (!a.quit && !g_term) {
         double t = now_s();
-        if (!a.paused && !a.ended && t >= next) {
+        if (!a.paused && !a.ended && (t >= next || (a.threads_due > 0 && t >= a.threads_due))) {
             refresh_data(&a);
             next = t + a.interval;
         }
         pv_ui_draw(&a);
-        double wait = a.paused || a.ended ? 1.0 : next - now_s();
+        double until = a.threads_due > 0 && a.threads_due < next ? a.threads_due : next;
+        double wait = a.paused || a.ended ? 1.0 : until - now_s();
         if (wait < 0) wait = 0;
         timeout((int)(wait * 1000) + 1);
         int ch = getch();
         if (ch != ERR) key(&a, ch);
+        else if (pv_ui_terminal_gone()) break; /* no hang-up signal came: the reads fail */
         /* after a rate change, the next sample follows the new interval */
         if (ch == '+' || ch == '-') next = now_s() + a.interval;
     }

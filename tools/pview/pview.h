@@ -27,6 +27,11 @@ typedef struct pv_source {
 } pv_source;
 
 int pv_source_local(pv_source *s, pl_error *err);
+/* The cheapest local source pview may use (docs/pview.md, "Sources"): the
+ * local engine, unless its PerfProc reads /proc (no BPF source here) and a
+ * perfd answers at perfd_addr (NULL: do not look) for less of pview's CPU
+ * than its own collection; then that perfd. *why says which and why. */
+int pv_source_local_cheapest(pv_source *s, const char *perfd_addr, char *why, size_t cap, pl_error *err);
 /* host: "name", "name:port", "[v6]:port" as the engine's Foreign takes it. */
 int pv_source_remote(pv_source *s, const char *host, pl_error *err);
 /* Raw blocks saved by `perfquery --raw FILE QUERY`, one per sample, replayed
@@ -69,6 +74,10 @@ typedef struct pv_thread {
 typedef struct pv_praw pv_praw;
 typedef struct pv_traw pv_traw;
 
+typedef struct pv_timebase {
+    int64_t t100, tick, freq, obj_time, obj_freq;
+} pv_timebase;
+
 typedef struct pv_model {
     pv_proc *procs;           /* this sample's rows, block order */
     size_t nprocs;
@@ -87,6 +96,7 @@ typedef struct pv_model {
     size_t npraw, cap_praw, cap_praw_b;
     pv_traw *traw, *traw_b;
     size_t ntraw, cap_traw, cap_traw_b;
+    pv_timebase ptb, ttb;     /* time bases of praw and traw */
 } pv_model;
 
 void pv_model_init(pv_model *m);
@@ -141,6 +151,11 @@ const char *pv_wait_reason(double r);
 
 enum pv_mode { PV_MAIN, PV_HELP, PV_MEMORY };
 
+/* The memory detail's query: Image and Process Address Space, which bring
+ * their parent Process (Image instances name it), so images are matched to
+ * the process by its ID Process. "Costly" alone has no Process object. */
+#define PV_MEMORY_QUERY "740 786"
+
 typedef struct pv_app {
     pv_source *src;
     pv_model model;
@@ -167,9 +182,16 @@ typedef struct pv_app {
     size_t mem_top;
     char status[256];         /* the last message for the footer */
     int status_error;
-    int status_collect;       /* the status says why the last collection failed */
+    int status_source;        /* about the data source: cleared when it answers again;
+                                 any other message stays until the next key */
     double last_collect_ms;
     int quit;
+    /* threads are read for the selected process only ("230 232 pid=N") */
+    int no_pid_filter;        /* the source answered no Process to it (an older perfd): all threads */
+    int have_threads_pid;     /* the model holds the threads of threads_pid */
+    uint32_t threads_pid;
+    double threads_due;       /* > 0: read the newly selected process's threads at this time */
+    const char *trace;        /* test hook $PERFLIB_PVIEW_TRACE: every data query appended to this file */
 } pv_app;
 
 /* ui.c */
@@ -177,14 +199,22 @@ int pv_ui_start(void);
 void pv_ui_stop(void);
 void pv_ui_draw(pv_app *a);
 /* A one-line prompt in the footer: returns 1 with the text, 0 when
- * cancelled (Esc). */
+ * cancelled (Esc), or when pview must end (a stop signal, the terminal
+ * gone: then a->quit is set). */
 int pv_ui_prompt(pv_app *a, const char *question, char *out, size_t cap);
+/* 1 when the terminal has gone away (hang-up or error on stdin). */
+int pv_ui_terminal_gone(void);
+/* main.c: 1 once SIGINT, SIGTERM or SIGHUP asked pview to end. */
+int pv_stop_requested(void);
 /* Rebuild view/tview from the model (filter, sort, selection kept by pid). */
 void pv_app_rebuild(pv_app *a);
 
 /* actions.c: each returns 0 and a message, or -1 and the reason; a refused
  * action changes nothing. */
 int pv_end_process(pv_app *a, const pv_proc *p, int sig, char *msg, size_t cap);
+/* 1 and the reason when no action may touch p here (a remote or recorded
+ * source, _Total, Idle): asked before the user is asked to confirm. */
+int pv_action_refused(const pv_app *a, const pv_proc *p, char *msg, size_t cap);
 int pv_set_priority(pv_app *a, const pv_proc *p, int nice_value, char *msg, size_t cap);
 
 #endif

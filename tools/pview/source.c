@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "perflib/log.h"
 #include "perflib/query.h"
@@ -24,6 +25,96 @@ int pv_source_local(pv_source *s, pl_error *err)
     s->local = 1;
     /* the engine source does not own the engine: remember it for close */
     s->engine = e;
+    return PL_OK;
+}
+
+/* ---------------------------------------------------------------- cheapest */
+
+static double cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* pview's CPU for one "230" snapshot from s (the second of two: the first
+ * loads providers or connects), or -1 when it fails or holds no Process. */
+static double snapshot_cpu(pv_source *s)
+{
+    double c = -1;
+    for (int i = 0; i < 2; i++) {
+        void *blk = NULL;
+        size_t len = 0;
+        pl_error err = {0};
+        double t0 = cpu_s();
+        int rc = s->src.collect(s->src.ctx, "230", &blk, &len, &err);
+        double t1 = cpu_s();
+        pl_block b;
+        pl_object o;
+        int ok = rc == PL_OK && pl_block_open(&b, blk, len, 0, 0, NULL) == PL_OK &&
+                 pl_block_find_object(&b, 230, &o) == PL_OK;
+        free(blk);
+        if (!ok) return -1;
+        c = t1 - t0;
+    }
+    return c;
+}
+
+/* Does the local engine's PerfProc read its own BPF source (its note,
+ * docs/providers/perfproc.md)? */
+static int perfproc_uses_bpf(pl_engine *e)
+{
+    pl_provider_status *st = NULL;
+    size_t n = 0;
+    int yes = 0;
+    if (pl_engine_provider_status(e, &st, &n) != PL_OK) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(st[i].name, "PerfProc") == 0 &&
+            strncmp(st[i].note, "Process and Thread from the BPF task iterator", 45) == 0)
+            yes = 1;
+    pl_free(st);
+    return yes;
+}
+
+int pv_source_local_cheapest(pv_source *s, const char *perfd_addr, char *why, size_t cap, pl_error *err)
+{
+    int rc = pv_source_local(s, err);
+    if (rc != PL_OK) return rc;
+    if (!perfd_addr) {
+        snprintf(why, cap, "own collection (--no-perfd)");
+        return PL_OK;
+    }
+    /* one snapshot opens PerfProc: its note says whether it reads /proc */
+    void *blk = NULL;
+    size_t len = 0;
+    pl_error e2 = {0};
+    if (s->src.collect(s->src.ctx, "230", &blk, &len, &e2) == PL_OK && perfproc_uses_bpf(s->engine)) {
+        free(blk);
+        snprintf(why, cap, "own collection: PerfProc's BPF source");
+        return PL_OK;
+    }
+    free(blk);
+    pv_source r;
+    pl_error rerr = {0};
+    if (pv_source_remote(&r, perfd_addr, &rerr) != PL_OK) {
+        snprintf(why, cap, "own collection (/proc)");
+        return PL_OK;
+    }
+    double theirs = snapshot_cpu(&r);
+    double own = theirs < 0 ? -1 : snapshot_cpu(s);
+    if (theirs < 0 || (own >= 0 && theirs >= own)) {
+        if (theirs < 0) snprintf(why, cap, "own collection (/proc): no perfd answers at %.100s", perfd_addr);
+        else snprintf(why, cap, "own collection (/proc, %.1f ms) is cheaper than perfd at %.100s (%.1f ms)",
+                      own * 1e3, perfd_addr, theirs * 1e3);
+        pv_source_close(&r);
+        return PL_OK;
+    }
+    snprintf(why, cap, "the local perfd at %.100s: %.1f ms of pview's CPU a snapshot, its own /proc collection %.1f ms",
+             perfd_addr, theirs * 1e3, own * 1e3);
+    pv_source_close(s);
+    *s = r;
+    s->local = 1; /* the same machine: actions stay allowed */
+    snprintf(s->label, sizeof s->label, "local (perfd %.100s)", perfd_addr);
     return PL_OK;
 }
 
@@ -151,7 +242,7 @@ static int replay_collect(void *ctx, const char *query, void **block, size_t *le
 {
     replay_ctx *c = ctx;
     int pick = -1;
-    if (query && strncmp(query, "Costly", 6) == 0) {
+    if (query && strcmp(query, PV_MEMORY_QUERY) == 0) {
         for (int i = 0; i < c->n && pick < 0; i++)
             if (c->b[i].costly) pick = i;
     } else {
@@ -165,7 +256,7 @@ static int replay_collect(void *ctx, const char *query, void **block, size_t *le
         }
     }
     if (pick < 0) {
-        pv_err(err, PL_E_NOT_FOUND, "the recording has no %s snapshot", query ? query : "such");
+        pv_err(err, PL_E_NOT_FOUND, "the recording has no Costly snapshot (Image, Process Address Space)");
         return PL_E_NOT_FOUND;
     }
     *block = malloc(c->b[pick].len);
@@ -239,7 +330,7 @@ typedef struct logsrc_ctx {
 static int log_collect(void *ctx, const char *query, void **block, size_t *len, pl_error *err)
 {
     logsrc_ctx *c = ctx;
-    if (query && strncmp(query, "Costly", 6) == 0) {
+    if (query && strcmp(query, PV_MEMORY_QUERY) == 0) {
         pv_err(err, PL_E_NOT_FOUND, "a counter log holds what was recorded: no Costly snapshot");
         return PL_E_NOT_FOUND;
     }

@@ -4,10 +4,12 @@
 #include <curses.h>
 #include <locale.h>
 #include <math.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "pview.h"
 
@@ -59,7 +61,16 @@ static void cell(int y, int *x, int maxx, const char *text, int w, int left)
 {
     if (*x >= maxx) return;
     int room = maxx - *x;
-    if (w > room) w = room;
+    if (w > room) {
+        /* a number cut short would be a wrong number: leave the column off
+         * (Left/Right scroll to it); a name may be cut */
+        if (!left) {
+            for (int i = 0; i < room; i++) mvaddch(y, *x + i, ' ');
+            *x = maxx;
+            return;
+        }
+        w = room;
+    }
     size_t n = fit(text, w);
     int len = 0;
     for (size_t i = 0; i < n; i++)
@@ -80,10 +91,11 @@ typedef struct pcol {
     int width;
 } pcol;
 
+/* Each width holds its title and the sort marker after it. */
 static const pcol pcols[PC_COUNT] = {
-    {"Name", 15},  {"PID", 7},      {"CPU%", 5},    {"User%", 5},   {"Priv%", 5},
-    {"WorkSet", 7}, {"Private", 7}, {"Virtual", 7}, {"Thr", 4},     {"Hnd", 5},
-    {"Pri", 3},    {"Elapsed", 11}, {"Flt/s", 6},   {"IO B/s", 7},
+    {"Name", 15},  {"PID", 7},      {"CPU%", 5},    {"User%", 6},   {"Priv%", 6},
+    {"WorkSet", 8}, {"Private", 8}, {"Virtual", 8}, {"Thr", 4},     {"Hnd", 5},
+    {"Pri", 4},    {"Elapsed", 11}, {"Flt/s", 6},   {"IO B/s", 7},
 };
 
 static void proc_cell(const pv_proc *p, int col, char *buf, size_t cap)
@@ -202,10 +214,21 @@ static void footer(pv_app *a, int y, int maxx)
                   a->status);
         return;
     }
-    const char *keys = a->mode == PV_MEMORY ? " Esc/m back  Up/Down scroll  q quit"
-                                            : " h help  </> sort  / filter  k end  p priority  m memory  "
-                                              "space pause  +/- rate  q quit";
-    fill_line(y, maxx, pair(CP_FOOTER, A_REVERSE), keys);
+    /* the keys that fit, most needed first: help and quit always */
+    static const char *const main_keys[] = {"h help", "q quit", "</> sort", "/ filter", "k end", "p priority",
+                                            "m memory", "t threads", "space pause", "+/- rate"};
+    static const char *const mem_keys[] = {"Esc/m back", "q quit", "Up/Down scroll"};
+    const char *const *k = a->mode == PV_MEMORY ? mem_keys : main_keys;
+    size_t nk = a->mode == PV_MEMORY ? sizeof mem_keys / sizeof *mem_keys : sizeof main_keys / sizeof *main_keys;
+    char line[256];
+    size_t len = 0;
+    line[0] = 0;
+    for (size_t i = 0; i < nk; i++) {
+        size_t w = strlen(k[i]) + 2;
+        if (i > 1 && len + w > (size_t)maxx) break;
+        if (len + w < sizeof line) len += (size_t)snprintf(line + len, sizeof line - len, " %s ", k[i]);
+    }
+    fill_line(y, maxx, pair(CP_FOOTER, A_REVERSE), line);
 }
 
 static void draw_help(int maxy, int maxx)
@@ -361,7 +384,10 @@ void pv_ui_draw(pv_app *a)
         const pv_proc *p = body ? &a->view[sel] : NULL;
         if (p)
             snprintf(line, sizeof line, " Threads of %s (%u): %zu%s", p->name, p->pid, a->ntview,
-                     a->model.have_threads ? "" : "  (not collected)");
+                     !a->model.have_threads ? "  (not collected)"
+                     : !a->src->replay && !a->no_pid_filter && (!a->have_threads_pid || a->threads_pid != p->pid)
+                         ? "  (reading)"
+                         : "");
         else
             snprintf(line, sizeof line, " Threads");
         fill_line(ty, maxx, pair(CP_TITLE, A_REVERSE), line);
@@ -382,13 +408,22 @@ void pv_ui_draw(pv_app *a)
     refresh();
 }
 
+int pv_ui_terminal_gone(void)
+{
+    struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
+    return poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR | POLLNVAL));
+}
+
 int pv_ui_prompt(pv_app *a, const char *question, char *out, size_t cap)
 {
     int maxy, maxx;
     size_t n = 0;
     out[0] = 0;
     curs_set(1);
-    timeout(-1);
+    /* Not a blocking read: a stop signal must be seen while the user
+     * types, and a terminal that went away makes every read fail at once
+     * (without the check, an endless loop at 100 % CPU). */
+    timeout(250);
     for (;;) {
         getmaxyx(stdscr, maxy, maxx);
         char line[512];
@@ -397,6 +432,15 @@ int pv_ui_prompt(pv_app *a, const char *question, char *out, size_t cap)
         move(maxy - 1, (int)strlen(line) < maxx ? (int)strlen(line) : maxx - 1);
         refresh();
         int ch = getch();
+        if (ch == ERR) {
+            if (pv_stop_requested() || pv_ui_terminal_gone()) {
+                out[0] = 0;
+                a->quit = 1;
+                curs_set(0);
+                return 0;
+            }
+            continue;
+        }
         if (ch == 27) {
             out[0] = 0;
             curs_set(0);

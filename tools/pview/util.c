@@ -24,24 +24,27 @@ static void blank(char *buf, size_t cap)
     if (cap) buf[0] = 0;
 }
 
-/* Bytes in K/M/G/T with 1024 steps, at most 7 characters ("1023.9M"). */
+/* Bytes in K/M/G/T/P/E with 1024 steps and always a unit, so that a column
+ * never mixes plain bytes with K: "0", "4.0K", "96K", "1.2M", "512M",
+ * "3.0G"; at most 5 characters. */
 void pv_fmt_bytes(char *buf, size_t cap, double v)
 {
     if (isnan(v)) {
         blank(buf, cap);
         return;
     }
-    static const char unit[] = "KMGTPE";
-    if (v < 100000) {
-        snprintf(buf, cap, "%.0f", v);
+    if (v <= 0) {
+        snprintf(buf, cap, "0");
         return;
     }
-    int u = -1;
-    while (v >= 10000 && u < 5) {
+    static const char unit[] = "KMGTPE";
+    int u = 0;
+    v /= 1024;
+    while (v >= 999.5 && u < 5) {
         v /= 1024;
         u++;
     }
-    snprintf(buf, cap, v < 100 ? "%.1f%c" : "%.0f%c", v, unit[u]);
+    snprintf(buf, cap, v < 9.95 ? "%.1f%c" : "%.0f%c", v, unit[u]);
 }
 
 void pv_fmt_pct(char *buf, size_t cap, double v)

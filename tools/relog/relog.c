@@ -16,7 +16,6 @@
 
 #include "perflib/log.h"
 #include "perflib/pdh.h"
-#include "relog_text.h"
 #include "tool_stdout.h"
 #include "tp_format.h"
 #include "tzname.h"
@@ -65,19 +64,21 @@ static void usage(void)
           "\r\n"
           "Parameters:\r\n"
           "  <filename [filename ...]>     Performance logs to relog: perflib binary counter logs\r\n"
-          "                                (typeperf -f BIN) and CSV/TSV logs (typeperf, Windows).\r\n"
-          "                                Several logs are merged in time order.\r\n"
+          "                                (typeperf -f BIN), CSV/TSV logs (typeperf, Windows) and\r\n"
+          "                                SQL log sets (SQL:DSN!LogSet). Several logs are merged\r\n"
+          "                                in time order.\r\n"
           "\r\n"
           "Options:\r\n"
           "  -?, --help                    Displays this help.\r\n"
           "  --version                     Displays the version.\r\n"
-          "  -a                            Append to the existing output file.\r\n"
+          "  -a                            Append to the existing output file (SQL always appends).\r\n"
           "  -c <path [path ...]>          Counters to keep (wildcards for a whole instance,\r\n"
           "                                parent or counter). Default: every counter.\r\n"
           "  -cf <filename>                File listing the counters to keep, one per line.\r\n"
-          "  -f <CSV|TSV|BIN>              Output file format. Default is BIN.\r\n"
+          "  -f <CSV|TSV|BIN|SQL>          Output file format. Default is BIN.\r\n"
           "  -t <value>                    Only write every nth record. Default is every record.\r\n"
-          "  -o <filename>                 Output file.\r\n"
+          "  -o <filename|SQL:DSN!LogSet>  Output file, or the database and log set for -f SQL\r\n"
+          "                                (DSN: a SQLite file or a PostgreSQL connection string).\r\n"
           "  -b <M/d/yyyy h:mm:ss[AM|PM]>  Begin time of the first record to write.\r\n"
           "  -e <M/d/yyyy h:mm:ss[AM|PM]>  End time of the last record to write.\r\n"
           "  -q                            List the input's time range, sample count and counters.\r\n"
@@ -95,6 +96,8 @@ static void usage(void)
 
 /* ----------------------------------------------------------- options */
 
+enum { FMT_BIN, FMT_CSV, FMT_TSV, FMT_SQL };
+
 typedef struct opts {
     const char **inputs;
     size_t ninputs;
@@ -102,7 +105,7 @@ typedef struct opts {
     size_t nfilters;
     const char *cf;
     const char *out;
-    int fmt;                  /* 0 BIN, 1 CSV, 2 TSV */
+    int fmt;                  /* FMT_BIN, FMT_CSV, FMT_TSV, FMT_SQL */
     long every;
     int64_t begin, end;       /* FILETIME; end INT64_MAX when open */
     int query, append, yes;
@@ -229,14 +232,12 @@ static int parse_args(int argc, char **argv, opts *o)
             } else if (opt_is(a, "o")) {
                 o->out = next;
             } else if (opt_is(a, "f")) {
-                if (strcasecmp(next, "BIN") == 0) o->fmt = 0;
-                else if (strcasecmp(next, "CSV") == 0) o->fmt = 1;
-                else if (strcasecmp(next, "TSV") == 0) o->fmt = 2;
-                else if (strcasecmp(next, "SQL") == 0) {
-                    errorf("-f SQL is not supported (use BIN, CSV or TSV).");
-                    return EXIT_USAGE;
-                } else {
-                    errorf("unknown file format \"%s\" (use BIN, CSV or TSV).", next);
+                if (strcasecmp(next, "BIN") == 0) o->fmt = FMT_BIN;
+                else if (strcasecmp(next, "CSV") == 0) o->fmt = FMT_CSV;
+                else if (strcasecmp(next, "TSV") == 0) o->fmt = FMT_TSV;
+                else if (strcasecmp(next, "SQL") == 0) o->fmt = FMT_SQL;
+                else {
+                    errorf("unknown file format \"%s\" (use BIN, CSV, TSV or SQL).", next);
                     return EXIT_USAGE;
                 }
             } else if (opt_is(a, "t")) {
@@ -272,6 +273,8 @@ static int parse_args(int argc, char **argv, opts *o)
         errorf("no output file given (-o). Run relog -? for help.");
         return EXIT_USAGE;
     }
+    /* -o SQL:DSN!LogSet writes into a database (-f SQL) */
+    if (o->out && strncasecmp(o->out, "SQL:", 4) == 0) o->fmt = FMT_SQL;
     if (o->begin != INT64_MIN && o->end != INT64_MAX && o->begin > o->end) {
         errorf("the begin time (-b) is after the end time (-e).");
         return EXIT_USAGE;
@@ -363,14 +366,14 @@ static int wanted(const opts *o, const char *col)
 
 /* ------------------------------------------------------------ inputs */
 
-enum { IN_BLOCKS, IN_VALUES, IN_TEXT };
+enum { IN_BLOCKS, IN_VALUES };
 
 typedef struct input {
     const char *file;
     int type;
     size_t ncols;             /* selected columns */
     char **cols;              /* their paths */
-    size_t *src;              /* index of each in the log header / text header */
+    size_t *src;              /* index of each in the log header */
     size_t *out;              /* output column of each */
     /* binary logs */
     pl_log *log;
@@ -379,8 +382,6 @@ typedef struct input {
     pl_pdh_query *q;
     pl_pdh_counter **ctr;
     size_t next, nrec;
-    /* text logs */
-    rt_text *txt;
     /* selection */
     long seen;                /* records inside -b/-e so far (for -t) */
     /* the current row */
@@ -388,6 +389,7 @@ typedef struct input {
     int64_t time;
     double *vals;
     unsigned char *present;
+    pl_pdh_raw *raw;          /* SQL output from a log of blocks: the raw counters */
     const void *blk;          /* block passthrough (BIN to BIN) */
     size_t blen;
     size_t damaged;
@@ -403,10 +405,10 @@ static void input_free(input *in)
     free(in->ctr);
     free(in->vals);
     free(in->present);
+    free(in->raw);
     pl_pdh_close_query(in->q);
     if (in->ls) pl_pdh_source_close(&in->psrc);
     pl_log_close(in->log);
-    rt_text_close(in->txt);
 }
 
 static int add_col(input *in, const char *path, size_t srcidx)
@@ -422,20 +424,22 @@ static int add_col(input *in, const char *path, size_t srcidx)
     return 0;
 }
 
-/* Open an input: a binary counter log, or a CSV/TSV log. */
+/* Open an input: a binary counter log, a CSV/TSV log or an SQL log set
+ * (all read through pl_log). */
 static int input_open(input *in, const opts *o, int passthrough)
 {
-    FILE *f = fopen(in->file, "rb");
-    if (!f) {
-        errorf("cannot open \"%s\": %s.", in->file, strerror(errno));
-        return EXIT_INPUT;
-    }
-    char sig[8] = {0};
-    size_t got = fread(sig, 1, sizeof sig, f);
-    fclose(f);
     pl_error err = {0};
-    if (got == 8 && memcmp(sig, "PLCLOG\r\n", 8) == 0) {
-        if (pl_log_open(in->file, &in->log, &err) != PL_OK) {
+    {
+        int s = pl_log_open(in->file, &in->log, &err);
+        if (s == PL_E_NOT_FOUND || s == PL_E_IO) {
+            errorf("cannot open \"%s\": %s.", in->file, err.msg);
+            return EXIT_INPUT;
+        }
+        if (s == PL_E_PARSE) {
+            errorf("\"%s\" is not a perflib counter log or a CSV/TSV performance log: %s.", in->file, err.msg);
+            return EXIT_INPUT;
+        }
+        if (s) {
             errorf("cannot read \"%s\": %s.", in->file, err.msg);
             return EXIT_INPUT;
         }
@@ -473,15 +477,6 @@ static int input_open(input *in, const opts *o, int passthrough)
                 }
             }
         }
-    } else {
-        int s = rt_text_open(in->file, &in->txt, &err);
-        if (s) {
-            errorf("\"%s\" is not a perflib counter log or a CSV/TSV performance log: %s.", in->file, err.msg);
-            return EXIT_INPUT;
-        }
-        in->type = IN_TEXT;
-        for (size_t i = 0; i < rt_text_ncols(in->txt); i++)
-            if (wanted(o, rt_text_col(in->txt, i)) && add_col(in, rt_text_col(in->txt, i), i)) return EXIT_INPUT;
     }
     in->vals = calloc(in->ncols + 1, sizeof *in->vals);
     in->present = calloc(in->ncols + 1, 1);
@@ -508,29 +503,6 @@ static int input_next(input *in, const opts *o)
     in->have = 0;
     if (in->done) return 0;
     pl_error err = {0};
-    if (in->type == IN_TEXT) {
-        for (;;) {
-            int s = rt_text_next(in->txt, &in->time, &err);
-            if (s == RT_END) break;
-            if (s == RT_BAD) {
-                warnf("\"%s\": %s (line skipped).", in->file, err.msg);
-                in->damaged++;
-                continue;
-            }
-            int stop;
-            if (!keep(in, o, in->time, &stop)) {
-                if (stop) break;
-                continue;
-            }
-            in->gap = 0;
-            for (size_t i = 0; i < in->ncols; i++)
-                in->present[i] = rt_text_value(in->txt, in->src[i], &in->vals[i]);
-            in->have = 1;
-            return 1;
-        }
-        in->done = 1;
-        return 0;
-    }
     while (in->next < in->nrec) {
         size_t i = in->next++;
         int64_t t = pl_log_time(in->log, i);
@@ -560,14 +532,9 @@ static int input_next(input *in, const opts *o)
             if (s == PL_OK && pl_pdh_collect(in->q, &err) != 0) s = PL_E_BAD_BLOCK;
             if (s == PL_OK)
                 for (size_t c = 0; c < in->ncols; c++) {
-                    pl_pdh_value v;
-                    uint32_t fs = pl_pdh_get_formatted(in->ctr[c], PL_PDH_FMT_DOUBLE | PL_PDH_FMT_NOCAP100, NULL, &v);
-                    if (fs == PL_PDH_CALC_NEGATIVE_DENOMINATOR) {
-                        fs = 0;
-                        v.v.double_value = 0;
-                    }
-                    in->present[c] = fs == 0;
-                    in->vals[c] = fs == 0 ? v.v.double_value : 0;
+                    in->present[c] = (unsigned char)tp_value(in->ctr[c], &in->vals[c]);
+                    if (in->raw && pl_pdh_get_raw(in->ctr[c], NULL, &in->raw[c]) != 0)
+                        in->raw[c].cstatus = PL_PDH_CSTATUS_INVALID_DATA;
                 }
         }
         if (s == PL_E_NO_DATA) {
@@ -588,6 +555,8 @@ static int input_next(input *in, const opts *o)
 
 /* ----------------------------------------------------------- output */
 
+#define OUT_SQL 100
+
 
 static void put_field(FILE *out, const char *s)
 {
@@ -602,11 +571,15 @@ static void put_field(FILE *out, const char *s)
 typedef struct output {
     char **cols;
     size_t ncols;
-    int kind;                 /* 0 text, PL_LOG_BLOCKS, PL_LOG_VALUES */
+    int kind;                 /* 0 text, PL_LOG_BLOCKS, PL_LOG_VALUES, OUT_SQL */
     FILE *fp;
     char sep;
     int header_done;
     pl_log_writer *w;
+    pl_sqllog_writer *sql;
+    pl_log_column *lc;        /* BIN and SQL: the columns' type, scale and help */
+    int64_t *time_base;       /* SQL: each column's */
+    pl_pdh_raw *raw;
     double *vals;
     unsigned char *present;
     const char **cells;
@@ -642,12 +615,12 @@ static int confirm_overwrite(const char *file)
 /* Text output: check an existing file's header for -a. */
 static int text_header_matches(const char *file, const output *o)
 {
-    rt_text *t = NULL;
-    pl_error err = {0};
-    if (rt_text_open(file, &t, &err) != 0) return 0;
-    int ok = rt_text_ncols(t) == o->ncols && rt_text_sep(t) == o->sep;
-    for (size_t i = 0; ok && i < o->ncols; i++) ok = strcmp(rt_text_col(t, i), o->cols[i]) == 0;
-    rt_text_close(t);
+    pl_log *t = NULL;
+    if (pl_log_open(file, &t, NULL) != PL_OK) return 0;
+    const pl_log_header *h = pl_log_get_header(t);
+    int ok = pl_log_format(t) == (o->sep == '\t' ? PL_LOG_FMT_TSV : PL_LOG_FMT_CSV) && h->ncolumns == o->ncols;
+    for (size_t i = 0; ok && i < o->ncols; i++) ok = strcmp(h->columns[i].path, o->cols[i]) == 0;
+    pl_log_close(t);
     return ok;
 }
 
@@ -659,7 +632,7 @@ static int write_row(output *o, const opts *op, int64_t t, const input *in)
         tp_fmt_time(t / 10000 - FT_UNIX_MS, stamp, sizeof stamp, &tm);
         if (!o->header_done) {
             char first[160];
-            tp_log_header_cell(op->fmt == 2 ? "TSV" : "CSV", &tm, getenv("TZ"), "/etc", first, sizeof first);
+            tp_log_header_cell(op->fmt == FMT_TSV ? "TSV" : "CSV", &tm, getenv("TZ"), "/etc", first, sizeof first);
             put_field(o->fp, first);
             for (size_t i = 0; i < o->ncols; i++) {
                 fputc(o->sep, o->fp);
@@ -685,7 +658,28 @@ static int write_row(output *o, const opts *op, int64_t t, const input *in)
     }
     pl_error err = {0};
     int s;
-    if (o->kind == PL_LOG_BLOCKS) {
+    if (o->kind == OUT_SQL) {
+        if (!o->sql) {
+            /* the log set is opened at the first row: its zone is DisplayToID's */
+            struct tm tm;
+            char stamp[64];
+            tp_fmt_time(t / 10000 - FT_UNIX_MS, stamp, sizeof stamp, &tm);
+            pl_sqllog_info si = {o->lc, o->ncols, o->time_base, NULL, 0};
+            si.zone = tp_zone_name_bias(&tm, getenv("TZ"), "/etc", &si.bias);
+            if ((s = pl_sqllog_open(op->out, &si, 0, &o->sql, &err)) != PL_OK) {
+                errorf("cannot open the SQL log \"%s\": %s.", op->out, err.msg);
+                return -1;
+            }
+        }
+        memset(o->present, 0, o->ncols);
+        for (size_t i = 0; i < o->ncols; i++) o->raw[i].cstatus = PL_PDH_CSTATUS_INVALID_DATA;
+        for (size_t c = 0; c < in->ncols; c++) {
+            o->vals[in->out[c]] = in->vals[c];
+            o->present[in->out[c]] = in->present[c];
+            if (in->raw && !in->gap) o->raw[in->out[c]] = in->raw[c];
+        }
+        s = pl_sqllog_append(o->sql, t, o->vals, o->present, o->raw, &err);
+    } else if (o->kind == PL_LOG_BLOCKS) {
         s = pl_log_append(o->w, t, in->gap ? NULL : in->blk, in->gap ? 0 : in->blen, &err);
     } else if (in->gap) {
         s = pl_log_append(o->w, t, NULL, 0, &err);
@@ -708,13 +702,15 @@ static int write_row(output *o, const opts *op, int64_t t, const input *in)
 /* Open the output once the columns are known. */
 static int output_open(output *o, const opts *op, input *ins, size_t nin)
 {
-    o->sep = op->fmt == 2 ? '\t' : ',';
+    o->sep = op->fmt == FMT_TSV ? '\t' : ',';
     o->vals = calloc(o->ncols + 1, sizeof *o->vals);
     o->present = calloc(o->ncols + 1, 1);
     o->cells = calloc(o->ncols + 1, sizeof *o->cells);
     o->buf = calloc(o->ncols + 1, sizeof *o->buf);
     if (!o->vals || !o->present || !o->cells || !o->buf) return EXIT_OUTPUT;
-    int exists = access(op->out, F_OK) == 0;
+    /* an SQL log set is appended to (as on Windows, where -a does not apply
+     * to SQL) */
+    int exists = o->kind != OUT_SQL && access(op->out, F_OK) == 0;
     if (exists && !op->append && !op->yes && !confirm_overwrite(op->out)) {
         errorf("the output file \"%s\" was not overwritten.", op->out);
         return EXIT_OUTPUT;
@@ -752,6 +748,17 @@ static int output_open(output *o, const opts *op, input *ins, size_t nin)
         ten = pl_log_titles(ins[k].log, 1);
         machine = h->machine;
     }
+    if (o->kind == OUT_SQL) {
+        o->lc = lc;
+        o->time_base = calloc(o->ncols + 1, sizeof *o->time_base);
+        o->raw = calloc(o->ncols + 1, sizeof *o->raw);
+        if (!o->time_base || !o->raw) return EXIT_OUTPUT;
+        for (size_t k = 0; k < nin; k++)
+            for (size_t c = 0; ins[k].ctr && c < ins[k].ncols; c++)
+                if (pl_pdh_get_time_base(ins[k].ctr[c], &o->time_base[ins[k].out[c]]) != 0)
+                    o->time_base[ins[k].out[c]] = 0;
+        return EXIT_OK;
+    }
     pl_log_header h = {o->kind, machine, lc, o->ncols, o->kind == PL_LOG_BLOCKS ? t : NULL,
                        o->kind == PL_LOG_BLOCKS ? ten : NULL};
     pl_error err = {0};
@@ -779,6 +786,14 @@ static int output_close(output *o, const opts *op)
         rc = EXIT_OUTPUT;
     }
     o->w = NULL;
+    if (o->sql && pl_sqllog_close(o->sql, &err) != PL_OK) {
+        errorf("writing \"%s\" failed: %s.", op->out, err.msg);
+        rc = EXIT_OUTPUT;
+    }
+    o->sql = NULL;
+    free(o->lc);
+    free(o->time_base);
+    free(o->raw);
     for (size_t i = 0; i < o->ncols; i++) free(o->cols[i]);
     free(o->cols);
     free(o->vals);
@@ -790,6 +805,11 @@ static int output_close(output *o, const opts *op)
 }
 
 /* -------------------------------------------------------------- main */
+
+static const char *format_name(int f)
+{
+    return f == PL_LOG_FMT_CSV ? "CSV" : f == PL_LOG_FMT_TSV ? "TSV" : f == PL_LOG_FMT_SQL ? "SQL" : "Binary";
+}
 
 static void print_when(const char *label, int64_t ft)
 {
@@ -820,7 +840,7 @@ int main(int argc, char **argv)
     const char *machine = NULL;
     for (size_t i = 0; i < o.ninputs; i++) {
         ins[i].file = o.inputs[i];
-        if ((rc = input_open(&ins[i], &o, !o.query && o.fmt == 0)) != 0) goto done;
+        if ((rc = input_open(&ins[i], &o, !o.query && o.fmt == FMT_BIN)) != 0) goto done;
         if (ins[i].type != IN_BLOCKS) all_blocks = 0;
         if (ins[i].log) {
             const char *m = pl_log_get_header(ins[i].log)->machine;
@@ -828,7 +848,7 @@ int main(int argc, char **argv)
             if (!machine) machine = m;
         }
     }
-    if (!o.query && o.fmt == 0 && !all_blocks) {
+    if (!o.query && o.fmt == FMT_BIN && !all_blocks) {
         /* values are needed after all: read the block logs through PDH */
         for (size_t i = 0; i < o.ninputs; i++) {
             if (ins[i].type != IN_BLOCKS) continue;
@@ -849,7 +869,14 @@ int main(int argc, char **argv)
         rc = EXIT_MISMATCH;
         goto done;
     }
-    out.kind = o.fmt != 0 ? 0 : all_blocks ? PL_LOG_BLOCKS : PL_LOG_VALUES;
+    out.kind = o.fmt == FMT_SQL ? OUT_SQL : o.fmt != FMT_BIN ? 0 : all_blocks ? PL_LOG_BLOCKS : PL_LOG_VALUES;
+    /* SQL keeps the raw counters of logs of blocks too (CounterData's
+     * FirstValue/SecondValue/MultiCount) */
+    for (size_t i = 0; out.kind == OUT_SQL && i < o.ninputs; i++)
+        if (ins[i].q && !(ins[i].raw = calloc(ins[i].ncols + 1, sizeof *ins[i].raw))) {
+            rc = EXIT_INPUT;
+            goto done;
+        }
     if (!o.query && (rc = output_open(&out, &o, ins, o.ninputs)) != 0) goto done;
 
     /* merge: always take the earliest current row (inputs in command-line
@@ -878,7 +905,7 @@ int main(int argc, char **argv)
         printf("\r\nInput\r\n----------------\r\nFile(s):\r\n");
         for (size_t i = 0; i < o.ninputs; i++)
             printf("     %s (%s)\r\n", ins[i].file,
-                   ins[i].type == IN_TEXT ? (rt_text_sep(ins[i].txt) == '\t' ? "TSV" : "CSV") : "Binary");
+                   format_name(pl_log_format(ins[i].log)));
         printf("\r\n");
         if (samples) {
             print_when("Begin:", first);

@@ -32,3 +32,19 @@ void tp_fmt_full(double v, char *out, size_t cap)
         }
     }
 }
+
+int tp_value(const pl_pdh_counter *c, double *v)
+{
+    pl_pdh_value pv;
+    /* Uncapped, as System Monitor and typeperf show it since NT 4.0 SP2 (KB
+     * 167050): \Process(x)\% Processor Time reaches N x 100 on N
+     * processors; Processor(_Total) stays within 100 by its formula. */
+    uint32_t fs = pl_pdh_get_formatted(c, PL_PDH_FMT_DOUBLE | PL_PDH_FMT_NOCAP100, NULL, &pv);
+    /* a zero denominator shows as 0, as .NET shows PDH_CALC_NEGATIVE_DENOMINATOR */
+    if (fs == PL_PDH_CALC_NEGATIVE_DENOMINATOR) {
+        *v = 0;
+        return 1;
+    }
+    *v = fs == 0 ? pv.v.double_value : 0;
+    return fs == 0;
+}

@@ -68,8 +68,10 @@ static void usage(FILE *out)
         "Options:\r\n"
         "  -?, --help                    Displays this help.\r\n"
         "  --version                     Displays the version.\r\n"
-        "  -f <CSV|TSV|BIN>              Output file format. Default is CSV. BIN (a perflib counter\r\n"
-        "                                log, docs/counter-log.md) needs -o.\r\n"
+        "  -f <CSV|TSV|BIN|SQL>          Output file format. Default is CSV. BIN (a perflib counter\r\n"
+        "                                log, docs/counter-log.md) needs -o; SQL needs\r\n"
+        "                                -o SQL:DSN!LogSet (a SQLite file or a PostgreSQL\r\n"
+        "                                connection string as DSN).\r\n"
         "  -cf <filename>                File containing performance counters to sample, one per line.\r\n"
         "  -si <[[hh:]mm:]ss>            Time between samples. Default is 1 second.\r\n"
         "  -o <filename>                 Output file. Default is the console.\r\n"
@@ -79,12 +81,12 @@ static void usage(FILE *out)
         "  -s <computer_name>            Server to monitor if no server is specified in the counter path\r\n"
         "                                (another machine is read from its perfd: docs/typeperf.md).\r\n"
         "  -y                            Overwrite an existing output file without asking.\r\n"
-        "  -i <filename>                 Replay a binary counter log (typeperf -f BIN) instead of\r\n"
-        "                                sampling the machine (a perflib extension).\r\n"
+        "  -i <log>                      Replay a counter log (binary, CSV/TSV or SQL:DSN!LogSet)\r\n"
+        "                                instead of sampling the machine (a perflib extension).\r\n"
         "\r\n"
         "Exit codes:\r\n"
         "  0  success\r\n"
-        "  1  bad command line (unknown option, missing or invalid value, -f BIN without -o,\r\n"
+        "  1  bad command line (unknown option, missing or invalid value, -f BIN or SQL without -o,\r\n"
         "     no counters)\r\n"
         "  2  no valid counter: every path is malformed or names an unknown object, counter,\r\n"
         "     instance or computer (bad paths among valid ones are reported and skipped)\r\n"
@@ -94,7 +96,8 @@ static void usage(FILE *out)
         "Examples:\r\n"
         "  typeperf \"\\Processor(_Total)\\% Processor Time\" \"\\Memory\\Available Bytes\" -si 1 -sc 5\r\n"
         "  typeperf -qx Processor\r\n"
-        "  typeperf \"\\Process(*)\\ID Process\" -sc 1 -o procs.csv -y\r\n",
+        "  typeperf \"\\Process(*)\\ID Process\" -sc 1 -o procs.csv -y\r\n"
+        "  typeperf \"\\Memory\\Available Bytes\" -si 5 -f SQL -o SQL:perf.db!daily\r\n",
         out);
 }
 
@@ -172,6 +175,7 @@ typedef struct opts {
     const char *out;
     int tsv;
     int bin;                  /* -f BIN: a binary counter log */
+    int sql;                  /* -f SQL: a log set in a database (-o SQL:DSN!LogSet) */
     double interval;          /* seconds */
     long samples;             /* 0: until Ctrl+C */
     const char *computer;
@@ -260,8 +264,9 @@ static int parse_args(int argc, char **argv, opts *o)
                 if (strcasecmp(next, "CSV") == 0) o->tsv = 0;
                 else if (strcasecmp(next, "TSV") == 0) o->tsv = 1;
                 else if (strcasecmp(next, "BIN") == 0) o->bin = 1;
+                else if (strcasecmp(next, "SQL") == 0) o->sql = 1;
                 else {
-                    errorf("unknown file format \"%s\" (use CSV, TSV or BIN).", next);
+                    errorf("unknown file format \"%s\" (use CSV, TSV, BIN or SQL).", next);
                     return EXIT_USAGE;
                 }
             } else if (opt_is(a, "si")) {
@@ -285,6 +290,12 @@ static int parse_args(int argc, char **argv, opts *o)
     }
     if (o->bin && !o->query && !o->out) {
         errorf("-f BIN writes a binary log: give its file with -o.");
+        return EXIT_USAGE;
+    }
+    /* -o SQL:DSN!LogSet is an SQL log whatever -f says (as on Windows) */
+    if (o->out && strncasecmp(o->out, "SQL:", 4) == 0 && !o->bin && !o->query) o->sql = 1;
+    if (o->sql && !o->query && !o->out) {
+        errorf("-f SQL writes into a database: give it with -o SQL:DSN!LogSet.");
         return EXIT_USAGE;
     }
     return EXIT_OK;
@@ -382,13 +393,10 @@ static int open_replay(const char *file, pl_pdh_source *src, pl_log **log, pl_lo
     return EXIT_OK;
 }
 
-/* Create the log at the first sample: its header names the columns with
- * their type, scale and help, and carries the source's title database. */
-static int bin_create(const opts *o, const pl_pdh_source *src, const char *machine, const column *cols, size_t ncols,
-                      pl_log_writer **w)
+/* The columns as a log names them: path, type, scale, help, and (tb not
+ * NULL) each counter's time base. */
+static void log_columns(const column *cols, size_t ncols, pl_log_column *lc, int64_t *tb)
 {
-    pl_log_column *lc = calloc(ncols, sizeof *lc);
-    if (!lc) return EXIT_SOURCE;
     for (size_t i = 0; i < ncols; i++) {
         pl_pdh_counter_info info;
         memset(&info, 0, sizeof info);
@@ -397,13 +405,50 @@ static int bin_create(const opts *o, const pl_pdh_source *src, const char *machi
         lc[i].type = info.type;
         lc[i].scale = info.default_scale;
         lc[i].help = info.explain;
+        if (tb && pl_pdh_get_time_base(cols[i].c, &tb[i]) != 0) tb[i] = 0;
     }
+}
+
+/* Create the log at the first sample: its header names the columns with
+ * their type, scale and help, and carries the source's title database. */
+static int bin_create(const opts *o, const pl_pdh_source *src, const char *machine, const column *cols, size_t ncols,
+                      pl_log_writer **w)
+{
+    pl_log_column *lc = calloc(ncols, sizeof *lc);
+    if (!lc) return EXIT_SOURCE;
+    log_columns(cols, ncols, lc, NULL);
     pl_log_header h = {PL_LOG_BLOCKS, machine, lc, ncols, src->titles(src->ctx, 0), src->titles(src->ctx, 1)};
     pl_error err = {0};
     int s = pl_log_create(o->out, &h, PL_LOG_OVERWRITE, w, &err);
     free(lc);
     if (s) {
         errorf("cannot create \"%s\": %s.", o->out, err.msg);
+        return EXIT_OUTPUT;
+    }
+    return EXIT_OK;
+}
+
+/* -f SQL: open the log set at the first sample (its time names the zone
+ * DisplayToID records). Each column is a CounterDetails row with the
+ * counter's type, scale and time base. */
+static int sql_create(const opts *o, const column *cols, size_t ncols, const struct tm *tm, pl_sqllog_writer **w)
+{
+    pl_log_column *lc = calloc(ncols, sizeof *lc);
+    int64_t *tb = calloc(ncols, sizeof *tb);
+    if (!lc || !tb) {
+        free(lc);
+        free(tb);
+        return EXIT_SOURCE;
+    }
+    log_columns(cols, ncols, lc, tb);
+    pl_sqllog_info si = {lc, ncols, tb, NULL, 0};
+    si.zone = tp_zone_name_bias(tm, getenv("TZ"), "/etc", &si.bias);
+    pl_error err = {0};
+    int s = pl_sqllog_open(o->out, &si, 0, w, &err);
+    free(lc);
+    free(tb);
+    if (s) {
+        errorf("cannot open the SQL log \"%s\": %s.", o->out, err.msg);
         return EXIT_OUTPUT;
     }
     return EXIT_OK;
@@ -589,6 +634,7 @@ static int run(int argc, char **argv)
      * source keeps the last one */
     pl_log_tap *tap = NULL;
     pl_log_writer *binlog = NULL;
+    pl_sqllog_writer *sqllog = NULL;
     src = inner;
     if (o.bin && !o.query) {
         pl_error terr = {0};
@@ -640,7 +686,7 @@ static int run(int argc, char **argv)
         }
     }
 
-    if (o.out) {
+    if (o.out && !o.sql) { /* an SQL log set is appended to, as on Windows */
         if (!o.yes && !confirm_overwrite(o.out)) {
             errorf("the output file \"%s\" was not overwritten.", o.out);
             rc = EXIT_OUTPUT;
@@ -721,12 +767,12 @@ static int run(int argc, char **argv)
         goto done;
     }
 
-    if (o.out && !o.bin && !(out = fopen(o.out, "wb"))) {
+    if (o.out && !o.bin && !o.sql && !(out = fopen(o.out, "wb"))) {
         errorf("cannot create \"%s\": %s.", o.out, strerror(errno));
         rc = EXIT_OUTPUT;
         goto done;
     }
-    int console = out == stdout && !o.bin;
+    int console = out == stdout && !o.bin && !o.sql;
     char sep = o.tsv ? '\t' : ',';
     fields = calloc(ncols + 1, sizeof *fields);
     if (!fields) { rc = EXIT_SOURCE; goto done; }
@@ -758,7 +804,10 @@ static int run(int argc, char **argv)
     int header_done = 0, write_failed = 0;
     char stamp[64];
     char **vals = calloc(ncols, sizeof *vals);
-    if (!vals) { rc = EXIT_SOURCE; goto done; }
+    double *num = calloc(ncols, sizeof *num);
+    unsigned char *have = calloc(ncols, 1);
+    pl_pdh_raw *raws = calloc(ncols, sizeof *raws);
+    if (!vals || !num || !have || !raws) { rc = EXIT_SOURCE; goto freevals; }
     for (size_t i = 0; i < ncols; i++) {
         vals[i] = malloc(64);
         if (!vals[i]) { rc = EXIT_SOURCE; goto freevals; }
@@ -807,6 +856,23 @@ static int run(int argc, char **argv)
         }
         struct tm tm;
         tp_fmt_time(ms, stamp, sizeof stamp, &tm);
+        if (o.sql) {
+            /* the values the CSV would show, and the raw counters */
+            for (size_t i = 0; i < ncols; i++) {
+                num[i] = 0;
+                have[i] = !st && tp_value(cols[i].c, &num[i]);
+                memset(&raws[i], 0, sizeof raws[i]);
+                if (st || pl_pdh_get_raw(cols[i].c, NULL, &raws[i]) != 0) raws[i].cstatus = PL_PDH_CSTATUS_INVALID_DATA;
+            }
+            pl_error lerr = {0};
+            if (!sqllog && (rc = sql_create(&o, cols, ncols, &tm, &sqllog)) != 0) goto freevals;
+            if (pl_sqllog_append(sqllog, (ms + 11644473600000LL) * 10000, num, have, raws, &lerr) != PL_OK) {
+                errorf("writing \"%s\" failed: %s.", o.out, lerr.msg);
+                rc = EXIT_OUTPUT;
+                goto freevals;
+            }
+            continue;
+        }
         if (!header_done) {
             char first[160];
             if (console) {
@@ -822,17 +888,10 @@ static int run(int argc, char **argv)
         }
         fields[0] = stamp;
         for (size_t i = 0; i < ncols; i++) {
-            pl_pdh_value v;
-            /* Uncapped, as System Monitor and typeperf show it since NT 4.0
-             * SP2 (KB 167050): \Process(x)\% Processor Time reaches N x 100
-             * on N processors; Processor(_Total) stays within 100 by its
-             * formula. */
-            uint32_t fs = st ? PL_PDH_INVALID_DATA
-                             : pl_pdh_get_formatted(cols[i].c, PL_PDH_FMT_DOUBLE | PL_PDH_FMT_NOCAP100, NULL, &v);
-            if (fs == PL_PDH_CALC_NEGATIVE_DENOMINATOR) { fs = 0; v.v.double_value = 0; }
-            if (fs) snprintf(vals[i], 64, " ");
-            else if (console) snprintf(vals[i], 64, "%.6f", v.v.double_value);
-            else tp_fmt_full(v.v.double_value, vals[i], 64);
+            double v = 0;
+            if (st || !tp_value(cols[i].c, &v)) snprintf(vals[i], 64, " ");
+            else if (console) snprintf(vals[i], 64, "%.6f", v);
+            else tp_fmt_full(v, vals[i], 64);
             fields[i + 1] = vals[i];
         }
         put_row(out, sep, fields, ncols + 1);
@@ -852,18 +911,26 @@ static int run(int argc, char **argv)
         binlog = NULL;
         errorf("writing \"%s\" failed: %s.", o.out, cerr.msg);
         rc = EXIT_OUTPUT;
+    } else if (sqllog && pl_sqllog_close(sqllog, &cerr) != PL_OK) {
+        sqllog = NULL;
+        errorf("writing \"%s\" failed: %s.", o.out, cerr.msg);
+        rc = EXIT_OUTPUT;
     } else if (out != stdout && (ferror(out) || fclose(out) != 0)) {
         out = stdout;
         errorf("writing \"%s\" failed.", o.out);
         rc = EXIT_OUTPUT;
     } else {
         binlog = NULL;
+        sqllog = NULL;
         out = stdout;
         fputs("The command completed successfully.\r\n", stdout);
     }
 freevals:
-    for (size_t i = 0; i < ncols; i++) free(vals[i]);
+    for (size_t i = 0; vals && i < ncols; i++) free(vals[i]);
     free(vals);
+    free(num);
+    free(have);
+    free(raws);
 done:
     if (out && out != stdout) fclose(out);
     fflush(stdout);
@@ -872,6 +939,7 @@ done:
     free(cols);
     pl_pdh_close_query(q);
     pl_log_writer_close(binlog, NULL);
+    pl_sqllog_close(sqllog, NULL);
     if (tap) pl_pdh_source_close(&src);
     close_source(&inner, engine);
     if (mpaths)

@@ -134,7 +134,7 @@ void tp_zone_id(const char *tz, const char *etc, char *out, size_t cap)
     }
 }
 
-void tp_log_header_cell(const char *fmt, const struct tm *tm, const char *tz, const char *etc, char *out, size_t cap)
+const char *tp_zone_name_bias(const struct tm *tm, const char *tz, const char *etc, int32_t *bias)
 {
     char id[256];
     tp_zone_id(tz, etc, id, sizeof id);
@@ -143,5 +143,13 @@ void tp_log_header_cell(const char *fmt, const struct tm *tm, const char *tz, co
     const char *name = tp_windows_zone_name(id, dst);
     if (!name) name = tp_windows_zone_name(abbr, dst);
     if (!name) name = abbr;
-    snprintf(out, cap, "(PDH-%s 4.0) (%s)(%ld)", fmt, name, -(long)tm->tm_gmtoff / 60);
+    *bias = (int32_t)(-tm->tm_gmtoff / 60);
+    return name;
+}
+
+void tp_log_header_cell(const char *fmt, const struct tm *tm, const char *tz, const char *etc, char *out, size_t cap)
+{
+    int32_t bias;
+    const char *name = tp_zone_name_bias(tm, tz, etc, &bias);
+    snprintf(out, cap, "(PDH-%s 4.0) (%s)(%ld)", fmt, name, (long)bias);
 }

@@ -3,7 +3,10 @@
  * gcc/g++ and clang/clang++, ANSI, UNICODE and WIN32_LEAN_AND_MEAN, with
  * -Wall -Wextra -Werror. What ported code does that must keep working: its
  * own LONGLONG and PERF_NO_INSTANCES definitions, PM_*_PROC declarations,
- * C_ASSERT, L""/TEXT() strings, LARGE_INTEGER.LowPart. */
+ * C_ASSERT, L""/TEXT() strings, LARGE_INTEGER.LowPart, a DllMain with the
+ * program's own return and argument types (Windows' headers declare none),
+ * rand() from <windows.h> alone, ANYSIZE_ARRAY, SC_HANDLE, the _s forms of
+ * tchar.h, crtdbg.h's _ASSERTE. */
 #include <Windows.h>
 #include <WinPerf.h>
 #include <winternl.h>
@@ -14,6 +17,9 @@
 #include <Pdh.h>
 #include <PdhMsg.h>
 #include <tchar.h>
+#include <WinSvc.h>
+#include <WinUser.h>
+#include <crtdbg.h>
 #ifdef __cplusplus
 #include <algorithm>
 #include <iostream>
@@ -35,6 +41,20 @@ PM_OPEN_PROC AllHeadersOpen;
 }
 #endif
 
+typedef struct {
+    DWORD Length;
+    BYTE Data[ANYSIZE_ARRAY];
+} ALL_HEADERS_REQUEST;
+C_ASSERT(sizeof(ALL_HEADERS_REQUEST) == 8);
+
+/* As RSDN's provider spells it: DWORD, not BOOL; ULONG, not DWORD. */
+DWORD APIENTRY DllMain(HANDLE module, ULONG reason, LPVOID reserved)
+{
+    UNREFERENCED_PARAMETER(module);
+    UNREFERENCED_PARAMETER(reserved);
+    return reason != DLL_PROCESS_DETACH || reason == DLL_PROCESS_DETACH;
+}
+
 DWORD APIENTRY AllHeadersOpen(LPWSTR devices)
 {
     UNREFERENCED_PARAMETER(devices);
@@ -48,6 +68,12 @@ int main(void)
     LARGE_INTEGER li;
     li.QuadPart = 1;
     LONGLONG ll = li.QuadPart + (LONGLONG)li.LowPart;
+    TCHAR buf[32];
+    ll += _stprintf_s(buf, ARRAYSIZE(buf), TEXT("%d"), rand() % 10);
+    _ASSERTE(buf[0] != 0);
+    SC_HANDLE scm = OpenSCManager(NULL, NULL, SC_MANAGER_CONNECT);
+    if (scm) CloseServiceHandle(scm);
+    if (MessageBox(NULL, buf, TEXT("all headers"), MB_OK) != IDOK) ll++;
 #ifdef __cplusplus
     std::vector<int> v = {3, 1, 2};
     std::sort(v.begin(), v.end());

@@ -1,0 +1,156 @@
+/* perflib SQL log sets: the PostgreSQL backend through libpq (log_sql.h).
+ * The connection is a libpq connection string ("host=/tmp dbname=perf",
+ * "service=perf", "postgresql://..."); notices are dropped (the library
+ * prints nothing). Parameters and results travel as text; the schema logic
+ * checks every cell. A record's CounterData rows go in one COPY. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libpq-fe.h>
+
+#include "log_sql.h"
+
+typedef struct pg {
+    pl__sqldb b;
+    PGconn *c;
+    char *buf;                /* COPY text */
+    size_t cap;
+} pg;
+
+static int pg_fail(pg *p, pl_error *err, const PGresult *r, const char *what)
+{
+    char m[512];
+    snprintf(m, sizeof m, "%s", r ? PQresultErrorMessage(r) : PQerrorMessage(p->c));
+    size_t n = strlen(m);
+    while (n && (m[n - 1] == '\n' || m[n - 1] == ' ')) m[--n] = '\0';
+    return pl__fail(err, PL_E_STORE, "PostgreSQL: %s: %s", what, m);
+}
+
+static int pg_query(pl__sqldb *b, const char *sql, const pl__sqlv *params, int np, pl__sql_row_fn row, void *ctx,
+                    pl_error *err)
+{
+    pg *p = (pg *)b;
+    const char *vals[16];
+    char num[16][32];
+    if (np > 16) return pl__fail(err, PL_E_INVAL, "too many parameters");
+    for (int i = 0; i < np; i++) {
+        switch (params[i].type) {
+        case PL__SQL_INT: snprintf(num[i], sizeof num[i], "%" PRId64, params[i].i); vals[i] = num[i]; break;
+        case PL__SQL_REAL: snprintf(num[i], sizeof num[i], "%.17g", params[i].d); vals[i] = num[i]; break;
+        case PL__SQL_TEXT: vals[i] = params[i].s; break;
+        default: vals[i] = NULL; break;
+        }
+    }
+    PGresult *r = PQexecParams(p->c, sql, np, NULL, vals, NULL, NULL, 0);
+    ExecStatusType st = PQresultStatus(r);
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+        int s = pg_fail(p, err, r, "query");
+        PQclear(r);
+        return s;
+    }
+    int s = PL_OK;
+    if (row && st == PGRES_TUPLES_OK) {
+        int n = PQnfields(r), rows = PQntuples(r);
+        if (n > 16) n = 16;
+        pl__sqlv cells[16];
+        for (int k = 0; k < rows && s == PL_OK; k++) {
+            for (int i = 0; i < n; i++) {
+                memset(&cells[i], 0, sizeof cells[i]);
+                if (PQgetisnull(r, k, i)) {
+                    cells[i].type = PL__SQL_NULL;
+                } else {
+                    cells[i].type = PL__SQL_TEXT;
+                    cells[i].s = PQgetvalue(r, k, i);
+                }
+            }
+            s = row(ctx, cells, n);
+            if (s && err && !err->msg[0]) pl__fail(err, s, "out of memory");
+        }
+    }
+    PQclear(r);
+    return s;
+}
+
+static int pg_data(pl__sqldb *b, const char *guid, int64_t record, const char *datetime, const pl__sql_data *rows,
+                   size_t n, pl_error *err)
+{
+    pg *p = (pg *)b;
+    size_t need = n * 256 + 1;
+    if (need > p->cap) {
+        char *nb = realloc(p->buf, need);
+        if (!nb) return pl__fail(err, PL_E_NOMEM, "out of memory");
+        p->buf = nb;
+        p->cap = need;
+    }
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++) {
+        const pl__sql_data *r = &rows[i];
+        char v[40] = "\\N", raw[96] = "\\N\t\\N\t\\N\t\\N\t\\N";
+        if (r->present) snprintf(v, sizeof v, "%.17g", r->value);
+        if (r->has_raw) {
+            uint64_t f = (uint64_t)r->first, s2 = (uint64_t)r->second;
+            snprintf(raw, sizeof raw, "%" PRId32 "\t%" PRId32 "\t%" PRId32 "\t%" PRId32 "\t%" PRId32,
+                     (int32_t)(uint32_t)(f & 0xFFFFFFFFu), (int32_t)(uint32_t)(f >> 32),
+                     (int32_t)(uint32_t)(s2 & 0xFFFFFFFFu), (int32_t)(uint32_t)(s2 >> 32), (int32_t)r->multi);
+        }
+        w += (size_t)snprintf(p->buf + w, p->cap - w, "%s\t%" PRId64 "\t%" PRId64 "\t%s\t%s\t%s\n", guid,
+                              r->counter_id, record, datetime, v, raw);
+    }
+    PGresult *res = PQexec(p->c, "COPY CounterData (GUID, CounterID, RecordIndex, CounterDateTime, CounterValue,"
+                                 " FirstValueA, FirstValueB, SecondValueA, SecondValueB, MultiCount) FROM STDIN");
+    if (PQresultStatus(res) != PGRES_COPY_IN) {
+        int s = pg_fail(p, err, res, "COPY CounterData");
+        PQclear(res);
+        return s;
+    }
+    PQclear(res);
+    int s = PL_OK;
+    if (PQputCopyData(p->c, p->buf, (int)w) != 1 || PQputCopyEnd(p->c, NULL) != 1)
+        s = pg_fail(p, err, NULL, "COPY CounterData");
+    while ((res = PQgetResult(p->c))) {
+        if (s == PL_OK && PQresultStatus(res) != PGRES_COMMAND_OK) s = pg_fail(p, err, res, "COPY CounterData");
+        PQclear(res);
+    }
+    return s;
+}
+
+static void pg_close(pl__sqldb *b)
+{
+    pg *p = (pg *)b;
+    if (!p) return;
+    PQfinish(p->c);
+    free(p->buf);
+    free(p);
+}
+
+static void quiet(void *arg, const char *message)
+{
+    (void)arg;
+    (void)message; /* the library prints nothing: notices are dropped */
+}
+
+int pl__pg_connect(const char *conninfo, pl__sqldb **out, pl_error *err)
+{
+    *out = NULL;
+    pg *p = calloc(1, sizeof *p);
+    if (!p) return pl__fail(err, PL_E_NOMEM, "out of memory");
+    p->b.dialect = PL__SQL_PG;
+    p->b.query = pg_query;
+    p->b.data = pg_data;
+    p->b.close = pg_close;
+    p->c = PQconnectdb(conninfo);
+    if (!p->c || PQstatus(p->c) != CONNECTION_OK) {
+        int s = p->c ? pg_fail(p, err, NULL, "cannot connect") : pl__fail(err, PL_E_NOMEM, "out of memory");
+        if (s == PL_E_STORE) {
+            s = PL_E_IO; /* the database cannot be reached, like a file that cannot be opened */
+            if (err) err->status = s;
+        }
+        pg_close(&p->b);
+        return s;
+    }
+    PQsetNoticeProcessor(p->c, quiet, NULL);
+    *out = &p->b;
+    return PL_OK;
+}
