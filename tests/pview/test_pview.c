@@ -237,6 +237,22 @@ static void start(tm_fx *f, int w, int h, const char *env, const char *args)
                      0);
 }
 
+/* End the tmux server and wait until it is gone, so that the next start
+ * makes a new one (pview's whole environment is the new one's). */
+static void end_server(tm_fx *f)
+{
+    char cmd[256], line[64] = "";
+    snprintf(cmd, sizeof cmd, "tmux -L %s display-message -p '#{pid}' 2>/dev/null", f->sock);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    if (!fgets(line, sizeof line, p)) line[0] = '\0';
+    pclose(p);
+    int pid = atoi(line);
+    if (pid <= 0) fail_msg("no tmux server to end (display-message said '%s')", line);
+    assert_int_equal(sh("tmux -L %s kill-server >/dev/null 2>&1", f->sock), 0);
+    if (pl_wait_exit(pid, 10000) != 0) fail_msg("the tmux server %d is still there 10 s after kill-server", pid);
+}
+
 static char *capture(tm_fx *f)
 {
     char cmd[256];
@@ -692,8 +708,7 @@ static void tmux_live_cheapest_local_source(void **state)
     snprintf(path, sizeof path, "%s/nobody.trace", f->dir);
     expect_queries(path, "230");
     assert_int_equal(sh("grep -q '^230 232 pid=' %s", path), 0);
-    assert_int_equal(sh("tmux -L %s kill-session -t pv >/dev/null 2>&1", f->sock), 0);
-    usleep(300000); /* the emptied server exits: the next start makes a new one */
+    end_server(f);
     /* root: its own BPF collection, the perfd not used */
     start(f, 120, 30, "TERM=screen", args);
     s = wait_for(f, "_Total");
@@ -703,8 +718,7 @@ static void tmux_live_cheapest_local_source(void **state)
     free(wait_for(f, "PVIEW-EXIT=0"));
     kill(pd, SIGTERM);
     waitpid(pd, NULL, 0);
-    assert_int_equal(sh("tmux -L %s kill-session -t pv >/dev/null 2>&1", f->sock), 0);
-    usleep(300000); /* the emptied server exits: the next start makes a new one */
+    end_server(f);
     /* no perfd: an unprivileged pview collects itself */
     snprintf(env, sizeof env, "TERM=screen setpriv --reuid=65534 --regid=65534 --clear-groups --");
     start(f, 120, 30, env, args);
