@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "block.h"
 #include "export.h"
 #include "registry.h"
 #include "status.h"
@@ -340,6 +341,14 @@ PL_EXTERN uint32_t pl_pdh_get_time_base(const pl_pdh_counter *c, int64_t *freq);
  * PerfFreq for object-timer and PERF_ELAPSED_TIME). */
 PL_EXTERN uint32_t pl_pdh_calc_type(uint32_t type, int64_t freq, int32_t scale, uint32_t fmt,
                                     const pl_pdh_raw *raw1, const pl_pdh_raw *raw2, pl_pdh_value *value);
+
+/* The time base of a counter type in a block: the time stamp its values are
+ * measured against and that stamp's frequency. Tick types: the block's
+ * PerfTime and PerfFreq; 100 ns types: PerfTime100nSec and 10,000,000;
+ * object-timer types (and PERF_ELAPSED_TIME): the object's PerfTime and
+ * PerfFreq. perflib's one time base: PDH's values and perfd's /metrics both
+ * take it from here. time or freq may be NULL. */
+PL_EXTERN void pl_pdh_time_base(const pl_block *b, const pl_object *o, uint32_t type, int64_t *time, int64_t *freq);
 
 #ifdef __cplusplus
 }

@@ -383,11 +383,9 @@ static unsigned narrow_of(const pl_counter *c)
 
 static int64_t freq_of(const pl_block *b, const pl_object *o, uint32_t type)
 {
-    switch (type & PERF_TIMER_MASK) {
-    case PERF_TIMER_100NS: return 10000000;
-    case PERF_OBJECT_TIMER: return o->hdr.PerfFreq.QuadPart;
-    default: return b->hdr.PerfFreq.QuadPart;
-    }
+    int64_t f;
+    pl_pdh_time_base(b, o, type, NULL, &f);
+    return f;
 }
 
 PL_EXTERN uint32_t pl_pdh_block_raw(const pl_block *b, const pl_object *o, const pl_counter *c, const pl_instance *in,
@@ -418,11 +416,7 @@ PL_EXTERN uint32_t pl_pdh_block_raw(const pl_block *b, const pl_object *o, const
         r->second = o->hdr.PerfTime.QuadPart;
         break;
     default:
-        switch (type & PERF_TIMER_MASK) {
-        case PERF_TIMER_100NS: r->second = b->hdr.PerfTime100nSec.QuadPart; break;
-        case PERF_OBJECT_TIMER: r->second = o->hdr.PerfTime.QuadPart; break;
-        default: r->second = b->hdr.PerfTime.QuadPart; break;
-        }
+        pl_pdh_time_base(b, o, type, &r->second, NULL);
         if (type & PERF_MULTI_COUNTER) {
             if (pl_counter_base(c, in, &base) != PL_OK) return r->cstatus;
             r->multi_count = (uint32_t)base;
