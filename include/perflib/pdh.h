@@ -313,21 +313,15 @@ PL_EXTERN uint32_t pl_pdh_get_counter_info(const pl_pdh_counter *c, pl_pdh_count
 /* The raw sample PDH takes of one counter of one instance in a block (what
  * a query's collection keeps): raw->first the value; raw->second the base
  * or the time base its type reads (its base counter for fractions and
- * averages, the object's PerfTime for PERF_OBJECT_TIMER types and
- * PERF_ELAPSED_TIME, the block's PerfTime100nSec for PERF_TIMER_100NS
- * types, else the block's PerfTime); raw->multi_count for _MULTI_ types;
- * raw->timestamp 0. *freq (when freq is not NULL): the frequency
+ * averages, else the time stamp of pl_pdh_time_base); raw->multi_count for
+ * _MULTI_ types; raw->timestamp 0. *freq (when freq is not NULL): the frequency
  * pl_pdh_calc_type takes with it. `in` is NULL for an object without
  * instances. Returns raw->cstatus: VALID_DATA, or INVALID_DATA when PDH
  * shows no value of this type or the provider marked this one unavailable.
  * For tools that keep their own samples of blocks (pview): with
  * pl_pdh_calc_type they compute what a PDH query would. */
-struct pl_block;
-struct pl_object;
-struct pl_counter;
-struct pl_instance;
-PL_EXTERN uint32_t pl_pdh_block_raw(const struct pl_block *b, const struct pl_object *o, const struct pl_counter *c,
-                                    const struct pl_instance *in, pl_pdh_raw *raw, int64_t *freq);
+PL_EXTERN uint32_t pl_pdh_block_raw(const pl_block *b, const pl_object *o, const pl_counter *c, const pl_instance *in,
+                                    pl_pdh_raw *raw, int64_t *freq);
 
 /* The frequency of a counter's time base (PdhGetCounterTimeBase): PerfFreq
  * for tick types, 10,000,000 for 100 ns types, the object's PerfFreq for

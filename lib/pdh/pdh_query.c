@@ -412,10 +412,7 @@ PL_EXTERN uint32_t pl_pdh_block_raw(const pl_block *b, const pl_object *o, const
         if (pl_counter_base(c, in, &base) != PL_OK) return r->cstatus;
         r->second = (int64_t)base;
         break;
-    case PERF_ELAPSED_TIME:
-        r->second = o->hdr.PerfTime.QuadPart;
-        break;
-    default:
+    default: /* PERF_ELAPSED_TIME too: an object-timer type */
         pl_pdh_time_base(b, o, type, &r->second, NULL);
         if (type & PERF_MULTI_COUNTER) {
             if (pl_counter_base(c, in, &base) != PL_OK) return r->cstatus;
