@@ -11,13 +11,14 @@
 #include "metrics_text.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "perflib/indices.h"
+#include "perflib/pdh.h"
 #include "perflib/winperf.h"
+#include "pl_buf.h"
 
 /* "_Total", or a group's total such as Processor Information's "0,_Total"
  * (a NUMA node's sum): left out unless metrics_total is on. */
@@ -31,57 +32,15 @@ static int is_total(const char *name)
 
 /* ------------------------------------------------------------ buffers */
 
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-    int oom;
-} sbuf;
+/* perflib's one growable buffer (lib/common/pl_buf.h); its first failure
+ * is kept in .failed and stops later appends. */
+typedef pl__buf sbuf;
 
-static void sb_add(sbuf *b, const char *s, size_t n)
-{
-    if (b->oom) return;
-    if (b->len + n + 1 > b->cap) {
-        size_t nc = b->cap ? b->cap : 65536;
-        while (nc < b->len + n + 1) nc *= 2;
-        char *np = realloc(b->p, nc);
-        if (!np) {
-            b->oom = 1;
-            return;
-        }
-        b->p = np;
-        b->cap = nc;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
+static void sb_add(sbuf *b, const char *s, size_t n) { pl__buf_append(b, s, n); }
 
-static void sb_s(sbuf *b, const char *s) { sb_add(b, s, strlen(s)); }
+static void sb_s(sbuf *b, const char *s) { pl__buf_str(b, s); }
 
-static void sb_f(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_f(sbuf *b, const char *fmt, ...)
-{
-    char tmp[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n < 0) return;
-    if ((size_t)n < sizeof tmp) {
-        sb_add(b, tmp, (size_t)n);
-        return;
-    }
-    char *big = malloc((size_t)n + 1);
-    if (!big) {
-        b->oom = 1;
-        return;
-    }
-    va_start(ap, fmt);
-    vsnprintf(big, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    sb_add(b, big, (size_t)n);
-    free(big);
-}
+#define sb_f pl__buf_printf
 
 /* A label value: \ " and newline escaped; bytes that are not printable
  * (control characters) dropped. UTF-8 passes through. */
@@ -173,15 +132,12 @@ pm_kind pm_kind_of(uint32_t type)
     }
 }
 
-/* The frequency a timer's value is counted in. */
+/* The frequency a timer's value is counted in: PDH's time base
+ * (pl_pdh_time_base), 0 when the block has none. */
 static double freq_of(const pl_block *b, const pl_object *o, uint32_t type)
 {
     int64_t f;
-    switch (type & PERF_TIMER_MASK) {
-    case PERF_TIMER_100NS: f = 10000000; break;
-    case PERF_OBJECT_TIMER: f = o->hdr.PerfFreq.QuadPart; break;
-    default: f = b->hdr.PerfFreq.QuadPart; break;
-    }
+    pl_pdh_time_base(b, o, type, NULL, &f);
     return f > 0 ? (double)f : 0;
 }
 
@@ -476,8 +432,8 @@ static int object_labels(const pl_object *o, const char *label, int pidlabel, in
         }
         uint64_t pid;
         if (pidlabel && find_pid(o, &in, &pid)) sb_f(&b, ",pid=\"%" PRIu64 "\"", pid);
-        if (b.oom) {
-            free(b.p);
+        if (b.failed) {
+            pl__buf_free(&b);
             for (uint32_t i = 0; i < k; i++) free(v[i].labels);
             free(v);
             return -1;
@@ -643,8 +599,8 @@ static void one_counter(sbuf *b, const pl_block *blk, const pl_object *o, const 
             sb_s(&l, "value=\"");
             sb_label(&l, text);
             sb_s(&l, "\"");
-            if (!l.oom) sample(b, fam, "_info", l.p, 1);
-            free(l.p);
+            if (!l.failed) sample(b, fam, "_info", l.p, 1);
+            pl__buf_free(&l);
             continue;
         }
         uint64_t v = 0, base = 0;
@@ -683,7 +639,8 @@ static void one_counter(sbuf *b, const pl_block *blk, const pl_object *o, const 
             }
             break;
         case PM_ELAPSED: {
-            int64_t ot = o->hdr.PerfTime.QuadPart, of = o->hdr.PerfFreq.QuadPart;
+            int64_t ot, of; /* an object-timer type: the object's clock */
+            pl_pdh_time_base(blk, o, c->def.CounterType, &ot, &of);
             if (of == 10000000 && (int64_t)v > FILETIME_UNIX_EPOCH && (int64_t)v <= ot)
                 sample(b, fam, "", labels, (double)((int64_t)v - FILETIME_UNIX_EPOCH) / 1e7);
             break;
@@ -772,19 +729,19 @@ int pm_render(const pl_block *blk, uint64_t seq, const pm_names *names, const pm
                     precision_base(&b, blk, &o, &c, bfam, il, nil, seq, st);
                 }
             }
-            if (b.oom) fail = 1;
+            if (b.failed) fail = 1;
         }
         for (uint32_t i = 0; i < nil; i++) free(il[i].labels);
         free(il);
     }
     if (opt->openmetrics) sb_s(&b, "# EOF\n");
     ns_free(&fams);
-    if (fail || b.oom) {
-        free(b.p);
+    if (fail || b.failed) {
+        pl__buf_free(&b);
         return -1;
     }
     if (!b.p) sb_s(&b, "");
-    if (b.oom) return -1;
+    if (b.failed) return -1;
     *out = b.p;
     *len = b.len;
     return 0;
