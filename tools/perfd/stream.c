@@ -68,8 +68,8 @@ typedef struct stream {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     struct MHD_Connection *conn;
-    char *buf;            /* pending event text: buf[off..len) */
-    size_t len, cap, off;
+    wb pending;           /* event text not yet read: pending.p[off..pending.len) */
+    size_t off;
     int suspended;        /* the reader suspended conn and nobody resumed it */
     int gone;             /* libmicrohttpd freed the response */
     int closing;          /* end the response (overflow, shutdown) */
@@ -104,7 +104,7 @@ static void stream_unref(stream *st)
     for (size_t i = 0; i < st->n; i++) free(st->paths[i]);
     free(st->paths);
     free(st->log_path);
-    free(st->buf);
+    wb_free(&st->pending);
     pthread_cond_destroy(&st->cv);
     pthread_mutex_destroy(&st->mu);
     free(st);
@@ -117,11 +117,11 @@ static ssize_t reader(void *cls, uint64_t pos, char *out, size_t max)
     (void)pos;
     stream *st = cls;
     pthread_mutex_lock(&st->mu);
-    if (st->off < st->len) {
-        size_t k = st->len - st->off < max ? st->len - st->off : max;
-        memcpy(out, st->buf + st->off, k);
+    if (st->off < st->pending.len) {
+        size_t k = st->pending.len - st->off < max ? st->pending.len - st->off : max;
+        memcpy(out, st->pending.p + st->off, k);
         st->off += k;
-        if (st->off == st->len) st->off = st->len = 0;
+        if (st->off == st->pending.len) st->off = st->pending.len = 0;
         pthread_cond_signal(&st->cv);  /* a replay waits for the client to read */
         pthread_mutex_unlock(&st->mu);
         return (ssize_t)k;
@@ -152,30 +152,17 @@ static void response_freed(void *cls)
 static int emit_locked(stream *st, const char *text, size_t n)
 {
     if (st->gone || st->closing) return -1;
-    if (st->len - st->off + n > STREAM_MAX_PENDING) {
+    if (st->pending.len - st->off + n > STREAM_MAX_PENDING) {
         st->closing = 1;
-        perfd_log("stream: dropped a client that read nothing for %zu bytes", st->len - st->off);
+        perfd_log("stream: dropped a client that read nothing for %zu bytes", st->pending.len - st->off);
     } else {
         if (st->off) {
-            memmove(st->buf, st->buf + st->off, st->len - st->off);
-            st->len -= st->off;
+            memmove(st->pending.p, st->pending.p + st->off, st->pending.len - st->off);
+            st->pending.len -= st->off;
             st->off = 0;
         }
-        if (st->len + n > st->cap) {
-            size_t cap = st->cap ? st->cap : 4096;
-            while (cap < st->len + n) cap *= 2;
-            char *p = realloc(st->buf, cap);
-            if (!p) {
-                st->closing = 1;
-            } else {
-                st->buf = p;
-                st->cap = cap;
-            }
-        }
-        if (!st->closing) {
-            memcpy(st->buf + st->len, text, n);
-            st->len += n;
-        }
+        wb_put(&st->pending, text, n);
+        if (st->pending.failed) st->closing = 1;
     }
     if (st->suspended) {
         st->suspended = 0;
@@ -485,7 +472,7 @@ static int wait_drained(stream *st)
     uint64_t until = now_ms(CLOCK_MONOTONIC) + REPLAY_DRAIN_MS;
     struct timespec ts = {(time_t)(until / 1000u), (long)(until % 1000u) * 1000000L};
     pthread_mutex_lock(&st->mu);
-    while (!st->gone && !st->closing && st->len - st->off > STREAM_MAX_PENDING / 2)
+    while (!st->gone && !st->closing && st->pending.len - st->off > STREAM_MAX_PENDING / 2)
         if (pthread_cond_timedwait(&st->cv, &st->mu, &ts) == ETIMEDOUT) break;
     int over = st->gone || st->closing;
     pthread_mutex_unlock(&st->mu);
