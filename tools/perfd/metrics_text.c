@@ -392,12 +392,13 @@ static int find_pid(const pl_object *o, const pl_instance *in, uint64_t *pid)
     return pl_counter_value(&c, in, pid) == PL_OK;
 }
 
-static const inst_labels *sort_base; /* qsort has no context argument; server thread only */
-
-static int cmp_pos(const void *a, const void *b)
+/* qsort_r: positions into the instances' labels (ctx), by labels then
+ * position. */
+static int cmp_pos(const void *a, const void *b, void *ctx)
 {
+    const inst_labels *v = ctx;
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    int c = strcmp(sort_base[x].labels, sort_base[y].labels);
+    int c = strcmp(v[x].labels, v[y].labels);
     if (c) return c;
     return (x > y) - (x < y);
 }
@@ -453,8 +454,7 @@ static int object_labels(const pl_object *o, const char *label, int pidlabel, in
         return -1;
     }
     for (uint32_t i = 0; i < n; i++) ord[i] = i;
-    sort_base = v;
-    qsort(ord, n, sizeof *ord, cmp_pos);
+    qsort_r(ord, n, sizeof *ord, cmp_pos, v);
     uint32_t run = 0, first = 0; /* the first of a run keeps its labels */
     for (uint32_t i = 1; i < n; i++) {
         if (strcmp(v[ord[i]].labels, v[ord[first]].labels) != 0) {
