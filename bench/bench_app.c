@@ -260,7 +260,7 @@ static int torn_check(uint64_t writes, const char *store)
     }
     pl__seg_view *v;
     size_t n;
-    if (pl__seg_find(pl__app_dir(), &v, &n) != PL_OK || n < 1) return 1;
+    if (pl__seg_find(pl__app_dir(), &(uint32_t){(uint32_t)geteuid()}, 1, &v, &n, NULL) != PL_OK || n < 1) return 1;
     size_t me = 0;
     for (size_t i = 0; i < n; i++)
         if (strcmp(v[i].lay.app, "BenchTorn") == 0 && v[i].lay.pid == (uint32_t)getpid()) me = i;

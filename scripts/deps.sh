@@ -13,11 +13,13 @@ pkgs=(
   libbpf-dev
   libc6-dev
   libcurl4-gnutls-dev
+  libdeflate-dev
   libgnutls28-dev
   libmicrohttpd-dev
   libncurses-dev
   libpq-dev
   libsqlite3-dev
+  libtdb-dev
   ninja-build
   pkg-config
   scdoc
@@ -46,6 +48,9 @@ if [ "$what" = test ]; then
     mount
     postgresql
     prometheus
+    stress-ng
+    python3-samba
+    samba
     sysstat
     tmux
     tzdata

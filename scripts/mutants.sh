@@ -91,10 +91,10 @@ mutant token_digest_prefix_only tools/perfd/tls.c \
   '^test_perfd_tls[.]every_token_accepted_and_keys_rotate$'
 
 # --- what gets a provider disabled (lib/host) ------------------------------
-mutant disable_after_four_timeouts lib/host/host_helper.c \
-  '        if (p->timeouts_in_row >= MAX_TIMEOUTS_IN_ROW) {' \
-  '        if (p->timeouts_in_row > MAX_TIMEOUTS_IN_ROW) {' \
-  '^test_host[.]'
+mutant disable_after_four_close_timeouts lib/host/host_helper.c \
+  '            if (p->closefail_in_row >= MAX_CLOSE_TIMEOUTS_IN_ROW) {' \
+  '            if (p->closefail_in_row > MAX_CLOSE_TIMEOUTS_IN_ROW) {' \
+  '^test_host_faults[.]iso_hang_in_close_disables_after_three$'
 mutant disable_more_data_with_bytes_allowed lib/host/host.c \
   '        if (r->bytes != 0 || r->nobj != 0 || r->moved != 0) {' \
   '        if (r->bytes != 0 && r->nobj != 0 && r->moved != 0) {' \

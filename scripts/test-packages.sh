@@ -77,6 +77,9 @@ grep -qi 'process' "$work/summary.out" || fail "perfquery --summary shows no Pro
 chroot --userspec=nobody:nogroup "$root" /usr/bin/env -i PATH=/usr/bin:/bin perfquery --summary >/dev/null ||
   fail "perfquery as an ordinary user"
 in_root perfd --check-config --config /etc/perfd/perfd.conf || fail "perfd --check-config"
+in_root sh -c 'mkdir -p -m 0755 /tmp/samba-state && perflib-samba --state-dir /tmp/samba-state --once' ||
+  fail "perflib-samba --once"
+in_root test -f /tmp/samba-state/perfmon/names.tdb || fail "perflib-samba wrote no names.tdb"
 in_root man -w typeperf >/dev/null 2>&1 || in_root test -f /usr/share/man/man1/typeperf.1.gz || fail "no typeperf man page"
 
 step "upgrade over itself"
@@ -86,7 +89,7 @@ in_root typeperf "\\Memory\\Available Bytes" -sc 1 >/dev/null || fail "typeperf 
 
 step "remove: the store stays"
 files=$(for d in $debs; do dpkg-deb -c "$d" | awk '{print $6}' | sed 's|^\./|/|' | grep -v '/$'; done)
-in_root sh -c 'DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq perfd perflib-tools libperflib-dev libperflib0' \
+in_root sh -c 'DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq perflib-samba perfd perflib-tools libperflib-dev libperflib0' \
   >"$work/remove.log" 2>&1 || { tail -20 "$work/remove.log"; fail "apt-get remove"; }
 in_root test -f /var/lib/perflib/perflib.db || fail "remove deleted the store"
 left=""
@@ -98,7 +101,7 @@ done
 
 step "purge: the store and the user go"
 # (dpkg: packages installed from files are unknown to apt once removed)
-in_root dpkg --purge perfd perflib-tools libperflib-dev libperflib0 >"$work/purge.log" 2>&1 ||
+in_root dpkg --purge perflib-samba perfd perflib-tools libperflib-dev libperflib0 >"$work/purge.log" 2>&1 ||
   { tail -20 "$work/purge.log"; fail "dpkg --purge"; }
 in_root test ! -e /var/lib/perflib || fail "purge left /var/lib/perflib"
 in_root test ! -e /etc/perfd/perfd.conf || fail "purge left /etc/perfd/perfd.conf"

@@ -120,15 +120,28 @@ typedef struct pl_app_indices {
 PL_EXTERN int pl_app_register(const pl_app_decl *d, const char *store_path, pl_app_indices *ind, pl_error *err);
 /* Remove an application's names and record (an installer's uninstall).
  * PL_E_NOT_FOUND when absent, PL_E_EXISTS when the record is not an
- * application's. */
+ * application's or belongs to another user. */
 PL_EXTERN int pl_app_unregister(const char *app, const char *store_path, pl_error *err);
+
+/* Who may publish (docs/app-counters.md, "Who may publish"): an
+ * application's record belongs to the user who registered it (root may
+ * register again, keeping the owner; any other user gets PL_E_EXISTS), and
+ * readers show only segments published by processes of its owner or of
+ * the users named here. Set the other users (at most 64; n 0: none), as
+ * its owner or root: an installer
+ * running as root registers the application and lets the service's user
+ * publish it. PL_E_EXISTS when this process is neither, PL_E_NOT_FOUND
+ * when the application is not registered. */
+PL_EXTERN int pl_app_set_publishers(const char *app, const char *store_path, const uint32_t *uids, size_t n,
+                                    pl_error *err);
 
 typedef struct pl_app pl_app;
 
 typedef struct pl_app_options {
     const char *store_path;    /* NULL: the default store */
     int no_register;           /* 1: do not register; the application must be
-                                  registered already (PL_E_NOT_FOUND if not) */
+                                  registered already (PL_E_NOT_FOUND if not) and
+                                  let this user publish it (PL_E_EXISTS if not) */
 } pl_app_options;
 
 /* Register (unless opt->no_register) and publish: create the segment and

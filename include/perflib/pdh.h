@@ -329,6 +329,16 @@ PL_EXTERN uint32_t pl_pdh_block_raw(const pl_block *b, const pl_object *o, const
  * or PL_PDH_CSTATUS_INVALID_DATA before any sample gave one. */
 PL_EXTERN uint32_t pl_pdh_get_time_base(const pl_pdh_counter *c, int64_t *freq);
 
+/* The time base of the 100 ns timer types (PERF_100NSEC_TIMER and _INV,
+ * their MULTI forms, PERF_COUNTER_100NS_QUEUELEN_TYPE) in a block whose
+ * header has these three fields: its PerfTime in 100 ns units
+ * (PerfTime x 10^7 / PerfFreq, exact; perflib's PerfTime is
+ * CLOCK_MONOTONIC), so a step of the wall clock never reaches a rate
+ * (issue 33; docs/pdh.md "Raw values"). Windows' PDH reads PerfTime100nSec
+ * here, the wall clock: the two agree to the tick except across a clock
+ * step. A header whose PerfFreq is not positive gives PerfTime100nSec. */
+PL_EXTERN int64_t pl_pdh_time_100ns(int64_t perf_time, int64_t perf_freq, int64_t perf_time_100ns);
+
 /* Compute a value from raw samples without a counter: for tests and tools
  * that keep their own samples. freq is the time base frequency of the type's
  * timer (PerfFreq for tick types, 10,000,000 for 100 ns types, the object's
@@ -338,7 +348,8 @@ PL_EXTERN uint32_t pl_pdh_calc_type(uint32_t type, int64_t freq, int32_t scale, 
 
 /* The time base of a counter type in a block: the time stamp its values are
  * measured against and that stamp's frequency. Tick types: the block's
- * PerfTime and PerfFreq; 100 ns types: PerfTime100nSec and 10,000,000;
+ * PerfTime and PerfFreq; 100 ns types: the block's PerfTime in 100 ns
+ * (pl_pdh_time_100ns: monotonic, a clock step is no rate) and 10,000,000;
  * object-timer types (and PERF_ELAPSED_TIME): the object's PerfTime and
  * PerfFreq. perflib's one time base: PDH's values and perfd's /metrics both
  * take it from here. time or freq may be NULL. */

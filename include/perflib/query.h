@@ -48,6 +48,11 @@ typedef struct pl_engine_config {
  * carries the host name up to the first dot, upper-cased and cut to 15
  * characters, as a NetBIOS computer name is. */
 PL_EXTERN int pl_engine_open(const pl_engine_config *cfg, pl_engine **out, pl_error *err);
+/* The status a process ends with when an in-process provider calls exit()
+ * inside its Open, Collect or Close (70, EX_SOFTWARE): the provider is
+ * disabled and one line on stderr says so (docs/provider-host.md, "A
+ * provider that calls exit()"). */
+#define PL_EXIT_PROVIDER_EXITED 70
 PL_EXTERN void pl_engine_close(pl_engine *e);   /* accepts NULL */
 
 /* Run a query into the caller's buffer. *needed is always set to the exact
@@ -74,15 +79,18 @@ PL_EXTERN int pl_engine_query_alloc(pl_engine *e, const char *query, void **out,
                                     pl_error *err);
 
 /* The engine's store (owned by the engine) and its title database in the
- * default language (loaded on first use; owned by the engine, valid until
- * pl_engine_close). */
+ * default language (loaded on first use, and again by the call after
+ * another process changed the store's names, e.g. an application
+ * registered after the engine opened; every table handed out is owned by
+ * the engine and valid until pl_engine_close). */
 PL_EXTERN pl_store *pl_engine_store(pl_engine *e);
 PL_EXTERN const pl_titles *pl_engine_titles(pl_engine *e, pl_error *err);
 
 /* What happened to each provider in the last queries: for tools and tests.
  * For an isolated provider, loaded/opened describe its helper process.
- * Open/Collect Timeouts are enforced for isolated providers only: an
- * in-process call cannot be interrupted safely (docs/provider-host.md).
+ * A call that passes its Open/Collect Timeout is late, not fatal: the
+ * answer goes on without that provider's objects until the call returns,
+ * and the provider is never disabled for it (docs/provider-host.md).
  * *list (one allocation, free with pl_free) holds *n entries. */
 typedef struct pl_provider_status {
     char name[128];
@@ -94,7 +102,14 @@ typedef struct pl_provider_status {
     char last_error[256];      /* the last problem, or "" */
     int isolation;             /* PL_ISOLATION_INPROC or PL_ISOLATION_HELPER (registry.h) */
     int helper_pid;            /* isolated: the helper process running now, else 0 */
+    uint64_t last_collect_ns;  /* how long its last Collect took (wrapper included), 0: not asked yet */
+    int last_collect_ok;       /* that Collect's answer was kept (no error, no contract break) */
+    int64_t last_error_unix_ms;/* when its error count last grew (Unix time in ms), 0: never */
+    uint32_t objects[16];      /* the objects its answers have held so far (title indices, the first 16) */
+    uint32_t nobjects;
     char note[256];            /* what the provider says of how it collects (provider.h, PL_NOTE_SUFFIX), or "" */
+    uint64_t timeouts;         /* calls that passed their timeout (slow: never a reason to disable) */
+    uint64_t late_ms;          /* a call past its timeout still runs: for this long (ms); 0 when none */
 } pl_provider_status;
 PL_EXTERN int pl_engine_provider_status(pl_engine *e, pl_provider_status **list, size_t *n);
 

@@ -45,7 +45,13 @@ PL_EXTERN const char *pl_store_path(const pl_store *st);
 PL_EXTERN int pl_store_default_path(char *out, size_t cap);
 /* The store's schema version, and the one this library writes. */
 PL_EXTERN int pl_store_schema_version(const pl_store *st);
-#define PL_STORE_SCHEMA_VERSION 3
+/* A number that changes whenever another handle or process has committed a
+ * change to the store since this handle's last call (SQLite's PRAGMA
+ * data_version): compare two calls to know whether anything read from the
+ * store (titles, provider records) may be stale. This handle's own writes
+ * do not change it. */
+PL_EXTERN int pl_store_data_version(pl_store *st, int64_t *out, pl_error *err);
+#define PL_STORE_SCHEMA_VERSION 4
 
 /* ------------------------------------------------------------ Perflib key */
 
@@ -143,6 +149,11 @@ typedef struct pl_provider_info {
     int isolation;            /* PL_ISOLATION_INPROC or PL_ISOLATION_HELPER */
     char *wraps;              /* the provider this one wraps (docs/provider-host.md,
                                  "Providers that wrap providers"), or NULL */
+    int64_t app_owner;        /* an application's record (docs/app-counters.md):
+                                 the user id that registered it; -1 when none is
+                                 recorded (the store file's owner stands in) */
+    char *app_publishers;     /* the other user ids whose processes may publish
+                                 it, "1001,1002", or NULL */
 } pl_provider_info;
 
 /* How the host runs a provider (docs/provider-host.md). Built-in providers
@@ -168,6 +179,18 @@ PL_EXTERN int pl_store_set_provider(pl_store *st, const pl_provider_info *p, pl_
  * has, PL_E_NOT_FOUND if absent). Provider names: 1..256 bytes of UTF-8, no
  * control characters or backslashes; compared ASCII-case-insensitively. */
 PL_EXTERN int pl_store_remove_provider(pl_store *st, const char *name, pl_error *err);
+/* Set an application record's owner (a user id, 0..4294967294) and the
+ * other users whose processes may publish its counters (publishers: NULL or
+ * "" for none, else up to PL_STORE_MAX_PUBLISHERS decimal user ids
+ * separated by commas). The caller (lib/app) decides who may; this writes.
+ * PL_E_NOT_FOUND when absent, PL_E_INVAL for a bad owner or list. */
+#define PL_STORE_MAX_PUBLISHERS 64
+PL_EXTERN int pl_store_set_app_owner(pl_store *st, const char *name, int64_t owner, const char *publishers,
+                                     pl_error *err);
+/* Parse a publishers list as pl_store_set_app_owner accepts it into uids
+ * (room for PL_STORE_MAX_PUBLISHERS); returns the count, -1 when malformed. */
+PL_EXTERN int pl_store_parse_publishers(const char *s, uint32_t *uids);
+
 /* Disable (with a reason; the time is now) or enable a provider. */
 PL_EXTERN int pl_store_disable_provider(pl_store *st, const char *name, const char *reason, pl_error *err);
 PL_EXTERN int pl_store_enable_provider(pl_store *st, const char *name, pl_error *err);

@@ -2,8 +2,9 @@
  *
  * The segment is a memfd sealed against shrinking and growing, so a reader
  * that maps it can never be hit by SIGBUS, and it is never backed by a disk
- * file. It is announced by an empty file <dir>/perflib-app.<pid>.<start
- * time>.<fd> (dir: $PERFLIB_APP_DIR or /dev/shm, mode 0444); a reader opens
+ * file. It is announced by an empty file <dir>/perflib-app-<uid>/perflib-app.
+ * <pid>.<start time>.<fd> (dir: $PERFLIB_APP_DIR or /dev/shm; the user's
+ * own directory, mode 0755; the file mode 0444); a reader opens
  * the segment through /proc/<pid>/fd/<fd>, which the kernel allows to the
  * same user and to root. The memory goes away with the process, kill -9
  * included; a stale announcement is ignored by readers (its process, or its
@@ -60,11 +61,16 @@ static uint64_t get(pl_app *a, uint64_t off) { return atomic_load_explicit(word(
 
 static uint64_t align(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
 
-/* Remove announcements of this user's processes that are gone. */
-static void sweep_stale(const char *dir)
+/* Remove announcements of this user's processes that are gone (the
+ * directory is this user's own). */
+static void sweep_stale(int dfd)
 {
-    DIR *dd = opendir(dir);
-    if (!dd) return;
+    int d2 = dup(dfd);
+    DIR *dd = d2 >= 0 ? fdopendir(d2) : NULL;
+    if (!dd) {
+        if (d2 >= 0) close(d2);
+        return;
+    }
     struct dirent *e;
     uid_t me = geteuid();
     while ((e = readdir(dd)) != NULL) {
@@ -77,6 +83,42 @@ static void sweep_stale(const char *dir)
         if (pl__proc_start_time("/proc", pid) != start) (void)unlinkat(dirfd(dd), e->d_name, 0);
     }
     closedir(dd);
+}
+
+/* This user's announcement directory, <dir>/perflib-app-<uid>, created
+ * when missing: a real directory of this user that nobody else may write
+ * (else PL_E_UNSAFE naming its owner: someone made it first). Its path
+ * goes into a->announce; *dfd is open on it. */
+static int user_dir(pl_app *a, pl_error *err, int *dfd)
+{
+    const char *dir = pl__app_dir();
+    uid_t me = geteuid();
+    char eb[128];
+    if (!pl__seg_user_dir(dir, (uint32_t)me, a->announce, sizeof a->announce - 128)) {
+        a->announce[0] = '\0';
+        return pl__fail(err, PL_E_INVAL, "the announcement directory %s is too long", dir);
+    }
+    if (mkdir(a->announce, 0755) == 0) (void)chmod(a->announce, 0755); /* whatever the umask */
+    int fd = open(a->announce, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat sb;
+    int s = PL_OK;
+    if (fd < 0) {
+        int e = errno;
+        s = pl__fail(err, PL_E_OS, "cannot create or open the announcement directory %s: %s", a->announce,
+                     pl__strerror(e, eb, sizeof eb));
+    } else if (fstat(fd, &sb) != 0 || sb.st_uid != me || (sb.st_mode & 022)) {
+        s = pl__fail(err, PL_E_UNSAFE,
+                     "the announcement directory %s belongs to user id %lu (mode %03o), not to this user (%lu): "
+                     "readers would ignore it; it must be removed",
+                     a->announce, (unsigned long)sb.st_uid, (unsigned)(sb.st_mode & 0777), (unsigned long)me);
+    }
+    if (s) {
+        if (fd >= 0) close(fd);
+        a->announce[0] = '\0';
+        return s;
+    }
+    *dfd = fd;
+    return PL_OK;
 }
 
 static int make_segment(pl_app *a, const pl_app_decl *d, pl_error *err)
@@ -164,24 +206,36 @@ static int make_segment(pl_app *a, const pl_app_decl *d, pl_error *err)
     }
     atomic_thread_fence(memory_order_release);
 
-    const char *dir = pl__app_dir();
-    sweep_stale(dir);
-    snprintf(a->announce, sizeof a->announce, "%s/%s%u.%llu.%d", dir, PL__SEG_PREFIX, (unsigned)getpid(),
+    int dfd = -1;
+    int s = user_dir(a, err, &dfd);
+    if (s) return s;
+    sweep_stale(dfd);
+    char name[128];
+    snprintf(name, sizeof name, "%s%u.%llu.%d", PL__SEG_PREFIX, (unsigned)getpid(),
              (unsigned long long)pl__rd64(h + SEG_START), fd);
+    if ((size_t)snprintf(a->announce + strlen(a->announce), sizeof a->announce - strlen(a->announce), "/%s", name) >=
+        sizeof a->announce - strlen(a->announce)) {
+        close(dfd);
+        a->announce[0] = '\0';
+        return pl__fail(err, PL_E_INVAL, "the announcement directory's path is too long");
+    }
     for (int tries = 0; tries < 2; tries++) {
-        int af = open(a->announce, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444);
+        int af = openat(dfd, name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444);
         if (af >= 0) {
             (void)fchmod(af, 0444); /* whatever the umask */
             close(af);
+            close(dfd);
             return PL_OK;
         }
         if (errno != EEXIST) break;
-        (void)unlink(a->announce); /* our own pid and start time: a leftover of ours */
+        (void)unlinkat(dfd, name, 0); /* our own pid and start time: a leftover of ours */
     }
     int e = errno;
+    close(dfd);
+    char where[sizeof a->announce];
+    snprintf(where, sizeof where, "%s", a->announce);
     a->announce[0] = '\0';
-    return pl__fail(err, PL_E_OS, "cannot create the announcement %s%u... in %s: %s", PL__SEG_PREFIX,
-                    (unsigned)getpid(), dir, pl__strerror(e, eb, sizeof eb));
+    return pl__fail(err, PL_E_OS, "cannot create the announcement %s: %s", where, pl__strerror(e, eb, sizeof eb));
 }
 
 int pl_app_start(const pl_app_decl *d, const pl_app_options *opt, pl_app **out, pl_error *err)
@@ -194,10 +248,14 @@ int pl_app_start(const pl_app_decl *d, const pl_app_options *opt, pl_app **out, 
     a->fd = -1;
     a->next_id = 2; /* 1 is every single counter block */
     const char *store = opt ? opt->store_path : NULL;
-    if (opt && opt->no_register) {
+    /* Registered (by us now, or before): then the record must let this
+     * user publish it, or every reader would ignore the segment. */
+    int reg = !(opt && opt->no_register);
+    if (reg) s = pl_app_register(d, store, &a->ind, err);
+    if (!s) {
+        int reused = a->ind.reused;
         s = pl__app_registered(d, store, &a->ind, err);
-    } else {
-        s = pl_app_register(d, store, &a->ind, err);
+        if (reg) a->ind.reused = reused;
     }
     if (!s) s = make_segment(a, d, err);
     if (s) {

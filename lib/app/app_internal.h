@@ -105,7 +105,14 @@ typedef struct pl__seg_inst {
 
 /* Was this store record made by pl_app_register? */
 struct pl_provider_info;
+struct pl_store;
 int pl__app_is_record(const struct pl_provider_info *p);
+/* The user who owns an application's record: the one recorded, else (a
+ * record made before owners were recorded) the store file's owner. */
+int64_t pl__app_owner_of(struct pl_store *st, const struct pl_provider_info *p);
+/* May processes of user `uid` publish the application of record p (its
+ * owner, or one of the publishers the record names)? */
+int pl__app_may_publish(struct pl_store *st, const struct pl_provider_info *p, uint32_t uid);
 
 /* Counter types an application may declare (no bases, no time bases). */
 int pl__app_type_ok(uint32_t type);
@@ -137,17 +144,48 @@ const char *pl__app_dir(void);
 typedef struct pl__seg_view {
     const void *map;
     size_t len;
+    uint32_t uid;             /* the user whose process publishes it */
+    uint64_t dev, ino;        /* the memfd's identity */
     pl__seg_layout lay;
 } pl__seg_view;
 
-#define PL__SEG_MAX_SEGMENTS 256
+/* Each user's announcements live in a directory of that user's own,
+ * <dir>/perflib-app-<uid>/ (mode 0755, not writable by others), so what
+ * other users write is never read, and a reader looks only at the users
+ * its store trusts. The limits below apply per user and per process before
+ * any announcement is opened (docs/app-counters.md, "Limits"). */
+#define PL__SEG_USER_DIR "perflib-app-"
+#define PL__SEG_MAX_USERS 64          /* user directories read per collection */
+#define PL__SEG_MAX_ENTRIES 4096      /* directory entries read per user */
+#define PL__SEG_MAX_PER_PROCESS 16    /* announcements opened per process */
+#define PL__SEG_MAX_PER_USER 256      /* segments mapped per user */
 
-/* Find and map every announced segment in dir whose process is alive with
- * the announced start time and whose layout is valid (docs/app-counters.md,
+/* What a scan left out, and why (AppCounters reports it). */
+typedef struct pl__seg_scan {
+    uint32_t users;           /* user directories read */
+    uint32_t users_over;      /* users left out: more than PL__SEG_MAX_USERS */
+    uint32_t bad_dirs;        /* a directory not its user's own (owner, mode, a symlink) */
+    uint32_t bad_dir_uid;
+    uint32_t over_entries;    /* users whose directory had more than PL__SEG_MAX_ENTRIES entries */
+    uint32_t over_process;    /* announcements left out: past their process's limit */
+    uint32_t over_user;       /* segments left out: past their user's limit */
+    uint32_t over_uid;        /* a user who crossed a limit */
+    uint32_t invalid;         /* announcements of live processes that failed a check */
+    uint32_t invalid_uid;
+} pl__seg_scan;
+
+/* <dir>/perflib-app-<uid> into out; 0 when it does not fit. */
+int pl__seg_user_dir(const char *dir, uint32_t uid, char *out, size_t cap);
+
+/* Find and map the announced segments of the users uids[0..nuids) in
+ * their directories under dir, whose processes are alive with the
+ * announced start time and whose layouts are valid (docs/app-counters.md,
  * "How a reader finds segments"), ordered by application name, then start
- * time, then pid. Announcements that fail a check are skipped. *views is
- * one allocation; free with pl__seg_views_free(). PL_OK or PL_E_NOMEM. */
-int pl__seg_find(const char *dir, pl__seg_view **views, size_t *n);
+ * time, then pid. What is left out is counted in *scan (may be NULL).
+ * *views is one allocation; free with pl__seg_views_free(). PL_OK or
+ * PL_E_NOMEM. */
+int pl__seg_find(const char *dir, const uint32_t *uids, size_t nuids, pl__seg_view **views, size_t *n,
+                 pl__seg_scan *scan);
 /* Parse an announcement's name strictly (digits only, no leading zeros);
  * 1 when it has the shape perflib-app.<pid>.<start>.<fd>. */
 int pl__seg_parse_name(const char *name, uint32_t *pid, uint64_t *start, int *fd);

@@ -1,8 +1,11 @@
 /* perflib: registering an application's names in the title database
  * (pl_app_register), the call that does for an application what lodctr
  * does for a provider's .ini/.h pair. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "app_internal.h"
 #include "perflib/registry.h"
@@ -188,6 +191,38 @@ static int install(pl_store *st, const pl_app_decl *d, pl_install_result *res, p
     return s;
 }
 
+int64_t pl__app_owner_of(pl_store *st, const pl_provider_info *p)
+{
+    if (p->app_owner >= 0) return p->app_owner;
+    /* A record made before owners were recorded: the store's owner, who
+     * may write it, stands in. */
+    struct stat sb;
+    const char *path = pl_store_path(st);
+    return path && stat(path, &sb) == 0 ? (int64_t)sb.st_uid : 0;
+}
+
+int pl__app_may_publish(pl_store *st, const pl_provider_info *p, uint32_t uid)
+{
+    if ((int64_t)uid == pl__app_owner_of(st, p)) return 1;
+    uint32_t uids[PL_STORE_MAX_PUBLISHERS];
+    int n = pl_store_parse_publishers(p->app_publishers, uids);
+    for (int i = 0; i < n; i++)
+        if (uids[i] == uid) return 1;
+    return 0;
+}
+
+/* May this process (re)register the application whose record is p? Its
+ * owner and root may; anyone else gets PL_E_EXISTS naming the owner. */
+static int may_change(pl_store *st, const pl_provider_info *p, const char *app, pl_error *err)
+{
+    uid_t me = geteuid();
+    int64_t owner = pl__app_owner_of(st, p);
+    if (me == 0 || (int64_t)me == owner) return PL_OK;
+    return pl__fail(err, PL_E_EXISTS,
+                    "application %s is registered by user id %lld; this process (user id %lu) may not change it",
+                    app, (long long)owner, (unsigned long)me);
+}
+
 int pl__app_register_store(pl_store *st, const pl_app_decl *d, pl_app_indices *ind, pl_error *err);
 int pl__app_register_store(pl_store *st, const pl_app_decl *d, pl_app_indices *ind, pl_error *err)
 {
@@ -201,7 +236,12 @@ int pl__app_register_store(pl_store *st, const pl_app_decl *d, pl_app_indices *i
         return pl__fail(err, PL_E_EXISTS, "application %s: a provider that is not an application has this name",
                         d->app);
     }
-    if (s == PL_OK && same_names(st, d, &p)) {
+    if (s == PL_OK && same_names(st, d, &p) && (geteuid() == 0 || pl__app_may_publish(st, &p, (uint32_t)geteuid()))) {
+        /* Registered already with these names, and this user may publish
+         * it (or is root): nothing to write. A record without an owner gets one: the
+         * user registering it, when that user may write it. */
+        if (p.app_owner < 0 && may_change(st, &p, d->app, NULL) == PL_OK)
+            (void)pl_store_set_app_owner(st, d->app, (int64_t)geteuid(), p.app_publishers, NULL);
         ind->first_counter = p.first_counter;
         ind->last_counter = p.last_counter;
         ind->first_help = p.first_help;
@@ -211,7 +251,16 @@ int pl__app_register_store(pl_store *st, const pl_app_decl *d, pl_app_indices *i
         return PL_OK;
     }
     if (s != PL_OK && s != PL_E_NOT_FOUND) return s;
+    if (s == PL_OK) {
+        int m = may_change(st, &p, d->app, err);
+        if (m) {
+            pl_provider_info_clear(&p);
+            return m;
+        }
+    }
     int had_counters = s == PL_OK && p.first_counter;
+    int64_t keep_owner = s == PL_OK && p.app_owner >= 0 ? p.app_owner : -1;
+    char *keep_pub = s == PL_OK && p.app_publishers ? pl__strdup(p.app_publishers) : NULL;
     pl_provider_info_clear(&p);
     if (s == PL_E_NOT_FOUND) {
         pl_provider_info rec;
@@ -220,13 +269,24 @@ int pl__app_register_store(pl_store *st, const pl_app_decl *d, pl_app_indices *i
         rec.linkage_export = (char *)APP_MARKER;
         rec.isolation = PL_ISOLATION_INPROC;
         s = pl_store_set_provider(st, &rec, err);
-        if (s) return s;
-    } else if (had_counters) {
+        /* Owned by the user who registers it (root may re-register another
+         * user's application and keeps its owner). */
+        if (!s) s = pl_store_set_app_owner(st, d->app, (int64_t)geteuid(), NULL, err);
+        if (s) {
+            free(keep_pub);
+            return s;
+        }
+    } else {
+        if (keep_owner < 0) s = pl_store_set_app_owner(st, d->app, (int64_t)geteuid(), keep_pub, err);
         /* The declaration changed: its old names go, the new ones get new
          * indices (two transactions; a reader in between sees neither). */
-        s = pl_store_uninstall(st, d->app, err);
-        if (s) return s;
+        if (!s && had_counters) s = pl_store_uninstall(st, d->app, err);
+        if (s) {
+            free(keep_pub);
+            return s;
+        }
     }
+    free(keep_pub);
     pl_install_result r;
     s = install(st, d, &r, err);
     if (s == PL_E_EXISTS) {
@@ -264,6 +324,19 @@ int pl_app_register(const pl_app_decl *d, const char *store_path, pl_app_indices
     return s;
 }
 
+/* The record of application `app`, when it is an application's and this
+ * process may change it (its owner or root). *p is filled (clear it) in
+ * every case. */
+static int record_to_change(pl_store *st, const char *app, pl_provider_info *p, pl_error *err)
+{
+    memset(p, 0, sizeof *p);
+    int s = pl_store_provider(st, app, p, err);
+    if (s == PL_OK && !pl__app_is_record(p))
+        s = pl__fail(err, PL_E_EXISTS, "application %s: the provider of that name is not an application", app);
+    if (s == PL_OK) s = may_change(st, p, app, err);
+    return s;
+}
+
 int pl_app_unregister(const char *app, const char *store_path, pl_error *err)
 {
     if (!app) return pl__fail(err, PL_E_INVAL, "application: no name");
@@ -271,10 +344,7 @@ int pl_app_unregister(const char *app, const char *store_path, pl_error *err)
     int s = pl_store_open(store_path, 0, &st, err);
     if (s) return s;
     pl_provider_info p;
-    memset(&p, 0, sizeof p);
-    s = pl_store_provider(st, app, &p, err);
-    if (s == PL_OK && !pl__app_is_record(&p))
-        s = pl__fail(err, PL_E_EXISTS, "application %s: the provider of that name is not an application", app);
+    s = record_to_change(st, app, &p, err);
     int had = s == PL_OK && p.first_counter;
     pl_provider_info_clear(&p);
     if (s == PL_OK && had) s = pl_store_uninstall(st, app, err);
@@ -296,6 +366,11 @@ int pl__app_registered(const pl_app_decl *d, const char *store_path, pl_app_indi
     s = pl_store_provider(st, d->app, &p, err);
     if (s == PL_OK && (!pl__app_is_record(&p) || !same_names(st, d, &p)))
         s = pl__fail(err, PL_E_NOT_FOUND, "application %s: not registered with these names", d->app);
+    if (s == PL_OK && !pl__app_may_publish(st, &p, (uint32_t)geteuid()))
+        s = pl__fail(err, PL_E_EXISTS,
+                     "application %s is registered by user id %lld, which does not let user id %lu publish it "
+                     "(pl_app_set_publishers)",
+                     d->app, (long long)pl__app_owner_of(st, &p), (unsigned long)geteuid());
     if (s == PL_OK) {
         ind->first_counter = p.first_counter;
         ind->last_counter = p.last_counter;
@@ -303,6 +378,30 @@ int pl__app_registered(const pl_app_decl *d, const char *store_path, pl_app_indi
         ind->last_help = p.last_help;
         ind->reused = 1;
     }
+    pl_provider_info_clear(&p);
+    pl_store_close(st);
+    return s;
+}
+
+int pl_app_set_publishers(const char *app, const char *store_path, const uint32_t *uids, size_t n, pl_error *err)
+{
+    if (!app || (n && !uids)) return pl__fail(err, PL_E_INVAL, "pl_app_set_publishers: NULL argument");
+    if (n > PL_STORE_MAX_PUBLISHERS)
+        return pl__fail(err, PL_E_RANGE, "application %s: %zu publishers (at most %d)", app, n,
+                        PL_STORE_MAX_PUBLISHERS);
+    char list[PL_STORE_MAX_PUBLISHERS * 11 + 1];
+    size_t w = 0;
+    list[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        if (uids[i] == UINT32_MAX) return pl__fail(err, PL_E_INVAL, "application %s: user id %u", app, uids[i]);
+        w += (size_t)snprintf(list + w, sizeof list - w, i ? ",%u" : "%u", uids[i]);
+    }
+    pl_store *st;
+    int s = pl_store_open(store_path, 0, &st, err);
+    if (s) return s;
+    pl_provider_info p;
+    s = record_to_change(st, app, &p, err);
+    if (s == PL_OK) s = pl_store_set_app_owner(st, p.name, pl__app_owner_of(st, &p), list, err);
     pl_provider_info_clear(&p);
     pl_store_close(st);
     return s;

@@ -1,13 +1,18 @@
 /* perflib: finding and mapping the segments of live applications.
  *
- * An announcement <dir>/perflib-app.<pid>.<start>.<fd> is believed only
- * when: its name is exactly that shape; it is a regular file; the process
- * <pid> is alive with that start time (before and after the segment is
- * opened, so a reused pid is never mistaken for the announcer), and is
- * owned by the announcement's owner; /proc/<pid>/fd/<fd> is a memfd owned
- * by that user and sealed against shrinking (so mapping it can never raise
- * SIGBUS); and the segment's own header names the same pid and start time
- * and passes pl__seg_layout_read. */
+ * Only the directories of the users the caller trusts are read
+ * (<dir>/perflib-app-<uid>, each a real directory of that user that nobody
+ * else may write), each at most PL__SEG_MAX_ENTRIES entries, at most
+ * PL__SEG_MAX_PER_PROCESS announcements per process and
+ * PL__SEG_MAX_PER_USER segments per user: what one user writes costs the
+ * others nothing. An announcement <uid dir>/perflib-app.<pid>.<start>.<fd>
+ * is believed only when: its name is exactly that shape; it is a regular
+ * file of that user; the process <pid> is alive with that start time
+ * (before and after the segment is opened, so a reused pid is never
+ * mistaken for the announcer), and is that user's; /proc/<pid>/fd/<fd> is a
+ * memfd of that user sealed against shrinking (so mapping it can never
+ * raise SIGBUS); and the segment's own header names the same pid and start
+ * time and passes pl__seg_layout_read. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -49,43 +54,51 @@ int pl__seg_parse_name(const char *n, uint32_t *pid, uint64_t *start, int *fd)
     return 1;
 }
 
-static int open_one(int dfd, const char *name, pl__seg_view *v, dev_t *dev, ino_t *ino)
+int pl__seg_user_dir(const char *dir, uint32_t uid, char *out, size_t cap)
 {
-    uint32_t pid;
-    uint64_t start;
-    int fdn;
-    if (!pl__seg_parse_name(name, &pid, &start, &fdn)) return 0;
+    int n = snprintf(out, cap, "%s/%s%u", dir, PL__SEG_USER_DIR, (unsigned)uid);
+    return n > 0 && (size_t)n < cap;
+}
+
+/* Open one announcement of user `uid` (its directory's owner). 1 when its
+ * segment is live and valid (*v filled, mapped), 0 when the process or its
+ * start time is gone (a stale announcement) or this reader may not open
+ * another user's descriptors, -1 when a live process's announcement failed
+ * a check. */
+static int open_one(int dfd, const char *name, uint32_t uid, uint32_t pid, uint64_t start, int fdn, pl__seg_view *v)
+{
     struct stat an, pr, sg;
-    if (fstatat(dfd, name, &an, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(an.st_mode)) return 0;
+    if (fstatat(dfd, name, &an, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(an.st_mode) || an.st_uid != uid) return -1;
     if (pl__proc_start_time("/proc", pid) != start) return 0; /* gone, or the pid was reused */
     char path[96];
     snprintf(path, sizeof path, "/proc/%u", pid);
-    if (stat(path, &pr) != 0 || pr.st_uid != an.st_uid) return 0;
+    if (stat(path, &pr) != 0 || pr.st_uid != uid) return -1;
     snprintf(path, sizeof path, "/proc/%u/fd/%d", pid, fdn);
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    if (fd < 0) return 0;
-    int ok = 0;
+    /* Another user's process, to a reader that is not root: not ours to
+     * read (the kernel's rule), not a failed check. */
+    if (fd < 0) return errno == EACCES || errno == EPERM ? 0 : -1;
     void *m = MAP_FAILED;
     size_t len = 0;
     int seals = fcntl(fd, F_GET_SEALS);
-    if (fstat(fd, &sg) == 0 && S_ISREG(sg.st_mode) && sg.st_uid == an.st_uid && seals >= 0 &&
-        (seals & F_SEAL_SHRINK) && sg.st_size >= (off_t)PL__SEG_HEADER && (uint64_t)sg.st_size <= PL__SEG_MAX_BYTES &&
+    if (fstat(fd, &sg) == 0 && S_ISREG(sg.st_mode) && sg.st_uid == uid && seals >= 0 && (seals & F_SEAL_SHRINK) &&
+        sg.st_size >= (off_t)PL__SEG_HEADER && (uint64_t)sg.st_size <= PL__SEG_MAX_BYTES &&
         pl__proc_start_time("/proc", pid) == start) {
         len = (size_t)sg.st_size;
         m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
     }
     close(fd);
-    if (m == MAP_FAILED) return 0;
+    if (m == MAP_FAILED) return -1;
     pl_error e;
-    if (pl__seg_layout_read(m, len, &v->lay, &e) == PL_OK && v->lay.pid == pid && v->lay.start == start) ok = 1;
-    if (!ok) {
+    if (pl__seg_layout_read(m, len, &v->lay, &e) != PL_OK || v->lay.pid != pid || v->lay.start != start) {
         munmap(m, len);
-        return 0;
+        return -1;
     }
     v->map = m;
     v->len = len;
-    *dev = sg.st_dev;
-    *ino = sg.st_ino;
+    v->uid = uid;
+    v->dev = (uint64_t)sg.st_dev;
+    v->ino = (uint64_t)sg.st_ino;
     return 1;
 }
 
@@ -98,40 +111,140 @@ static int view_cmp(const void *a, const void *b)
     return x->lay.pid < y->lay.pid ? -1 : x->lay.pid > y->lay.pid;
 }
 
-int pl__seg_find(const char *dir, pl__seg_view **views, size_t *n)
+/* One announcement's name, parsed. */
+typedef struct ann {
+    uint32_t pid;
+    uint64_t start;
+    int fd;
+} ann;
+
+static int ann_cmp(const void *a, const void *b)
 {
-    *views = NULL;
-    *n = 0;
-    DIR *dd = opendir(dir);
-    if (!dd) return PL_OK; /* no directory: no applications */
-    pl__seg_view *v = NULL;
-    size_t cap = 0, cnt = 0;
-    struct {
-        dev_t dev;
-        ino_t ino;
-    } seen[PL__SEG_MAX_SEGMENTS];
-    struct dirent *e;
+    const ann *x = a, *y = b;
+    if (x->pid != y->pid) return x->pid < y->pid ? -1 : 1;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    return x->fd < y->fd ? -1 : x->fd > y->fd;
+}
+
+/* The directory of user uid, if it is that user's own: a real directory
+ * (not a symlink) owned by uid that nobody else may write. -1 otherwise
+ * (missing: no application of that user has run). */
+static int user_dir(const char *dir, uint32_t uid, int *bad)
+{
+    char path[4096];
+    *bad = 0;
+    if (!pl__seg_user_dir(dir, uid, path, sizeof path)) return -1;
+    int dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dfd < 0) {
+        *bad = errno != ENOENT;
+        return -1;
+    }
+    struct stat sb;
+    if (fstat(dfd, &sb) != 0 || sb.st_uid != uid || (sb.st_mode & 022)) {
+        close(dfd);
+        *bad = 1;
+        return -1;
+    }
+    return dfd;
+}
+
+/* Read at most PL__SEG_MAX_ENTRIES entries of one user's directory and
+ * open its announcements, at most PL__SEG_MAX_PER_PROCESS per process and
+ * PL__SEG_MAX_PER_USER segments in all, appending to *v. */
+static int scan_user(const char *dir, uint32_t uid, pl__seg_view **v, size_t *cap, size_t *cnt, pl__seg_scan *sc)
+{
+    int bad;
+    int dfd = user_dir(dir, uid, &bad);
+    if (dfd < 0) {
+        if (bad && !sc->bad_dirs++) sc->bad_dir_uid = uid;
+        return PL_OK;
+    }
+    DIR *dd = fdopendir(dfd);
+    if (!dd) {
+        close(dfd);
+        return PL_OK;
+    }
+    sc->users++;
+    ann *a = NULL;
+    size_t na = 0, acap = 0, entries = 0;
     int rc = PL_OK;
-    while ((e = readdir(dd)) != NULL && cnt < PL__SEG_MAX_SEGMENTS) {
-        if (strncmp(e->d_name, PL__SEG_PREFIX, strlen(PL__SEG_PREFIX)) != 0) continue;
-        if (pl__grow((void **)&v, &cap, cnt + 1, sizeof *v) != PL_OK) {
+    struct dirent *e;
+    while ((e = readdir(dd)) != NULL) {
+        if (entries++ >= PL__SEG_MAX_ENTRIES) {
+            sc->over_entries++;
+            sc->over_uid = uid;
+            break;
+        }
+        ann x;
+        if (!pl__seg_parse_name(e->d_name, &x.pid, &x.start, &x.fd)) continue;
+        if (pl__grow((void **)&a, &acap, na + 1, sizeof *a) != PL_OK) {
             rc = PL_E_NOMEM;
             break;
         }
-        dev_t dev;
-        ino_t ino;
-        if (!open_one(dirfd(dd), e->d_name, &v[cnt], &dev, &ino)) continue;
-        int dup = 0;
-        for (size_t i = 0; i < cnt && !dup; i++) dup = seen[i].dev == dev && seen[i].ino == ino;
-        if (dup) { /* two announcements of one segment: show it once */
-            munmap((void *)v[cnt].map, v[cnt].len);
+        a[na++] = x;
+    }
+    if (na) qsort(a, na, sizeof *a, ann_cmp);
+    size_t mine = 0, first = *cnt;
+    for (size_t i = 0, run = 0; i < na && rc == PL_OK; i++) {
+        run = i && a[i].pid == a[i - 1].pid ? run + 1 : 0;
+        if (run >= PL__SEG_MAX_PER_PROCESS) {
+            sc->over_process++;
+            sc->over_uid = uid;
             continue;
         }
-        seen[cnt].dev = dev;
-        seen[cnt].ino = ino;
-        cnt++;
+        if (mine >= PL__SEG_MAX_PER_USER) {
+            sc->over_user++;
+            sc->over_uid = uid;
+            continue;
+        }
+        if (pl__grow((void **)v, cap, *cnt + 1, sizeof **v) != PL_OK) {
+            rc = PL_E_NOMEM;
+            break;
+        }
+        char name[96];
+        snprintf(name, sizeof name, "%s%u.%llu.%d", PL__SEG_PREFIX, a[i].pid, (unsigned long long)a[i].start, a[i].fd);
+        pl__seg_view *nv = &(*v)[*cnt];
+        int r = open_one(dirfd(dd), name, uid, a[i].pid, a[i].start, a[i].fd, nv);
+        if (r < 0 && !sc->invalid++) sc->invalid_uid = uid;
+        if (r <= 0) continue;
+        /* Two announcements of one segment: show it once. The same memfd
+         * cannot be another user's (its owner is checked). */
+        int dup = 0;
+        for (size_t k = first; k < *cnt && !dup; k++) dup = (*v)[k].dev == nv->dev && (*v)[k].ino == nv->ino;
+        if (dup) {
+            munmap((void *)(*v)[*cnt].map, (*v)[*cnt].len);
+            continue;
+        }
+        (*cnt)++;
+        mine++;
     }
+    free(a);
     closedir(dd);
+    return rc;
+}
+
+int pl__seg_find(const char *dir, const uint32_t *uids, size_t nuids, pl__seg_view **views, size_t *n,
+                 pl__seg_scan *scan)
+{
+    pl__seg_scan tmp;
+    pl__seg_scan *sc = scan ? scan : &tmp;
+    memset(sc, 0, sizeof *sc);
+    *views = NULL;
+    *n = 0;
+    pl__seg_view *v = NULL;
+    size_t cap = 0, cnt = 0;
+    int rc = PL_OK;
+    size_t tried = 0;
+    for (size_t u = 0; u < nuids && rc == PL_OK; u++) {
+        int again = 0;
+        for (size_t k = 0; k < u && !again; k++) again = uids[k] == uids[u];
+        if (again) continue;
+        if (tried++ >= PL__SEG_MAX_USERS) {
+            sc->users_over++;
+            continue;
+        }
+        rc = scan_user(dir, uids[u], &v, &cap, &cnt, sc);
+    }
     if (rc != PL_OK) {
         pl__seg_views_free(v, cnt);
         return rc;

@@ -85,6 +85,19 @@ int pl__grow(void **arr, size_t *cap, size_t need, size_t elem);
 /* strdup that returns NULL for NULL. */
 char *pl__strdup(const char *s);
 
+/* A system library loaded on first use instead of linked (libcurl, libpq:
+ * every program linking libperflib would otherwise load it and what it
+ * needs, and run their constructors, at start-up). The first of sonames
+ * that loads; each syms[i].slot (a function pointer's address) gets
+ * syms[i].name. 0, or -1 with why (cap bytes) saying what is missing and
+ * every slot cleared. */
+typedef struct pl__dl_sym {
+    const char *name;
+    void *slot;
+} pl__dl_sym;
+int pl__dl_load(const char *what, const char *const *sonames, size_t nsonames, const pl__dl_sym *syms, size_t nsyms,
+                char *why, size_t cap);
+
 /* As root (euid 0), PL_OK only when no one but root can change `path`: the
  * file and every directory above it are owned by root and writable by
  * neither group nor others (a sticky directory such as /tmp may hold it).

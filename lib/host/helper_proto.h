@@ -74,6 +74,7 @@
 #define PLH_EXIT_NOMEM 3              /* it could not allocate a buffer */
 #define PLH_EXIT_MEMORY 4             /* a call took the helper above its memory limit */
 #define PLH_EXIT_FILES 5              /* a call used every descriptor the helper may have */
+#define PLH_EXIT_ESCAPED 6            /* a process the provider started left the helper's process group */
 
 /* The helper's limits, its second argument: PLH_LIMITS_ARG "MEM,FILES,
  * OPEN_CPU,COLLECT_CPU": peak resident MiB, open descriptors, CPU seconds

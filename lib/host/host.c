@@ -18,7 +18,9 @@
  * written past the buffer) before it joins the answer. A provider that
  * breaks the contract is disabled in the store with the reason and time and
  * logged; an error return from Collect is logged and the provider kept. A
- * provider is never called concurrently with itself. The isolated half (the
+ * call that passes its timeout is late, never a reason to disable (issue
+ * 33): the answer goes on without the provider's objects until the call
+ * returns. A provider is never called concurrently with itself. The isolated half (the
  * helper process and its protocol) is host_helper.c; what the two share is
  * host_int.h. */
 #include <dlfcn.h>
@@ -28,12 +30,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "host_int.h"
 #include "perflib/app.h"
 #include "perflib/block.h"
 #include "perflib/indices.h"
+
+/* ------------------------------------------------------------ clock */
+
+int64_t pl__host_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 /* ------------------------------------------------------------- logging */
 
@@ -79,7 +91,8 @@ static void parse_object_list(pl__prov *p)
     p->has_objlist = p->nobjlist > 0;
 }
 
-/* What earlier consumers recorded: timeouts in a row, and a disable they
+/* What earlier consumers recorded: deaths inside a call and calls left
+ * running, in a row (the latter skips the provider for a while), and a disable they
  * could not write into the store (host_state.h). */
 static void apply_state(pl__host *h, pl__prov *p)
 {
@@ -87,6 +100,10 @@ static void apply_state(pl__host *h, pl__prov *p)
     pl__pstate ps;
     pl__state_get(h->state, p->info.name, &ps);
     p->timeouts_in_row = ps.timeouts;
+    p->hung_in_row = ps.hung;
+    int64_t until = pl__state_skip_until(&ps, (int64_t)time(NULL));
+    if (until) p->skip_until = until;
+    p->closefail_in_row = ps.closefail;
     if (ps.disabled) {
         p->disabled = 1;
         if (snprintf(p->last_error, sizeof p->last_error, "disabled: %s", ps.reason) >= (int)sizeof p->last_error)
@@ -176,9 +193,11 @@ void pl__host_free(pl__host *h)
     for (size_t i = 0; i < h->n; i++) {
         pl__prov *p = &h->p[i];
         if (p->isolated) pl__host_helper_close(h, p);
+        else if (p->late) inproc_close(h, p); /* waits for the late call, or leaves it */
         else if (p->opened && !p->hung) inproc_close(h, p);
         pl__worker_free(p->worker); /* NULL after a hung call: that thread is left where it is */
         pl__marker_free(p->mk);
+        if (!p->hung) pl__inflight_free(p->inflight); /* a hung call may still read it */
         if (p->dl && !p->hung) { /* a thread may still run inside a hung one */
             (void)plh_dllmain(p->dl, PLH_DLL_PROCESS_DETACH);
             dlclose(p->dl);
@@ -226,15 +245,23 @@ static int load(pl__host *h, pl__prov *p)
      * (no Collect answering in between) disable the provider, and one
      * leaves a warning. Without a failure state, the first disables. */
     char why[200];
-    if (pl__state_dead_consumer(h->state, p->info.name, why, sizeof why)) {
-        unsigned n = pl__state_add_timeout(h->state, p->info.name);
-        p->timeouts_in_row = n;
+    char died_in = pl__state_dead_consumer(h->state, p->info.name, why, sizeof why);
+    if (died_in) {
+        /* Inside Close: counted apart from the timeouts, which every
+         * Collect that answers clears (one comes before each Close), and
+         * cleared only by a Close that returns. */
+        int in_close = died_in == 'X';
+        unsigned n = in_close ? pl__state_add_closefail(h->state, p->info.name)
+                              : pl__state_add_timeout(h->state, p->info.name);
+        if (in_close) p->closefail_in_row = n;
+        else p->timeouts_in_row = n;
         if (n == 0 || n >= MAX_DEAD_IN_ROW) {
             if (n > 1) pl__host_disable(h, p, "%s (%u failures in a row)", why, n);
             else pl__host_disable(h, p, "%s", why);
             return 0;
         }
-        pl__host_note(h, p, LOG_WARNING, "%s; it is tried again, and disabled if a consumer ends inside it once more", why);
+        pl__host_note(h, p, LOG_WARNING, "%s; it is tried again, and disabled if a consumer ends inside %s once more",
+                      why, in_close ? "its Close" : "it");
     }
     if (!pl__host_library_trusted(h, p)) return 0;
     dlerror();
@@ -289,6 +316,7 @@ static int load(pl__host *h, pl__prov *p)
     memcpy(&p->note, &notefn, sizeof notefn);
     p->loaded = 1;
     if (!p->mk) p->mk = pl__marker_new(h->state, p->info.name);
+    if (!p->inflight) p->inflight = pl__inflight_new(p->info.name, pl_store_path(h->st), h->cfg.use_syslog);
     return 1;
 }
 
@@ -310,7 +338,7 @@ void pl__host_disable(pl__host *h, pl__prov *p, const char *fmt, ...)
     if (pl_store_disable_provider(h->st, p->info.name, reason, &e) == PL_OK) pl__state_clear(h->state, p->info.name);
     else pl__state_disable(h->state, p->info.name, reason);
     if (p->isolated) pl__host_helper_close(h, p);
-    else if (p->opened && !p->hung) inproc_close(h, p);
+    else if ((p->opened || p->late) && !p->hung) inproc_close(h, p);
     p->opened = 0;
 }
 
@@ -531,45 +559,179 @@ int pl__host_ensure_buf(pl__prov *p, size_t cap)
 
 /* One call into an in-process provider: on its worker thread, bounded by
  * `ms`, under its in-flight marker. Returns 0 when the call did not return
- * in time: the thread is abandoned inside the provider (p->hung), with the
- * Collect buffer. With `here` (a Collect the provider promised cannot
- * block), or without a worker (no thread could be made), the call runs on
- * this thread, unbounded. Called with p->mu held. */
+ * in time: it is then late (p->late, issue 33), still running on the
+ * worker with the Collect buffer, and the caller goes on without it. With
+ * `here` (a Collect the provider promised cannot block), or without a
+ * worker (no thread could be made), the call runs on this thread,
+ * unbounded. Called with p->mu held. */
 static int inproc_call(pl__prov *p, pl__call *c, uint32_t ms, char mark, int here)
 {
     if (!p->worker && !here) p->worker = pl__worker_new();
     pl__marker_set(p->mk, mark);
+    pl__inflight_set(p->inflight, mark);
+    if (p->inflight) {
+        c->enter = pl__inflight_enter;
+        c->leave = pl__inflight_leave;
+        c->ctx = p->inflight;
+    }
     if (!p->worker || here) {
+        if (c->enter) c->enter(c->ctx);
         if (c->kind == PL__CALL_OPEN) c->rc = c->open(c->arg);
         else if (c->kind == PL__CALL_COLLECT) c->rc = c->collect(c->arg, &c->data, &c->bytes, &c->nobj);
         else c->rc = c->close();
+        if (c->leave) c->leave(c->ctx);
         free(c->arg);
         c->arg = NULL;
         pl__marker_set(p->mk, '-');
         return 1;
     }
-    void *orphan = c->kind == PL__CALL_COLLECT ? p->buf : NULL;
-    int done = pl__worker_call(p->worker, c, ms, orphan);
-    pl__marker_set(p->mk, '-'); /* a hang is recorded by the disable, not left for the next consumer */
+    int64_t start = pl__host_now_ms();
+    int done = pl__worker_call(p->worker, c, ms);
+    /* A late call is a slow one, not a crash: a consumer that ends while it
+     * runs is not counted as ended inside the provider. */
+    pl__marker_set(p->mk, '-');
     if (done) return 1;
+    p->late = c->kind == PL__CALL_OPEN ? 'O' : c->kind == PL__CALL_COLLECT ? 'C' : 'X';
+    p->late_start_ms = start;
+    p->late_limit_ms = ms;
+    p->late_cap = c->kind == PL__CALL_COLLECT ? p->bufcap : 0;
+    p->timeouts++;
+    p->errors++;
+    return 0;
+}
+
+static const char *late_call_name(char kind)
+{
+    return kind == 'O' ? "Open" : kind == 'C' ? "Collect" : kind == 'L' ? "Load" : kind == 'W' ? "Collect" : "Close";
+}
+
+void pl__host_late_note(pl__host *h, pl__prov *p)
+{
+    pl__host_note(h, p, LOG_WARNING,
+                  "%s did not return within %u ms and is still running: its objects are left out of the answer "
+                  "until it returns (a slow provider is not disabled; the machine may be overloaded)",
+                  late_call_name(p->late), p->late_limit_ms);
+}
+
+void pl__host_left_running(pl__host *h, pl__prov *p, const char *call)
+{
+    unsigned n = pl__state_add_hung(h->state, p->info.name);
+    p->hung_in_row = n ? n : p->hung_in_row + 1;
+    if (p->hung_in_row < PL__STATE_HUNG_IN_ROW) return;
+    p->skip_until = (int64_t)time(NULL) + PL__STATE_HUNG_RETRY_SECONDS;
+    pl__host_note(h, p, LOG_WARNING,
+                  "%s was still running when %u consumers in a row ended: the provider is skipped for %d s, then "
+                  "tried again (a slow or hung provider is not disabled)", call, p->hung_in_row,
+                  PL__STATE_HUNG_RETRY_SECONDS);
+}
+
+void pl__host_returned(pl__host *h, pl__prov *p)
+{
+    if (!p->hung_in_row && !p->skip_until) return;
+    p->hung_in_row = 0;
+    p->skip_until = 0;
+    pl__state_clear_hung(h->state, p->info.name);
+}
+
+void pl__host_late_done(pl__host *h, pl__prov *p, const char *what)
+{
+    pl__host_returned(h, p);
+    char kind = p->late;
+    p->late = 0;
+    pl__host_note(h, p, LOG_NOTICE, "a late %s returned after %lld ms (its timeout is %u ms)%s",
+                  late_call_name(kind), (long long)(pl__host_now_ms() - p->late_start_ms), p->late_limit_ms, what);
+}
+
+/* Has the late in-process call returned? Waits up to `ms`. When it has,
+ * it is settled: a late Open's result counts (opened, or an error to try
+ * again), a late Collect's answer is dropped (it answered a query that is
+ * long gone) after the guard check, and 1 is returned; 0 while it runs.
+ * Called with p->mu held. */
+static int inproc_settle(pl__host *h, pl__prov *p, uint32_t ms)
+{
+    pl__call c;
+    if (!pl__worker_wait(p->worker, &c, ms)) return 0;
+    char kind = p->late;
+    if (kind == 'O') {
+        if (c.rc == 0) {
+            p->opened = 1;
+            pl__host_late_done(h, p, "");
+        } else {
+            pl__host_late_done(h, p, "");
+            p->errors++;
+            pl__host_note(h, p, LOG_WARNING, "Open returned %u; it will be tried again on the next query", c.rc);
+        }
+        return 1;
+    }
+    if (kind == 'C') {
+        for (size_t g = 0; p->buf && g < GUARD_BYTES; g++)
+            if (p->buf[p->late_cap + g] != GUARD_BYTE) {
+                p->late = 0;
+                pl__host_disable(h, p, "Collect wrote past the end of its %zu-byte buffer", p->late_cap);
+                return 1;
+            }
+        pl__host_late_done(h, p, "; its answer was dropped and the provider is asked again");
+        return 1;
+    }
+    p->late = 0;
+    return 1;
+}
+
+/* Give up on a late in-process call for good (engine close): its thread is
+ * left inside the provider with the buffer it writes to, which it frees if
+ * the call ever returns; the library is then never dlclosed. Returns 1
+ * when abandoned, 0 when it returned at that moment (settled). */
+static int inproc_abandon(pl__host *h, pl__prov *p)
+{
+    pl__call c;
+    void *orphan = p->late == 'C' ? p->buf : NULL;
+    if (!pl__worker_abandon(p->worker, &c, orphan)) {
+        p->late = 0;
+        return 0;
+    }
     p->worker = NULL;
     p->hung = 1;
     if (orphan) {
         p->buf = NULL;
         p->bufcap = 0;
     }
-    return 0;
+    p->errors++;
+    const char *call = late_call_name(p->late);
+    pl__host_note(h, p, LOG_ERR, "%s had not returned after %lld ms when the engine closed; its thread was left inside "
+                  "the provider", call, (long long)(pl__host_now_ms() - p->late_start_ms));
+    p->late = 0;
+    pl__host_left_running(h, p, call);
+    return 1;
 }
 
-/* Close an opened in-process provider, bounded like a helper's Close. */
+/* Close an opened in-process provider, bounded like a helper's Close. A
+ * late call is waited for as long as a Close would be, and left running
+ * when it does not return (no Close then: the provider is busy). A Close
+ * that does not return is not slowness but a hang at the end of every
+ * consumer (each would wait for it): the provider is disabled, the thread
+ * left inside it (issue 26). One that returns clears the Close failures in
+ * a row. */
 static void inproc_close(pl__host *h, pl__prov *p)
 {
+    if (p->late && !inproc_settle(h, p, CLOSE_WAIT_MS) && inproc_abandon(h, p)) {
+        p->opened = 0;
+        return;
+    }
+    if (!p->opened || p->hung) return;
     p->opened = 0;
     if (!p->close) return;
     pl__call c = {.kind = PL__CALL_CLOSE, .close = p->close};
     if (!inproc_call(p, &c, CLOSE_WAIT_MS, 'X', 0)) {
-        p->errors++;
-        pl__host_note(h, p, LOG_ERR, "Close did not return within %d ms; the call was abandoned", CLOSE_WAIT_MS);
+        /* the thread left inside first: disabling unloads nothing then */
+        (void)inproc_abandon(h, p);
+        if (!p->disabled)
+            pl__host_disable(h, p, "Close did not return within %d ms (in-process: the call was abandoned)",
+                             CLOSE_WAIT_MS);
+        return;
+    }
+    if (p->closefail_in_row) {
+        p->closefail_in_row = 0;
+        pl__state_clear_closefail(h->state, p->info.name);
     }
 }
 
@@ -585,6 +747,13 @@ static WCHAR *wdup(const WCHAR *w)
 /* One in-process provider, one query. Called with p->mu held. */
 static int collect_inproc(pl__host *h, pl__prov *p, const WCHAR *wq, pl__buf *out, uint32_t *nobjects)
 {
+    /* A call of an earlier query still runs past its timeout: this answer
+     * goes on without the provider, without waiting (issue 33). */
+    if (p->late && !inproc_settle(h, p, 0)) {
+        pl__host_late_note(h, p);
+        return PL_OK;
+    }
+    if (p->disabled) return PL_OK; /* the late call broke the contract */
     if (!load(h, p)) return PL_OK;
     if (!p->opened) {
         DWORD rc = 0;
@@ -594,7 +763,7 @@ static int collect_inproc(pl__host *h, pl__prov *p, const WCHAR *wq, pl__buf *ou
             if (arg && !link) return PL_E_NOMEM;
             pl__call c = {.kind = PL__CALL_OPEN, .open = p->open, .arg = link};
             if (!inproc_call(p, &c, p->open_ms, 'O', 0)) {
-                pl__host_disable(h, p, "Open did not return within %u ms (in-process: the call was abandoned)", p->open_ms);
+                pl__host_late_note(h, p);
                 return PL_OK;
             }
             rc = c.rc;
@@ -634,13 +803,14 @@ static int collect_inproc(pl__host *h, pl__prov *p, const WCHAR *wq, pl__buf *ou
         pl__call c = {.kind = PL__CALL_COLLECT, .collect = p->collect, .arg = q, .data = base,
                       .bytes = pl__host_room_of(cap), .nobj = p->orig ? p->orig_n : 0};
         if (!inproc_call(p, &c, p->collect_ms, 'C', here)) {
-            pl__host_disable(h, p, "Collect did not return within %u ms (in-process: the call was abandoned)", p->collect_ms);
+            pl__host_late_note(h, p);
             return PL_OK;
         }
         if (p->timeouts_in_row && c.rc == 0) { /* it answered: the failures in a row are over */
             p->timeouts_in_row = 0;
-            pl__state_clear(h->state, p->info.name);
+            pl__state_clear_timeouts(h->state, p->info.name);
         }
+        pl__host_returned(h, p);
         pl__call_result r = {c.rc, c.bytes, c.nobj, plh_pointer_moved(c.data, base), 0, base};
         for (size_t g = 0; g < GUARD_BYTES; g++)
             if (base[cap + g] != GUARD_BYTE) r.guard_damaged = 1;
@@ -746,6 +916,36 @@ static int wrap_step(pl__host *h, pl__prov *o, const WCHAR *wq, pl__buf *out, ui
     return rc;
 }
 
+static uint64_t clock_ns(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* What one Collect of p did, for pl_provider_status: its duration, whether
+ * its answer was kept, when errors grew, and the objects it answered with
+ * (out from len0 on, n objects, already judged). Called with p->mu held. */
+static void note_collect(pl__prov *p, uint64_t t0, uint64_t collects0, uint64_t errors0, const pl__buf *out,
+                         size_t len0, uint32_t n)
+{
+    p->last_collect_ns = clock_ns(CLOCK_MONOTONIC) - t0;
+    if (p->last_collect_ns == 0) p->last_collect_ns = 1;
+    p->last_collect_ok = p->collects > collects0 && p->errors == errors0 && !p->disabled;
+    if (p->errors != errors0) p->last_error_unix_ms = (int64_t)(clock_ns(CLOCK_REALTIME) / 1000000u);
+    size_t off = len0;
+    for (uint32_t i = 0; i < n && out->p && out->len - off >= 16; i++) {
+        uint32_t total, index;
+        memcpy(&total, out->p + off, 4);
+        memcpy(&index, out->p + off + 12, 4);
+        int known = 0;
+        for (uint32_t k = 0; k < p->nseen; k++) known |= p->seen[k] == index;
+        if (!known && p->nseen < sizeof p->seen / sizeof p->seen[0]) p->seen[p->nseen++] = index;
+        if (total < 16 || total > out->len - off) break;
+        off += total;
+    }
+}
+
 int pl__host_collect(pl__host *h, const pl_query_items *q, int64_t pid, pl__buf *out, uint32_t *nobjects)
 {
     if (q->kind != PL_QUERY_KIND_GLOBAL && q->kind != PL_QUERY_KIND_COSTLY && q->kind != PL_QUERY_KIND_ITEMS)
@@ -764,11 +964,18 @@ int pl__host_collect(pl__host *h, const pl_query_items *q, int64_t pid, pl__buf 
          * providers it goes to */
         if (!wants(p, q)) continue;
         pthread_mutex_lock(&p->mu);
-        if (!p->disabled) {
+        if (p->skip_until && (int64_t)time(NULL) < p->skip_until) {
+            pl__host_note(h, p, LOG_WARNING,
+                          "skipped: its calls were still running when %u consumers in a row ended; it is tried again "
+                          "%d s after the last (a slow or hung provider is not disabled)",
+                          p->hung_in_row, PL__STATE_HUNG_RETRY_SECONDS);
+        } else if (!p->disabled) {
             size_t len0 = out->len;
             uint32_t n0 = *nobjects;
+            uint64_t t0 = clock_ns(CLOCK_MONOTONIC), collects0 = p->collects, errors0 = p->errors;
             rc = collect_one(h, p, wq, out, nobjects);
             if (rc == PL_OK && p->wrapper) rc = wrap_step(h, p, wq, out, nobjects, len0, n0);
+            note_collect(p, t0, collects0, errors0, out, len0, *nobjects - n0);
         }
         pthread_mutex_unlock(&p->mu);
     }
@@ -782,7 +989,9 @@ int pl__host_collect(pl__host *h, const pl_query_items *q, int64_t pid, pl__buf 
 static void provider_note(pl__prov *p, char *out, size_t cap)
 {
     out[0] = '\0';
-    if (!p->note || !p->loaded || p->isolated || p->hung || cap < 2) return;
+    /* not while a late call runs in it: a provider is never called
+     * concurrently with itself (its note may wait for that call) */
+    if (!p->note || !p->loaded || p->isolated || p->hung || p->late || cap < 2) return;
     char raw[256];
     memset(raw, 0, sizeof raw);
     if (p->note(raw, (DWORD)sizeof raw) != ERROR_SUCCESS) return;
@@ -814,7 +1023,14 @@ int pl__host_status(pl__host *h, pl_provider_status **list, size_t *n)
         memcpy(s[i].last_error, p->last_error, sizeof s[i].last_error);
         s[i].isolation = p->isolated ? PL_ISOLATION_HELPER : PL_ISOLATION_INPROC;
         s[i].helper_pid = p->pid > 0 ? (int)p->pid : 0;
+        s[i].last_collect_ns = p->last_collect_ns;
+        s[i].last_collect_ok = p->last_collect_ok;
+        s[i].last_error_unix_ms = p->last_error_unix_ms;
+        memcpy(s[i].objects, p->seen, sizeof s[i].objects);
+        s[i].nobjects = p->nseen;
         provider_note(p, s[i].note, sizeof s[i].note);
+        s[i].timeouts = p->timeouts;
+        s[i].late_ms = p->late ? (uint64_t)(pl__host_now_ms() - p->late_start_ms) : 0;
         pthread_mutex_unlock(&p->mu);
     }
     *list = s;

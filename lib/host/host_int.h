@@ -28,8 +28,9 @@
 #define DEFAULT_COLLECT_TIMEOUT_MS 5000u
 #define CLOSE_WAIT_MS 1000           /* for Close's reply at engine close */
 #define EXIT_WAIT_MS 500             /* for a helper to exit after Close or EOF */
-#define MAX_TIMEOUTS_IN_ROW 3u
+#define LATE_GIVE_UP_FACTOR 10 /* an isolated call late for 10 x its timeout: the helper is restarted */
 #define MAX_DEAD_IN_ROW 2u /* consumers that ended inside an in-process call, in a row */
+#define MAX_CLOSE_TIMEOUTS_IN_ROW 3u /* isolated Closes that timed out, in a row (issue 26) */
 
 typedef struct pl__prov {
     pl_provider_info info;
@@ -45,11 +46,24 @@ typedef struct pl__prov {
     int hung;                   /* in-process: a call never returned; its thread still runs in the library */
     pl__worker *worker;         /* in-process: the thread that makes the calls (the watchdog waits) */
     pl__marker *mk;             /* in-process: the in-flight marker (host_state.h) */
+    struct pl__inflight *inflight; /* in-process: what a call that exits needs (host_exit.c) */
+    unsigned closefail_in_row;  /* consumers that ended inside its Close / isolated Close timeouts, in a row */
     pid_t pid;                  /* isolated: the helper, 0 when none runs; also its process group */
     int pidfd;                  /* isolated: a pidfd of the helper, -1 when none */
     int sock;                   /* isolated: our end of its socket, -1 when none */
     uint32_t open_ms, collect_ms; /* isolated: the timeouts in force */
-    unsigned timeouts_in_row;   /* isolated: consecutive Open/Collect timeouts */
+    unsigned timeouts_in_row;   /* consumers that ended inside an in-process call, in a row (host_state.h) */
+    /* A call past its timeout that still runs (issue 33: slow, not broken):
+     * in-process on the worker, isolated in the helper, whose reply is read
+     * when it comes. 'O' Open, 'C' Collect, 'W' a wrapper's Collect, 'L'
+     * Load, 'X' Close; 0 when none. */
+    char late;
+    int64_t late_start_ms;      /* when it started (pl__host_now_ms) */
+    uint32_t late_limit_ms;     /* the timeout it passed */
+    size_t late_cap;            /* a late Collect's room (its guard follows) */
+    uint64_t timeouts;          /* calls that passed their timeout */
+    unsigned hung_in_row;       /* calls left running at their end, in a row (host_state.h) */
+    int64_t skip_until;         /* Unix time: until then it is skipped (hung, not disabled); 0: none */
     pthread_mutex_t mu;         /* one call into the provider at a time */
     uint8_t *buf;               /* collect buffer, bufcap + GUARD_BYTES */
     size_t bufcap;
@@ -61,6 +75,11 @@ typedef struct pl__prov {
     int warned_align;           /* the multiple-of-8 warning was logged */
     int warned_index;           /* the counter-index-outside-its-range warning was logged */
     char last_error[256];
+    uint64_t last_collect_ns;   /* the last Collect's duration (pl_provider_status) */
+    int last_collect_ok;
+    int64_t last_error_unix_ms;
+    uint32_t seen[16];          /* the objects of its answers so far */
+    uint32_t nseen;
     /* Wrapping (docs/provider-host.md, "Providers that wrap providers"). */
     struct pl__prov *wrapped;       /* the provider this one wraps, or NULL */
     struct pl__prov *wrapper;       /* the provider that wraps this one, or NULL */
@@ -90,6 +109,19 @@ typedef struct pl__call_result {
 
 enum { PL__JUDGED, PL__GROW };
 
+/* CLOCK_MONOTONIC in milliseconds. */
+int64_t pl__host_now_ms(void);
+/* A late call (p->late): say so (its objects are left out), and when it has
+ * returned (clears p->late; `what` ends the sentence). */
+void pl__host_late_note(pl__host *h, pl__prov *p);
+void pl__host_late_done(pl__host *h, pl__prov *p, const char *what);
+/* A call was left running past its timeout when its consumer closed or its
+ * helper was killed for it: counted in the failure state; from
+ * PL__STATE_HUNG_IN_ROW on, the provider is skipped for
+ * PL__STATE_HUNG_RETRY_SECONDS. And a call returned (even late): forget
+ * those. Called with p->mu held. */
+void pl__host_left_running(pl__host *h, pl__prov *p, const char *call);
+void pl__host_returned(pl__host *h, pl__prov *p);
 /* Log a provider's problem (once while it repeats) and keep it as its last
  * error. */
 void pl__host_note(pl__host *h, pl__prov *p, int prio, const char *fmt, ...) PL__PRINTF(4, 5);
@@ -108,6 +140,20 @@ int pl__host_ensure_buf(pl__prov *p, size_t cap);
 /* UTF-8 to a malloc'd UTF-16 string; NULL when out of memory. */
 WCHAR *pl__host_to_wide(const char *s);
 static inline DWORD pl__host_room_of(size_t cap) { return (DWORD)(cap > 0xFFFFFFF8u ? 0xFFFFFFF8u : cap); }
+
+/* host_exit.c: exit() inside an in-process provider's call. A record per
+ * provider (copies of its name and the store's path; never freed while a
+ * call may still run in it); pl__inflight_set says which call is next,
+ * pl__inflight_enter/_leave (pl__call's enter/leave hooks) mark the
+ * thread that makes it. The first record arms an on_exit() handler that
+ * turns exit() from inside a call on that thread into a disable and
+ * PL_EXIT_PROVIDER_EXITED. */
+typedef struct pl__inflight pl__inflight;
+pl__inflight *pl__inflight_new(const char *name, const char *store_path, int use_syslog);
+void pl__inflight_free(pl__inflight *f);
+void pl__inflight_set(pl__inflight *f, char call);
+void pl__inflight_enter(void *ctx);
+void pl__inflight_leave(void *ctx);
 
 /* host_helper.c: an isolated provider's Collect of one query, and the end
  * of its helper (Close, then exit or kill). Called with p->mu held. */

@@ -143,7 +143,7 @@ static void state_path(const pl__state *s, const char *name, char *out, size_t c
 }
 
 /* Parse a state file; anything unexpected makes it empty. */
-static void parse(const char *text, size_t n, pl__pstate *out)
+void pl__state_parse(const char *text, size_t n, pl__pstate *out)
 {
     memset(out, 0, sizeof *out);
     pl__pstate st;
@@ -163,6 +163,17 @@ static void parse(const char *text, size_t n, pl__pstate *out)
         char *v = strchr(line, ' ');
         if (!v) return;
         *v++ = '\0';
+        if (strcmp(line, "hung") == 0) { /* "hung <count> <unix time>" */
+            char *e1, *e2;
+            errno = 0;
+            unsigned long long cnt = strtoull(v, &e1, 10);
+            if (errno || e1 == v || *e1 != ' ' || cnt > PL__STATE_TIMEOUTS_MAX) return;
+            long long t = strtoll(e1 + 1, &e2, 10);
+            if (errno || e2 == e1 + 1 || *e2 || t < 0) return;
+            st.hung = (unsigned)cnt;
+            st.hung_time = t;
+            continue;
+        }
         if (strcmp(line, "reason") == 0) {
             for (char *c = v; *c; c++)
                 if ((unsigned char)*c < 0x20 || *c == 0x7F) *c = ' ';
@@ -174,6 +185,7 @@ static void parse(const char *text, size_t n, pl__pstate *out)
         long long x = strtoll(v, &e, 10);
         if (errno || e == v || *e || x < 0) return;
         if (strcmp(line, "timeouts") == 0 && x <= (long long)PL__STATE_TIMEOUTS_MAX) st.timeouts = (unsigned)x;
+        else if (strcmp(line, "closefail") == 0 && x <= (long long)PL__STATE_TIMEOUTS_MAX) st.closefail = (unsigned)x;
         else if (strcmp(line, "disabled") == 0) st.time = x;
         else return;
     }
@@ -189,7 +201,7 @@ static void read_fd(int fd, pl__pstate *out)
     if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size > STATE_FILE_MAX) return;
     ssize_t r = pread(fd, buf, STATE_FILE_MAX, 0);
     if (r <= 0) return;
-    parse(buf, (size_t)r, out);
+    pl__state_parse(buf, (size_t)r, out);
 }
 
 /* A disable recorded here holds for PL__STATE_DISABLE_SECONDS. */
@@ -216,12 +228,31 @@ void pl__state_get(pl__state *s, const char *name, pl__pstate *out)
     expire(out);
 }
 
+int pl__state_format(const pl__pstate *st, char *buf, size_t cap)
+{
+    int n = snprintf(buf, cap, MAGIC "timeouts %u\ndisabled %lld\nreason %s\n", st->timeouts,
+                     (long long)(st->disabled ? st->time : 0), st->disabled ? st->reason : "");
+    if (n < 0 || (size_t)n >= cap) return -1;
+    /* only when there are some: a file without the line is what versions
+     * before it read (an unknown line makes the whole file count as empty) */
+    if (st->hung) {
+        int k = snprintf(buf + n, cap - (size_t)n, "hung %u %lld\n", st->hung, (long long)st->hung_time);
+        if (k < 0 || (size_t)k >= cap - (size_t)n) return -1;
+        n += k;
+    }
+    if (st->closefail) {
+        int k = snprintf(buf + n, cap - (size_t)n, "closefail %u\n", st->closefail);
+        if (k < 0 || (size_t)k >= cap - (size_t)n) return -1;
+        n += k;
+    }
+    return n;
+}
+
 static int write_fd(int fd, const pl__pstate *st)
 {
     char buf[STATE_FILE_MAX];
-    int n = snprintf(buf, sizeof buf, MAGIC "timeouts %u\ndisabled %lld\nreason %s\n", st->timeouts,
-                     (long long)(st->disabled ? st->time : 0), st->disabled ? st->reason : "");
-    if (n < 0 || (size_t)n >= sizeof buf) return -1;
+    int n = pl__state_format(st, buf, sizeof buf);
+    if (n < 0) return -1;
     if (ftruncate(fd, 0) != 0) return -1;
     return pwrite(fd, buf, (size_t)n, 0) == n ? 0 : -1;
 }
@@ -271,19 +302,82 @@ static void clear(pl__pstate *st, const void *arg)
     memset(st, 0, sizeof *st);
 }
 
-void pl__state_clear(pl__state *s, const char *name)
+static void clear_timeouts(pl__pstate *st, const void *arg)
+{
+    (void)arg;
+    st->timeouts = 0;
+}
+
+static void add_closefail(pl__pstate *st, const void *arg)
+{
+    (void)arg;
+    if (st->closefail < PL__STATE_TIMEOUTS_MAX) st->closefail++;
+}
+
+static void clear_closefail(pl__pstate *st, const void *arg)
+{
+    (void)arg;
+    st->closefail = 0;
+}
+
+/* Apply `change` when a state file exists (nothing recorded: no write). */
+static void change_existing(pl__state *s, const char *name, void (*change)(pl__pstate *, const void *))
 {
     if (!s || !name) return;
     char path[PATH_MAX];
     state_path(s, name, path, sizeof path);
     struct stat sb;
-    if (lstat(path, &sb) != 0) return; /* nothing recorded: no write */
-    (void)update(s, name, 0, clear, NULL, NULL);
+    if (lstat(path, &sb) != 0) return;
+    (void)update(s, name, 0, change, NULL, NULL);
 }
+
+void pl__state_clear(pl__state *s, const char *name) { change_existing(s, name, clear); }
+void pl__state_clear_timeouts(pl__state *s, const char *name) { change_existing(s, name, clear_timeouts); }
+void pl__state_clear_closefail(pl__state *s, const char *name) { change_existing(s, name, clear_closefail); }
+
+unsigned pl__state_add_closefail(pl__state *s, const char *name)
+{
+    pl__pstate st;
+    if (update(s, name, 1, add_closefail, NULL, &st) != 0) return 0;
+    return st.closefail;
+}
+
+static void add_hung(pl__pstate *st, const void *arg)
+{
+    (void)arg;
+    if (st->hung < PL__STATE_TIMEOUTS_MAX) st->hung++;
+    st->hung_time = (int64_t)time(NULL);
+}
+
+unsigned pl__state_add_hung(pl__state *s, const char *name)
+{
+    pl__pstate st;
+    if (update(s, name, 1, add_hung, NULL, &st) != 0) return 0;
+    return st.hung;
+}
+
+int64_t pl__state_skip_until(const pl__pstate *st, int64_t now)
+{
+    if (st->hung < PL__STATE_HUNG_IN_ROW) return 0;
+    /* a time ahead of ours (the clock stepped back, or a hostile file)
+     * counts as now: a skip never lasts longer than its retry time */
+    int64_t last = st->hung_time < now ? st->hung_time : now;
+    return last + PL__STATE_HUNG_RETRY_SECONDS > now ? last + PL__STATE_HUNG_RETRY_SECONDS : 0;
+}
+
+static void clear_hung(pl__pstate *st, const void *arg)
+{
+    (void)arg;
+    st->hung = 0;
+    st->hung_time = 0;
+}
+
+void pl__state_clear_hung(pl__state *s, const char *name) { change_existing(s, name, clear_hung); }
 
 static void set_disabled(pl__pstate *st, const void *arg)
 {
     st->timeouts = 0;
+    st->closefail = 0;
     st->disabled = 1;
     st->time = (int64_t)time(NULL);
     snprintf(st->reason, sizeof st->reason, "%s", (const char *)arg);
@@ -377,7 +471,7 @@ static const char *call_name(char c)
     return c == 'O' ? "Open" : c == 'C' ? "Collect" : c == 'X' ? "Close" : NULL;
 }
 
-int pl__state_dead_consumer(pl__state *s, const char *name, char *why, size_t cap)
+char pl__state_dead_consumer(pl__state *s, const char *name, char *why, size_t cap)
 {
     if (!s || !name) return 0;
     char base[PATH_MAX];
@@ -386,7 +480,7 @@ int pl__state_dead_consumer(pl__state *s, const char *name, char *why, size_t ca
     size_t pl = strlen(prefix);
     DIR *d = opendir(s->dir);
     if (!d) return 0;
-    int found = 0;
+    char found = 0;
     long me = (long)getpid();
     unsigned long long my_start = start_time(me);
     struct dirent *de;
@@ -419,7 +513,7 @@ int pl__state_dead_consumer(pl__state *s, const char *name, char *why, size_t ca
         unlink(path);
         const char *call = call_name(c);
         if (call && !found) {
-            found = 1;
+            found = c;
             snprintf(why, cap, "a consumer process (pid %lld) ended during its in-process %s", pid, call);
         }
     }

@@ -5,10 +5,13 @@
  * posts `done`. A semaphore makes a system call only when someone sleeps or
  * must be woken, so a call costs the two wake-ups it needs and nothing for
  * a mutex both sides would take (a mutex and condition variables made ~8
- * futex calls per Collect; issue 17, docs/benchmarks.md). Who owns the
- * call after a timeout is settled by one compare-and-swap on `state`:
- * JOB -> DONE by the worker when the call returns, JOB -> ABANDONED by the
- * caller when the deadline passes; whoever loses knows the other won. */
+ * futex calls per Collect; issue 17, docs/benchmarks.md). A call that
+ * passes its deadline stays the worker's ("late", issue 33): the caller
+ * waits for it again later (pl__worker_wait), and only gives it up for
+ * good at the end (pl__worker_abandon). Who owns the call then is settled
+ * by one compare-and-swap on `state`: JOB -> DONE by the worker when the
+ * call returns, JOB -> ABANDONED by the caller; whoever loses knows the
+ * other won. */
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -52,9 +55,11 @@ static void *run(void *arg)
         }
         if (__atomic_load_n(&w->state, __ATOMIC_ACQUIRE) == QUIT) break;
         pl__call *c = &w->call;
+        if (c->enter) c->enter(c->ctx);
         if (c->kind == PL__CALL_OPEN) c->rc = c->open ? c->open(c->arg) : 0;
         else if (c->kind == PL__CALL_COLLECT) c->rc = c->collect(c->arg, &c->data, &c->bytes, &c->nobj);
         else c->rc = c->close ? c->close() : 0;
+        if (c->leave) c->leave(c->ctx);
         free(c->arg);
         c->arg = NULL;
         if (!cas(&w->state, JOB, DONE)) { /* ABANDONED: the caller gave up on us long ago */
@@ -88,8 +93,27 @@ pl__worker *pl__worker_new(void)
     return w;
 }
 
-int pl__worker_call(pl__worker *w, pl__call *c, uint32_t ms, void *orphan)
+/* The call has returned (the worker set DONE and posted `done`, which the
+ * caller has taken): its results into *c, the worker idle again. */
+static void take_results(pl__worker *w, pl__call *c)
 {
+    /* The worker set DONE (release) after its last write to w->call and
+     * before its post: this acquire orders our reads after those writes
+     * (also for tools that do not model every semaphore wait). */
+    while (__atomic_load_n(&w->state, __ATOMIC_ACQUIRE) != DONE) {
+    }
+    *c = w->call;
+    __atomic_store_n(&w->state, IDLE, __ATOMIC_RELEASE);
+}
+
+int pl__worker_wait(pl__worker *w, pl__call *c, uint32_t ms)
+{
+    if (ms == 0) {
+        while (sem_trywait(&w->done) != 0)
+            if (errno != EINTR) return 0;
+        take_results(w, c);
+        return 1;
+    }
     struct timespec dl;
     clock_gettime(CLOCK_MONOTONIC, &dl);
     dl.tv_sec += (time_t)(ms / 1000);
@@ -98,34 +122,37 @@ int pl__worker_call(pl__worker *w, pl__call *c, uint32_t ms, void *orphan)
         dl.tv_sec++;
         dl.tv_nsec -= 1000000000L;
     }
-    w->call = *c;
-    c->arg = NULL; /* the worker's now */
-    w->orphan = orphan;
-    __atomic_store_n(&w->state, JOB, __ATOMIC_RELEASE);
-    sem_post(&w->job);
     for (;;) {
         if (sem_clockwait(&w->done, CLOCK_MONOTONIC, &dl) == 0) break;
         if (errno == EINTR) continue;
-        /* ETIMEDOUT (or a semaphore error): abandon, unless the call
-         * returned in the meantime */
-        pthread_t th = w->th; /* once abandoned, w is the worker's to free */
-        if (cas(&w->state, JOB, ABANDONED)) {
-            pthread_detach(th); /* valid until detached, even if it ended */
-            return 0;
-        }
-        while (sem_wait(&w->done) != 0) { /* DONE: its post is on the way or there */
-        }
-        break;
+        return 0; /* ETIMEDOUT (or a semaphore error): still running */
     }
-    /* The worker set DONE (release) after its last write to w->call and
-     * before its post: this acquire orders our reads after those writes
-     * (also for tools that do not model every semaphore wait). */
-    while (__atomic_load_n(&w->state, __ATOMIC_ACQUIRE) != DONE) {
-    }
-    *c = w->call;
-    w->orphan = NULL;
-    __atomic_store_n(&w->state, IDLE, __ATOMIC_RELEASE);
+    take_results(w, c);
     return 1;
+}
+
+int pl__worker_call(pl__worker *w, pl__call *c, uint32_t ms)
+{
+    w->call = *c;
+    c->arg = NULL; /* the worker's now */
+    __atomic_store_n(&w->state, JOB, __ATOMIC_RELEASE);
+    sem_post(&w->job);
+    return pl__worker_wait(w, c, ms);
+}
+
+int pl__worker_abandon(pl__worker *w, pl__call *c, void *orphan)
+{
+    pthread_t th = w->th; /* once abandoned, w is the worker's to free */
+    w->orphan = orphan;   /* read by the worker only after it loses the CAS below */
+    if (cas(&w->state, JOB, ABANDONED)) {
+        pthread_detach(th); /* valid until detached, even if it ended */
+        return 1;
+    }
+    w->orphan = NULL;
+    while (sem_wait(&w->done) != 0) { /* DONE: its post is on the way or there */
+    }
+    take_results(w, c);
+    return 0;
 }
 
 void pl__worker_free(pl__worker *w)

@@ -5,6 +5,7 @@
  * checks every cell. A record's CounterData rows go in one COPY. */
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,60 @@
 #include <libpq-fe.h>
 
 #include "log_sql.h"
+#include "pl_internal.h"
+
+/* libpq, loaded at the first connection rather than linked: every program
+ * linking libperflib (perfd among them) would otherwise load it and the
+ * libraries it needs (OpenSSL, Kerberos, LDAP), about 3 MB of resident
+ * memory and their constructors at start-up, although only a PostgreSQL
+ * log set uses them. The header still comes from libpq-dev. */
+static struct {
+    __typeof__(PQclear) *PQclear;
+    __typeof__(PQconnectdb) *PQconnectdb;
+    __typeof__(PQerrorMessage) *PQerrorMessage;
+    __typeof__(PQexec) *PQexec;
+    __typeof__(PQexecParams) *PQexecParams;
+    __typeof__(PQfinish) *PQfinish;
+    __typeof__(PQgetResult) *PQgetResult;
+    __typeof__(PQgetisnull) *PQgetisnull;
+    __typeof__(PQgetvalue) *PQgetvalue;
+    __typeof__(PQnfields) *PQnfields;
+    __typeof__(PQntuples) *PQntuples;
+    __typeof__(PQputCopyData) *PQputCopyData;
+    __typeof__(PQputCopyEnd) *PQputCopyEnd;
+    __typeof__(PQresultErrorMessage) *PQresultErrorMessage;
+    __typeof__(PQresultStatus) *PQresultStatus;
+    __typeof__(PQsetNoticeProcessor) *PQsetNoticeProcessor;
+    __typeof__(PQstatus) *PQstatus;
+} pq;
+static char pq_why[256]; /* set when libpq could not be loaded */
+static pthread_once_t pq_once = PTHREAD_ONCE_INIT;
+
+static void pq_load(void)
+{
+    static const char *const sonames[] = {"libpq.so.5"};
+    const pl__dl_sym syms[] = {
+        {"PQclear", &pq.PQclear},
+        {"PQconnectdb", &pq.PQconnectdb},
+        {"PQerrorMessage", &pq.PQerrorMessage},
+        {"PQexec", &pq.PQexec},
+        {"PQexecParams", &pq.PQexecParams},
+        {"PQfinish", &pq.PQfinish},
+        {"PQgetResult", &pq.PQgetResult},
+        {"PQgetisnull", &pq.PQgetisnull},
+        {"PQgetvalue", &pq.PQgetvalue},
+        {"PQnfields", &pq.PQnfields},
+        {"PQntuples", &pq.PQntuples},
+        {"PQputCopyData", &pq.PQputCopyData},
+        {"PQputCopyEnd", &pq.PQputCopyEnd},
+        {"PQresultErrorMessage", &pq.PQresultErrorMessage},
+        {"PQresultStatus", &pq.PQresultStatus},
+        {"PQsetNoticeProcessor", &pq.PQsetNoticeProcessor},
+        {"PQstatus", &pq.PQstatus},
+    };
+    if (pl__dl_load("libpq", sonames, 1, syms, sizeof syms / sizeof syms[0], pq_why, sizeof pq_why) != 0 && !pq_why[0])
+        snprintf(pq_why, sizeof pq_why, "cannot load libpq");
+}
 
 typedef struct pg {
     pl__sqldb b;
@@ -22,7 +77,7 @@ typedef struct pg {
 static int pg_fail(pg *p, pl_error *err, const PGresult *r, const char *what)
 {
     char m[512];
-    snprintf(m, sizeof m, "%s", r ? PQresultErrorMessage(r) : PQerrorMessage(p->c));
+    snprintf(m, sizeof m, "%s", r ? pq.PQresultErrorMessage(r) : pq.PQerrorMessage(p->c));
     size_t n = strlen(m);
     while (n && (m[n - 1] == '\n' || m[n - 1] == ' ')) m[--n] = '\0';
     return pl__fail(err, PL_E_STORE, "PostgreSQL: %s: %s", what, m);
@@ -43,33 +98,33 @@ static int pg_query(pl__sqldb *b, const char *sql, const pl__sqlv *params, int n
         default: vals[i] = NULL; break;
         }
     }
-    PGresult *r = PQexecParams(p->c, sql, np, NULL, vals, NULL, NULL, 0);
-    ExecStatusType st = PQresultStatus(r);
+    PGresult *r = pq.PQexecParams(p->c, sql, np, NULL, vals, NULL, NULL, 0);
+    ExecStatusType st = pq.PQresultStatus(r);
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
         int s = pg_fail(p, err, r, "query");
-        PQclear(r);
+        pq.PQclear(r);
         return s;
     }
     int s = PL_OK;
     if (row && st == PGRES_TUPLES_OK) {
-        int n = PQnfields(r), rows = PQntuples(r);
+        int n = pq.PQnfields(r), rows = pq.PQntuples(r);
         if (n > 16) n = 16;
         pl__sqlv cells[16];
         for (int k = 0; k < rows && s == PL_OK; k++) {
             for (int i = 0; i < n; i++) {
                 memset(&cells[i], 0, sizeof cells[i]);
-                if (PQgetisnull(r, k, i)) {
+                if (pq.PQgetisnull(r, k, i)) {
                     cells[i].type = PL__SQL_NULL;
                 } else {
                     cells[i].type = PL__SQL_TEXT;
-                    cells[i].s = PQgetvalue(r, k, i);
+                    cells[i].s = pq.PQgetvalue(r, k, i);
                 }
             }
             s = row(ctx, cells, n);
             if (s && err && !err->msg[0]) pl__fail(err, s, "out of memory");
         }
     }
-    PQclear(r);
+    pq.PQclear(r);
     return s;
 }
 
@@ -95,20 +150,20 @@ static int pg_data(pl__sqldb *b, const char *guid, int64_t record, const char *d
         pl__buf_free(&p->copy);
         return pl__fail(err, PL_E_NOMEM, "out of memory");
     }
-    PGresult *res = PQexec(p->c, "COPY CounterData (GUID, CounterID, RecordIndex, CounterDateTime, CounterValue,"
+    PGresult *res = pq.PQexec(p->c, "COPY CounterData (GUID, CounterID, RecordIndex, CounterDateTime, CounterValue,"
                                  " FirstValueA, FirstValueB, SecondValueA, SecondValueB, MultiCount) FROM STDIN");
-    if (PQresultStatus(res) != PGRES_COPY_IN) {
+    if (pq.PQresultStatus(res) != PGRES_COPY_IN) {
         int s = pg_fail(p, err, res, "COPY CounterData");
-        PQclear(res);
+        pq.PQclear(res);
         return s;
     }
-    PQclear(res);
+    pq.PQclear(res);
     int s = PL_OK;
-    if (PQputCopyData(p->c, p->copy.p, (int)p->copy.len) != 1 || PQputCopyEnd(p->c, NULL) != 1)
+    if (pq.PQputCopyData(p->c, p->copy.p, (int)p->copy.len) != 1 || pq.PQputCopyEnd(p->c, NULL) != 1)
         s = pg_fail(p, err, NULL, "COPY CounterData");
-    while ((res = PQgetResult(p->c))) {
-        if (s == PL_OK && PQresultStatus(res) != PGRES_COMMAND_OK) s = pg_fail(p, err, res, "COPY CounterData");
-        PQclear(res);
+    while ((res = pq.PQgetResult(p->c))) {
+        if (s == PL_OK && pq.PQresultStatus(res) != PGRES_COMMAND_OK) s = pg_fail(p, err, res, "COPY CounterData");
+        pq.PQclear(res);
     }
     return s;
 }
@@ -117,7 +172,7 @@ static void pg_close(pl__sqldb *b)
 {
     pg *p = (pg *)b;
     if (!p) return;
-    PQfinish(p->c);
+    pq.PQfinish(p->c);
     pl__buf_free(&p->copy);
     free(p);
 }
@@ -131,14 +186,16 @@ static void quiet(void *arg, const char *message)
 int pl__pg_connect(const char *conninfo, pl__sqldb **out, pl_error *err)
 {
     *out = NULL;
+    pthread_once(&pq_once, pq_load);
+    if (pq_why[0]) return pl__fail(err, PL_E_IO, "PostgreSQL: %s", pq_why);
     pg *p = calloc(1, sizeof *p);
     if (!p) return pl__fail(err, PL_E_NOMEM, "out of memory");
     p->b.dialect = PL__SQL_PG;
     p->b.query = pg_query;
     p->b.data = pg_data;
     p->b.close = pg_close;
-    p->c = PQconnectdb(conninfo);
-    if (!p->c || PQstatus(p->c) != CONNECTION_OK) {
+    p->c = pq.PQconnectdb(conninfo);
+    if (!p->c || pq.PQstatus(p->c) != CONNECTION_OK) {
         int s = p->c ? pg_fail(p, err, NULL, "cannot connect") : pl__fail(err, PL_E_NOMEM, "out of memory");
         if (s == PL_E_STORE) {
             s = PL_E_IO; /* the database cannot be reached, like a file that cannot be opened */
@@ -147,7 +204,7 @@ int pl__pg_connect(const char *conninfo, pl__sqldb **out, pl_error *err)
         pg_close(&p->b);
         return s;
     }
-    PQsetNoticeProcessor(p->c, quiet, NULL);
+    pq.PQsetNoticeProcessor(p->c, quiet, NULL);
     *out = &p->b;
     return PL_OK;
 }

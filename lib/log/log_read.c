@@ -239,6 +239,33 @@ out:
     return resume;
 }
 
+/* The header record at off: frame, payload CRC, unpacked, parsed into
+ * log->meta (replacing what an earlier try left). 0, or PL_E_BAD_BLOCK with
+ * `why` ("" for a frame that does not check, *torn when it runs past the
+ * end). */
+static int read_header(pl_log *log, uint64_t off, pl__frame *f, int *torn, char *why, size_t whylen)
+{
+    why[0] = '\0';
+    if (frame_at(log, off, f, torn) || f->kind != PL__KIND_HEADER || payload_at(log, off, f)) return PL_E_BAD_BLOCK;
+    uint8_t *tok = NULL;
+    size_t ntok = 0;
+    if (pl__unpack(log->pay, f->stored, f->flags, f->decoded, &tok, &ntok) || ntok != f->decoded) {
+        free(tok);
+        snprintf(why, whylen, "it does not unpack");
+        return PL_E_BAD_BLOCK;
+    }
+    pl__meta_free(&log->meta);
+    pl_error e;
+    int s = pl__meta_decode(tok, ntok, &log->meta, &e);
+    free(tok);
+    if (s) {
+        pl__meta_free(&log->meta);
+        snprintf(why, whylen, "%s", e.msg);
+        return s == PL_E_NOMEM ? s : PL_E_BAD_BLOCK;
+    }
+    return PL_OK;
+}
+
 static int open_log(const char *path, int use_index, pl_log **out, pl_error *err)
 {
     pl__clear(err);
@@ -272,30 +299,37 @@ static int open_log(const char *path, int use_index, pl_log **out, pl_error *err
                      pl__rd32(pre + 8), PL__LOG_VERSION);
         goto fail;
     }
+    /* The header record, and right after it its copy (logs written since
+     * issue 26; one damaged byte in the header must not lose the log).
+     * When the first does not check, the copy is looked for with the same
+     * resynchronisation as damaged records; a log without one (written
+     * before) is unreadable then, as it always was. */
     pl__frame f;
-    int torn;
-    if (frame_at(log, PL__LOG_PREAMBLE, &f, &torn) || f.kind != PL__KIND_HEADER ||
-        payload_at(log, PL__LOG_PREAMBLE, &f)) {
-        s = pl__fail(err, PL_E_BAD_BLOCK, "%s: the header record at offset %u is %s", path, PL__LOG_PREAMBLE,
-                     torn ? "incomplete" : "damaged");
-        goto fail;
-    }
-    uint8_t *tok = NULL;
-    size_t ntok = 0;
-    if (pl__unpack(log->pay, f.stored, f.flags, f.decoded, &tok, &ntok) || ntok != f.decoded) {
-        free(tok);
-        s = pl__fail(err, PL_E_BAD_BLOCK, "%s: the header record does not unpack", path);
-        goto fail;
-    }
-    s = pl__meta_decode(tok, ntok, &log->meta, err);
-    free(tok);
+    int torn = 0;
+    char why[sizeof err->msg];
+    uint64_t hoff = PL__LOG_PREAMBLE;
+    s = read_header(log, hoff, &f, &torn, why, sizeof why);
     if (s) {
-        char m[sizeof err->msg];
-        snprintf(m, sizeof m, "%s", err ? err->msg : "");
-        s = pl__fail(err, s, "%s: %s", path, m);
-        goto fail;
+        uint64_t next = resync(log, hoff);
+        pl__frame c;
+        int ctorn = 0;
+        if (next && frame_at(log, next, &c, &ctorn) == 0 && c.kind == PL__KIND_HEADER &&
+            read_header(log, next, &f, &ctorn, why, sizeof why) == 0) {
+            log->health.damaged_bytes += next - hoff;
+            hoff = next;
+            s = PL_OK;
+        } else {
+            s = pl__fail(err, PL_E_BAD_BLOCK, "%s: the header record at offset %u is %s%s%s", path, PL__LOG_PREAMBLE,
+                         torn ? "incomplete" : "damaged", why[0] ? ": " : "", why);
+            goto fail;
+        }
     }
-    log->data_start = PL__LOG_PREAMBLE + PL__FRAME_HDR + f.stored;
+    log->data_start = hoff + PL__FRAME_HDR + f.stored;
+    /* its copy: passed over (it is not a record) */
+    pl__frame c;
+    int ctorn;
+    if (frame_at(log, log->data_start, &c, &ctorn) == 0 && c.kind == PL__KIND_HEADER)
+        log->data_start += PL__FRAME_HDR + c.stored;
     log->end = log->data_start;
     uint64_t from = use_index ? load_index(log) : 0;
     if (!from) {

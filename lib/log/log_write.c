@@ -199,9 +199,26 @@ PL_EXTERN int pl_log_create(const char *path, const pl_log_header *h, unsigned f
         s = pl__fail(err, PL_E_RANGE, "log header of %zu bytes is too large", meta.len);
         goto fail;
     }
-    s = put_frame(w, &f, (const uint8_t *)packed.p, packed.len, err);
+    /* The header record and its copy (docs/counter-log.md: one damaged
+     * byte in the header must not lose every record), in one write: a
+     * reader sees both or neither. */
+    f.stored = (uint32_t)packed.len;
+    f.crc = pl__crc32((const uint8_t *)packed.p, packed.len);
+    size_t one = PL__FRAME_HDR + packed.len;
+    if (pl__buf_reserve(&w->frame, 2 * one)) {
+        pl__buf_free(&packed);
+        s = pl__fail(err, PL_E_NOMEM, "out of memory");
+        goto fail;
+    }
+    pl__frame_put((uint8_t *)w->frame.p, &f);
+    if (packed.len) memcpy(w->frame.p + PL__FRAME_HDR, packed.p, packed.len);
+    memcpy(w->frame.p + one, w->frame.p, one);
     pl__buf_free(&packed);
-    if (s) goto fail;
+    if (write_all(w->fd, w->frame.p, 2 * one) != 0 || ((flags & PL_LOG_SYNC) && fdatasync(w->fd) != 0)) {
+        s = fail_os(err, "cannot write", path);
+        goto fail;
+    }
+    w->size += 2 * one;
     open_index(w, id, 1, 0);
     pl__buf_free(&meta);
     *out = w;

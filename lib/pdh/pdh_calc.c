@@ -266,14 +266,35 @@ static double finish(uint32_t type, int32_t scale, uint32_t fmt, double d)
     return d;
 }
 
+PL_EXTERN int64_t pl_pdh_time_100ns(int64_t perf_time, int64_t perf_freq, int64_t perf_time_100ns)
+{
+    if (perf_freq <= 0) return perf_time_100ns;
+    if (perf_freq == 10000000) return perf_time;
+    /* PerfTime x 10^7 / PerfFreq without overflow: whole seconds, then the
+     * rest (below PerfFreq, so the product fits in 128 bits as two parts) */
+    int64_t q = perf_time / perf_freq, r = perf_time % perf_freq;
+    if (r < 0) {
+        q--;
+        r += perf_freq;
+    }
+    if (q >= INT64_MAX / 10000000 || q <= INT64_MIN / 10000000) return perf_time_100ns;
+    uint64_t rr = (uint64_t)r, f = (uint64_t)perf_freq, part; /* rr < f: part < 10^7 */
+#ifdef __SIZEOF_INT128__
+    part = (uint64_t)((unsigned __int128)rr * 10000000u / f);
+#else
+    part = rr <= UINT64_MAX / 10000000u ? rr * 10000000u / f : (uint64_t)((long double)rr * 1e7L / (long double)f);
+#endif
+    return q * 10000000 + (int64_t)part;
+}
+
 /* The one time base of perflib (pdh.h): PDH's values, perfd's /metrics
  * and whoever else turns a raw timer into seconds read it here. */
 PL_EXTERN void pl_pdh_time_base(const pl_block *b, const pl_object *o, uint32_t type, int64_t *time, int64_t *freq)
 {
     int64_t t, f;
     switch (type & PERF_TIMER_MASK) {
-    case PERF_TIMER_100NS:
-        t = b->hdr.PerfTime100nSec.QuadPart;
+    case PERF_TIMER_100NS: /* the monotonic PerfTime in 100 ns: a clock step is no rate (issue 33) */
+        t = pl_pdh_time_100ns(b->hdr.PerfTime.QuadPart, b->hdr.PerfFreq.QuadPart, b->hdr.PerfTime100nSec.QuadPart);
         f = 10000000;
         break;
     case PERF_OBJECT_TIMER:

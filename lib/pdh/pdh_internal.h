@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "perflib/block.h"
 #include "perflib/pdh.h"
 #include "pl_internal.h"
 
@@ -61,5 +62,47 @@ uint32_t pl__pdh_open_local(pl_pdh_source *out, pl_error *err);
 /* Does the type need two samples? Is it displayable at all? */
 int pl__pdh_two_sample(uint32_t type);
 int pl__pdh_displayable(uint32_t type);
+
+/* An object's instances by name (pdh_inst.c). */
+typedef struct pl__iname {
+    char *own, *parent;       /* parent NULL when none */
+    char *full;               /* parent/own */
+    uint32_t dup_full, dup_own; /* duplicate numbers among equal full / own names (case-sensitive, block order) */
+    char *key;                /* full#k: the name PDH gives the instance */
+    pl_instance inst;
+} pl__iname;
+
+typedef struct pl__nkey {
+    const char *name;         /* an instance's full name, or own name */
+    uint32_t dup, pos;
+} pl__nkey;
+
+typedef struct pl__inames {
+    pl__iname *v;
+    uint32_t n;
+    pl__nkey *by_full, *by_own; /* pl__pdh_inames_index: sorted by name (case-insensitively), dup, position */
+    uint32_t nown;
+} pl__inames;
+
+/* Read every instance's names (0, or PL_PDH_MEMORY_ALLOCATION_FAILURE);
+ * free with pl__pdh_inames_free (also a failed or zeroed one). */
+uint32_t pl__pdh_inames_load(const pl_object *o, pl__inames *x);
+void pl__pdh_inames_free(pl__inames *x);
+/* Does instance e match the path's instance part (wildcards included)? */
+int pl__pdh_inst_match(const pl__pdh_path *p, const pl__iname *e);
+/* Build the index (0, or out of memory), then find the first instance in
+ * block order that a path without wildcards names, as a walk with
+ * pl__pdh_inst_match would: UINT32_MAX when none. */
+uint32_t pl__pdh_inames_index(pl__inames *x);
+uint32_t pl__pdh_inames_find(const pl__inames *x, const pl__pdh_path *p);
+
+/* How many times an object's instance names were read (every instance's
+ * name, parent and key): once per object and collection however many
+ * counters read it (pdh_query.c, objview). For tests. */
+extern uint64_t pl__pdh_name_loads;
+
+/* The frequency of a counter's time base (its object's PerfFreq for
+ * object-timer types), 0 when it is not known yet. */
+int64_t pl__pdh_counter_freq(const pl_pdh_counter *c);
 
 #endif

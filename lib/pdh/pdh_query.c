@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "pdh_internal.h"
 #include "perflib/block.h"
@@ -53,6 +54,16 @@ struct pl_pdh_counter {
     size_t nitems;
 };
 
+/* The snapshot the last pl_pdh_add_counter resolved its path against,
+ * kept for the next adds (docs/pdh.md, "Adding counters"). */
+typedef struct add_cache {
+    void *buf;                /* the snapshot's bytes (NULL: none kept) */
+    pl_block blk;
+    char *key;                /* "<machine>|<query string>" */
+    int remote;
+    int64_t ms;               /* when it was collected (CLOCK_MONOTONIC) */
+} add_cache;
+
 struct pl_pdh_query {
     uint32_t magic;
     pl_pdh_source src;
@@ -61,9 +72,25 @@ struct pl_pdh_query {
     int64_t time;
     int64_t stamp;            /* time of the collect being processed, local FILETIME */
     char machine[256];
+    add_cache ac;
 };
 
 /* ------------------------------------------------------------ helpers */
+
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void add_cache_drop(add_cache *ac)
+{
+    free(ac->buf);
+    free(ac->key);
+    memset(ac, 0, sizeof *ac);
+}
+
 
 typedef struct snap {
     void *buf;
@@ -208,165 +235,6 @@ static uint32_t find_counter(const pl_object *obj, const uint32_t *cc, size_t nc
 static int instanced(const pl_object *o)
 {
     return o->hdr.NumInstances != PERF_NO_INSTANCES && o->hdr.NumInstances >= 0;
-}
-
-/* ---------------------------------------------------------- instances */
-
-typedef struct iname {
-    char *own, *parent;       /* parent NULL when none */
-    char *full;               /* parent/own */
-    uint32_t dup_full, dup_own;
-    char *key;                /* full#k */
-    pl_instance inst;
-} iname;
-
-typedef struct inames {
-    iname *v;
-    uint32_t n;
-    char *arena;
-} inames;
-
-static void inames_free(inames *x)
-{
-    if (!x) return;
-    if (x->v)
-        for (uint32_t i = 0; i < x->n; i++) {
-            free(x->v[i].own); free(x->v[i].parent); free(x->v[i].full); free(x->v[i].key);
-        }
-    free(x->v);
-    memset(x, 0, sizeof *x);
-}
-
-static char *inst_name_dup(const pl_instance *in)
-{
-    char small[256];
-    if (pl_instance_name(in, small, sizeof small) == PL_OK) return pl__strdup(small);
-    size_t cap = 4096;
-    for (;;) {
-        char *b = malloc(cap);
-        if (!b) return NULL;
-        int rc = pl_instance_name(in, b, cap);
-        if (rc == PL_OK) return b;
-        free(b);
-        if (rc != PL_E_MORE_DATA || cap > (1u << 20)) return NULL;
-        cap *= 4;
-    }
-}
-
-typedef struct sortkey {
-    const char *name;
-    uint32_t pos;
-} sortkey;
-
-static int cmp_key(const void *a, const void *b)
-{
-    const sortkey *x = a, *y = b;
-    int c = strcmp(x->name, y->name);
-    if (c) return c;
-    return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
-
-/* Number equal names 0, 1, 2... in block order (own names or full names). */
-static void number_dups(inames *x, int own, sortkey *ord)
-{
-    for (uint32_t i = 0; i < x->n; i++) {
-        ord[i].name = own ? x->v[i].own : x->v[i].full;
-        ord[i].pos = i;
-    }
-    qsort(ord, x->n, sizeof *ord, cmp_key);
-    for (uint32_t i = 0; i < x->n; i++) {
-        uint32_t k = 0;
-        if (i > 0 && strcmp(ord[i - 1].name, ord[i].name) == 0) {
-            const iname *pv = &x->v[ord[i - 1].pos];
-            k = (own ? pv->dup_own : pv->dup_full) + 1;
-        }
-        if (own) x->v[ord[i].pos].dup_own = k;
-        else x->v[ord[i].pos].dup_full = k;
-    }
-}
-
-static uint32_t load_inames(const pl_object *o, inames *x)
-{
-    memset(x, 0, sizeof *x);
-    uint32_t n = pl_object_num_instances(o);
-    if (n == 0) return 0;
-    x->v = calloc(n, sizeof *x->v);
-    sortkey *ord = calloc(n, sizeof *ord);
-    if (!x->v || !ord) { free(ord); free(x->v); x->v = NULL; return PL_PDH_MEMORY_ALLOCATION_FAILURE; }
-    x->n = n;
-    pl_instance in;
-    for (uint32_t i = 0; i < n; i++) {
-        int rc = i == 0 ? pl_object_instance(o, 0, &in) : pl_instance_next(&in, &in);
-        if (rc != PL_OK) { x->n = i; break; }
-        iname *e = &x->v[i];
-        e->inst = in;
-        e->own = inst_name_dup(&in);
-        if (!e->own) { x->n = i + 1; goto nomem; }
-        pl_object po;
-        pl_instance pi;
-        if (pl_instance_parent(&in, &po, &pi) == PL_OK) {
-            e->parent = inst_name_dup(&pi);
-            if (!e->parent) { x->n = i + 1; goto nomem; }
-            size_t l1 = strlen(e->parent), l2 = strlen(e->own);
-            e->full = malloc(l1 + l2 + 2);
-            if (!e->full) { x->n = i + 1; goto nomem; }
-            memcpy(e->full, e->parent, l1);
-            e->full[l1] = '/';
-            memcpy(e->full + l1 + 1, e->own, l2 + 1);
-        } else {
-            e->full = pl__strdup(e->own);
-            if (!e->full) { x->n = i + 1; goto nomem; }
-        }
-    }
-    number_dups(x, 0, ord);
-    number_dups(x, 1, ord);
-    for (uint32_t i = 0; i < x->n; i++) {
-        iname *e = &x->v[i];
-        size_t l = strlen(e->full);
-        e->key = malloc(l + 12);
-        if (!e->key) goto nomem;
-        /* "#k" also for k = 0 when the name itself ends in "#digits": the
-         * key reads back as this instance, never as another's duplicate */
-        if (e->dup_full || pl__pdh_ends_with_index(e->full))
-            snprintf(e->key, l + 12, "%s#%u", e->full, (unsigned)e->dup_full);
-        else memcpy(e->key, e->full, l + 1);
-    }
-    free(ord);
-    return 0;
-nomem:
-    free(ord);
-    inames_free(x);
-    return PL_PDH_MEMORY_ALLOCATION_FAILURE;
-}
-
-static int ieq(const char *a, const char *b) { return pl__utf8_casecmp(a, b) == 0; }
-
-/* Does instance `e` match the path's instance part? */
-static int inst_match(const pl__pdh_path *p, const iname *e)
-{
-    const pl_pdh_path_elements *pe = &p->e;
-    if (p->inst_wild || p->parent_wild) {
-        if (pe->parent) {
-            if (!e->parent) return 0;
-            if (p->parent_wild ? !pl__utf8_casematch(pe->parent, e->parent) : !ieq(pe->parent, e->parent)) return 0;
-        }
-        if (p->inst_wild) return pl__utf8_casematch(pe->instance, e->own);
-        return ieq(pe->instance, e->own) && (pe->index == 0 || e->dup_own == pe->index);
-    }
-    if (pe->parent) {
-        size_t l1 = strlen(pe->parent), l2 = strlen(pe->instance);
-        char stackbuf[512];
-        char *t = l1 + l2 + 2 <= sizeof stackbuf ? stackbuf : malloc(l1 + l2 + 2);
-        if (!t) return 0;
-        memcpy(t, pe->parent, l1);
-        t[l1] = '/';
-        memcpy(t + l1 + 1, pe->instance, l2 + 1);
-        int m = ieq(t, e->full) && e->dup_full == pe->index;
-        if (t != stackbuf) free(t);
-        return m;
-    }
-    if (ieq(pe->instance, e->full) && e->dup_full == pe->index) return 1;
-    return e->parent && ieq(pe->instance, e->own) && e->dup_own == pe->index;
 }
 
 /* ------------------------------------------------------------- raw fill */
@@ -546,44 +414,91 @@ PL_EXTERN void pl_pdh_close_query(pl_pdh_query *q)
     if (!query_ok(q)) return;
     for (size_t i = 0; i < q->n; i++) counter_free(q->ctrs[i]);
     free(q->ctrs);
+    add_cache_drop(&q->ac);
     q->magic = DEAD_MAGIC;
     free(q);
 }
 
-/* Resolve a split path against fresh data: object (and counter unless the
- * counter is a wildcard). The snapshot stays open for the caller. */
-/* A machine that is not this one is asked through the source with
- * "Foreign <machine> <indices>" (the engine's remote client, docs/pdh.md);
- * *remote is set to 1 then. A machine that cannot be asked, or does not
- * answer, is PDH_CSTATUS_NO_MACHINE with the reason. */
+/* The object (and counter unless the counter is a wildcard) in snapshot s. */
+static uint32_t find_in(const pl_pdh_source *src, const pl__pdh_path *p, const snap *s, const uint32_t *oc, size_t no,
+                        pl_object *obj, pl_counter *ctr, pl_error *err)
+{
+    uint32_t st = find_object(s, oc, no, obj, p->e.object, err);
+    if (st) return st;
+    if (!p->counter_wild) {
+        uint32_t cc[MAX_CAND];
+        size_t nc = resolve_names(src, p->e.counter, cc, MAX_CAND);
+        if (nc == 0 || find_counter(obj, cc, nc, ctr) != 0)
+            return pl__pdh_fail(err, PL_PDH_CSTATUS_NO_COUNTER, "object \"%s\" has no counter \"%s\"", p->e.object,
+                                p->e.counter);
+    }
+    return PL_PDH_CSTATUS_VALID_DATA;
+}
+
+/* Resolve a split path: object (and counter unless the counter is a
+ * wildcard) in a snapshot of the objects it may name. A machine that is
+ * not this one is asked through the source with "Foreign <machine>
+ * <indices>" (the engine's remote client, docs/pdh.md); *remote is set to
+ * 1 then. A machine that cannot be asked, or does not answer, is
+ * PDH_CSTATUS_NO_MACHINE with the reason.
+ *
+ * Without a cache (ac NULL) the snapshot is fresh and stays open for the
+ * caller (snap_free). With one, the snapshot is the cache's (the caller
+ * must not free it): the one kept by an earlier add of the same objects on
+ * the same machine when it is younger than PL__PDH_ADD_CACHE_MS and holds
+ * the object and counter, else a fresh one that replaces it. So adding the
+ * thousands of paths of an expanded wildcard costs one collection, not one
+ * each (issue 26 finding 7). */
+#define PL__PDH_ADD_CACHE_MS 5000
 static uint32_t resolve(const pl_pdh_source *src, const pl__pdh_path *p, snap *s, pl_object *obj, pl_counter *ctr,
-                        int *remote, pl_error *err)
+                        int *remote, pl_error *err, add_cache *ac)
 {
     *remote = 0;
-    uint32_t oc[MAX_CAND], cc[MAX_CAND];
+    memset(s, 0, sizeof *s);
+    uint32_t oc[MAX_CAND];
     if (!src->titles || !src->titles(src->ctx, 0))
         return pl__pdh_fail(err, PL_PDH_CANNOT_READ_NAME_STRINGS, "the title database is not available");
     size_t no = resolve_names(src, p->e.object, oc, MAX_CAND);
     if (no == 0) return pl__pdh_fail(err, PL_PDH_CSTATUS_NO_OBJECT, "no object is named \"%s\"", p->e.object);
     char qs[MAX_CAND * 12];
     query_string(oc, no, qs, sizeof qs);
+    char *key = NULL;
+    if (ac) {
+        size_t kl = (p->e.machine ? strlen(p->e.machine) : 0) + strlen(qs) + 2;
+        key = malloc(kl);
+        if (!key) return pl__pdh_fail(err, PL_PDH_MEMORY_ALLOCATION_FAILURE, "out of memory");
+        snprintf(key, kl, "%s|%s", p->e.machine ? p->e.machine : "", qs);
+        if (ac->buf && strcmp(ac->key, key) == 0 && mono_ms() - ac->ms <= PL__PDH_ADD_CACHE_MS) {
+            s->buf = ac->buf;
+            s->blk = ac->blk;
+            if (find_in(src, p, s, oc, no, obj, ctr, NULL) == PL_PDH_CSTATUS_VALID_DATA) {
+                *remote = ac->remote;
+                free(key);
+                return PL_PDH_CSTATUS_VALID_DATA;
+            }
+            /* an object or counter it does not have: it may have come since */
+        }
+        memset(s, 0, sizeof *s);
+    }
     uint32_t st = collect_snap(src, qs, s, err);
-    if (st) return st;
-    if (!machine_ok(p->e.machine, s->blk.system_name)) {
+    if (!st && !machine_ok(p->e.machine, s->blk.system_name)) {
         snap_free(s);
         st = collect_foreign(src, p->e.machine, qs, s, err);
-        if (st) return st;
-        *remote = 1;
+        if (!st) *remote = 1;
     }
-    st = find_object(s, oc, no, obj, p->e.object, err);
-    if (st) { snap_free(s); return st; }
-    if (!p->counter_wild) {
-        size_t nc = resolve_names(src, p->e.counter, cc, MAX_CAND);
-        if (nc == 0 || find_counter(obj, cc, nc, ctr) != 0) {
-            snap_free(s);
-            return pl__pdh_fail(err, PL_PDH_CSTATUS_NO_COUNTER, "object \"%s\" has no counter \"%s\"", p->e.object,
-                                p->e.counter);
-        }
+    if (!st) st = find_in(src, p, s, oc, no, obj, ctr, err);
+    if (st) {
+        snap_free(s);
+        free(key);
+        return st;
+    }
+    if (ac) { /* the cache owns it now */
+        add_cache_drop(ac);
+        ac->buf = s->buf;
+        ac->blk = s->blk;
+        ac->key = key;
+        ac->remote = *remote;
+        ac->ms = mono_ms();
     }
     return PL_PDH_CSTATUS_VALID_DATA;
 }
@@ -607,18 +522,17 @@ PL_EXTERN uint32_t pl_pdh_add_counter(pl_pdh_query *q, const char *path, pl_pdh_
     if (!c) return pl__pdh_fail(err, PL_PDH_MEMORY_ALLOCATION_FAILURE, "out of memory");
     uint32_t st = pl__pdh_split(path, &c->p, err);
     if (st) { free(c); return st; }
-    snap s;
+    snap s; /* the query's add cache's: not freed here */
     pl_object obj;
     pl_counter ctr;
     int remote = 0;
-    st = resolve(&q->src, &c->p, &s, &obj, &ctr, &remote, err);
+    st = resolve(&q->src, &c->p, &s, &obj, &ctr, &remote, err, &q->ac);
     if (st) { free(c->p.mem); free(c); return st; }
     if (!instanced(&obj) && c->p.e.instance) st = PL_PDH_CSTATUS_NO_INSTANCE;
     if (instanced(&obj) && !c->p.e.instance) st = PL_PDH_CSTATUS_NO_INSTANCE;
     if (st) {
         pl__pdh_fail(err, st, "\"%s\": object \"%s\" %s instances", path, c->p.e.object,
                      instanced(&obj) ? "has" : "has no");
-        snap_free(&s);
         free(c->p.mem);
         free(c);
         return st;
@@ -643,9 +557,8 @@ PL_EXTERN uint32_t pl_pdh_add_counter(pl_pdh_query *q, const char *path, pl_pdh_
     if (remote) {
         const char *m = c->p.e.machine;
         c->remote = pl__strdup(m[0] == '\\' && m[1] == '\\' ? m + 2 : m);
-        if (!c->remote) { snap_free(&s); counter_free(c); return pl__pdh_fail(err, PL_PDH_MEMORY_ALLOCATION_FAILURE, "out of memory"); }
+        if (!c->remote) { counter_free(c); return pl__pdh_fail(err, PL_PDH_MEMORY_ALLOCATION_FAILURE, "out of memory"); }
     }
-    snap_free(&s);
     if (!c->wild) {
         c->items = calloc(1, sizeof *c->items);
         if (c->items) {
@@ -703,26 +616,59 @@ static int cmp_item(const void *a, const void *b)
     return strcmp(((const item *)a)->key, ((const item *)b)->key);
 }
 
-/* Update a wildcard counter's items from the object's current instances. */
-static uint32_t update_wild(pl_pdh_counter *c, const pl_block *b, const pl_object *o, const pl_counter *ctr)
+/* ------------------------------------------ one object, one collection */
+
+/* What every counter of one object needs from one snapshot, made once per
+ * collection however many counters read the object (typeperf's expanded
+ * \\Process(*)\\* is thousands of counters over one object): its instance
+ * names, an index to find a named instance without walking them all (the
+ * walk per counter made 2,000 counters over 2,000 threads 4 million name
+ * comparisons a sample), and its identity counters. */
+typedef struct objview {
+    uint32_t obj_index;
+    pl_object o;
+    int loaded;               /* x and its index are made (st says how) */
+    uint32_t st;
+    pl__inames x;
+    idctx idc;
+} objview;
+
+static void objview_free(objview *v) { pl__pdh_inames_free(&v->x); }
+
+/* The object's instance names and indexes, made on first need. 0 or a PDH
+ * status (out of memory). */
+static uint32_t objview_load(objview *v)
 {
-    inames x;
-    uint32_t st = load_inames(o, &x);
+    if (v->loaded) return v->st;
+    v->loaded = 1;
+    if (!instanced(&v->o)) return v->st = 0;
+    if ((v->st = pl__pdh_inames_load(&v->o, &v->x)) != 0) return v->st;
+    return v->st = pl__pdh_inames_index(&v->x);
+}
+
+/* Update a wildcard counter's items from the object's current instances. */
+static uint32_t update_wild(pl_pdh_counter *c, const pl_block *b, objview *v, const pl_counter *ctr)
+{
+    const pl_object *o = &v->o;
+    uint32_t st = objview_load(v);
     if (st) return st;
+    const pl__inames x = v->x;
     size_t m = 0;
-    for (uint32_t i = 0; i < x.n; i++) m += inst_match(&c->p, &x.v[i]);
+    for (uint32_t i = 0; i < x.n; i++) m += pl__pdh_inst_match(&c->p, &x.v[i]);
     item *nv = calloc(m ? m : 1, sizeof *nv);
-    if (!nv) { inames_free(&x); return PL_PDH_MEMORY_ALLOCATION_FAILURE; }
+    if (!nv) return PL_PDH_MEMORY_ALLOCATION_FAILURE;
     /* old items sorted by key for lookup */
     if (c->nitems > 1) qsort(c->items, c->nitems, sizeof *c->items, cmp_item);
-    idctx idx;
-    idctx_init(&idx, o);
     size_t k = 0;
     for (uint32_t i = 0; i < x.n; i++) {
-        if (!inst_match(&c->p, &x.v[i])) continue;
+        if (!pl__pdh_inst_match(&c->p, &x.v[i])) continue;
         item *it = &nv[k++];
-        it->key = x.v[i].key;
-        x.v[i].key = NULL;
+        it->key = pl__strdup(x.v[i].key); /* the names are every counter's of this object */
+        if (!it->key) {
+            for (size_t j = 0; j + 1 < k; j++) free(nv[j].key);
+            free(nv);
+            return PL_PDH_MEMORY_ALLOCATION_FAILURE;
+        }
         item probe = {.key = it->key};
         item *old = c->nitems ? bsearch(&probe, c->items, c->nitems, sizeof *c->items, cmp_item) : NULL;
         if (old) {
@@ -731,14 +677,13 @@ static uint32_t update_wild(pl_pdh_counter *c, const pl_block *b, const pl_objec
         } else {
             no_data(&it->prev, PL_PDH_CSTATUS_INVALID_DATA);
         }
-        if (ctr) fill_item(it, b, o, ctr, &idx, &x.v[i].inst, c->q->stamp);
+        if (ctr) fill_item(it, b, o, ctr, &v->idc, &x.v[i].inst, c->q->stamp);
         else no_data(&it->cur, PL_PDH_CSTATUS_NO_COUNTER);
     }
     for (size_t i = 0; i < c->nitems; i++) free(c->items[i].key);
     free(c->items);
     c->items = nv;
     c->nitems = m;
-    inames_free(&x);
     return 0;
 }
 
@@ -763,10 +708,11 @@ typedef struct cw_inst {
  * definitions and instances: one item per (counter, instance), counters in
  * definition order (bases left out), instances in block order, and the
  * previous sample of each found by its key. */
-static uint32_t update_cwild(pl_pdh_counter *c, const pl_block *b, const pl_object *o)
+static uint32_t update_cwild(pl_pdh_counter *c, const pl_block *b, objview *v)
 {
+    const pl_object *o = &v->o;
     const pl_pdh_path_elements *pe = &c->p.e;
-    inames x = {0};
+    pl__inames x = {0};
     cw_inst *ins = NULL;
     size_t nin = 0;
     pl_instance single;
@@ -779,21 +725,21 @@ static uint32_t update_cwild(pl_pdh_counter *c, const pl_block *b, const pl_obje
         ins[0].key = NULL;
         ins[0].in = (!instanced(o) && pl_object_instance(o, -1, &single) == PL_OK) ? &single : NULL;
     } else {
-        if (instanced(o) && (st = load_inames(o, &x)) != 0) return st;
+        if ((st = objview_load(v)) != 0) return st;
+        x = v->x;
         ins = calloc(x.n + 1, sizeof *ins);
-        if (!ins) { inames_free(&x); return PL_PDH_MEMORY_ALLOCATION_FAILURE; }
+        if (!ins) return PL_PDH_MEMORY_ALLOCATION_FAILURE;
         if (c->p.inst_wild || c->p.parent_wild) {
             for (uint32_t i = 0; i < x.n; i++)
-                if (inst_match(&c->p, &x.v[i])) { ins[nin].key = x.v[i].key; ins[nin++].in = &x.v[i].inst; }
+                if (pl__pdh_inst_match(&c->p, &x.v[i])) { ins[nin].key = x.v[i].key; ins[nin++].in = &x.v[i].inst; }
         } else {
             /* a named instance: its key as the path spells it, present or not */
             size_t l = strlen(pe->instance) + (pe->parent ? strlen(pe->parent) + 1 : 0) + 12;
             fixed = malloc(l);
-            if (!fixed) { free(ins); inames_free(&x); return PL_PDH_MEMORY_ALLOCATION_FAILURE; }
+            if (!fixed) { free(ins); return PL_PDH_MEMORY_ALLOCATION_FAILURE; }
             int w = snprintf(fixed, l, "%s%s%s", pe->parent ? pe->parent : "", pe->parent ? "/" : "", pe->instance);
             if (pe->index) snprintf(fixed + w, l - (size_t)w, "#%u", (unsigned)pe->index);
-            uint32_t i = 0;
-            while (i < x.n && !inst_match(&c->p, &x.v[i])) i++;
+            uint32_t i = pl__pdh_inames_find(&v->x, &c->p);
             ins[0].key = fixed;
             ins[0].in = i < x.n ? &x.v[i].inst : NULL;
             nin = 1;
@@ -803,8 +749,6 @@ static uint32_t update_cwild(pl_pdh_counter *c, const pl_block *b, const pl_obje
     item *nv = calloc((size_t)nctr * nin + 1, sizeof *nv);
     if (!nv) { st = PL_PDH_MEMORY_ALLOCATION_FAILURE; goto out; }
     if (c->nitems > 1) qsort(c->items, c->nitems, sizeof *c->items, cmp_item);
-    idctx idx;
-    idctx_init(&idx, o);
     size_t k = 0;
     pl_counter ctr; /* walked with pl_counter_next: linear */
     for (uint32_t ci = 0; ci < nctr; ci++) {
@@ -830,7 +774,7 @@ static uint32_t update_cwild(pl_pdh_counter *c, const pl_block *b, const pl_obje
             } else {
                 no_data(&it->prev, PL_PDH_CSTATUS_INVALID_DATA);
             }
-            if (ins[ii].in) fill_item(it, b, o, &ctr, &idx, ins[ii].in, c->q->stamp);
+            if (ins[ii].in) fill_item(it, b, o, &ctr, &v->idc, ins[ii].in, c->q->stamp);
             else no_data(&it->cur, PL_PDH_CSTATUS_NO_INSTANCE);
         }
     }
@@ -846,31 +790,26 @@ out:
     }
     free(fixed);
     free(ins);
-    inames_free(&x);
     return st;
 }
 
-static void update_single(pl_pdh_counter *c, const pl_block *b, const pl_object *o, const pl_counter *ctr)
+static void update_single(pl_pdh_counter *c, const pl_block *b, objview *v, const pl_counter *ctr)
 {
+    const pl_object *o = &v->o;
     item *it = &c->items[0];
     it->prev = it->cur;
     it->prev_id = it->cur_id;
     if (!ctr) { no_data(&it->cur, PL_PDH_CSTATUS_NO_COUNTER); return; }
-    idctx idx;
-    idctx_init(&idx, o);
     if (!c->p.e.instance) {
         pl_instance in;
         if (instanced(o) || pl_object_instance(o, -1, &in) != PL_OK) no_data(&it->cur, PL_PDH_CSTATUS_NO_INSTANCE);
-        else fill_item(it, b, o, ctr, &idx, &in, c->q->stamp);
+        else fill_item(it, b, o, ctr, &v->idc, &in, c->q->stamp);
         return;
     }
-    inames x;
-    if (load_inames(o, &x)) { no_data(&it->cur, PL_PDH_CSTATUS_INVALID_DATA); return; }
-    uint32_t i = 0;
-    while (i < x.n && !inst_match(&c->p, &x.v[i])) i++;
-    if (i < x.n) fill_item(it, b, o, ctr, &idx, &x.v[i].inst, c->q->stamp);
+    if (objview_load(v)) { no_data(&it->cur, PL_PDH_CSTATUS_INVALID_DATA); return; }
+    uint32_t i = pl__pdh_inames_find(&v->x, &c->p);
+    if (i < v->x.n) fill_item(it, b, o, ctr, &v->idc, &v->x.v[i].inst, c->q->stamp);
     else no_data(&it->cur, PL_PDH_CSTATUS_NO_INSTANCE);
-    inames_free(&x);
 }
 
 static int same_machine(const char *a, const char *b)
@@ -880,42 +819,65 @@ static int same_machine(const char *a, const char *b)
 }
 
 /* Update the counters of one machine (remote NULL: this one) from its
- * snapshot. */
+ * snapshot: each object's instance names read once for all its counters
+ * (objview), so a sample costs time linear in counters + instances. */
 static uint32_t update_machine(pl_pdh_query *q, const char *remote, const snap *s, pl_error *err)
 {
     q->stamp = pl__pdh_local_filetime(s->blk.hdr.PerfTime100nSec.QuadPart);
-    for (size_t i = 0; i < q->n; i++) {
+    /* each view allocated on its own: the instances and identity counters
+     * read from it point at its pl_object, which must not move */
+    objview **views = NULL;
+    size_t nviews = 0, vcap = 0;
+    uint32_t rc = PL_PDH_CSTATUS_VALID_DATA;
+    for (size_t i = 0; i < q->n && !rc; i++) {
         pl_pdh_counter *c = q->ctrs[i];
         if (!same_machine(c->remote, remote)) continue;
-        pl_object o;
-        pl_counter ctr;
-        if (pl_block_find_object(&s->blk, c->obj_index, &o) != PL_OK) {
-            for (size_t k = 0; k < c->nitems; k++) {
-                c->items[k].prev = c->items[k].cur;
-                no_data(&c->items[k].cur, PL_PDH_CSTATUS_NO_OBJECT);
+        size_t vi = 0;
+        while (vi < nviews && views[vi]->obj_index != c->obj_index) vi++;
+        if (vi == nviews) {
+            pl_object o;
+            if (pl_block_find_object(&s->blk, c->obj_index, &o) != PL_OK) {
+                for (size_t k = 0; k < c->nitems; k++) {
+                    c->items[k].prev = c->items[k].cur;
+                    no_data(&c->items[k].cur, PL_PDH_CSTATUS_NO_OBJECT);
+                }
+                continue;
             }
-            continue;
+            objview *nv = calloc(1, sizeof *nv);
+            if (!nv || pl__grow((void **)&views, &vcap, nviews + 1, sizeof *views) != PL_OK) {
+                free(nv);
+                rc = pl__pdh_fail(err, PL_PDH_MEMORY_ALLOCATION_FAILURE, "out of memory");
+                break;
+            }
+            nv->obj_index = c->obj_index;
+            nv->o = o;
+            idctx_init(&nv->idc, &nv->o);
+            views[nviews++] = nv;
         }
+        objview *v = views[vi];
         if (c->cwild) {
-            if (update_cwild(c, &s->blk, &o)) {
-                return pl__pdh_fail(err, PL_PDH_MEMORY_ALLOCATION_FAILURE, "out of memory");
-            }
+            if (update_cwild(c, &s->blk, v)) rc = pl__pdh_fail(err, PL_PDH_MEMORY_ALLOCATION_FAILURE, "out of memory");
             continue;
         }
-        int have = find_counter(&o, &c->ctr_index, 1, &ctr) == 0;
+        pl_counter ctr;
+        int have = find_counter(&v->o, &c->ctr_index, 1, &ctr) == 0;
         if (have) {
-            c->freq = freq_of(&s->blk, &o, c->type);
+            c->freq = freq_of(&s->blk, &v->o, c->type);
             c->narrow = narrow_of(&ctr);
         }
         if (c->wild) {
-            if (update_wild(c, &s->blk, &o, have ? &ctr : NULL)) {
-                return pl__pdh_fail(err, PL_PDH_MEMORY_ALLOCATION_FAILURE, "out of memory");
-            }
+            if (update_wild(c, &s->blk, v, have ? &ctr : NULL))
+                rc = pl__pdh_fail(err, PL_PDH_MEMORY_ALLOCATION_FAILURE, "out of memory");
         } else {
-            update_single(c, &s->blk, &o, have ? &ctr : NULL);
+            update_single(c, &s->blk, v, have ? &ctr : NULL);
         }
     }
-    return PL_PDH_CSTATUS_VALID_DATA;
+    for (size_t i = 0; i < nviews; i++) {
+        objview_free(views[i]);
+        free(views[i]);
+    }
+    free(views);
+    return rc;
 }
 
 /* A machine that did not answer: its counters have no data this time (their
@@ -942,6 +904,8 @@ PL_EXTERN uint32_t pl_pdh_collect(pl_pdh_query *q, pl_error *err)
 {
     if (!query_ok(q)) return pl__pdh_fail(err, PL_PDH_INVALID_HANDLE, "not a query handle");
     if (q->n == 0) return pl__pdh_fail(err, PL_PDH_NO_DATA, "the query has no counters");
+    /* The adds are over: their snapshot is not a sample (time moves on). */
+    add_cache_drop(&q->ac);
     uint32_t *idx = calloc(q->n, sizeof *idx);
     char *qs = malloc(q->n * 12 + 1);
     if (!idx || !qs) { free(idx); free(qs); return pl__pdh_fail(err, PL_PDH_MEMORY_ALLOCATION_FAILURE, "out of memory"); }
@@ -1164,20 +1128,20 @@ PL_EXTERN uint32_t pl_pdh_validate_path(const pl_pdh_source *src, const char *pa
     pl_object obj;
     pl_counter ctr;
     int remote = 0;
-    st = resolve(src, &p, &s, &obj, &ctr, &remote, err);
+    st = resolve(src, &p, &s, &obj, &ctr, &remote, err, NULL);
     if (st) { free(p.mem); return st; }
     if (p.e.instance) {
         if (!instanced(&obj)) {
             st = pl__pdh_fail(err, PL_PDH_CSTATUS_NO_INSTANCE, "object \"%s\" has no instances", p.e.object);
         } else {
-            inames x;
-            st = load_inames(&obj, &x);
+            pl__inames x;
+            st = pl__pdh_inames_load(&obj, &x);
             if (!st) {
                 uint32_t i = 0;
-                while (i < x.n && !inst_match(&p, &x.v[i])) i++;
+                while (i < x.n && !pl__pdh_inst_match(&p, &x.v[i])) i++;
                 if (i == x.n) st = pl__pdh_fail(err, PL_PDH_CSTATUS_NO_INSTANCE, "object \"%s\" has no instance \"%s%s%s\"",
                                                p.e.object, p.e.parent ? p.e.parent : "", p.e.parent ? "/" : "", p.e.instance);
-                inames_free(&x);
+                pl__pdh_inames_free(&x);
             }
         }
     } else if (instanced(&obj)) {
@@ -1200,7 +1164,7 @@ PL_EXTERN uint32_t pl_pdh_expand_path(const pl_pdh_source *src, const char *path
     pl_object obj;
     pl_counter ctr;
     int remote = 0;
-    st = resolve(src, &p, &s, &obj, &ctr, &remote, err);
+    st = resolve(src, &p, &s, &obj, &ctr, &remote, err, NULL);
     if (st) { free(p.mem); return st; }
     if ((p.e.instance != NULL) != (instanced(&obj) != 0)) {
         pl__pdh_fail(err, PL_PDH_CSTATUS_NO_INSTANCE, "object \"%s\" %s instances", p.e.object,
@@ -1223,12 +1187,12 @@ PL_EXTERN uint32_t pl_pdh_expand_path(const pl_pdh_source *src, const char *path
     }
     if (p.e.instance) {
         if (p.inst_wild || p.parent_wild) {
-            inames x;
-            if (load_inames(&obj, &x)) insts.oom = 1;
+            pl__inames x;
+            if (pl__pdh_inames_load(&obj, &x)) insts.oom = 1;
             else {
                 for (uint32_t i = 0; i < x.n; i++)
-                    if (inst_match(&p, &x.v[i])) sl_adds(&insts, x.v[i].key);
-                inames_free(&x);
+                    if (pl__pdh_inst_match(&p, &x.v[i])) sl_adds(&insts, x.v[i].key);
+                pl__pdh_inames_free(&x);
             }
         } else {
             char key[16] = "";
@@ -1352,11 +1316,11 @@ PL_EXTERN uint32_t pl_pdh_enum_object_items(const pl_pdh_source *src, const char
         if (nm) sl_adds(&cl, nm);
     }
     if (instanced(&obj)) {
-        inames x;
-        if (load_inames(&obj, &x)) il.oom = 1;
+        pl__inames x;
+        if (pl__pdh_inames_load(&obj, &x)) il.oom = 1;
         else {
             for (uint32_t i = 0; i < x.n; i++) sl_adds(&il, x.v[i].key);
-            inames_free(&x);
+            pl__pdh_inames_free(&x);
         }
     }
     if (has_instances) *has_instances = instanced(&obj);

@@ -68,6 +68,9 @@ int64_t pl__boot_ft_choose(uint64_t btime, int64_t real_ft, int64_t since_boot);
 int64_t pl__filetime_now(void);
 /* A monotonic clock in 100 ns ticks (the block's PerfTime, PerfFreq 10^7). */
 int64_t pl__perf_time_now(void);
+/* CLOCK_BOOTTIME in 100 ns: time since boot, suspend included, never
+ * stepped (issue 33: the clock of elapsed times). */
+int64_t pl__boot_time_now(void);
 /* USER_HZ (clock ticks per second in /proc), normally 100. */
 long pl__clock_ticks(void);
 /* Convert clock ticks to 100 ns units (saturating at UINT64_MAX). */

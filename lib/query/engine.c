@@ -49,7 +49,11 @@ struct pl_engine {
     pl_store *st;
     pl__host *host;
     pthread_mutex_t mu;        /* guards titles and the retry slots */
-    pl_titles *titles;         /* default language, loaded on first use */
+    pl_titles *titles;         /* default language, loaded on first use, again when the store changed */
+    int64_t titles_version;    /* the store's data version it was loaded at */
+    int64_t titles_checked_ms; /* when the version was last read (CLOCK_MONOTONIC) */
+    pl_titles **old_titles;    /* earlier tables: handed out, valid until pl_engine_close */
+    size_t nold;
     char system_name[SYSTEM_NAME_MAX];
     retry_slot slots[PL_ENGINE_RETRY_SLOTS];
     atomic_uint slots_used;    /* slots holding an answer (changed under mu): 0 lets a query skip mu */
@@ -192,6 +196,8 @@ PL_EXTERN void pl_engine_close(pl_engine *e)
     pl__host_free(e->host);
     pl_remote_close(e->remote);
     pl_titles_free(e->titles);
+    for (size_t i = 0; i < e->nold; i++) pl_titles_free(e->old_titles[i]);
+    free(e->old_titles);
     pl_store_close(e->st);
     for (size_t i = 0; i < PL_ENGINE_RETRY_SLOTS; i++) {
         free(e->slots[i].query);
@@ -206,11 +212,62 @@ PL_EXTERN pl_store *pl_engine_store(pl_engine *e)
     return e ? e->st : NULL;
 }
 
+#define TITLES_CHECK_MS 200
+
+/* Do two title tables hold the same entries? */
+static int same_titles(const pl_titles *a, const pl_titles *b)
+{
+    if (strcmp(pl_titles_language(a), pl_titles_language(b)) != 0) return 0;
+    for (int kind = PL_TITLE_NAME; kind <= PL_TITLE_HELP; kind++) {
+        size_t n = pl_titles_count(a, kind);
+        if (n != pl_titles_count(b, kind)) return 0;
+        for (size_t i = 0; i < n; i++) {
+            uint32_t ia, ib;
+            const char *ta, *tb;
+            if (pl_titles_entry(a, kind, i, &ia, &ta) != PL_OK || pl_titles_entry(b, kind, i, &ib, &tb) != PL_OK ||
+                ia != ib || strcmp(ta, tb) != 0)
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* The titles are loaded again when another process changed the store
+ * since they were (an application registered its names after this engine
+ * opened: perfd showed its objects without names, issue 26 finding 3). A
+ * table handed out stays valid until pl_engine_close (query.h), so the
+ * one it replaces is kept until then: one per change of the store's names
+ * (a commit that changed something else keeps the table), which only its
+ * writers make (an installer, lodctr, an application's first
+ * registration). Checking costs one PRAGMA, at most every TITLES_CHECK_MS. */
 PL_EXTERN const pl_titles *pl_engine_titles(pl_engine *e, pl_error *err)
 {
     if (!e) return NULL;
     pthread_mutex_lock(&e->mu);
-    if (!e->titles) (void)pl_titles_load(e->st, NULL, &e->titles, err);
+    /* PDH asks for the titles at every name it looks up (thousands when a
+     * wildcard is added): the store is asked at most every
+     * TITLES_CHECK_MS. */
+    int64_t v = 0, now = mono_ms();
+    int have_v = 0;
+    if (!e->titles || now - e->titles_checked_ms >= TITLES_CHECK_MS) {
+        have_v = pl_store_data_version(e->st, &v, NULL) == PL_OK;
+        e->titles_checked_ms = now;
+    }
+    if (e->titles && have_v && v != e->titles_version) {
+        pl_titles *nt = NULL;
+        pl_titles **grown = realloc(e->old_titles, (e->nold + 1) * sizeof *grown);
+        if (grown) e->old_titles = grown;
+        if (grown && pl_titles_load(e->st, NULL, &nt, NULL) == PL_OK) {
+            if (same_titles(nt, e->titles)) { /* another change (a provider disabled, ...): keep the table */
+                pl_titles_free(nt);
+            } else {
+                e->old_titles[e->nold++] = e->titles;
+                e->titles = nt;
+            }
+        }
+        e->titles_version = v; /* a failed reload is not tried on every call */
+    }
+    if (!e->titles && pl_titles_load(e->st, NULL, &e->titles, err) == PL_OK && have_v) e->titles_version = v;
     const pl_titles *t = e->titles;
     pthread_mutex_unlock(&e->mu);
     return t;

@@ -457,7 +457,7 @@ const pl__base_title pl__base_titles[] = {
     {PL_CTR_IO_WRITE_OPERATIONS_PER_SEC, "IO Write Operations/sec",
      "The rate at which the process issues write operations. On Linux this is syscw from /proc/<pid>/io: write, writev and pwrite calls on files, pipes, devices and sockets; send, sendto and sendmsg on sockets are not counted."},
     {PL_CTR_IO_DATA_OPERATIONS_PER_SEC, "IO Data Operations/sec",
-     "The rate at which the process issues read and write operations together."},
+     "The rate at which the process issues read and write operations together (IO Read plus IO Write Operations/sec; on Linux send and recv calls on sockets are not counted)."},
     {PL_CTR_IO_OTHER_OPERATIONS_PER_SEC, "IO Other Operations/sec",
      "The rate at which the process issues I/O operations that are neither reads nor writes, such as control calls."},
     {PL_CTR_IO_READ_BYTES_PER_SEC, "IO Read Bytes/sec",

@@ -8,7 +8,7 @@
 #define PROVIDER_COLUMNS                                                                                          \
     "name, library, open_fn, collect_fn, close_fn, object_list, linkage_export, first_counter, last_counter,"     \
     " first_help, last_help, disabled, disable_reason, disable_time, open_timeout_ms, collect_timeout_ms,"        \
-    " builtin, isolation, wraps"
+    " builtin, isolation, wraps, app_owner, app_publishers"
 
 PL_EXTERN void pl_provider_info_clear(pl_provider_info *p)
 {
@@ -22,6 +22,7 @@ PL_EXTERN void pl_provider_info_clear(pl_provider_info *p)
     free(p->linkage_export);
     free(p->disable_reason);
     free(p->wraps);
+    free(p->app_publishers);
     memset(p, 0, sizeof *p);
 }
 
@@ -53,7 +54,8 @@ static int row_to_info(pl_store *st, sqlite3_stmt *q, pl_provider_info *p, pl_er
     memset(p, 0, sizeof *p);
     if (dup_col(q, 0, &p->name) || dup_col(q, 1, &p->library) || dup_col(q, 2, &p->open) ||
         dup_col(q, 3, &p->collect) || dup_col(q, 4, &p->close) || dup_col(q, 5, &p->object_list) ||
-        dup_col(q, 6, &p->linkage_export) || dup_col(q, 12, &p->disable_reason) || dup_col(q, 18, &p->wraps)) {
+        dup_col(q, 6, &p->linkage_export) || dup_col(q, 12, &p->disable_reason) || dup_col(q, 18, &p->wraps) ||
+        dup_col(q, 20, &p->app_publishers)) {
         pl_provider_info_clear(p);
         return pl__fail(err, PL_E_NOMEM, "out of memory");
     }
@@ -72,6 +74,17 @@ static int row_to_info(pl_store *st, sqlite3_stmt *q, pl_provider_info *p, pl_er
     p->builtin = sqlite3_column_int64(q, 16) != 0;
     /* A damaged value isolates: the safe side. */
     p->isolation = sqlite3_column_int64(q, 17) == 0 ? PL_ISOLATION_INPROC : PL_ISOLATION_HELPER;
+    /* An owner that is not a user id counts as none recorded (-1); a
+     * damaged publishers list, as no other publisher (the safe side). */
+    sqlite3_int64 owner = sqlite3_column_int64(q, 19);
+    p->app_owner = sqlite3_column_type(q, 19) == SQLITE_INTEGER && owner >= 0 && owner < (sqlite3_int64)UINT32_MAX
+                       ? owner
+                       : -1;
+    uint32_t uids[PL_STORE_MAX_PUBLISHERS];
+    if (p->app_publishers && pl_store_parse_publishers(p->app_publishers, uids) < 0) {
+        free(p->app_publishers);
+        p->app_publishers = NULL;
+    }
     return PL_OK;
 }
 
@@ -244,6 +257,65 @@ PL_EXTERN int pl_store_remove_provider(pl_store *st, const char *name, pl_error 
                 if (rc != SQLITE_DONE) s = pl__sql_fail(st, err, rc, "remove provider");
                 sqlite3_finalize(q);
             }
+        }
+        if (!s) s = pl__tx_commit(st, err);
+        else pl__tx_rollback(st);
+    }
+    pl__store_unlock(st);
+    return s;
+}
+
+PL_EXTERN int pl_store_parse_publishers(const char *s, uint32_t *uids)
+{
+    int n = 0;
+    if (!s) return 0;
+    while (*s) {
+        if (*s < '0' || *s > '9' || n >= PL_STORE_MAX_PUBLISHERS) return -1;
+        uint64_t v = 0;
+        for (; *s >= '0' && *s <= '9'; s++) {
+            v = v * 10 + (uint64_t)(*s - '0');
+            if (v >= UINT32_MAX) return -1;
+        }
+        if (*s == ',') {
+            s++;
+            if (!*s) return -1;
+        } else if (*s) {
+            return -1;
+        }
+        uids[n++] = (uint32_t)v;
+    }
+    return n;
+}
+
+PL_EXTERN int pl_store_set_app_owner(pl_store *st, const char *name, int64_t owner, const char *publishers,
+                                     pl_error *err)
+{
+    pl__clear(err);
+    if (!st) return pl__fail(err, PL_E_INVAL, "pl_store_set_app_owner: NULL store");
+    int s = pl__provider_check_name(name, err);
+    if (s) return s;
+    if (owner < 0 || owner >= (int64_t)UINT32_MAX)
+        return pl__fail(err, PL_E_INVAL, "provider '%s': owner %lld is not a user id", name, (long long)owner);
+    uint32_t uids[PL_STORE_MAX_PUBLISHERS];
+    if (pl_store_parse_publishers(publishers, uids) < 0)
+        return pl__fail(err, PL_E_INVAL,
+                        "provider '%s': publishers \"%.64s\" is not a list of up to %d user ids separated by commas",
+                        name, publishers, PL_STORE_MAX_PUBLISHERS);
+    pl__store_lock(st);
+    s = pl__tx_begin(st, 1, err);
+    if (!s) {
+        sqlite3_stmt *q;
+        s = pl__sql_prepare(st, "UPDATE providers SET app_owner = ?2, app_publishers = ?3 WHERE name = ?1", &q, err);
+        if (!s) {
+            sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+            sqlite3_bind_int64(q, 2, owner);
+            if (publishers && publishers[0]) sqlite3_bind_text(q, 3, publishers, -1, SQLITE_STATIC);
+            else sqlite3_bind_null(q, 3);
+            int rc = sqlite3_step(q);
+            if (rc != SQLITE_DONE) s = pl__sql_fail(st, err, rc, "update provider");
+            else if (sqlite3_changes(st->db) == 0)
+                s = pl__fail(err, PL_E_NOT_FOUND, "%s: no provider '%s'", st->path, name);
+            sqlite3_finalize(q);
         }
         if (!s) s = pl__tx_commit(st, err);
         else pl__tx_rollback(st);

@@ -310,9 +310,10 @@ static int make_parents(const char *path, pl_error *err)
 
 /* ------------------------------------------------------------- schema */
 
-/* Schema version 2, what a new store gets. Version 0 had the same tables
+/* Schema version 4, what a new store gets. Version 0 had the same tables
  * without providers.disable_reason and providers.disable_time; version 1
- * without providers.isolation. */
+ * without providers.isolation; version 2 without providers.wraps; version
+ * 3 without providers.app_owner and providers.app_publishers. */
 static const char SCHEMA[] =
     "CREATE TABLE meta("
     " key TEXT NOT NULL PRIMARY KEY,"
@@ -338,7 +339,9 @@ static const char SCHEMA[] =
     " collect_timeout_ms INTEGER NOT NULL DEFAULT 0,"
     " builtin INTEGER NOT NULL DEFAULT 0,"
     " isolation INTEGER NOT NULL DEFAULT 0,"
-    " wraps TEXT);";
+    " wraps TEXT,"
+    " app_owner INTEGER,"
+    " app_publishers TEXT);";
 
 /* Statements that must prepare on a current store: a cheap check that the
  * file's tables have the columns this library reads and writes. */
@@ -348,8 +351,8 @@ static const char LAYOUT_CHECK[] =
     " (SELECT count(*) FROM (SELECT lang, kind, idx, text FROM titles LIMIT 0)),"
     " (SELECT count(*) FROM (SELECT name, library, open_fn, collect_fn, close_fn, object_list,"
     "  linkage_export, first_counter, last_counter, first_help, last_help, disabled,"
-    "  disable_reason, disable_time, open_timeout_ms, collect_timeout_ms, builtin, isolation, wraps"
-    "  FROM providers LIMIT 0))";
+    "  disable_reason, disable_time, open_timeout_ms, collect_timeout_ms, builtin, isolation, wraps,"
+    "  app_owner, app_publishers FROM providers LIMIT 0))";
 
 /* One migration step: brings a store from version `from` to `from + 1`. It
  * runs inside the step's own BEGIN IMMEDIATE transaction, which also writes
@@ -372,6 +375,13 @@ static const migration MIGRATIONS[] = {
      "UPDATE providers SET isolation = 1 WHERE builtin = 0;"},
     /* A provider may wrap another (MyCoolCounter around PerfOS). */
     {2, "add providers.wraps", "ALTER TABLE providers ADD COLUMN wraps TEXT;"},
+    /* An application's record names the user who registered it and the
+     * other users whose processes may publish it (docs/app-counters.md,
+     * "Who may publish"). Records made before have none: their owner is
+     * the store file's owner until the application registers again. */
+    {3, "add providers.app_owner and providers.app_publishers",
+     "ALTER TABLE providers ADD COLUMN app_owner INTEGER;"
+     "ALTER TABLE providers ADD COLUMN app_publishers TEXT;"},
 };
 
 static int read_int_pragma(pl_store *st, const char *sql, int *out, pl_error *err)
@@ -822,6 +832,23 @@ PL_EXTERN void pl_store_close(pl_store *st)
 PL_EXTERN const char *pl_store_path(const pl_store *st) { return st ? st->path : NULL; }
 
 PL_EXTERN int pl_store_schema_version(const pl_store *st) { return st ? st->version : 0; }
+
+PL_EXTERN int pl_store_data_version(pl_store *st, int64_t *out, pl_error *err)
+{
+    pl__clear(err);
+    if (!st || !out) return pl__fail(err, PL_E_INVAL, "pl_store_data_version: NULL argument");
+    pl__store_lock(st);
+    sqlite3_stmt *q;
+    int s = pl__sql_prepare(st, "PRAGMA data_version", &q, err);
+    if (!s) {
+        int rc = sqlite3_step(q);
+        if (rc == SQLITE_ROW) *out = sqlite3_column_int64(q, 0);
+        else s = pl__sql_fail(st, err, rc, "PRAGMA data_version");
+        sqlite3_finalize(q);
+    }
+    pl__store_unlock(st);
+    return s;
+}
 
 /* ------------------------------------------------------- Perflib values */
 

@@ -10,8 +10,11 @@
  * without instances shows the newest process's counter block. A 32-bit
  * counter whose value does not fit is marked unavailable, never wrapped. */
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "app_internal.h"
 #include "perflib/indices.h"
@@ -46,6 +49,11 @@ typedef struct objsnap {
 PL_PROVIDER_EXPORT DWORD AppCountersOpen(LPWSTR device_names);
 PL_PROVIDER_EXPORT DWORD AppCountersCollect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects);
 PL_PROVIDER_EXPORT DWORD AppCountersClose(void);
+PL_PROVIDER_EXPORT DWORD AppCountersCollectNote(char *text, DWORD cap);
+
+/* What the last collection left out, and why (empty: nothing): the
+ * provider's note in the provider status (provider.h, PL_NOTE_SUFFIX). */
+static char note[256];
 
 /* The store the applications registered in, read-only: the engine's own
  * (the host passes its path to Open), else the default store. Opened at the
@@ -278,19 +286,101 @@ static int build_app(const pl_query_items *q, const pl__seg_view *v, size_t n)
     return rc;
 }
 
-/* Is the group's application registered in our store with exactly the
- * ranges its segments were made with? */
-static int registered(const pl__seg_layout *lay)
+/* The application records of the store, and the users whose segments a
+ * collection reads: every record's owner and publishers. */
+typedef struct records {
+    pl_provider_info *list;
+    size_t n;
+    uint32_t uids[PL__SEG_MAX_USERS * 2];
+    size_t nuids;
+    uint32_t uids_over;       /* more owners and publishers than that */
+} records;
+
+static void records_load(records *r)
 {
-    pl_provider_info p;
+    memset(r, 0, sizeof *r);
     pl_error e;
-    memset(&p, 0, sizeof p);
-    if (pl_store_provider(store, lay->app, &p, &e) != PL_OK) return 0;
-    int ok = pl__app_is_record(&p) && p.first_counter == lay->first_counter &&
-             p.last_counter == lay->last_counter && p.first_help == lay->first_help &&
-             p.last_help == lay->last_help;
-    pl_provider_info_clear(&p);
-    return ok;
+    size_t n = 0;
+    if (pl_store_providers(store, &r->list, &n, &e) != PL_OK) {
+        r->list = NULL;
+        return;
+    }
+    r->n = n;
+    for (size_t i = 0; i < n; i++) {
+        const pl_provider_info *p = &r->list[i];
+        if (!pl__app_is_record(p)) continue;
+        uint32_t u[PL_STORE_MAX_PUBLISHERS + 1];
+        u[0] = (uint32_t)pl__app_owner_of(store, p);
+        int k = pl_store_parse_publishers(p->app_publishers, u + 1);
+        for (int j = 0; j <= (k > 0 ? k : 0); j++) {
+            size_t x = 0;
+            while (x < r->nuids && r->uids[x] != u[j]) x++;
+            if (x < r->nuids) continue;
+            if (r->nuids < sizeof r->uids / sizeof r->uids[0]) r->uids[r->nuids++] = u[j];
+            else r->uids_over++;
+        }
+    }
+}
+
+/* The application record named `app` (the store compares names
+ * ASCII-case-insensitively), or NULL. */
+static const pl_provider_info *record_of(const records *r, const char *app)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (pl__app_is_record(&r->list[i]) && strcasecmp(r->list[i].name, app) == 0) return &r->list[i];
+    return NULL;
+}
+
+/* What was left out and why, for the status. */
+typedef struct ignored {
+    uint32_t not_allowed, not_allowed_uid;
+    char not_allowed_app[PL__SEG_NAME_BYTES];
+    uint32_t unregistered, other_ranges;
+} ignored;
+
+static void note_append(size_t *w, const char *fmt, ...) PL__PRINTF(2, 3);
+static void note_append(size_t *w, const char *fmt, ...)
+{
+    if (*w >= sizeof note - 1) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(note + *w, sizeof note - *w, fmt, ap);
+    va_end(ap);
+    if (k > 0) *w += (size_t)k;
+    if (*w > sizeof note - 1) *w = sizeof note - 1;
+}
+
+static void make_note(const pl__seg_scan *sc, const ignored *ig, uint32_t uids_over)
+{
+    size_t w = 0;
+    note[0] = '\0';
+#define PART(...)                                                                                                  \
+    do {                                                                                                           \
+        note_append(&w, "%s", w ? "; " : "ignored in the last collection: ");                                      \
+        note_append(&w, __VA_ARGS__);                                                                              \
+    } while (0)
+    if (ig->not_allowed)
+        PART("%u segment%s of user %u, which may not publish %s", ig->not_allowed, ig->not_allowed == 1 ? "" : "s",
+             ig->not_allowed_uid, ig->not_allowed_app);
+    if (sc->over_process || sc->over_user || sc->over_entries)
+        PART("%u announcement%s past a limit of user %u (%d per process, %d per user, %d directory entries)",
+             sc->over_process + sc->over_user + sc->over_entries,
+             sc->over_process + sc->over_user + sc->over_entries == 1 ? "" : "s", sc->over_uid,
+             PL__SEG_MAX_PER_PROCESS, PL__SEG_MAX_PER_USER, PL__SEG_MAX_ENTRIES);
+    if (sc->bad_dirs)
+        PART("%u announcement director%s not its user's own (user %u)", sc->bad_dirs, sc->bad_dirs == 1 ? "y" : "ies",
+             sc->bad_dir_uid);
+    if (sc->invalid)
+        PART("%u announcement%s that failed a check (user %u)", sc->invalid, sc->invalid == 1 ? "" : "s",
+             sc->invalid_uid);
+    if (ig->other_ranges)
+        PART("%u segment%s made with other title indices than the record's", ig->other_ranges,
+             ig->other_ranges == 1 ? "" : "s");
+    if (ig->unregistered)
+        PART("%u segment%s of applications not registered in this store", ig->unregistered,
+             ig->unregistered == 1 ? "" : "s");
+    if (sc->users_over + uids_over) PART("%u users past the limit of %d", sc->users_over + uids_over, PL__SEG_MAX_USERS);
+#undef PART
 }
 
 DWORD AppCountersCollect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects)
@@ -306,34 +396,79 @@ DWORD AppCountersCollect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD obje
         return ERROR_SUCCESS;
     }
     pl_builder_reset(bld);
-    pl__seg_view *v;
-    size_t n;
+    records rec;
+    records_load(&rec);
+    pl__seg_view *v = NULL;
+    size_t n = 0;
+    pl__seg_scan sc;
     DWORD rc = ERROR_SUCCESS;
-    if (pl__seg_find(pl__app_dir(), &v, &n) != PL_OK) {
+    if (pl__seg_find(pl__app_dir(), rec.uids, rec.nuids, &v, &n, &sc) != PL_OK) {
+        pl_provider_list_free(rec.list, rec.n);
         pthread_mutex_unlock(&mu);
         return ERROR_OUTOFMEMORY;
     }
+    ignored ig;
+    memset(&ig, 0, sizeof ig);
     for (size_t i = 0; i < n && rc == ERROR_SUCCESS;) {
         size_t j = i + 1;
         while (j < n && strcmp(v[j].lay.app, v[i].lay.app) == 0) j++;
-        if (registered(&v[i].lay)) {
+        /* Only the segments of users the record lets publish, made with
+         * exactly its title ranges, in start order; the others are
+         * counted. */
+        const pl_provider_info *p = record_of(&rec, v[i].lay.app);
+        size_t m = i;
+        for (size_t k = i; k < j; k++) {
+            if (!p) {
+                ig.unregistered++;
+                continue;
+            }
+            if (!pl__app_may_publish(store, p, v[k].uid)) {
+                if (!ig.not_allowed++) {
+                    ig.not_allowed_uid = v[k].uid;
+                    snprintf(ig.not_allowed_app, sizeof ig.not_allowed_app, "%s", v[k].lay.app);
+                }
+                continue;
+            }
+            const pl__seg_layout *l = &v[k].lay;
+            if (p->first_counter != l->first_counter || p->last_counter != l->last_counter ||
+                p->first_help != l->first_help || p->last_help != l->last_help) {
+                ig.other_ranges++;
+                continue;
+            }
+            pl__seg_view t = v[m];
+            v[m] = v[k];
+            v[k] = t;
+            m++;
+        }
+        if (m > i) {
             /* Processes whose layout differs from the oldest one's (an
              * older or newer build of the application) are left out. */
-            size_t m = i + 1;
-            for (size_t k = i + 1; k < j; k++)
+            size_t e = i + 1;
+            for (size_t k = i + 1; k < m; k++)
                 if (same_layout(&v[i].lay, &v[k].lay)) {
-                    pl__seg_view t = v[m];
-                    v[m] = v[k];
+                    pl__seg_view t = v[e];
+                    v[e] = v[k];
                     v[k] = t;
-                    m++;
+                    e++;
                 }
-            if (build_app(&q, &v[i], m - i) != PL_OK) rc = ERROR_OUTOFMEMORY;
+            if (build_app(&q, &v[i], e - i) != PL_OK) rc = ERROR_OUTOFMEMORY;
         }
         i = j;
     }
+    make_note(&sc, &ig, rec.uids_over);
     pl__seg_views_free(v, n);
+    pl_provider_list_free(rec.list, rec.n);
     if (rc == ERROR_SUCCESS) rc = pl_provider_emit(bld, data, bytes, objects);
     else *bytes = *objects = 0;
     pthread_mutex_unlock(&mu);
     return rc;
+}
+
+DWORD AppCountersCollectNote(char *text, DWORD cap)
+{
+    if (!text || !cap) return ERROR_INVALID_PARAMETER;
+    pthread_mutex_lock(&mu);
+    snprintf(text, cap, "%s", note);
+    pthread_mutex_unlock(&mu);
+    return ERROR_SUCCESS;
 }

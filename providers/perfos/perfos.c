@@ -14,7 +14,9 @@
  * - a value whose source is there but unusable (and the counters Linux has
  *   no source for) stays in the object, marked in its Unavailable Counters;
  * - every Processor timer divides by the CPU's column sum of /proc/stat
- *   (PERF_PRECISION_100NS_TIMER); _Total is the aggregate "cpu" line. */
+ *   (PERF_PRECISION_100NS_TIMER); each CPU's counts are kept continuous
+ *   across CPU hotplug and _Total sums only what the CPUs present in both
+ *   readings of an interval added (perfos_cpu.c, cpu_track.c). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>

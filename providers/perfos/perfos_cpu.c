@@ -3,9 +3,14 @@
  * Both come from the same reading of /proc/stat, /proc/interrupts,
  * /proc/softirqs and cpuidle, so they agree exactly; Processor Information
  * adds the NUMA node naming ("node,index", "node,_Total", "_Total") and the
- * cpufreq counters. Every counter, source and decision is in
- * docs/providers/perfos.md ("Processor", "Processor: C-states",
- * "Processor Information"). */
+ * cpufreq counters. Every value goes through a tracker that keeps it
+ * continuous across CPU hotplug (lib/platform/linux/cpu_track.c): a CPU's
+ * counts go on from where they were, _Total and a node's total add only
+ * what CPUs present in both readings of an interval added, and the
+ * C-state times add at most the CPU's idle time of each interval. Every
+ * counter, source and decision is in docs/providers/perfos.md
+ * ("Processor", "CPU hotplug", "Processor: C-states", "Processor
+ * Information"). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,18 +142,6 @@ static int covers_all(const struct pl__cpu_stats *st, const struct pl__percpu_su
     return 1;
 }
 
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-    return b > UINT64_MAX - a ? UINT64_MAX : a + b;
-}
-
-static uint64_t table_total(const struct pl__percpu_sums *s)
-{
-    uint64_t t = 0;
-    for (uint32_t i = 0; i < s->ncol; i++) t = sat_add(t, s->sum[i]);
-    return t;
-}
-
 /* ------------------------------------------------- per-collection read */
 
 void pl__perfos_cpu_reset(pl__perfos_cpu *c)
@@ -164,6 +157,18 @@ void pl__perfos_cpu_free(pl__perfos_cpu *c)
     free(c->fq);
     free(c->node);
     free(c->nidx);
+    free(c->ids);
+    free(c->scratch);
+    free(c->unread);
+    free(c->cap_idle);
+    free(c->drop);
+    c->ids = NULL;
+    c->scratch = c->unread = c->cap_idle = NULL;
+    c->drop = NULL;
+    pl__cpu_track_free(&c->t_stat);
+    pl__cpu_track_free(&c->t_irq);
+    pl__cpu_track_free(&c->t_soft);
+    pl__cpu_track_free(&c->t_cs);
     free(c->maps);
     c->maps = NULL;
     c->maps_cap = 0;
@@ -186,7 +191,17 @@ static int grow(pl__perfos_cpu *c, uint32_t n)
     if (node) c->node = node;
     uint32_t *nidx = realloc(c->nidx, (size_t)n * sizeof *nidx);
     if (nidx) c->nidx = nidx;
-    if (!cs || !fq || !node || !nidx) return PL_E_NOMEM;
+    uint32_t *ids = realloc(c->ids, (size_t)n * sizeof *ids);
+    if (ids) c->ids = ids;
+    uint64_t *scratch = realloc(c->scratch, (size_t)n * PL__CPU_NFIELDS * sizeof *scratch);
+    if (scratch) c->scratch = scratch;
+    uint64_t *unread = realloc(c->unread, (size_t)n * sizeof *unread);
+    if (unread) c->unread = unread;
+    uint64_t *cap_idle = realloc(c->cap_idle, (size_t)n * sizeof *cap_idle);
+    if (cap_idle) c->cap_idle = cap_idle;
+    unsigned char *drop = realloc(c->drop, (size_t)n * sizeof *drop);
+    if (drop) c->drop = drop;
+    if (!cs || !fq || !node || !nidx || !ids || !scratch || !unread || !cap_idle || !drop) return PL_E_NOMEM;
     c->cap = n;
     return PL_OK;
 }
@@ -205,7 +220,8 @@ static int maps_for(pl__perfos_cpu *c, uint32_t n)
     char drv[64];
     ssize_t len = pl__read_at(c->rootfd, "sys/devices/system/cpu/cpuidle/current_driver", drv, sizeof drv);
     if (len < 0) drv[0] = '\0';
-    if (strcmp(drv, c->driver) != 0) {
+    c->driver_changed = strcmp(drv, c->driver) != 0;
+    if (c->driver_changed) {
         for (uint32_t i = 0; i < c->maps_cap; i++) c->maps[i].valid = 0;
         memcpy(c->driver, drv, sizeof drv);
     }
@@ -239,6 +255,75 @@ static void read_cstates(pl__perfos_cpu *c)
     }
 }
 
+/* Idle + iowait of a published cpu line, in 100 ns (% Idle Time). */
+static uint64_t idle_100ns(const uint64_t *t, long hz)
+{
+    return ticks_100ns(t[PL__CPU_IDLE] + t[PL__CPU_IOWAIT], hz);
+}
+
+static int track_rc(int rc)
+{
+    return rc == -ENOMEM ? PL_E_NOMEM : rc < 0 ? PL_E_RANGE : PL_OK;
+}
+
+/* One per-CPU table (interrupts, softirqs) into its tracker: the online
+ * CPUs' columns. */
+static int track_table(pl__perfos_cpu *c, struct pl__cpu_track *t, const struct pl__percpu_sums *s)
+{
+    const struct pl__cpu_stats *st = c->st;
+    for (uint32_t i = 0; i < st->ncpu; i++) c->scratch[i] = s->sum[column_of(s, st->cpu[i].id)];
+    return track_rc(pl__cpu_track_update(t, st->ncpu, c->ids, c->scratch, NULL, NULL, NULL, 0));
+}
+
+/* This collection's readings into the trackers (docs/providers/perfos.md,
+ * "CPU hotplug"): each CPU's counts go on from where they were, only CPUs
+ * there in the previous collection too add to the sums, and a CPU's
+ * C-state times add at most its idle time of the interval. */
+static int track(pl__perfos_cpu *c)
+{
+    const struct pl__cpu_stats *st = c->st;
+    if (!c->t_stat.nv) {
+        pl__cpu_track_init(&c->t_stat, PL__CPU_NFIELDS);
+        pl__cpu_track_init(&c->t_irq, 1);
+        pl__cpu_track_init(&c->t_soft, 1);
+        pl__cpu_track_init(&c->t_cs, 2 * PL__CSTATE_LEVELS);
+    }
+    uint32_t n = st->ncpu;
+    for (uint32_t i = 0; i < n; i++) {
+        c->ids[i] = st->cpu[i].id;
+        memcpy(c->scratch + (size_t)i * PL__CPU_NFIELDS, st->cpu[i].t, sizeof st->cpu[i].t);
+    }
+    /* each CPU's idle time before and after: the C-states' allowance */
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t t[PL__CPU_NFIELDS], m;
+        c->drop[i] = pl__cpu_track_get(&c->t_stat, c->ids[i], t, &m) != 0 || m != 0;
+        c->cap_idle[i] = c->drop[i] ? 0 : idle_100ns(t, c->hz);
+    }
+    int rc = track_rc(pl__cpu_track_update(&c->t_stat, n, c->ids, c->scratch, NULL, NULL, NULL, 0));
+    if (rc != PL_OK) return rc;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t t[PL__CPU_NFIELDS], m;
+        if (pl__cpu_track_get(&c->t_stat, c->ids[i], t, &m) != 0 || m != 0) c->drop[i] = 1;
+        uint64_t now = c->drop[i] ? 0 : idle_100ns(t, c->hz);
+        c->cap_idle[i] = now >= c->cap_idle[i] ? now - c->cap_idle[i] : 0;
+    }
+    if (c->have_irq && (rc = track_table(c, &c->t_irq, &c->irq)) != PL_OK) return rc;
+    if (c->have_soft && (rc = track_table(c, &c->t_soft, &c->soft)) != PL_OK) return rc;
+    /* C-states: times (100 ns) then entries per level; a CPU whose cpu line
+     * had no honest difference adds none either */
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t *v = c->scratch + (size_t)i * 2 * PL__CSTATE_LEVELS;
+        for (int L = 0; L < PL__CSTATE_LEVELS; L++) {
+            v[L] = c->cs[i].t[L];
+            v[PL__CSTATE_LEVELS + L] = c->cs[i].u[L];
+        }
+        c->unread[i] = c->cs[i].bad;
+        if (c->driver_changed) c->drop[i] = 1; /* the states' levels may have moved */
+    }
+    return track_rc(pl__cpu_track_update(&c->t_cs, n, c->ids, c->scratch, c->unread, c->drop, c->cap_idle,
+                                         PL__CSTATE_LEVELS));
+}
+
 static int prepare(pl__perfos_cpu *c)
 {
     if (c->ready) return PL_OK;
@@ -249,6 +334,7 @@ static int prepare(pl__perfos_cpu *c)
     c->have_irq = pl__read_proc_interrupts(c->rootfd, &c->irq) == 0 && covers_all(st, &c->irq);
     c->have_soft = pl__read_proc_softirqs(c->rootfd, &c->soft) == 0 && covers_all(st, &c->soft);
     read_cstates(c);
+    if ((rc = track(c)) != PL_OK) return rc;
     c->ready = 1;
     c->nodes_ok = -1; /* Processor Information's sources: on first use */
     return PL_OK;
@@ -265,6 +351,11 @@ static int prepare_info(pl__perfos_cpu *c)
     free(ids);
     if (rc == -ENOMEM) return PL_E_NOMEM;
     c->nodes_ok = rc == 0 || rc == -ENOENT; /* -ENOENT: one node 0, filled */
+    if (c->nodes_ok) {
+        struct pl__cpu_track *ts[] = {&c->t_stat, &c->t_irq, &c->t_soft, &c->t_cs};
+        for (size_t k = 0; k < sizeof ts / sizeof ts[0]; k++)
+            for (uint32_t i = 0; i < st->ncpu; i++) pl__cpu_track_set_group(ts[k], st->cpu[i].id, c->node[i]);
+    }
     for (uint32_t i = 0; i < st->ncpu; i++) pl__read_cpufreq(c->rootfd, st->cpu[i].id, &c->fq[i]);
     return PL_OK;
 }
@@ -290,77 +381,57 @@ static int covers(const pl__perfos_cpu *c, const inst_ref *r, uint32_t i)
 
 /* The values of one instance, each with its unavailable flag. */
 typedef struct inst_vals {
-    uint64_t t[PL__CPU_NFIELDS]; /* cpu line columns (node: summed) */
-    int t_bad;                    /* a node's sum overflowed */
+    uint64_t t[PL__CPU_NFIELDS]; /* cpu line columns, continuous (summed for a node, _Total) */
+    int t_bad;                    /* no honest value for this interval, or a sum past 2^64 */
     uint64_t base;                /* column sum, 100 ns */
     uint64_t irq, dpcs;
+    int irq_bad, dpcs_bad;
     pl__cstate_val cs;
-    uint64_t cs_base;
     uint64_t mhz, pct_max;
     int freq_bad, pct_bad;
 } inst_vals;
+
+/* A CPU's published values from one tracker, or a group's sum. */
+static uint64_t from_track(const pl__perfos_cpu *c, const struct pl__cpu_track *t, const inst_ref *r, uint64_t *out)
+{
+    uint64_t m = 0;
+    if (r->kind == R_CPU) {
+        if (pl__cpu_track_get(t, c->st->cpu[r->cpu].id, out, &m) != 0) m = UINT64_MAX; /* cannot happen */
+    } else {
+        pl__cpu_track_sum(t, r->kind == R_TOTAL ? PL__CPU_TRACK_ALL : r->node, out, &m);
+    }
+    return m;
+}
 
 static void instance_values(const pl__perfos_cpu *c, const inst_ref *r, inst_vals *v)
 {
     const struct pl__cpu_stats *st = c->st;
     memset(v, 0, sizeof *v);
-    if (r->kind == R_CPU) {
-        memcpy(v->t, st->cpu[r->cpu].t, sizeof v->t);
-    } else if (r->kind == R_TOTAL) {
-        /* the aggregate line over its own column sum: the average over CPUs
-         * weighted by accounted time (it keeps offline CPUs' frozen ticks,
-         * which cancel in every difference) */
-        memcpy(v->t, st->total, sizeof v->t);
-    } else {
-        for (uint32_t i = 0; i < st->ncpu; i++) {
-            if (!covers(c, r, i)) continue;
-            for (int k = 0; k < PL__CPU_NFIELDS; k++) {
-                if (st->cpu[i].t[k] > UINT64_MAX - v->t[k]) v->t_bad = 1;
-                v->t[k] += st->cpu[i].t[k];
-            }
-        }
-        uint64_t sum = 0;
-        unsigned nf = st->nfields < PL__CPU_STEAL + 1 ? st->nfields : PL__CPU_STEAL + 1;
-        for (unsigned k = 0; k < nf; k++) {
-            if (v->t[k] > UINT64_MAX - sum) v->t_bad = 1;
-            sum += v->t[k];
-        }
+    /* every value from the trackers: a CPU's counts go on across hotplug,
+     * a node's and _Total's add only the CPUs present in both readings of
+     * each interval (docs/providers/perfos.md, "CPU hotplug") */
+    v->t_bad = from_track(c, &c->t_stat, r, v->t) != 0;
+    uint64_t sum = 0;
+    unsigned nf = st->nfields < PL__CPU_STEAL + 1 ? st->nfields : PL__CPU_STEAL + 1;
+    for (unsigned k = 0; k < nf; k++) {
+        if (v->t[k] > UINT64_MAX - sum) v->t_bad = 1;
+        sum += v->t[k];
     }
-    v->base = ticks_100ns(cpu_sum(v->t, st->nfields), c->hz);
-
-    /* rates: the CPU's column, the node's columns summed, every column */
-    if (r->kind == R_TOTAL) {
-        if (c->have_irq) v->irq = table_total(&c->irq);
-        if (c->have_soft) v->dpcs = table_total(&c->soft);
-    } else {
-        for (uint32_t i = 0; i < st->ncpu; i++) {
-            if (!covers(c, r, i)) continue;
-            if (c->have_irq) v->irq = sat_add(v->irq, c->irq.sum[column_of(&c->irq, st->cpu[i].id)]);
-            if (c->have_soft) v->dpcs = sat_add(v->dpcs, c->soft.sum[column_of(&c->soft, st->cpu[i].id)]);
-        }
+    if (v->t_bad) memset(v->t, 0, sizeof v->t);
+    v->base = v->t_bad ? 0 : ticks_100ns(cpu_sum(v->t, st->nfields), c->hz);
+    if (c->have_irq) v->irq_bad = from_track(c, &c->t_irq, r, &v->irq) != 0;
+    if (c->have_soft) v->dpcs_bad = from_track(c, &c->t_soft, r, &v->dpcs) != 0;
+    uint64_t cs[2 * PL__CSTATE_LEVELS];
+    uint64_t m = from_track(c, &c->t_cs, r, cs);
+    for (int L = 0; L < PL__CSTATE_LEVELS; L++) {
+        v->cs.t[L] = cs[L];
+        v->cs.u[L] = cs[PL__CSTATE_LEVELS + L];
     }
-
-    /* C-states: the CPUs' sums over the sum of their column sums */
-    if (r->kind == R_CPU) {
-        v->cs = c->cs[r->cpu];
-        v->cs_base = v->base;
-    } else {
-        for (uint32_t i = 0; i < st->ncpu; i++) {
-            if (!covers(c, r, i)) continue;
-            const pl__cstate_val *x = &c->cs[i];
-            v->cs.bad |= x->bad;
-            for (int L = 0; L < PL__CSTATE_LEVELS; L++) {
-                if (x->t[L] > UINT64_MAX - v->cs.t[L]) v->cs.bad |= 1u << L;
-                else v->cs.t[L] += x->t[L];
-                if (x->u[L] > UINT64_MAX - v->cs.u[L]) v->cs.bad |= 1u << (PL__CSTATE_LEVELS + L);
-                else v->cs.u[L] += x->u[L];
-            }
-            v->cs_base = sat_add(v->cs_base, ticks_100ns(cpu_sum(st->cpu[i].t, st->nfields), c->hz));
-        }
-        for (int L = 0; L < PL__CSTATE_LEVELS; L++) {
-            if (v->cs.bad & (1u << L)) v->cs.t[L] = 0;
-            if (v->cs.bad & (1u << (PL__CSTATE_LEVELS + L))) v->cs.u[L] = 0;
-        }
+    v->cs.bad = (unsigned)(m & PL__CPUIDLE_BAD_ALL);
+    if (v->t_bad) v->cs.bad |= (1u << PL__CSTATE_LEVELS) - 1; /* their base is unknown */
+    for (int L = 0; L < PL__CSTATE_LEVELS; L++) {
+        if (v->cs.bad & (1u << L)) v->cs.t[L] = 0;
+        if (v->cs.bad & (1u << (PL__CSTATE_LEVELS + L))) v->cs.u[L] = 0;
     }
     if (c->nodes_ok < 0) return; /* Processor: no frequency */
 
@@ -399,11 +470,10 @@ static int counter_value(const struct cpu_ctr *k, const inst_vals *v, unsigned n
     *base = v->base;
     *val = 0;
     switch (k->kind) {
-    case K_INTERRUPTS: *val = v->irq; return 0;
-    case K_DPCS: *val = v->dpcs; return 0;
+    case K_INTERRUPTS: *val = v->irq; return v->irq_bad;
+    case K_DPCS: *val = v->dpcs; return v->dpcs_bad;
     case K_C_TIME:
     case K_C_TRANS:
-        *base = v->cs_base;
         if (v->cs.bad & cstate_bit(k)) return 1;
         *val = k->kind == K_C_TIME ? v->cs.t[k->level] : v->cs.u[k->level];
         return 0;

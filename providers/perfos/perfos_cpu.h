@@ -26,11 +26,21 @@ typedef struct pl__perfos_cpu {
     uint32_t *node, *nidx;          /* ncpu: NUMA node, index in the node */
     int nodes_ok;
     uint32_t cap;                   /* entries allocated in cs, fq, node, nidx */
+    /* kept between collections (docs/providers/perfos.md, "CPU hotplug"):
+     * each CPU's counts, continuous across hotplug: /proc/stat columns,
+     * /proc/interrupts and /proc/softirqs sums, cpuidle times (at most the
+     * idle time of each interval, the rest held back) and entries */
+    struct pl__cpu_track t_stat, t_irq, t_soft, t_cs;
+    uint32_t *ids;                  /* ncpu: this collection's online CPUs */
+    uint64_t *scratch;              /* ncpu x PL__CPU_NFIELDS: a track's input */
+    uint64_t *unread, *cap_idle;    /* ncpu */
+    unsigned char *drop;            /* ncpu */
     /* kept between collections: each CPU's cpuidle states and levels (the
      * names are read once), dropped when cpuidle's driver changes */
     struct pl__cpuidle_map *maps;   /* per position in st->cpu, with its cpu */
     uint32_t maps_cap;
     char driver[64];                /* cpuidle/current_driver as last read */
+    int driver_changed;             /* in this collection: every C-state difference dropped */
 } pl__perfos_cpu;
 
 /* Start a collection: the next build reads the sources again. */

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "linux/collect_os.h"
 #include "linux/collect_proc.h"
 #include "perfproc_int.h"
 #include "perflib/indices.h"
@@ -204,6 +205,7 @@ static const struct unav_group proc_groups[] = {
                       BIT(P_PRIVATE) | BIT(P_PFB) | BIT(P_PFB_PEAK) | BIT(P_SWAP) | BIT(P_VCS) | BIT(P_IVCS)},
     {UNAV_PROCSTAT, BIT(P_PCT_PROC) | BIT(P_PCT_PRIV) | BIT(P_THREADS)},
     {UNAV_BOOT, BIT(P_ELAPSED)},
+    {UNAV_COMMIT, BIT(P_PRIVATE) | BIT(P_PFB) | BIT(P_PFB_PEAK)},
 };
 
 static const struct unav_group thread_groups[] = {
@@ -237,17 +239,19 @@ static void zero_marked(uint64_t *v, int n, uint64_t mask)
 
 /* ------------------------------------------------------------ state */
 
+/* What PerfProc keeps of each process between collections (pid + start
+ * time), in pid order: its Page File Bytes peak, and its commit charge
+ * from smaps with the status sizes it was read at (read again when one of
+ * them changed: issue 33 item 7). */
 struct peak {
     int32_t pid;
     uint64_t start;
     uint64_t pfb_peak;    /* Page File Bytes, bytes */
+    uint64_t vm_size, vm_data, vm_stk; /* kB, status: the commit below was read at these */
+    pl_smaps_commit commit;
+    int commit_rc;        /* 0 read; -errno: smaps unreadable (marked); 1: not read yet */
 };
 
-/* One cpuN line of /proc/stat: the Idle process's thread on that CPU. */
-struct cpu_idle {
-    uint32_t cpu;
-    uint64_t ticks; /* idle + iowait, as the Idle process counts them */
-};
 
 static struct {
     pthread_mutex_t lock;
@@ -258,6 +262,7 @@ static struct {
     uint64_t tick_100ns;
     int64_t boot_ft;
     int have_boot;            /* boot_ft is known (else Elapsed Time is marked unavailable) */
+    int boot_live;            /* boot_ft is this machine's (the objects' clock counts from it) */
     uint64_t page_size;
     pl_builder *b;
     pl_pidvec pids;
@@ -272,8 +277,15 @@ static struct {
     size_t npeak, peak_cap, nnpeak;
     char *statbuf;         /* /proc/stat */
     size_t statbuf_cap;
-    struct cpu_idle *cpus; /* per-CPU idle ticks of the last /proc/stat read */
+    /* the last /proc/stat read: each cpuN line's number and idle + iowait
+     * ticks (the Idle process's thread on that CPU) */
+    uint32_t *cpu_ids;
+    uint64_t *cpu_ticks;
     size_t ncpus, cpus_cap;
+    /* kept between collections: each CPU's idle ticks continuous across
+     * CPU hotplug, and Idle's sum over the CPUs present in both readings
+     * of each interval (issue 33 item 2; docs/providers/perfproc.md) */
+    struct pl__cpu_track idle_track;
     /* a block kept after ERROR_MORE_DATA, so the retry returns the same data */
     int pending;
     pl_query_items pending_q;
@@ -290,6 +302,17 @@ static struct {
     size_t last_tasks, last_procs, last_from_proc;
     int fault_partial;     /* test hook: every other process of a pass counts as incomplete */
 } S = {.lock = PTHREAD_MUTEX_INITIALIZER, .rootfd = -1, .procfd = -1};
+
+/* The objects' PerfTime (docs/providers/perfproc.md, "The objects'
+ * clock"): the boot time taken at Open plus CLOCK_BOOTTIME, a FILETIME
+ * that a step of the wall clock never moves (issue 33 item 3). Elapsed
+ * Time is (PerfTime - start) / PerfFreq and both count from that boot
+ * time. Equal to the wall clock until the wall clock is stepped. On a tree
+ * whose boot time is not this machine's: the wall clock. */
+static int64_t object_now(void)
+{
+    return S.boot_live ? S.boot_ft + pl__boot_time_now() : pl__filetime_now();
+}
 
 /* ------------------------------------------------------- mappings */
 
@@ -421,10 +444,14 @@ static int cpu_fields(const char **s, uint64_t f[5])
     return 0;
 }
 
-/* Idle ticks (idle + iowait) of all CPUs, and of each cpuN line in S.cpus.
- * A malformed cpuN line makes the whole read malformed: Idle's threads and
- * Idle itself come from one reading or none. */
-static int read_cpu_idle(uint64_t *idle_ticks, uint32_t *ncpu)
+/* Idle ticks (idle + iowait) of each cpuN line, into S.cpu_ids/cpu_ticks
+ * and the tracker. A malformed line (the aggregate one included) makes the
+ * whole read malformed: Idle's threads and Idle itself come from one
+ * reading or none. The aggregate "cpu" line is not used: an offline CPU's
+ * idle time in it comes from another source than its own line (+6,502
+ * ticks at an offline, back at the online), so Idle read 5,614 % on 2 CPUs
+ * across a hotplug (issue 33 item 2). */
+static int read_cpu_idle(uint32_t *ncpu)
 {
     ssize_t n;
     S.ncpus = 0;
@@ -445,7 +472,6 @@ static int read_cpu_idle(uint64_t *idle_ticks, uint32_t *ncpu)
     s += 4;
     uint64_t f[5] = {0};
     if (cpu_fields(&s, f) != 0) return -EINVAL;
-    *idle_ticks = f[3] + f[4];
     pl__skip_line(&s);
     while (strncmp(s, "cpu", 3) == 0 && s[3] >= '0' && s[3] <= '9') {
         s += 3;
@@ -456,16 +482,26 @@ static int read_cpu_idle(uint64_t *idle_ticks, uint32_t *ncpu)
         }
         if (S.ncpus == S.cpus_cap) {
             size_t cap = S.cpus_cap ? S.cpus_cap * 2 : 64;
-            struct cpu_idle *nc = realloc(S.cpus, cap * sizeof *nc);
-            if (!nc) {
+            uint32_t *ni = realloc(S.cpu_ids, cap * sizeof *ni);
+            if (ni) S.cpu_ids = ni;
+            uint64_t *nt = ni ? realloc(S.cpu_ticks, cap * sizeof *nt) : NULL;
+            if (nt) S.cpu_ticks = nt;
+            if (!ni || !nt) {
                 S.ncpus = 0;
                 return -ENOMEM;
             }
-            S.cpus = nc;
             S.cpus_cap = cap;
         }
-        S.cpus[S.ncpus++] = (struct cpu_idle){(uint32_t)num, f[3] + f[4]};
+        S.cpu_ids[S.ncpus] = (uint32_t)num;
+        S.cpu_ticks[S.ncpus++] = f[3] + f[4];
         pl__skip_line(&s);
+    }
+    /* ascending CPU numbers, as the kernel prints them (the tracker's
+     * order); anything else is not its file */
+    int rc = pl__cpu_track_update(&S.idle_track, (uint32_t)S.ncpus, S.cpu_ids, S.cpu_ticks, NULL, NULL, NULL, 0);
+    if (rc != 0) {
+        S.ncpus = 0;
+        return rc;
     }
     *ncpu = (uint32_t)S.ncpus;
     return 0;
@@ -488,17 +524,54 @@ static int peaks_reserve(size_t n)
     return 0;
 }
 
-/* The previous collection's peaks are sorted by pid and so are the pids of
- * this one, so the look-up is a merge: `cursor` only moves forward. */
-static uint64_t peak_update(size_t *cursor, int32_t pid, uint64_t start, uint64_t now)
+/* The entry of this process for this collection, with what the previous
+ * collection kept of it (a fresh one for a new process). The previous
+ * collection's entries are sorted by pid and so are the pids of this one,
+ * so the look-up is a merge: `cursor` only moves forward. NULL only when
+ * the table is full (cannot happen: reserved for every listed pid). */
+static struct peak *memo_next(size_t *cursor, int32_t pid, uint64_t start)
 {
-    uint64_t peak = now;
     while (*cursor < S.npeak && S.peaks[*cursor].pid < pid) (*cursor)++;
-    if (*cursor < S.npeak && S.peaks[*cursor].pid == pid && S.peaks[*cursor].start == start &&
-        S.peaks[*cursor].pfb_peak > peak)
-        peak = S.peaks[*cursor].pfb_peak;
-    if (S.nnpeak < S.peak_cap) S.npeaks[S.nnpeak++] = (struct peak){pid, start, peak};
-    return peak;
+    if (S.nnpeak >= S.peak_cap) return NULL;
+    struct peak *m = &S.npeaks[S.nnpeak++];
+    if (*cursor < S.npeak && S.peaks[*cursor].pid == pid && S.peaks[*cursor].start == start) {
+        *m = S.peaks[*cursor];
+    } else {
+        memset(m, 0, sizeof *m);
+        m->pid = pid;
+        m->start = start;
+        m->commit_rc = 1;
+    }
+    return m;
+}
+
+/* The process's commit charge (docs/providers/perfproc.md, "Private Bytes
+ * and Page File Bytes"): from its smaps, read again only when VmSize,
+ * VmData or VmStk moved since the last reading (a process whose mappings
+ * did not change keeps its charge); a process without an address space
+ * (a kernel thread) has none. 0, or -errno when smaps cannot be read (not
+ * ours, and not root; gone; malformed). */
+static int commit_of(struct peak *m, const pl_proc_status *ss)
+{
+    if (!(ss->have & PL_PST_VMSIZE)) {
+        memset(&m->commit, 0, sizeof m->commit);
+        return m->commit_rc = 0;
+    }
+    if (m->commit_rc <= 0 && m->vm_size == ss->vm_size && m->vm_data == ss->vm_data && m->vm_stk == ss->vm_stk)
+        return m->commit_rc;
+    m->vm_size = ss->vm_size;
+    m->vm_data = ss->vm_data;
+    m->vm_stk = ss->vm_stk;
+    char rel[32];
+    size_t n = pl__fmt_i32(rel, m->pid);
+    memcpy(rel + n, "/smaps", 7);
+    char *buf = NULL;
+    ssize_t len = pl__slurp_at(S.procfd, rel, &buf);
+    if (len < 0) m->commit_rc = (int)len;
+    else m->commit_rc = pl__text_complete(buf, (size_t)len) ? pl__parse_smaps_commit(buf, &m->commit) : -EINVAL;
+    free(buf);
+    if (m->commit_rc == 0 && m->commit.mappings == 0) m->commit_rc = -ESRCH; /* it exited meanwhile */
+    return m->commit_rc;
 }
 
 static void peaks_commit(void)
@@ -561,7 +634,7 @@ struct objs {
     int proc, thread, image, pas;
 };
 
-static void fill_process(const pp_slot *pi, uint64_t pfb_peak, uint64_t *v)
+static void fill_process(const pp_slot *pi, const struct peak *m, uint64_t *v)
 {
     const pl_proc_stat *st = &pi->st;
     const pl_proc_status *ss = &pi->ss;
@@ -583,7 +656,8 @@ static void fill_process(const pp_slot *pi, uint64_t pfb_peak, uint64_t *v)
     v[P_NICE] = (uint32_t)(int32_t)st->nice;
     v[P_LASTCPU] = st->processor < 0 ? 0 : (uint64_t)st->processor;
     v[P_STATE] = (uint8_t)st->state;
-    uint32_t unav = pi->unav | UNAV_IO_OTHER | UNAV_POOL | (S.have_boot ? 0 : UNAV_BOOT);
+    uint32_t unav = pi->unav | UNAV_IO_OTHER | UNAV_POOL | (S.have_boot ? 0 : UNAV_BOOT) |
+                    (m && m->commit_rc == 0 ? 0 : UNAV_COMMIT);
     if (!(unav & UNAV_STATUS)) {
         v[P_VIRT_PEAK] = kib(ss->vm_peak);
         v[P_WS_PEAK] = kib(ss->vm_hwm);
@@ -593,13 +667,16 @@ static void fill_process(const pp_slot *pi, uint64_t pfb_peak, uint64_t *v)
         v[P_WS_PRIV] = kib(ss->rss_anon);
         v[P_WS_SHARED] = kib(ss->rss_file + ss->rss_shmem);
         v[P_RSS_SHARED] = v[P_WS_SHARED];
-        v[P_PRIVATE] = kib(ss->vm_data + ss->vm_stk);
-        /* Windows' Page File Bytes is the commit charge, which Windows
-         * also reports as Private Bytes: the same private writable memory
-         * here. Swap in use is Swap Bytes. */
-        v[P_PFB] = v[P_PRIVATE];
+        if (!(unav & UNAV_COMMIT)) {
+            /* the kernel's own commit accounting: what it charged for the
+             * process's private mappings (not MAP_NORESERVE reservations);
+             * Page File Bytes, the commit charge, adds the shared anonymous
+             * memory it maps. Swap in use is Swap Bytes. */
+            v[P_PRIVATE] = kib(m->commit.private_kb);
+            v[P_PFB] = kib(m->commit.private_kb + m->commit.shared_anon_kb);
+            v[P_PFB_PEAK] = m->pfb_peak;
+        }
         v[P_SWAP] = kib(ss->vm_swap);
-        v[P_PFB_PEAK] = pfb_peak;
         v[P_VCS] = ss->vol_ctxt;
         v[P_IVCS] = ss->nonvol_ctxt;
     }
@@ -681,15 +758,20 @@ static int idle_threads(int tobj, uint32_t iunav, struct thread_total *tt)
     if (iunav & UNAV_PROCSTAT) tt->unav |= POSITIONS(UNAV_PROCSTAT, thread_groups);
     for (size_t i = 0; i < S.ncpus && rc == PL_OK; i++) {
         memset(v, 0, sizeof v);
-        v[T_PCT_PROC] = v[T_PCT_PRIV] = S.cpus[i].ticks * S.tick_100ns;
+        /* the CPU's idle ticks kept continuous across hotplug; marked in the
+         * collection that has no honest difference for it (it came back,
+         * or its count restarted) */
+        uint64_t ticks = 0, m = 0;
+        if (pl__cpu_track_get(&S.idle_track, S.cpu_ids[i], &ticks, &m) != 0) m = 1;
+        v[T_PCT_PROC] = v[T_PCT_PRIV] = ticks * S.tick_100ns;
         v[T_ELAPSED] = (uint64_t)S.boot_ft;
         v[T_STATE] = thread_state('R');
         v[T_WAIT] = wait_reason('R');
-        v[T_LASTCPU] = S.cpus[i].cpu;
-        v[T_UNAV] = POSITIONS(UNAV_IDLE_THREAD | (iunav & UNAV_BOOT), thread_groups);
+        v[T_LASTCPU] = S.cpu_ids[i];
+        v[T_UNAV] = POSITIONS(UNAV_IDLE_THREAD | (iunav & UNAV_BOOT) | (m ? UNAV_PROCSTAT : 0), thread_groups);
         zero_marked(v, T_COUNT, v[T_UNAV]);
         char name[12];
-        pl__fmt_i32(name, (int32_t)S.cpus[i].cpu);
+        pl__fmt_i32(name, (int32_t)S.cpu_ids[i]);
         int inst;
         rc = pl_builder_add_instance(S.b, tobj, name, PL_OBJ_PROCESS, 0, PERF_NO_UNIQUE_ID, &inst);
         if (rc == PL_OK) rc = put_values(tobj, inst, v, T_COUNT);
@@ -717,9 +799,12 @@ static int build_one(struct build *bd, const pp_slot *s, const pp_arena *a)
     if (bd->want_p) {
         uint64_t v[P_COUNT];
         int inst;
-        uint64_t pfb = (s->unav & UNAV_STATUS) ? 0 : kib(s->ss.vm_data + s->ss.vm_stk);
-        uint64_t peak = peak_update(&bd->cursor, s->st.pid, s->st.starttime, pfb);
-        fill_process(s, peak, v);
+        struct peak *m = memo_next(&bd->cursor, s->st.pid, s->st.starttime);
+        if (m && !(s->unav & UNAV_STATUS) && commit_of(m, &s->ss) == 0) {
+            uint64_t pfb = kib(m->commit.private_kb + m->commit.shared_anon_kb);
+            if (pfb > m->pfb_peak) m->pfb_peak = pfb;
+        }
+        fill_process(s, m && !(s->unav & UNAV_STATUS) ? m : NULL, v);
         rc = add_inst(bd->o.proc, s->st.comm, 0, 0, &inst);
         if (rc == PL_OK) rc = put_values(bd->o.proc, inst, v, P_COUNT);
         for (int k = 0; k < P_COUNT; k++) bd->total[k] += v[k];
@@ -904,7 +989,7 @@ static int collect(const pl_query_items *q, int64_t only)
     if (!want_p && !want_t && !want_i && !want_a) return PL_OK;
 
     /* One snapshot time for every object, taken before anything is read. */
-    int64_t now = pl__filetime_now();
+    int64_t now = object_now();
     struct build bd;
     memset(&bd, 0, sizeof bd);
     bd.o = (struct objs){-1, -1, -1, -1};
@@ -923,11 +1008,14 @@ static int collect(const pl_query_items *q, int64_t only)
     uint64_t v[P_COUNT];
     int inst;
     if (want_p) {
-        /* Idle: the idle time of every CPU, ID Process 0. */
-        uint64_t idle = 0;
+        /* Idle: the idle time of every CPU, ID Process 0; each interval
+         * over the CPUs present in both of its readings (the tracker) */
+        uint64_t idle = 0, m = 0;
         uint32_t ncpu = 0;
         uint32_t iunav = S.have_boot ? 0 : UNAV_BOOT;
-        if (read_cpu_idle(&idle, &ncpu) != 0) iunav |= UNAV_PROCSTAT;
+        if (read_cpu_idle(&ncpu) != 0) iunav |= UNAV_PROCSTAT;
+        else pl__cpu_track_sum(&S.idle_track, PL__CPU_TRACK_ALL, &idle, &m);
+        if (m) iunav |= UNAV_PROCSTAT;
         memset(v, 0, sizeof v);
         v[P_PCT_PROC] = v[P_PCT_PRIV] = idle * S.tick_100ns;
         v[P_THREADS] = ncpu;
@@ -1107,7 +1195,13 @@ PL_PROVIDER_EXPORT DWORD PerfProcOpen(LPWSTR device_names)
      * made-up boot time (issue 11 item 8). */
     S.boot_ft = 0;
     S.have_boot = pl__boot_filetime(S.rootfd, &S.boot_ft) == 0;
+    /* the objects' clock (object_now): boot time plus CLOCK_BOOTTIME, when
+     * the boot time is this machine's own (the clocks agree with it); a
+     * canned tree's btime keeps the wall clock */
+    int64_t off = pl__filetime_now() - pl__boot_time_now() - S.boot_ft;
+    S.boot_live = S.have_boot && off > -2 * PL_TICKS_PER_SEC && off < 2 * PL_TICKS_PER_SEC;
     S.hz = pl__clock_ticks();
+    pl__cpu_track_init(&S.idle_track, 1);
     S.tick_100ns = pl__ticks_to_100ns(1, S.hz);
     long ps = sysconf(_SC_PAGESIZE);
     S.page_size = ps > 0 ? (uint64_t)ps : 4096;
@@ -1197,9 +1291,12 @@ static void release_all(void)
     S.b = NULL;
     free(S.statbuf);
     S.statbuf = NULL;
-    free(S.cpus);
-    S.cpus = NULL;
+    free(S.cpu_ids);
+    free(S.cpu_ticks);
+    S.cpu_ids = NULL;
+    S.cpu_ticks = NULL;
     S.ncpus = S.cpus_cap = 0;
+    pl__cpu_track_free(&S.idle_track);
     free(S.peaks);
     free(S.npeaks);
     S.peaks = S.npeaks = NULL;

@@ -35,6 +35,7 @@
 #define UNAV_BOOT 0x100u     /* btime of /proc/stat missing or malformed: Elapsed Time */
 #define UNAV_POOL 0x400u     /* Pool Paged/Nonpaged Bytes: Linux has no per-process kernel pool accounting */
 #define UNAV_IDLE_THREAD 0x200u /* Idle/N: /proc shows no switch count for the idle task */
+#define UNAV_COMMIT 0x800u   /* /proc/<pid>/smaps (the commit charge): Private Bytes, Page File Bytes (+Peak) */
 
 /* ------------------------------------------------------------ read phase */
 

@@ -127,7 +127,26 @@ _perflib_simple() {
     esac
 }
 
+_perflib_samba() {
+    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+    case $prev in
+        --state-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        --registry) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --interval) return ;;
+        --objects)
+            # the last name of a comma-separated list
+            local head="" item=$cur
+            [[ $cur == *,* ]] && head=${cur%,*}, && item=${cur##*,}
+            local IFS=$'\n' o
+            COMPREPLY=()
+            for o in $(_perflib_objects); do [[ $o == "$item"* ]] && COMPREPLY+=("$head$o"); done
+            return ;;
+    esac
+    COMPREPLY=($(compgen -W "--state-dir --once --interval --objects --registry --help --version" -- "$cur"))
+}
+
 complete -F _perflib_typeperf typeperf
 complete -F _perflib_perfquery perfquery
 complete -F _perflib_lodctr lodctr
 complete -F _perflib_simple unlodctr pview relog perfd
+complete -F _perflib_samba perflib-samba

@@ -7,6 +7,7 @@
  * applications. */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -33,6 +34,7 @@
 
 static char *dir;
 static char store_path[512];
+static uint32_t me_uid;
 
 static void setup_dirs(void)
 {
@@ -41,11 +43,21 @@ static void setup_dirs(void)
     snprintf(store_path, sizeof store_path, "%s/store.db", dir);
     setenv("PERFLIB_REGISTRY", store_path, 1);
     setenv("PERFLIB_APP_DIR", dir, 1);
+    me_uid = (uint32_t)geteuid();
 }
 
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *f)
+{
+    (void)sb;
+    (void)flag;
+    (void)f;
+    return remove(p);
+}
+
+/* The directory with the users' announcement directories in it. */
 static void teardown_dirs(void)
 {
-    pq_rmdir(dir);
+    nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
     free(dir);
 }
 
@@ -311,6 +323,38 @@ static void test_engine_store_not_default(void **state)
 
 /* An index query for a child object brings its parent object along, and
  * PDH-style full names use the parent instance ("Pool A/w1"). */
+/* An engine opened before an application registered names it once the
+ * store changed (a long-running consumer such as perfd: issue 26 finding
+ * 3); the table handed out before stays valid. */
+static void test_engine_titles_follow_the_store(void **state)
+{
+    (void)state;
+    setup_dirs();
+    pl_engine *e = engine();
+    pl_error err;
+    const pl_titles *t1 = pl_engine_titles(e, &err);
+    assert_non_null(t1);
+    assert_int_equal(pl_titles_find(t1, PL_TITLE_NAME, "Herd Total"), 0);
+    pl_app_indices ind;
+    assert_int_equal(pl_app_register(&HERD, store_path, &ind, &err), PL_OK);
+    usleep(250 * 1000); /* the engine looks at the store at most every 200 ms */
+    const pl_titles *t2 = pl_engine_titles(e, &err);
+    assert_ptr_not_equal(t1, t2);
+    assert_int_equal(pl_titles_find(t2, PL_TITLE_NAME, "Herd Total"), ind.first_counter + 6);
+    assert_int_equal(pl_titles_find(t1, PL_TITLE_NAME, "Herd Total"), 0); /* still readable */
+    /* nothing changed since: the same table */
+    assert_ptr_equal(pl_engine_titles(e, &err), t2);
+    /* a change that is not a name (a provider disabled): the same table */
+    pl_store *st;
+    assert_int_equal(pl_store_open(store_path, 0, &st, &err), PL_OK);
+    assert_int_equal(pl_store_disable_provider(st, "PerfNet", "by hand", &err), PL_OK);
+    pl_store_close(st);
+    usleep(250 * 1000);
+    assert_ptr_equal(pl_engine_titles(e, &err), t2);
+    pl_engine_close(e);
+    teardown_dirs();
+}
+
 static void test_index_query_brings_parent(void **state)
 {
     (void)state;
@@ -400,7 +444,7 @@ static pl_app *one_object_app(const char *app, const char *object, uint32_t max,
     pl_app *a = NULL;
     pl_error err;
     assert_int_equal(pl_app_start(&d, NULL, &a, &err), PL_OK);
-    assert_int_equal(pl__seg_find(dir, v, n), PL_OK);
+    assert_int_equal(pl__seg_find(dir, &me_uid, 1, v, n, NULL), PL_OK);
     assert_int_equal(*n, 1);
     return a;
 }
@@ -725,7 +769,8 @@ static int hostile_fd(const uint8_t *img, size_t len, int seal)
 static void announce(pid_t pid, uint64_t start, int fd)
 {
     char path[600];
-    snprintf(path, sizeof path, "%s/%s%d.%llu.%d", dir, PL__SEG_PREFIX, (int)pid, (unsigned long long)start, fd);
+    snprintf(path, sizeof path, "%s/%s%u/%s%d.%llu.%d", dir, PL__SEG_USER_DIR, me_uid, PL__SEG_PREFIX, (int)pid,
+             (unsigned long long)start, fd);
     int f = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0444);
     assert_true(f >= 0);
     close(f);
@@ -748,7 +793,7 @@ static void test_hostile_segments(void **state)
     /* Its own segment as a template for the hostile ones. */
     pl__seg_view *v;
     size_t n;
-    assert_int_equal(pl__seg_find(dir, &v, &n), PL_OK);
+    assert_int_equal(pl__seg_find(dir, &me_uid, 1, &v, &n, NULL), PL_OK);
     assert_int_equal(n, 1);
     size_t len = v[0].len;
     uint8_t *good = malloc(len);
@@ -818,9 +863,9 @@ static void test_hostile_segments(void **state)
     announce(getpid(), start + 1, fds[0]);
     announce(999999, 5, 3);
     char path[600];
-    snprintf(path, sizeof path, "%s/%s12x.3.4", dir, PL__SEG_PREFIX);
+    snprintf(path, sizeof path, "%s/%s%u/%s12x.3.4", dir, PL__SEG_USER_DIR, me_uid, PL__SEG_PREFIX);
     close(open(path, O_CREAT | O_WRONLY, 0444));
-    snprintf(path, sizeof path, "%s/%s1.1.1", dir, PL__SEG_PREFIX);
+    snprintf(path, sizeof path, "%s/%s%u/%s1.1.1", dir, PL__SEG_USER_DIR, me_uid, PL__SEG_PREFIX);
     mkdir(path, 0700);
 
     pl_engine *e = engine();
@@ -853,6 +898,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_register_keeps_indices),
         cmocka_unit_test(test_publish_and_read),
         cmocka_unit_test(test_engine_store_not_default),
+        cmocka_unit_test(test_engine_titles_follow_the_store),
         cmocka_unit_test(test_index_query_brings_parent),
         cmocka_unit_test(test_instance_limit),
         cmocka_unit_test(test_no_torn_values),

@@ -4,7 +4,10 @@
 
 #include <string.h>
 
+#include <stdio.h>
+
 #include "perflib/query.h"
+#include "perflib/registry.h"
 #include "pl_test.h"
 
 /* The status of the provider named `name` (it must be listed). */
@@ -23,6 +26,33 @@ static inline pl_provider_status pl_test_provider_status(pl_engine *e, const cha
     pl_free(list);
     if (!found) fail_msg("provider %s is not in the engine's status list", name);
     return out;
+}
+
+/* Install (or rewrite) provider `name` in the store at `store` as the test
+ * provider libtp_<mode>.so of tests/host/test_provider.c (TpOpen, TpCollect,
+ * TpClose), with that isolation and those timeouts (0: the defaults). */
+static inline void pl_test_add_tp(const char *store, const char *name, const char *mode, int isolation,
+                                  uint32_t open_ms, uint32_t collect_ms)
+{
+    char lib[128];
+    snprintf(lib, sizeof lib, "libtp_%s.so", mode);
+    pl_provider_info p;
+    memset(&p, 0, sizeof p);
+    p.name = (char *)name;
+    p.library = lib;
+    p.open = "TpOpen";
+    p.collect = "TpCollect";
+    p.close = "TpClose";
+    p.isolation = isolation;
+    p.open_timeout_ms = open_ms;
+    p.collect_timeout_ms = collect_ms;
+    pl_store *st;
+    pl_error err;
+    assert_int_equal(pl_store_open(store, 0, &st, &err), PL_OK);
+    int rc = pl_store_set_provider(st, &p, &err);
+    if (rc != PL_OK) fprintf(stderr, "set_provider: %s\n", err.msg);
+    assert_int_equal(rc, PL_OK);
+    pl_store_close(st);
 }
 
 #endif

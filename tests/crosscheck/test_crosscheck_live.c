@@ -733,6 +733,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(live_system_vs_sar_w, xc_cleanup),
         cmocka_unit_test_teardown(live_system_vs_ps_in_pid_namespace, xc_cleanup),
         cmocka_unit_test_teardown(live_idle_threads_objects_cache, xc_cleanup),
+        cmocka_unit_test_teardown(live_commit_vs_committed_as, xc_cleanup),
     };
     return pl_test_run(tests, argc, argv);
 }

@@ -114,5 +114,6 @@ void live_processor_iowait_vs_mpstat(void **state);
 void live_logical_disk_vs_df(void **state);
 void live_tcp_vs_ss(void **state);
 void live_network_interface_vs_sar(void **state);
+void live_commit_vs_committed_as(void **state); /* xc_commit.c */
 
 #endif

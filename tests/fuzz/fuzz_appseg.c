@@ -2,12 +2,16 @@
  * which takes shared memory written by any application of the user. The
  * input is the segment's bytes; they are copied to 8-byte-aligned memory,
  * as a mapping is. Every object's slots are read up to the (clamped)
- * high-water mark. */
+ * high-water mark. The same bytes, as a string, also go through the other
+ * two parsers of what a reader is handed: an announcement's name
+ * (pl__seg_parse_name) and an application record's publishers list
+ * (pl_store_parse_publishers, from a store file that may be damaged). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "app_internal.h"
+#include "perflib/registry.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -28,5 +32,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
     free(buf);
+    char *str = malloc(size + 1);
+    if (!str) return 0;
+    memcpy(str, data, size);
+    str[size] = '\0';
+    uint32_t pid, uids[PL_STORE_MAX_PUBLISHERS];
+    uint64_t start;
+    int fd;
+    if (pl__seg_parse_name(str, &pid, &start, &fd) && (pid == 0 || start == 0 || fd < 0)) abort();
+    int n = pl_store_parse_publishers(str, uids);
+    if (n > PL_STORE_MAX_PUBLISHERS || n < -1) abort();
+    for (int i = 0; i < n; i++)
+        if (uids[i] == UINT32_MAX) abort();
+    free(str);
     return 0;
 }

@@ -14,6 +14,7 @@
  *   20 /proc/pressure/{cpu,io,memory}  21 /proc/stat
  *   22 /proc/swaps                 23 /proc/uptime
  *   24 /proc/vmstat                25 "123.45" (pl__parse_fixed2)
+ *   26 /proc/<pid>/smaps (pl__parse_smaps_commit)
  * Parsers of NUL-terminated text get an exact-size heap copy with its NUL;
  * (buf,len) parsers get an exact-size copy without one, so a read one byte
  * past the text is an ASan error. Every parser runs twice on the same text
@@ -31,7 +32,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define NPARSERS 26
+#define NPARSERS 27
 
 #define CHECK(c)              \
     do {                      \
@@ -305,6 +306,19 @@ static void maps(const char *t, size_t len)
     abort(); /* more entries than lines */
 }
 
+/* The commit charge: twice the same, and what it sums lies within the
+ * address space of the mappings it counted (each at most 2^54 kB). */
+static void smaps(const char *t)
+{
+    pl_smaps_commit a, b;
+    int r1 = pl__parse_smaps_commit(t, &a), r2 = pl__parse_smaps_commit(t, &b);
+    CHECK(r1 == 0 || r1 == -EINVAL);
+    CHECK(r1 == r2);
+    if (r1 != 0) return;
+    CHECK(memcmp(&a, &b, sizeof a) == 0);
+    CHECK(a.mappings > 0 || (a.private_kb == 0 && a.shared_anon_kb == 0 && a.reserved_kb == 0));
+}
+
 static void pressure(const char *t)
 {
     FIXED(struct pl__psi, pl__parse_proc_pressure, t, CHECK(a_.have_some || a_.have_full));
@@ -429,7 +443,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     case 22: swaps(text); break;
     case 23: uptime(text); break;
     case 24: vmstat(text); break;
-    default: fixed2(text, tlen); break;
+    case 25: fixed2(text, tlen); break;
+    default: smaps(text); break;
     }
     free(text);
     free(raw);

@@ -51,7 +51,7 @@ int main(int argc, char **argv)
     pl_app_set(v, 1234);
     pl__seg_view *views;
     size_t n;
-    if (pl__seg_find(tmp, &views, &n) != PL_OK || n != 1) return 1;
+    if (pl__seg_find(tmp, &(uint32_t){(uint32_t)geteuid()}, 1, &views, &n, NULL) != PL_OK || n != 1) return 1;
     /* Only the part that holds data: header, tables and the first slots. */
     size_t len = views[0].lay.obj[1].slots_off + views[0].lay.obj[1].slot_size;
     uint8_t *img = malloc(len);

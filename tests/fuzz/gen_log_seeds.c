@@ -1,7 +1,10 @@
 /* Writes small counter logs as seeds for fuzz_log:
  *   gen_log_seeds tests/fuzz/corpus/log
- * a blocks log with key and delta records and a gap, a values log, and a
- * log cut in the middle of its last record. */
+ * a blocks log with key and delta records and a gap, a values log, a log
+ * cut in the middle of its last record, and a blocks log whose first header
+ * record has a damaged byte (read through its copy). The *-1header seeds
+ * are the same logs as written before logs carried a copy of their header
+ * (kept: such logs must stay readable). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +39,12 @@ int main(int argc, char **argv)
     if (blocks(p, 8)) return 1;
     snprintf(ip, sizeof ip, "%s.idx", p);
     unlink(ip);
+    snprintf(p, sizeof p, "%s/header-damaged", argv[1]);
+    if (blocks(p, 4)) return 1;
+    snprintf(ip, sizeof ip, "%s.idx", p);
+    unlink(ip);
+    FILE *f = fopen(p, "r+b");
+    if (!f || fseek(f, 16 + 40 + 5, SEEK_SET) != 0 || fputc(0x5A, f) == EOF || fclose(f) != 0) return 1;
     snprintf(p, sizeof p, "%s/torn", argv[1]);
     if (blocks(p, 5)) return 1;
     snprintf(ip, sizeof ip, "%s.idx", p);

@@ -1,7 +1,8 @@
 /* The in-process watchdog's hand-over (lib/host/host_worker.c): calls that
- * return, calls abandoned at the deadline, and calls that return at the
- * very moment the deadline passes, where one compare-and-swap decides who
- * owns the call. Built alone with the worker, so the ThreadSanitizer tree
+ * return, calls that pass their deadline and are waited for again later
+ * (late, issue 33), calls abandoned at the end, and calls that return at
+ * the very moment the deadline passes or they are abandoned, where one
+ * compare-and-swap decides who owns the call. Built alone with the worker, so the ThreadSanitizer tree
  * runs it too (scripts/test.sh). */
 #include <dirent.h>
 #include <pthread.h>
@@ -96,7 +97,7 @@ static void calls_return(void **state)
     for (int i = 0; i < 3000; i++) {
         memset(buf, 0, sizeof buf);
         pl__call c = call_with(buf, sizeof buf);
-        assert_int_equal(pl__worker_call(w, &c, 5000, NULL), 1);
+        assert_int_equal(pl__worker_call(w, &c, 5000), 1);
         assert_int_equal(c.rc, 42);
         assert_int_equal(c.nobj, 7);
         assert_null(c.arg);
@@ -105,8 +106,38 @@ static void calls_return(void **state)
     pl__worker_free(w);
 }
 
-/* A call past its deadline is abandoned; the worker frees the orphan (and
- * itself) when the call returns: LeakSanitizer checks that at exit. */
+/* A call past its deadline is late, not lost: the caller looks again
+ * later, gets its results, and the worker serves the next call. */
+static void call_late_then_returns(void **state)
+{
+    (void)state;
+    pl__worker *w = pl__worker_new();
+    assert_non_null(w);
+    work_us = 150000;
+    unsigned char buf[64];
+    memset(buf, 0, sizeof buf);
+    pl__call c = call_with(buf, 64);
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    assert_int_equal(pl__worker_call(w, &c, 20), 0);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    long ms = (b.tv_sec - a.tv_sec) * 1000L + (b.tv_nsec - a.tv_nsec) / 1000000L;
+    assert_true(ms >= 19 && ms < 140);
+    assert_int_equal(pl__worker_wait(w, &c, 0), 0); /* still running */
+    assert_int_equal(pl__worker_wait(w, &c, 5000), 1);
+    assert_int_equal(c.rc, 42);
+    assert_int_equal(c.nobj, 7);
+    assert_int_equal(buf[63], 0xAB);
+    work_us = 0;
+    memset(buf, 0, sizeof buf);
+    c = call_with(buf, 64);
+    assert_int_equal(pl__worker_call(w, &c, 5000), 1);
+    assert_int_equal(buf[63], 0xAB);
+    pl__worker_free(w);
+}
+
+/* A late call given up for good: the worker frees the orphan (and itself)
+ * when the call returns: LeakSanitizer checks that at exit. */
 static void call_abandoned(void **state)
 {
     (void)state;
@@ -116,42 +147,46 @@ static void call_abandoned(void **state)
     work_us = 150000;
     unsigned char *buf = malloc(64); /* the orphan: the call writes into it */
     pl__call c = call_with(buf, 64);
-    struct timespec a, b;
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    assert_int_equal(pl__worker_call(w, &c, 20, buf), 0);
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    long ms = (b.tv_sec - a.tv_sec) * 1000L + (b.tv_nsec - a.tv_nsec) / 1000000L;
-    assert_true(ms >= 19 && ms < 140);
+    assert_int_equal(pl__worker_call(w, &c, 20), 0);
+    assert_int_equal(pl__worker_abandon(w, &c, buf), 1);
     wait_workers_gone(before); /* the worker returns, frees buf and itself, and ends */
 }
 
-/* Calls that end about when their 1 ms deadline passes: each is either
- * returned (with its results) or abandoned (a new worker then), never
- * both, never lost. */
+/* Calls that end about when their 1 ms deadline passes: each returns in
+ * time, or is late and then either waited for or abandoned (a new worker
+ * then) -- where an abandon races with the call's return, exactly one side
+ * wins, and nothing is lost or freed twice. */
 static void deadline_races(void **state)
 {
     (void)state;
-    int returned = 0, abandoned = 0, before = threads_before();
+    int returned = 0, waited = 0, abandoned = 0, returned_at_abandon = 0, before = threads_before();
     pl__worker *w = pl__worker_new();
     assert_non_null(w);
     for (int i = 0; i < 300; i++) {
         __atomic_store_n(&work_us, 700 + (i % 7) * 100, __ATOMIC_RELAXED);
         unsigned char *buf = malloc(16);
         pl__call c = call_with(buf, 16);
-        if (pl__worker_call(w, &c, 1, buf)) {
+        if (pl__worker_call(w, &c, 1)) {
             returned++;
-            assert_int_equal(c.rc, 42);
-            assert_int_equal(buf[15], 0xAB);
-            free(buf);
-        } else {
+        } else if (i % 2) {
+            assert_int_equal(pl__worker_wait(w, &c, 5000), 1);
+            waited++;
+        } else if (pl__worker_abandon(w, &c, buf)) {
             abandoned++;
             w = pl__worker_new();
             assert_non_null(w);
+            continue;
+        } else {
+            returned_at_abandon++;
         }
+        assert_int_equal(c.rc, 42);
+        assert_int_equal(buf[15], 0xAB);
+        free(buf);
     }
     pl__worker_free(w);
-    print_message("deadline races: %d returned, %d abandoned\n", returned, abandoned);
-    assert_int_equal(returned + abandoned, 300);
+    print_message("deadline races: %d returned, %d waited for, %d abandoned, %d returned as abandoned\n", returned,
+                  waited, abandoned, returned_at_abandon);
+    assert_int_equal(returned + waited + abandoned + returned_at_abandon, 300);
     wait_workers_gone(before); /* abandoned workers finish, free themselves and end */
 }
 
@@ -159,6 +194,7 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(calls_return),
+        cmocka_unit_test(call_late_then_returns),
         cmocka_unit_test(call_abandoned),
         cmocka_unit_test(deadline_races),
     };

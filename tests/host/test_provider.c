@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -53,6 +54,15 @@
 #define TP_CRASH_OPEN 30     /* Open dereferences NULL (SIGSEGV) */
 #define TP_NONBLOCKING 31    /* exports TpCollectNonBlocking: yes, unless the query names 232 */
 #define TP_NOTE 32           /* exports TpCollectNote: a note with its Collect count, a control character and a bad byte */
+#define TP_SLOW_FEW 33       /* the first 3 Collects (per $TP_TRACE) sleep 700 ms each, then all answer at once */
+#define TP_CRASH_CLOSE 34    /* Close dereferences NULL (SIGSEGV) */
+#define TP_HANG_CLOSE 35     /* Close never returns */
+#define TP_EXIT0 36          /* Collect calls exit(0): the atexit handlers run, the status is success */
+#define TP_EXIT0_CLOSE 37    /* Close calls exit(0) */
+#define TP_SETSID 38         /* Collect forks a child that calls setsid() and sleeps, then answers */
+#define TP_SETSID_HANG 39    /* the same, then Collect never returns */
+#define TP_CHILD_MEMORY 40   /* Collect forks a child that touches 64 MiB and sleeps, then answers */
+#define TP_FORK_EXIT0 41     /* Collect forks a child that calls exit(0), waits for it, then answers */
 
 #ifndef TP_MODE
 #error "build with -DTP_MODE=..."
@@ -86,7 +96,7 @@ static void trace(const char *what, const WCHAR *arg)
     close(fd);
 }
 
-#if TP_MODE == TP_CRASH || TP_MODE == TP_FORK_CRASH || TP_MODE == TP_CRASH_OPEN
+#if TP_MODE == TP_CRASH || TP_MODE == TP_FORK_CRASH || TP_MODE == TP_CRASH_OPEN || TP_MODE == TP_CRASH_CLOSE
 __attribute__((no_sanitize("undefined"))) static void crash(void)
 {
     volatile int *volatile nowhere = NULL;
@@ -160,6 +170,11 @@ PL_PROVIDER_EXPORT DWORD TpClose(void)
 {
     tp_close_calls++;
     trace("close", NULL);
+#if TP_MODE == TP_CRASH_CLOSE
+    crash();
+#endif
+    if (TP_MODE == TP_HANG_CLOSE) hang();
+    if (TP_MODE == TP_EXIT0_CLOSE) exit(0);
     pl_builder_free(b);
     b = NULL;
     return 0;
@@ -297,6 +312,44 @@ static DWORD collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects)
 #endif
     if (TP_MODE == TP_HANG) hang();
     if (TP_MODE == TP_EXIT) _exit(3);
+    if (TP_MODE == TP_EXIT0) exit(0);
+#if TP_MODE == TP_FORK_EXIT0
+    {
+        pid_t child = fork();
+        if (child == 0) exit(0);
+        int ws;
+        if (child < 0 || waitpid(child, &ws, 0) != child || !WIFEXITED(ws) || WEXITSTATUS(ws) != 0)
+            return ERROR_OUTOFMEMORY; /* the child's exit(0) was taken for the provider's */
+    }
+#endif
+#if TP_MODE == TP_SETSID || TP_MODE == TP_SETSID_HANG || TP_MODE == TP_CHILD_MEMORY
+    {
+        int ready[2];
+        if (pipe(ready) != 0) return ERROR_OUTOFMEMORY;
+        pid_t child = fork();
+        if (child == 0) {
+            if (TP_MODE == TP_CHILD_MEMORY) {
+                size_t n = (size_t)64 << 20;
+                char *m = malloc(n);
+                if (m) memset(m, 0x5A, n); /* resident */
+                __asm__ volatile("" : : "r"(m) : "memory");
+            } else {
+                setsid(); /* out of the helper's process group */
+            }
+            if (write(ready[1], "r", 1) != 1) _exit(1);
+            hang();
+        }
+        char cpid[32], r;
+        if (read(ready[0], &r, 1) != 1) return ERROR_OUTOFMEMORY;
+        close(ready[0]);
+        close(ready[1]);
+        snprintf(cpid, sizeof cpid, "%ld", (long)child);
+        WCHAR wpid[32];
+        for (size_t i = 0; i < sizeof cpid; i++) wpid[i] = (WCHAR)cpid[i];
+        trace("child", wpid);
+        if (TP_MODE == TP_SETSID_HANG) hang();
+    }
+#endif
 #if TP_MODE == TP_FORK_CRASH
     pid_t child = fork();
     if (child == 0) hang();
@@ -339,6 +392,21 @@ static DWORD collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects)
         if (fd >= 0) {
             close(fd);
             sleep(2);
+        }
+    }
+    if (TP_MODE == TP_SLOW_FEW) { /* how many Collects so far, in every process: a counter file under a lock */
+        char path[512];
+        int fd = trace_path(path, sizeof path, ".count") ? open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600) : -1;
+        if (fd >= 0 && flock(fd, LOCK_EX) == 0) {
+            char buf[32] = "";
+            ssize_t r = pread(fd, buf, sizeof buf - 1, 0);
+            long n = r > 0 ? strtol(buf, NULL, 10) : 0;
+            int len = snprintf(buf, sizeof buf, "%ld\n", n + 1);
+            if (ftruncate(fd, 0) != 0 || pwrite(fd, buf, (size_t)len, 0) != len) n = 99;
+            close(fd);
+            if (n < 3) usleep(700000);
+        } else if (fd >= 0) {
+            close(fd);
         }
     }
     tp_last_query[0] = '\0';

@@ -326,6 +326,100 @@ static void damaged_bytes(void **state)
     free(all);
 }
 
+static void write_file(const char *path, const uint8_t *b, size_t n)
+{
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(b, 1, n, fp), n);
+    assert_int_equal(fclose(fp), 0);
+}
+
+/* Issue 26 finding 8: one damaged byte in the header record (the names)
+ * made the whole log unreadable although every record was intact. The
+ * header is written twice: a byte damaged anywhere in either copy loses
+ * nothing; both copies damaged is the old refusal. */
+static void damaged_header_read_through_its_copy(void **state)
+{
+    fx *f = *state;
+    make_log(f, 50, 1);
+    struct stat st;
+    assert_int_equal(stat(f->path, &st), 0);
+    size_t size = (size_t)st.st_size;
+    uint8_t *all = malloc(size), *copy = malloc(size);
+    FILE *fp = fopen(f->path, "rb");
+    assert_int_equal(fread(all, 1, size, fp), size);
+    fclose(fp);
+    uint32_t hstored;
+    memcpy(&hstored, all + 24, 4);
+    size_t one = 40 + hstored, h1 = 16, h2 = 16 + one;
+    assert_memory_equal(all + h1, all + h2, one); /* the copy follows the header, byte for byte */
+    char idx[160];
+    snprintf(idx, sizeof idx, "%s.idx", f->path);
+    for (int with_index = 0; with_index < 2; with_index++) {
+        if (!with_index) unlink(idx);
+        for (size_t p = h1; p < h2 + one; p++) {
+            memcpy(copy, all, size);
+            copy[p] ^= 0x5A;
+            write_file(f->path, copy, size);
+            pl_log *log = NULL;
+            pl_error err = {0};
+            int s = pl_log_open(f->path, &log, &err);
+            if (s != PL_OK) fail_msg("byte %zu of the header damaged: %s", p, err.msg);
+            assert_int_equal(pl_log_count(log), 50);
+            assert_int_equal(check_all(log, 1), 50);
+            assert_int_equal(pl_log_get_header(log)->ncolumns, 1);
+            assert_string_equal(pl_log_get_header(log)->columns[0].path, cols1[0].path);
+            pl_log_health hh;
+            pl_log_get_health(log, &hh);
+            if (p < h2) assert_int_equal(hh.damaged_bytes, one); /* the first copy, passed over */
+            pl_log_close(log);
+        }
+    }
+    /* both damaged: no header, no log */
+    memcpy(copy, all, size);
+    copy[h1 + 50] ^= 1;
+    copy[h2 + 50] ^= 1;
+    write_file(f->path, copy, size);
+    pl_log *log = NULL;
+    pl_error err = {0};
+    assert_int_equal(pl_log_open(f->path, &log, &err), PL_E_BAD_BLOCK);
+    assert_non_null(strstr(err.msg, "the header record at offset 16 is damaged"));
+    free(all);
+    free(copy);
+}
+
+/* Logs written before the header had a copy stay readable, whole. */
+static void logs_with_one_header_still_read(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        size_t records, gaps;
+    } seeds[] = {{"blocks-1header", 8, 1}, {"values-1header", 6, 0}};
+    for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/tests/fuzz/corpus/log/%s", PL_SOURCE_DIR, seeds[i].name);
+        pl_log *log = NULL;
+        pl_error err = {0};
+        assert_int_equal(pl_log_open(path, &log, &err), PL_OK);
+        assert_int_equal(pl_log_count(log), seeds[i].records);
+        size_t ok = 0, gaps = 0;
+        for (size_t k = 0; k < pl_log_count(log); k++) {
+            const void *d;
+            size_t len;
+            int s = pl_log_read(log, k, &d, &len, &err);
+            if (s == PL_E_NO_DATA) gaps++;
+            else if (s == PL_OK) ok++;
+        }
+        assert_int_equal(ok + gaps, seeds[i].records);
+        assert_int_equal(gaps, seeds[i].gaps);
+        pl_log_health hh;
+        pl_log_get_health(log, &hh);
+        assert_int_equal(hh.damaged_bytes, 0);
+        pl_log_close(log);
+    }
+}
+
 /* kill -9 a writer at random moments: every record it finished is there
  * and correct; at most the one being written is lost. */
 static void kill9_writer(void **state)
@@ -645,6 +739,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(lost_index_rebuilt, setup, teardown),
         cmocka_unit_test_setup_teardown(truncated_at_every_length, setup, teardown),
         cmocka_unit_test_setup_teardown(damaged_bytes, setup, teardown),
+        cmocka_unit_test_setup_teardown(damaged_header_read_through_its_copy, setup, teardown),
+        cmocka_unit_test_setup_teardown(logs_with_one_header_still_read, setup, teardown),
         cmocka_unit_test_setup_teardown(kill9_writer, setup, teardown),
         cmocka_unit_test_setup_teardown(values_log_and_append, setup, teardown),
         cmocka_unit_test_setup_teardown(pdh_reads_a_log, setup, teardown),

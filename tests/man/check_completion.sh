@@ -19,6 +19,7 @@ expect() { # WORDS... -- WANTED: the completion of the last word must include WA
     typeperf) _perflib_typeperf ;;
     perfquery) _perflib_perfquery ;;
     lodctr) _perflib_lodctr ;;
+    perflib-samba) _perflib_samba ;;
     *) _perflib_simple ;;
   esac
   local r
@@ -34,4 +35,6 @@ expect typeperf -f '' -- 'CSV'
 expect perfquery --su -- '--summary'
 expect pview --no -- '--no-threads'
 expect perfd --check -- '--check-config'
+expect perflib-samba --state -- '--state-dir'
+expect perflib-samba --objects Processor,Mem -- 'Processor,Memory'
 exit $fail

@@ -1,7 +1,10 @@
 /* Issue 11 item 2: an instance key (parent/name#n) that moves to another
  * process or thread between two samples gives no data for that interval,
- * never a rate mixed from two processes. Synthetic samples built with the
- * block builder; the titles come from the canned store. */
+ * never a rate mixed from two processes. Issue 33 item 3: a step of the
+ * wall clock (PerfTime100nSec) between samples changes no rate and no
+ * elapsed time. Synthetic samples built with the block builder; the titles
+ * come from the canned store. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,9 +25,15 @@ typedef struct proc {
 
 typedef struct scen {
     canned c;                 /* first: the canned titles callback casts ctx */
-    const proc *procs[3], *threads[3];
-    size_t nprocs[3], nthreads[3];
+    const proc *procs[4], *threads[4];
+    size_t nprocs[4], nthreads[4];
     int k;
+    /* issue 33: the wall clock (PerfTime100nSec) steps by `step` from
+     * sample `step_at` on (0: never); the block's PerfTime runs at
+     * `perf_freq` (0: 10^7) */
+    int64_t step;
+    int step_at;
+    int64_t perf_freq;
 } scen;
 
 #define FT0 133497864000000000ULL
@@ -77,9 +86,10 @@ static int build(const scen *s, void **out, size_t *len)
     h.system_time.wYear = 2024;
     h.system_time.wMonth = 1;
     h.system_time.wDay = 15;
-    h.perf_time = now;
-    h.perf_freq = 10000000;
-    h.perf_time_100ns = now;
+    int64_t freq = s->perf_freq ? s->perf_freq : 10000000;
+    h.perf_time = (int64_t)((__int128)(now - (int64_t)FT0 + 864000000000LL) * freq / 10000000); /* 1 day up */
+    h.perf_freq = freq;
+    h.perf_time_100ns = now + (s->step_at && s->k >= s->step_at ? s->step : 0);
     h.system_name = CANNED_SYSTEM;
     pl_block_write_header(&h, pl_builder_num_objects(b), olen, NULL, 0, &hlen);
     void *buf = calloc(1, hlen + olen);
@@ -312,11 +322,58 @@ static void listed_paths_name_their_instance(void **state)
     canned_close(&s.c);
 }
 
+/* Issue 33 item 3: the wall clock stepped +1 h between samples 1 and 2,
+ * while a process burned a whole CPU (10^7 of CPU time a second) since 6 s
+ * before sample 0. % Processor Time read 0.028 % for the interval (its
+ * base was PerfTime100nSec, the wall clock); it is 100 % in every interval
+ * now, over the monotonic PerfTime, whatever its frequency, and Elapsed
+ * Time (over the object's clock) 6, 7, 8, 9 s. */
+static void clock_step_changes_no_rate(void **state)
+{
+    (void)state;
+    static const proc p[4][1] = {{{"burn", 30, 0, FT0 - 60000000, 10000000, 0}},
+                                 {{"burn", 30, 0, FT0 - 60000000, 20000000, 0}},
+                                 {{"burn", 30, 0, FT0 - 60000000, 30000000, 0}},
+                                 {{"burn", 30, 0, FT0 - 60000000, 40000000, 0}}};
+    static const int64_t freqs[] = {10000000, 3579545, 1000000000};
+    for (size_t f = 0; f < sizeof freqs / sizeof freqs[0]; f++) {
+        scen s = {0};
+        pl_pdh_source src;
+        open_scen(&s, &src);
+        for (int k = 0; k < 4; k++) {
+            s.procs[k] = p[k];
+            s.nprocs[k] = 1;
+        }
+        s.step = 3600LL * 10000000;
+        s.step_at = 2;
+        s.perf_freq = freqs[f];
+        pl_pdh_query *q;
+        pl_pdh_counter *cpu, *el;
+        assert_int_equal(pl_pdh_open_query(&src, &q, NULL), 0);
+        assert_int_equal(pl_pdh_add_counter(q, "\\Process(burn)\\% Processor Time", &cpu, NULL), 0);
+        assert_int_equal(pl_pdh_add_counter(q, "\\Process(burn)\\Elapsed Time", &el, NULL), 0);
+        uint32_t cs;
+        for (s.k = 0; s.k < 4; s.k++) {
+            assert_int_equal(pl_pdh_collect(q, NULL), 0);
+            double e = value(el, &cs);
+            assert_int_equal(cs, PL_PDH_CSTATUS_VALID_DATA);
+            assert_true(fabs(e - (6.0 + s.k)) < 1e-6);
+            if (s.k == 0) continue;
+            double v = value(cpu, &cs);
+            assert_int_equal(cs, PL_PDH_CSTATUS_VALID_DATA);
+            if (fabs(v - 100.0) > 1e-3) fail_msg("interval %d at PerfFreq %lld: %f %%", s.k, (long long)freqs[f], v);
+        }
+        pl_pdh_close_query(q);
+        canned_close(&s.c);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(process_key_moves_to_another_process),
         cmocka_unit_test(pid_reused_is_another_process),
+        cmocka_unit_test(clock_step_changes_no_rate),
         cmocka_unit_test(thread_key_moves_to_another_thread),
         cmocka_unit_test(listed_paths_name_their_instance),
     };

@@ -97,11 +97,13 @@ static void two_counters_three_samples(void **state)
     near(dbl(pf), 300.0);
     assert_int_equal(pl_pdh_get_formatted(cpu, PL_PDH_FMT_LONG, NULL, &v), 0);
     assert_int_equal(v.v.long_value, 37);
-    /* raw values: (N, PerfTime100nSec) for a 100 ns timer, (N, 0) for a count */
+    /* raw values: (N, PerfTime in 100 ns) for a 100 ns timer -- the
+     * monotonic clock, not PerfTime100nSec (issue 33) -- (N, 0) for a count */
     pl_pdh_raw r;
     assert_int_equal(pl_pdh_get_raw(cpu, &type, &r), 0);
     assert_int_equal(r.cstatus, 0);
-    assert_true(r.first == 12500000 && r.second == CANNED_FT(2));
+    assert_true(r.first == 12500000 && r.second == pl_pdh_time_100ns(CANNED_PERFTIME(2), CANNED_FREQ, CANNED_FT(2)));
+    assert_true(r.second != CANNED_FT(2));
     assert_int_equal(pl_pdh_get_raw(mem, NULL, &r), 0);
     assert_true(r.first == 2000000000LL - 2 * 1048576LL && r.second == 0);
     assert_int_equal(pl_pdh_get_raw(pf, NULL, &r), 0);
@@ -781,8 +783,10 @@ static void raw_timestamp_is_local_time(void **state)
 }
 
 /* The one time base (pl_pdh_time_base): tick types on the block's clock,
- * 100 ns types on PerfTime100nSec, object-timer types and ELAPSED_TIME on
- * the object's own clock; three different clocks, so a mix-up shows. */
+ * 100 ns types on the block's PerfTime in 100 ns (pl_pdh_time_100ns, not
+ * the wall clock's PerfTime100nSec: issue 33), object-timer types and
+ * ELAPSED_TIME on the object's own clock; different clocks, so a mix-up
+ * shows. */
 static void time_base_of_each_timer(void **state)
 {
     (void)state;
@@ -806,11 +810,13 @@ static void time_base_of_each_timer(void **state)
     pl_object o;
     assert_int_equal(pl_block_open(&blk, buf, hlen + olen, 0, 0, NULL), PL_OK);
     assert_int_equal(pl_block_object(&blk, 0, &o), PL_OK);
-    static const struct { uint32_t type; int64_t time, freq; } want[] = {
+    const int64_t t100 = 16666666; /* 5,000,000 ticks at 3 MHz, in 100 ns */
+    assert_true(pl_pdh_time_100ns(5000000, 3000000, CANNED_FT0) == t100);
+    const struct { uint32_t type; int64_t time, freq; } want[] = {
         {PERF_COUNTER_TIMER, 5000000, 3000000},          {PERF_COUNTER_COUNTER, 5000000, 3000000},
         {PERF_COUNTER_QUEUELEN_TYPE, 5000000, 3000000},  {PERF_PRECISION_SYSTEM_TIMER, 5000000, 3000000},
-        {PERF_100NSEC_TIMER, CANNED_FT0, 10000000},      {PERF_100NSEC_MULTI_TIMER_INV, CANNED_FT0, 10000000},
-        {PERF_PRECISION_100NS_TIMER, CANNED_FT0, 10000000}, {PERF_COUNTER_100NS_QUEUELEN_TYPE, CANNED_FT0, 10000000},
+        {PERF_100NSEC_TIMER, t100, 10000000},      {PERF_100NSEC_MULTI_TIMER_INV, t100, 10000000},
+        {PERF_PRECISION_100NS_TIMER, t100, 10000000}, {PERF_COUNTER_100NS_QUEUELEN_TYPE, t100, 10000000},
         {PERF_OBJ_TIME_TIMER, 777000, 1000},             {PERF_PRECISION_OBJECT_TIMER, 777000, 1000},
         {PERF_COUNTER_OBJ_TIME_QUEUELEN_TYPE, 777000, 1000}, {PERF_ELAPSED_TIME, 777000, 1000},
     };

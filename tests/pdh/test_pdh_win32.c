@@ -171,10 +171,12 @@ static void formatted_raw_and_scale(void **state)
     assert_int_equal(v.CStatus, PDH_CSTATUS_NO_INSTANCE);
     assert_int_equal(PdhGetRawCounterValue(bash, NULL, &r1), ERROR_SUCCESS);
     assert_int_equal(r1.CStatus, PDH_CSTATUS_NO_INSTANCE);
-    /* the raw layout: (N, PerfTime100nSec), TimeStamp in local time (TZ=UTC0 here) */
+    /* the raw layout: (N, PerfTime in 100 ns: the monotonic clock, issue 33),
+     * TimeStamp the wall clock in local time (TZ=UTC0 here) */
     assert_int_equal(PdhGetRawCounterValue(cpu, NULL, &r1), ERROR_SUCCESS);
     assert_int_equal(r1.CStatus, 0);
-    assert_true(r1.FirstValue == 6250000 && r1.SecondValue == CANNED_FT(1) && r1.MultiCount == 0);
+    assert_true(r1.FirstValue == 6250000 && r1.SecondValue == pl_pdh_time_100ns(CANNED_PERFTIME(1), CANNED_FREQ, 0) &&
+                r1.MultiCount == 0);
     assert_int_equal(r1.TimeStamp.dwLowDateTime, (DWORD)(CANNED_FT(1) & 0xFFFFFFFF));
     assert_int_equal(r1.TimeStamp.dwHighDateTime, (DWORD)(CANNED_FT(1) >> 32));
     /* scale: handle first, range [-7, 7] */

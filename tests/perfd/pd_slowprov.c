@@ -2,7 +2,10 @@
  * (default 1) whose counter "Collections" is the number of Collect calls
  * so far, and a Collect that first sleeps $PD_SLOW_MS milliseconds (default
  * 0). Slow collections show requests sharing one; many instances make a
- * block larger than the socket buffers. Entry points PdOpen/PdCollect/PdClose. */
+ * block larger than the socket buffers. From its $PD_FAIL_AFTER-th
+ * collection on (when set) Collect returns an error; from its
+ * $PD_BREAK_AFTER-th it breaks the Collect contract (reports bytes it did
+ * not write), which gets it disabled. Entry points PdOpen/PdCollect/PdClose. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +19,7 @@ PL_PROVIDER_EXPORT DWORD PdCollect(LPWSTR query, LPVOID *data, LPDWORD bytes, LP
 PL_PROVIDER_EXPORT DWORD PdClose(void);
 
 static uint32_t fc, fh, collections;
-static long slow_ms, instances = 1;
+static long slow_ms, instances = 1, fail_after, break_after;
 
 DWORD PdOpen(LPWSTR device_names)
 {
@@ -25,6 +28,10 @@ DWORD PdOpen(LPWSTR device_names)
     if (s) slow_ms = strtol(s, NULL, 10);
     s = getenv("PD_INSTANCES");
     if (s) instances = strtol(s, NULL, 10);
+    s = getenv("PD_FAIL_AFTER");
+    if (s) fail_after = strtol(s, NULL, 10);
+    s = getenv("PD_BREAK_AFTER");
+    if (s) break_after = strtol(s, NULL, 10);
     if (instances < 1 || instances > 1000000) instances = 1;
     return pl_provider_first_indices("PerfdSlow", &fc, &fh);
 }
@@ -36,6 +43,16 @@ DWORD PdCollect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects)
     if (!pl_query_wants(&q, fc + PD_SLOW, 0)) {
         *bytes = 0;
         *objects = 0;
+        return ERROR_SUCCESS;
+    }
+    if (fail_after > 0 && (long)collections + 1 >= fail_after) {
+        *bytes = 0;
+        *objects = 0;
+        return ERROR_INVALID_DATA;
+    }
+    if (break_after > 0 && (long)collections + 1 >= break_after) {
+        *bytes = 8; /* a length it did not write, the pointer not moved */
+        *objects = 1;
         return ERROR_SUCCESS;
     }
     if (slow_ms > 0) {

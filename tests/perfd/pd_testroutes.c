@@ -1,10 +1,11 @@
 /* Routes compiled only into perfd_testd (perfd plus this file), to test the
  * interface route files use: PERFD_ON_PUBLISH, perfd_snapshot_request,
- * perfd_snapshot_peek, PERFD_PREFIX, PERFD_CONFIG_KEY and a handler's own
- * state across a WAIT. */
+ * perfd_snapshot_peek, PERFD_PREFIX, PERFD_CONFIG_KEY, a handler's own
+ * state across a WAIT, and perfd_defer (a job on the worker thread). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "perfd.h"
 
@@ -77,3 +78,37 @@ static int calls(perfd_req *r)
     return perfd_reply_bytes(r, 200, "text/plain", body, (size_t)len);
 }
 PERFD_ROUTE(test_calls, "GET", "/test/calls/", PERFD_PREFIX, calls)
+
+/* GET /test/busy?ms=N: a job of N ms (at most 5 s) on perfd's worker
+ * thread (perfd_defer); answers "busy=N" once it has run. */
+typedef struct busy_job {
+    long ms;
+    int done;
+} busy_job;
+
+static void busy_run(void *arg)
+{
+    busy_job *j = arg;
+    struct timespec ts = {j->ms / 1000, (j->ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+    j->done = 1;
+}
+
+static int busy(perfd_req *r)
+{
+    busy_job *j = r->user;
+    if (j && j->done) {
+        char body[64];
+        int len = snprintf(body, sizeof body, "busy=%ld\n", j->ms);
+        return perfd_reply_bytes(r, 200, "text/plain", body, (size_t)len);
+    }
+    const char *ms = perfd_arg(r, "ms");
+    j = calloc(1, sizeof *j);
+    if (!j) return PERFD_FAIL;
+    j->ms = ms ? strtol(ms, NULL, 10) : 0;
+    if (j->ms < 0 || j->ms > 5000) j->ms = 0;
+    r->user = j;
+    r->user_free = free;
+    return perfd_defer(r, busy_run, j);
+}
+PERFD_ROUTE(test_busy, "GET", "/test/busy", 0, busy)

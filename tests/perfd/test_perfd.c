@@ -3,9 +3,11 @@
  * must return exactly the bytes the local engine returns for the same
  * query (the header's clock fields aside: two collections are two
  * moments), the errors their statuses, the refusals their reasons. */
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pd_util.h"
 #include "perflib/query.h"
@@ -263,6 +265,47 @@ static void usage_errors(void **state)
     free(err);
 }
 
+/* A client that leaves an event stream is how every stream ends: perfd's
+ * log says nothing about it (it used to log libmicrohttpd's "Failed to
+ * send the chunked response body" for each one). */
+static void stream_client_leaving_not_logged(void **state)
+{
+    (void)state;
+    for (int round = 0; round < 3; round++) {
+        int fd = pd_connect("127.0.0.1", pd.port, NULL);
+        assert_true(fd >= 0);
+        const char req[] = "GET /v1/stream?i=100&c=%5CPQ%20Machine%5CTicks HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+        assert_int_equal(write(fd, req, sizeof req - 1), (ssize_t)(sizeof req - 1));
+        /* Read until two events came (the meta and a sample), at most 5 s. */
+        char buf[4096];
+        size_t got = 0;
+        int events = 0;
+        long t0 = pd_now_ms();
+        while (events < 2 && pd_now_ms() - t0 < 5000) {
+            struct pollfd pfd = {.fd = fd, .events = POLLIN};
+            if (poll(&pfd, 1, 200) <= 0) continue;
+            ssize_t n = read(fd, buf + got, sizeof buf - 1 - got);
+            assert_true(n > 0);
+            got += (size_t)n;
+            buf[got] = 0;
+            events = 0;
+            for (const char *p = buf; (p = strstr(p, "\nevent: ")) != NULL; p++) events++;
+            if (got > sizeof buf / 2) {
+                memmove(buf, buf + got / 2, got - got / 2);
+                got -= got / 2;
+            }
+        }
+        assert_true(events >= 2);
+        close(fd);
+    }
+    /* At i=100 perfd writes to each closed stream within 0.1 s. */
+    usleep(1500 * 1000);
+    char *log = pd_log(&pd);
+    assert_non_null(log);
+    if (strstr(log, "Failed to send")) fail_msg("perfd logged a client leaving a stream:\n%s", log);
+    free(log);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -273,6 +316,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(healthz, setup, teardown),
         cmocka_unit_test_setup_teardown(json_is_perfquery_json, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_requests, setup, teardown),
+        cmocka_unit_test_setup_teardown(stream_client_leaving_not_logged, setup, teardown),
         cmocka_unit_test(refuses_public_address),
         cmocka_unit_test(usage_errors),
     };

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "pd_util.h"
 #include "pl_test.h"
@@ -89,11 +90,79 @@ static void bad_config_key(void **state)
     free(err);
 }
 
+/* A request sent now on its own connection, read later. */
+static int send_get(const char *path)
+{
+    int fd = pd_connect("127.0.0.1", pd.port, NULL);
+    assert_true(fd >= 0);
+    char req[300];
+    int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", path);
+    assert_int_equal(write(fd, req, (size_t)n), n);
+    return fd;
+}
+
+/* perfd_defer: a job runs on the worker thread while the server thread
+ * answers others; /metrics and /v1/json are rendered there too (they wait
+ * for the job before them), never on the server thread. */
+static void worker_off_the_server_thread(void **state)
+{
+    (void)state;
+    char *b = get("/metrics", 200); /* a first collection, so that the next ones are quick */
+    free(b);
+    long t0 = pd_now_ms();
+    int busy = send_get("/test/busy?ms=1500");
+    struct timespec ts = {0, 100000000};
+    nanosleep(&ts, NULL); /* the job is on the worker */
+    long t1 = pd_now_ms();
+    b = get("/healthz", 200);
+    free(b);
+    long healthz_ms = pd_now_ms() - t1;
+    int metrics = send_get("/metrics"), json = send_get("/v1/json");
+    pd_resp rm, rj, rb;
+    assert_int_equal(pd_read_resp(metrics, &rm, 10000), 0);
+    long metrics_ms = pd_now_ms() - t0;
+    assert_int_equal(pd_read_resp(json, &rj, 10000), 0);
+    long json_ms = pd_now_ms() - t0;
+    assert_int_equal(pd_read_resp(busy, &rb, 10000), 0);
+    close(busy);
+    close(metrics);
+    close(json);
+    print_message("healthz %ld ms during the job; /metrics after %ld ms, /v1/json after %ld ms\n", healthz_ms, metrics_ms,
+                  json_ms);
+    assert_int_equal(rb.status, 200);
+    assert_string_equal((char *)rb.body, "busy=1500\n");
+    assert_int_equal(rm.status, 200);
+    assert_int_equal(rj.status, 200);
+    assert_true(healthz_ms < 1000);   /* the server thread was free */
+    assert_true(metrics_ms >= 1400);  /* rendered after the job: on the worker */
+    assert_true(json_ms >= 1400);
+    pd_resp_free(&rm);
+    pd_resp_free(&rj);
+    pd_resp_free(&rb);
+}
+
+/* A second after the worker's last job, the snapshots too old to serve
+ * again are dropped (perfd_snapshot_trim): not held until the next scrape. */
+static void stale_snapshots_dropped_after_work(void **state)
+{
+    (void)state;
+    char *b = get("/metrics", 200); /* a Global collection, rendered on the worker */
+    free(b);
+    b = get("/test/peek?q=Global", 200); /* kept for now */
+    free(b);
+    struct timespec ts = {1, 600000000};
+    nanosleep(&ts, NULL);
+    b = get("/test/peek?q=Global", 404); /* snapshot_max_age_ms=0: dropped */
+    free(b);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(publish_hook_request_and_peek, setup, teardown),
         cmocka_unit_test_setup_teardown(handler_state_across_wait, setup, teardown),
+        cmocka_unit_test_setup_teardown(worker_off_the_server_thread, setup, teardown),
+        cmocka_unit_test_setup_teardown(stale_snapshots_dropped_after_work, setup, teardown),
         cmocka_unit_test(bad_config_key),
     };
     return pl_test_run(tests, argc, argv);

@@ -745,6 +745,162 @@ static void live_machine(void **state)
     close(fd);
 }
 
+/* ------------------------------------------ counts per CPU across hotplug */
+
+/* The tracker of issue 33 on its own (cpu_track.c): continuity, sums over
+ * the CPUs present in both readings, marks, groups, the cap and the
+ * hostile cases (ids not ascending, values past 2^64). */
+static void cpu_track_rules(void **state)
+{
+    (void)state;
+    struct pl__cpu_track t;
+    pl__cpu_track_init(&t, 2);
+    uint32_t ids[3] = {0, 1, 2};
+    uint64_t v[6] = {10, 100, 20, 200, 30, 300}, out[2], m;
+    assert_int_equal(pl__cpu_track_update(&t, 3, ids, v, NULL, NULL, NULL, 0), 0);
+    pl__cpu_track_sum(&t, PL__CPU_TRACK_ALL, out, &m);
+    assert_int_equal(m, 0);
+    assert_int_equal(out[0], 60); /* the first readings */
+    assert_int_equal(out[1], 600);
+    /* cpu1 leaves; cpu0 +1, cpu2 +2 */
+    uint32_t ids2[2] = {0, 2};
+    uint64_t v2[4] = {11, 101, 32, 302};
+    assert_int_equal(pl__cpu_track_update(&t, 2, ids2, v2, NULL, NULL, NULL, 0), 0);
+    pl__cpu_track_sum(&t, PL__CPU_TRACK_ALL, out, &m);
+    assert_int_equal(out[0], 63);
+    assert_int_equal(pl__cpu_track_get(&t, 1, out, &m), -ENOENT);
+    /* cpu1 returns with far more (its count since boot): marked, not summed;
+     * cpu2 went back (restarted): marked, not summed; cpu0 +1 */
+    uint64_t v3[6] = {12, 102, 5000, 5000, 1, 1};
+    assert_int_equal(pl__cpu_track_update(&t, 3, ids, v3, NULL, NULL, NULL, 0), 0);
+    pl__cpu_track_sum(&t, PL__CPU_TRACK_ALL, out, &m);
+    assert_int_equal(m, 0);
+    assert_int_equal(out[0], 64);
+    assert_int_equal(pl__cpu_track_get(&t, 1, out, &m), 0);
+    assert_int_equal(m, 3);
+    assert_int_equal(out[0], 20); /* goes on from where it was */
+    assert_int_equal(pl__cpu_track_get(&t, 2, out, &m), 0);
+    assert_int_equal(m, 3);
+    assert_int_equal(out[0], 32);
+    assert_int_equal(pl__cpu_track_get(&t, 0, out, &m), 0);
+    assert_int_equal(m, 0);
+    /* then all count again */
+    uint64_t v4[6] = {13, 103, 5001, 5001, 3, 3};
+    assert_int_equal(pl__cpu_track_update(&t, 3, ids, v4, NULL, NULL, NULL, 0), 0);
+    pl__cpu_track_sum(&t, PL__CPU_TRACK_ALL, out, &m);
+    assert_int_equal(out[0], 64 + 1 + 1 + 2);
+    /* only CPUs that could add nothing: the sum is marked */
+    uint64_t v5[6] = {0, 0, 0, 0, 0, 0};
+    assert_int_equal(pl__cpu_track_update(&t, 3, ids, v5, NULL, NULL, NULL, 0), 0);
+    pl__cpu_track_sum(&t, PL__CPU_TRACK_ALL, out, &m);
+    assert_int_equal(m, 3);
+    assert_int_equal(out[0], 0);
+    /* ids not ascending: refused, nothing changes */
+    uint32_t bad[2] = {2, 1};
+    uint64_t before = t.gen;
+    assert_int_equal(pl__cpu_track_update(&t, 2, bad, v2, NULL, NULL, NULL, 0), -EINVAL);
+    assert_int_equal(t.gen, before);
+    pl__cpu_track_free(&t);
+    assert_int_equal(t.nv, 2);
+    assert_int_equal(t.n, 0);
+}
+
+static void cpu_track_groups_and_cap(void **state)
+{
+    (void)state;
+    struct pl__cpu_track t;
+    pl__cpu_track_init(&t, 3);
+    uint32_t ids[2] = {0, 1};
+    uint64_t v[6] = {0, 0, 7, 0, 0, 7}, out[3], m;
+    assert_int_equal(pl__cpu_track_update(&t, 2, ids, v, NULL, NULL, NULL, 0), 0);
+    pl__cpu_track_set_group(&t, 0, 0); /* in its first update: no mark */
+    pl__cpu_track_sum(&t, 0, out, &m);
+    assert_int_equal(m, 0);
+    assert_int_equal(out[2], 7);
+    /* the cap: values 0 and 1 may add 10 in all; 30 and 10 pending share it
+     * 3:1, the rest is held and added when there is room */
+    uint64_t cap[2] = {10, 100};
+    uint64_t v2[6] = {30, 10, 8, 30, 10, 8};
+    assert_int_equal(pl__cpu_track_update(&t, 2, ids, v2, NULL, NULL, cap, 2), 0);
+    assert_int_equal(pl__cpu_track_get(&t, 0, out, &m), 0);
+    assert_int_equal(out[0], 7);
+    assert_int_equal(out[1], 2);
+    assert_int_equal(out[2], 8); /* past the capped ones: never held */
+    assert_int_equal(pl__cpu_track_get(&t, 1, out, &m), 0);
+    assert_int_equal(out[0], 30);
+    assert_int_equal(out[1], 10);
+    uint64_t cap2[2] = {100, 100};
+    assert_int_equal(pl__cpu_track_update(&t, 2, ids, v2, NULL, NULL, cap2, 2), 0);
+    assert_int_equal(pl__cpu_track_get(&t, 0, out, &m), 0);
+    assert_int_equal(out[0], 30);
+    assert_int_equal(out[1], 10);
+    /* a value not read: marked, held back, its next reading counts */
+    uint64_t unread[2] = {1, 0};
+    uint64_t v3[6] = {999, 11, 9, 31, 11, 9};
+    assert_int_equal(pl__cpu_track_update(&t, 2, ids, v3, unread, NULL, NULL, 0), 0);
+    assert_int_equal(pl__cpu_track_get(&t, 0, out, &m), 0);
+    assert_int_equal(m, 1);
+    assert_int_equal(out[1], 11);
+    pl__cpu_track_sum(&t, PL__CPU_TRACK_ALL, out, &m);
+    assert_int_equal(m, 1); /* a CPU of the sum could not read it */
+    uint64_t v4[6] = {35, 11, 9, 31, 11, 9};
+    assert_int_equal(pl__cpu_track_update(&t, 2, ids, v4, NULL, NULL, NULL, 0), 0);
+    assert_int_equal(pl__cpu_track_get(&t, 0, out, &m), 0);
+    assert_int_equal(m, 0);
+    assert_int_equal(out[0], 35);
+    /* cpu1 joins group 0 after its first update: its past moves with it, so
+     * group 0's sum is marked once */
+    pl__cpu_track_set_group(&t, 1, 0);
+    pl__cpu_track_sum(&t, 0, out, &m);
+    assert_int_equal(m, 7);
+    pl__cpu_track_sum(&t, PL__CPU_TRACK_ALL, out, &m);
+    assert_int_equal(m, 0);
+    assert_int_equal(pl__cpu_track_update(&t, 2, ids, v4, NULL, NULL, NULL, 0), 0);
+    pl__cpu_track_sum(&t, 0, out, &m);
+    assert_int_equal(m, 0);
+    /* a sum that would pass 2^64 is marked (a CPU's own values cannot:
+     * each is at most its kernel count) */
+    uint64_t big[6] = {35, 11, UINT64_MAX - 1, 31, 11, UINT64_MAX - 1};
+    assert_int_equal(pl__cpu_track_update(&t, 2, ids, big, NULL, NULL, NULL, 0), 0);
+    assert_int_equal(pl__cpu_track_get(&t, 0, out, &m), 0);
+    assert_int_equal(m, 0);
+    assert_int_equal(out[2], UINT64_MAX - 1);
+    pl__cpu_track_sum(&t, PL__CPU_TRACK_ALL, out, &m);
+    assert_int_equal(m, 4);
+    assert_int_equal(out[2], 0);
+    assert_int_equal(out[0], 35 + 31);
+    pl__cpu_track_free(&t);
+}
+
+/* A CPU whose published count would pass 2^64 (its count restarted near
+ * the top and rose again) is frozen and marked; the sum keeps what it had
+ * accepted before, as for an offline CPU, and does not fall (found by
+ * fuzz.cpu_track). */
+static void cpu_track_frozen_cpu_stays_in_the_sum(void **state)
+{
+    (void)state;
+    struct pl__cpu_track t;
+    pl__cpu_track_init(&t, 1);
+    uint32_t one[1] = {1}, both[2] = {0, 1};
+    uint64_t out, m;
+    assert_int_equal(pl__cpu_track_update(&t, 1, one, (uint64_t[]){5}, NULL, NULL, NULL, 0), 0);
+    assert_int_equal(pl__cpu_track_update(&t, 2, both, (uint64_t[]){100, 6}, NULL, NULL, NULL, 0), 0);
+    assert_int_equal(pl__cpu_track_update(&t, 2, both, (uint64_t[]){UINT64_MAX - 1, 7}, NULL, NULL, NULL, 0), 0);
+    assert_int_equal(pl__cpu_track_update(&t, 2, both, (uint64_t[]){0, 8}, NULL, NULL, NULL, 0), 0); /* restarted */
+    pl__cpu_track_sum(&t, PL__CPU_TRACK_ALL, &out, &m);
+    assert_int_equal(m, 0);
+    uint64_t before = out;
+    assert_int_equal(before, (UINT64_MAX - 101) + 8);
+    assert_int_equal(pl__cpu_track_update(&t, 2, both, (uint64_t[]){200, 9}, NULL, NULL, NULL, 0), 0);
+    assert_int_equal(pl__cpu_track_get(&t, 0, &out, &m), 0);
+    assert_int_equal(m, 1); /* frozen */
+    assert_int_equal(out, UINT64_MAX - 1);
+    pl__cpu_track_sum(&t, PL__CPU_TRACK_ALL, &out, &m);
+    assert_int_equal(m, 0);
+    assert_int_equal(out, before + 1); /* cpu1's step; cpu0 stays at what it had */
+    pl__cpu_track_free(&t);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -772,6 +928,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(percpu_table_malformed),
         cmocka_unit_test(pids_trees),
         cmocka_unit_test(fixed2_parse),
+        cmocka_unit_test(cpu_track_rules),
+        cmocka_unit_test(cpu_track_groups_and_cap),
+        cmocka_unit_test(cpu_track_frozen_cpu_stays_in_the_sum),
         cmocka_unit_test(live_machine),
     };
     return pl_test_run(tests, argc, argv);

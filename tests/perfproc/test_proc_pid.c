@@ -483,6 +483,49 @@ static void boot_filetime_bounds(void **state)
     assert_true(pl__ticks_to_100ns(5, 0) == 0);
 }
 
+/* Issue 33 item 7: the commit charge from smaps. The file is a real one,
+ * read on the test VM (Linux 6.18) from a process with a 1 GiB
+ * MAP_NORESERVE mapping, 64 MiB of MAP_SHARED | MAP_ANONYMOUS and 32 MiB of
+ * private memory (its path renamed); then the hostile cases. */
+static void smaps_commit(void **state)
+{
+    (void)state;
+    FILE *f = fopen(PL_SOURCE_DIR "/tests/perfproc/data/smaps/noreserve-shared-6.18", "r");
+    assert_non_null(f);
+    static char text[65536];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    pl_smaps_commit c;
+    assert_int_equal(pl__parse_smaps_commit(text, &c), 0);
+    assert_int_equal(c.mappings, 26);
+    assert_int_equal(c.private_kb, 33020);       /* every "ac" mapping: the 32 MiB and the program's */
+    assert_int_equal(c.reserved_kb, 1048576);    /* the MAP_NORESERVE gigabyte: never charged */
+    assert_int_equal(c.shared_anon_kb, 65536);   /* /dev/zero (deleted), charged when mapped */
+    assert_int_equal(pl__parse_smaps_commit("", &c), 0);
+    assert_int_equal(c.mappings, 0);
+    /* a named shared anonymous mapping counts; one with MAP_NORESERVE not */
+    assert_int_equal(pl__parse_smaps_commit("7f0000000000-7f0000100000 rw-s 00000000 00:01 7 [anon_shmem:pool]\n"
+                                            "Size: 1024 kB\nVmFlags: rd wr sh mr mw me ms\n"
+                                            "7f0000100000-7f0000200000 rw-s 00000000 00:01 8 /dev/zero (deleted)\n"
+                                            "VmFlags: rd wr sh mr mw me ms nr \n",
+                                            &c),
+                     0);
+    assert_int_equal(c.shared_anon_kb, 1024);
+    assert_int_equal(c.private_kb, 0);
+    static const char *const bad[] = {
+        "7f0000000000-7f0000001000 rw-p 00000000 00:00 0\nSize: 4 kB\n",           /* no VmFlags */
+        "Size: 4 kB\n7f0000000000-7f0000001000 rw-p 00000000 00:00 0\nVmFlags: ac\n", /* a key first */
+        "7f0000000000-7f0000001000 rw-p 00000000 00:00 0\nVmFlags: ac Ac\n",         /* not a flag */
+        "7f0000000000-7f0000001000 rw-p 00000000 00:00 0\nVmFlags: acx\n",
+        ("7f0000000000-7f0000001000 rw-p 00000000 00:00 0\n"                         /* two headers */
+         "7f0000001000-7f0000002000 rw-p 00000000 00:00 0\nVmFlags: ac\n"),
+        "zzzz-7f0000001000 rw-p 00000000 00:00 0\nVmFlags: ac\n",                    /* not a header */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (pl__parse_smaps_commit(bad[i], &c) != -EINVAL) fail_msg("bad[%zu] was accepted", i);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -506,6 +549,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(read1_and_fmt),
         cmocka_unit_test(procfs_trust),
         cmocka_unit_test(maps_lines),
+        cmocka_unit_test(smaps_commit),
     };
     return pl_test_run(tests, argc, argv);
 }

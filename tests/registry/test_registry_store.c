@@ -12,7 +12,7 @@ static void seed_exact(void **state)
     pl_store *st = reg_open(path);
     assert_string_equal(pl_store_path(st), path);
     assert_int_equal(pl_store_schema_version(st), PL_STORE_SCHEMA_VERSION);
-    assert_int_equal(reg_user_version(path), 3);
+    assert_int_equal(reg_user_version(path), 4);
 
     pl_perflib_info info;
     pl_error err;
@@ -347,8 +347,8 @@ static void migrate_from_v0(void **state)
     assert_int_equal(reg_user_version(path), 0);
 
     st = reg_open(path);
-    assert_int_equal(pl_store_schema_version(st), 3); /* 0 -> 1 -> 2 -> 3 */
-    assert_int_equal(reg_user_version(path), 3);
+    assert_int_equal(pl_store_schema_version(st), 4); /* 0 -> 1 -> 2 -> 3 -> 4 */
+    assert_int_equal(reg_user_version(path), 4);
     /* Data kept; the seed refresh adds the missing built-in titles without
      * overwriting any title already there (1, 2 and 1848 were). */
     pl_titles *t = NULL;
@@ -418,12 +418,12 @@ static void migrate_from_v1(void **state)
     pl_store *st = NULL;
     pl_error err;
     assert_int_equal(pl_store_open(path, PL_STORE_READONLY, &st, &err), PL_E_SCHEMA);
-    assert_non_null(strstr(err.msg, "schema version 1, this library reads 3"));
+    assert_non_null(strstr(err.msg, "schema version 1, this library reads 4"));
     assert_int_equal(reg_user_version(path), 1);
 
     st = reg_open(path);
-    assert_int_equal(pl_store_schema_version(st), 3);
-    assert_int_equal(reg_user_version(path), 3);
+    assert_int_equal(pl_store_schema_version(st), 4);
+    assert_int_equal(reg_user_version(path), 4);
     pl_provider_info p;
     assert_int_equal(pl_store_provider(st, "ThirdParty", &p, &err), PL_OK);
     assert_int_equal(p.isolation, PL_ISOLATION_HELPER);
@@ -449,6 +449,64 @@ static void migrate_from_v1(void **state)
     pl_titles_free(t);
     pl_store_close(st);
     assert_int_equal(pl_store_open(path, PL_STORE_READONLY, &st, &err), PL_OK);
+    pl_store_close(st);
+}
+
+/* Step 3 -> 4 adds providers.app_owner and providers.app_publishers
+ * (docs/app-counters.md, "Who may publish"): a record made before has
+ * none (-1), everything else is kept; the owner and the publishers are
+ * written and read back, and a malformed list is refused. */
+static void migrate_from_v3_app_owner(void **state)
+{
+    (void)state;
+    char path[512];
+    reg_tmpfile(path, sizeof path, "v3.db");
+    pl_store *st = reg_open(path);
+    pl_error err;
+    pl_provider_info p;
+    memset(&p, 0, sizeof p);
+    p.name = "SomeApp";
+    p.linkage_export = "perflib application";
+    assert_int_equal(pl_store_set_provider(st, &p, &err), PL_OK);
+    assert_int_equal(pl_store_set_app_owner(st, "SomeApp", 1234, "5,6", &err), PL_OK);
+    pl_store_close(st);
+    reg_sql(path, "ALTER TABLE providers DROP COLUMN app_owner; ALTER TABLE providers DROP COLUMN app_publishers;"
+                  " PRAGMA user_version = 3;");
+    assert_int_equal(pl_store_open(path, PL_STORE_READONLY, &st, &err), PL_E_SCHEMA);
+    st = reg_open(path);
+    assert_int_equal(pl_store_schema_version(st), 4);
+    pl_provider_info got;
+    assert_int_equal(pl_store_provider(st, "SomeApp", &got, &err), PL_OK);
+    assert_int_equal(got.app_owner, -1);
+    assert_null(got.app_publishers);
+    assert_string_equal(got.linkage_export, "perflib application");
+    pl_provider_info_clear(&got);
+    assert_int_equal(pl_store_set_app_owner(st, "someapp", 1000, "65534,7", &err), PL_OK);
+    assert_int_equal(pl_store_provider(st, "SomeApp", &got, &err), PL_OK);
+    assert_int_equal(got.app_owner, 1000);
+    assert_string_equal(got.app_publishers, "65534,7");
+    pl_provider_info_clear(&got);
+    uint32_t u[PL_STORE_MAX_PUBLISHERS];
+    assert_int_equal(pl_store_parse_publishers("65534,7", u), 2);
+    assert_int_equal(u[0], 65534);
+    assert_int_equal(u[1], 7);
+    assert_int_equal(pl_store_parse_publishers("", u), 0);
+    const char *bad[] = {"1,", ",1", "1,,2", "x", "1 2", "-1", "4294967295", "99999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(pl_store_parse_publishers(bad[i], u), -1);
+        assert_int_equal(pl_store_set_app_owner(st, "SomeApp", 1, bad[i], &err), PL_E_INVAL);
+    }
+    assert_int_equal(pl_store_set_app_owner(st, "SomeApp", -1, NULL, &err), PL_E_INVAL);
+    assert_int_equal(pl_store_set_app_owner(st, "SomeApp", 4294967295LL, NULL, &err), PL_E_INVAL);
+    assert_int_equal(pl_store_set_app_owner(st, "NoSuchApp", 1, NULL, &err), PL_E_NOT_FOUND);
+    /* A damaged value read back: no owner, no publishers (the safe side). */
+    pl_store_close(st);
+    reg_sql(path, "UPDATE providers SET app_owner = 'x', app_publishers = '1,,2' WHERE name = 'SomeApp';");
+    st = reg_open(path);
+    assert_int_equal(pl_store_provider(st, "SomeApp", &got, &err), PL_OK);
+    assert_int_equal(got.app_owner, -1);
+    assert_null(got.app_publishers);
+    pl_provider_info_clear(&got);
     pl_store_close(st);
 }
 
@@ -669,6 +727,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(readonly_open_reads),
         cmocka_unit_test(migrate_from_v0),
         cmocka_unit_test(migrate_from_v1),
+        cmocka_unit_test(migrate_from_v3_app_owner),
         cmocka_unit_test(provider_isolation),
         cmocka_unit_test(seed_refresh),
         cmocka_unit_test(future_version_refused),

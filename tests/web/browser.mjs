@@ -13,8 +13,15 @@
 //             that was not up when the page opened resolves once it is
 //   replay    typeperf -f BIN writes a short log; the page in Log mode
 //             (log=, b=, e=) shows one point per record of the window with
-//             the values typeperf -i prints; perfd refuses bad log names
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+//             the values typeperf -i prints; perfd refuses bad log names;
+//             the Log... dialog lists perfd's logs and shows one, Live goes
+//             back; a missing or damaged log says perfd's reason
+//   reasons   what perfd says when it refuses reaches the page: a remote
+//             machine that is down or refused (and the dialog's lists
+//             cleared), a stream refused, no log directory
+//   scale     a counter far above 100 gets an automatic scale that puts it
+//             on the graph, shown in the legend; a chosen scale stays
+import { mkdirSync, readFileSync, writeFileSync, existsSync, statSync, symlinkSync } from 'node:fs';
 import http from 'node:http';
 import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -69,8 +76,16 @@ async function caseUi() {
     const page = await b.ctx.newPage();
     const errors = [];
     page.on('pageerror', (e) => errors.push(String(e)));
+    // A resource that fails (a 404 favicon) is a console error.
+    const consoleErrors = [];
+    page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
     await page.goto(d.url + '/');
     check(await page.isVisible('#empty'), 'an empty page says how to start');
+    // The icon is in the page (no request, nothing from another host).
+    check((await page.getAttribute('link[rel=icon]', 'href') || '').startsWith('data:image/svg+xml,'), 'an inline icon');
+    await sleep(1000);
+    check(consoleErrors.length === 0, 'no failed resource on load: ' + consoleErrors.join('; '));
+    check(!d.log.includes('favicon'), 'perfd was not asked for /favicon.ico:\n' + d.log);
     // A faster interval through the settings.
     await page.fill('#interval', '0.25');
     await page.press('#interval', 'Enter');
@@ -146,12 +161,31 @@ async function caseUi() {
     check(await samples(page) === p0, 'paused: no new points');
     await page.keyboard.press('p');
     await until('resumed', async () => (await samples(page)) > p0, 5000);
-    // Phone width: the page still lays out (no horizontal scroll of the body).
-    await page.setViewportSize({ width: 390, height: 800 });
+    await page.screenshot({ path: join(artifacts, 'desktop.png') });
+    // Phone width: the page still lays out (no horizontal scroll of the
+    // body), and every legend row shows Last, Average, Minimum and Maximum
+    // on screen under their header, not scrolled off to the side.
+    await page.setViewportSize({ width: 390, height: 844 });
     await sleep(300);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     await page.screenshot({ path: join(artifacts, 'phone.png'), fullPage: true });
     check(overflow <= 2, `no horizontal overflow at phone width (${overflow} px)`);
+    await until('legend values at phone width', async () => (await legendRows(page)).every((r) => /\d/.test(r[7])), 5000);
+    const narrow = await page.evaluate(() => {
+      const W = window.innerWidth;
+      const box = (el) => { const r = el.getBoundingClientRect(); return { l: r.left, r: r.right, w: r.width, h: r.height }; };
+      const seen = (el) => { const b = box(el); return b.w > 0 && b.h > 0 && b.l >= 0 && b.r <= W + 0.5 && getComputedStyle(el).visibility !== 'hidden'; };
+      const heads = [...document.querySelectorAll('#legend thead th')].filter((th) => seen(th)).map((th) => th.textContent);
+      const rows = [...document.querySelectorAll('#legend tbody tr[data-key]')].map((tr) =>
+        [...tr.cells].slice(7, 11).map((td) => ({ text: td.textContent, seen: seen(td), ...box(td) })));
+      const lg = document.getElementById('legend');
+      return { W, heads, rows, scroll: lg.scrollWidth - lg.clientWidth };
+    });
+    check(['Last', 'Average', 'Minimum', 'Maximum'].every((h) => narrow.heads.includes(h)),
+      'the statistics headers are on screen at 390 px: ' + JSON.stringify(narrow.heads));
+    check(narrow.rows.length === 2 && narrow.rows.every((r) => r.every((c) => c.seen && /\d/.test(c.text))),
+      'Last/Average/Minimum/Maximum on screen in every row at 390 px: ' + JSON.stringify(narrow));
+    check(narrow.scroll <= 1, `the legend does not scroll sideways (${narrow.scroll} px)`);
     check(errors.length === 0, 'no page errors: ' + errors.join('; '));
   } finally {
     await b.close();
@@ -402,6 +436,150 @@ async function caseMachines() {
   }
 }
 
+// perfd's own answer to a request, as the page should show it:
+// "STATUS TEXT: reason".
+async function answer(url) {
+  const r = await fetch(url);
+  return { status: r.status, text: `${r.status} ${r.statusText}: ${(await r.text()).trim()}` };
+}
+
+const dialogLists = (page) => page.evaluate(() => ['d-object', 'd-counters', 'd-instances'].map((id) => document.getElementById(id).options.length));
+
+async function caseReasons() {
+  const d = new Perfd();
+  const gone = new Perfd();  // a machine that is down: a port nothing listens on
+  const b = await browser();
+  try {
+    await gone.start();
+    const goneAt = `127.0.0.1:${gone.port}`;
+    await gone.stop();
+    await d.start();
+    const page = await b.ctx.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(d.url + '/#i=250');
+    // The local lists first, then a machine that fails: perfd's status and
+    // reason are shown and nothing of this machine stays to be added under
+    // that one's name.
+    await page.click('#add');
+    await until('local objects', async () => (await dialogLists(page))[0] > 3 && (await dialogLists(page))[1] > 0);
+    const machines = [
+      [goneAt, 'a machine that is down'],
+      ['bad name', 'a machine name perfd refuses'],
+    ];
+    for (const [m, what] of machines) {
+      const want = await answer(`${d.url}/v1/browse/objects?machine=${encodeURIComponent(m)}`);
+      check(want.status >= 400 && want.text.length > 20, `perfd refuses ${what} with a reason: ${want.text}`);
+      await page.fill('#d-machine', m);
+      await page.press('#d-machine', 'Tab');
+      await until(`the reason for ${what}`, async () => (await page.textContent('#d-error')).includes(want.text), 15000);
+      const err = await page.textContent('#d-error');
+      check(err.startsWith(`Cannot list the objects of ${m}: ${want.status} `), `the dialog names the machine and the status: ${err}`);
+      check((await dialogLists(page)).every((n) => n === 0), `the lists are empty for ${what}: ${await dialogLists(page)}`);
+      await page.click('#d-add');
+      check(await page.evaluate(() => window.perflibMonitor.state.counters.length) === 0, `nothing added for ${what}`);
+      check((await page.textContent('#d-error')).includes(want.text), 'the reason stays after Add');
+      if (m === goneAt) await page.screenshot({ path: join(artifacts, 'reasons-dialog.png') });
+    }
+    // Back to this machine: its lists return.
+    await page.fill('#d-machine', '');
+    await page.press('#d-machine', 'Tab');
+    await until('local lists again', async () => (await dialogLists(page))[0] > 3 && (await page.textContent('#d-error')) === '');
+    await page.keyboard.press('Escape');
+
+    // A stream perfd refuses (a control character in a path: 400): its
+    // reason above the chart, no retry loop, the counter listed to remove.
+    const badPath = '\\Memory\\Available\u0001Bytes';
+    const want = await answer(`${d.url}/v1/stream?c=${encodeURIComponent(badPath)}`);
+    check(want.status === 400, 'perfd refuses the stream: ' + want.text);
+    await page.goto(d.url + '/#i=250&c=~~' + encodeURIComponent(badPath));
+    await until('the refusal shown', async () => (await page.isVisible('#status')) &&
+      (await page.textContent('#status')).includes(`perfd refused the counters: ${want.text}`), 10000);
+    check(await page.evaluate(() => document.body.dataset.conn) === 'refused', 'marked refused, not lost');
+    check(!(await page.textContent('#status')).includes('retrying'), 'a refusal is not retried');
+    await page.screenshot({ path: join(artifacts, 'reasons-stream.png') });
+    await page.click('#legend tbody tr.bad button');
+    await until('the refused counter removed', async () => (await page.evaluate(() => window.perflibMonitor.state.counters.length)) === 0 &&
+      (await page.isVisible('#empty')));
+
+    // No log directory: the Log... dialog says so, with perfd's reason.
+    const logs = await answer(`${d.url}/v1/logs`);
+    check(logs.status === 404 && /log_dir/.test(logs.text), 'no log_dir: /v1/logs is 404 naming log_dir: ' + logs.text);
+    await page.click('#logs');
+    await until('the Log dialog says why', async () => (await page.textContent('#l-error')).includes(logs.text), 5000);
+    await page.keyboard.press('Escape');
+    check(errors.length === 0, 'no page errors: ' + errors.join('; '));
+  } finally {
+    await b.close();
+    await d.stop();
+    d.cleanup();
+    gone.cleanup();
+  }
+}
+
+async function caseScale() {
+  const d = new Perfd();
+  const b = await browser();
+  try {
+    await d.start();
+    const page = await b.ctx.newPage();
+    const big = '\\Memory\\Available Bytes';
+    const pct = '\\Processor(_Total)\\% Processor Time';
+    await page.goto(d.url + '/#i=250&y=0,100&c=~~' + encodeURIComponent(big) + '&c=~~' + encodeURIComponent(pct));
+    // What the legend shows and what the graph draws: the scale of each row
+    // (its select's value and visible text) and the window's extremes.
+    const look = () => page.evaluate(() => {
+      const m = window.perflibMonitor;
+      return [...document.querySelectorAll('#legend tbody tr[data-key]')].map((tr) => {
+        const s = m.store.series.get(tr.dataset.key);
+        const sel = tr.querySelector('select');
+        const vals = s.raw.filter((v) => v !== null);
+        return { path: s.path, value: sel.value, text: sel.selectedOptions[0].textContent, scale: m.scaleOf(tr.dataset.key),
+          max: Math.max(...vals), min: Math.min(...vals), drawn: m.drawn(tr.dataset.key).filter((v) => v !== null) };
+      });
+    });
+    const rowOf = async (p) => (await look()).find((r) => r.path === p);
+    await until('values of both', async () => { const r = await look(); return r.length === 2 && r.every((x) => x.drawn.length >= 2); }, 15000);
+    await sleep(600);  // the scale follows the statistics (refreshed every 250 ms)
+    let r = await rowOf(big);
+    check(r.max > 1000, `Available Bytes is far above 100 (${r.max})`);
+    check(r.value === 'auto', 'its scale is automatic: ' + JSON.stringify(r));
+    // On the graph: every drawn point within 0..100, and the scale the
+    // largest power of ten that does it (not squashed to the floor).
+    const inside = (x, lo, hi) => x.drawn.every((v) => v >= lo && v <= hi);
+    check(inside(r, 0, 100), `drawn within 0..100 at scale 10^${r.scale}: ${Math.max(...r.drawn)}`);
+    check(r.max * 10 ** (r.scale + 1) > 100, `the largest scale that fits (10^${r.scale}, max ${r.max})`);
+    const shown = (e) => (Math.abs(e) > 3 ? `1e${e}` : String(10 ** e));
+    check(r.text === `${shown(r.scale)} auto`, `the legend shows the scale it chose: "${r.text}"`);
+    // A percentage keeps its own scale (1).
+    const p = await rowOf(pct);
+    check(p.value === 'auto' && p.scale === 0 && p.text === '1 auto', 'a percentage stays at 1: ' + JSON.stringify(p));
+    await page.screenshot({ path: join(artifacts, 'scale.png') });
+    // A taller range: the scale follows (ten times larger).
+    await page.fill('#ymax', '1000');
+    await page.press('#ymax', 'Enter');
+    await page.locator('#ymax').blur();
+    await until('the scale follows the range', async () => (await rowOf(big)).scale === r.scale + 1, 5000);
+    r = await rowOf(big);
+    check(inside(r, 0, 1000), 'drawn within 0..1000');
+    // A scale chosen in the legend stays, even off the graph.
+    await page.selectOption(`#legend tbody tr[data-key="${big.replace(/\\/g, '\\\\')}"] select`, '0');
+    await until('the chosen scale', async () => { const x = await rowOf(big); return x.value === '0' && x.scale === 0; }, 5000);
+    const urlCounters = () => new URLSearchParams(new URL(page.url()).hash.slice(1)).getAll('c');
+    check(urlCounters()[0] === '0~~' + big, 'the URL keeps the chosen scale: ' + urlCounters());
+    await sleep(600);
+    check((await rowOf(big)).scale === 0, 'a chosen scale is not changed automatically');
+    // Back to automatic from the list: empty in the URL.
+    await page.selectOption(`#legend tbody tr[data-key="${big.replace(/\\/g, '\\\\')}"] select`, 'auto');
+    await until('automatic again', async () => (await rowOf(big)).scale === r.scale, 5000);
+    check(urlCounters()[0] === '~~' + big, 'the URL says automatic: ' + urlCounters());
+  } finally {
+    await b.close();
+    await d.stop();
+    d.cleanup();
+  }
+}
+
 // typeperf -i's CSV rows: [unix ms, value or null, ...] (TZ=UTC).
 function parseCsv(text) {
   const rows = [];
@@ -475,6 +653,70 @@ async function caseReplay() {
     check(await page.isHidden('#status'), 'no banner in Log mode');
     check(errors.length === 0, 'no page errors: ' + errors.join('; '));
     await page.screenshot({ path: join(artifacts, 'replay.png') });
+
+    // perfd lists its logs (/v1/logs): regular files with names /v1/replay
+    // takes, newest first; not a log's index, a hidden file, a directory or
+    // a symbolic link.
+    writeFileSync(join(logs, 'bad.blg'), 'not a counter log\n');
+    writeFileSync(join(logs, '.hidden'), 'x');
+    mkdirSync(join(logs, 'sub.blg'));
+    symlinkSync(file, join(logs, 'link.blg'));
+    check(existsSync(file + '.idx'), 'typeperf wrote an index beside the log');
+    const listed = await (await fetch(`${d.url}/v1/logs`)).json();
+    check(JSON.stringify(listed.logs.map((l) => l.name)) === '["bad.blg","short.blg"]' && !listed.truncated,
+      'the logs listed, newest first: ' + JSON.stringify(listed));
+    check(listed.logs[1].bytes === statSync(file).size && Math.abs(listed.logs[1].modified - statSync(file).mtimeMs) < 2,
+      'size and time of a log: ' + JSON.stringify(listed.logs[1]));
+
+    // Log mode from the toolbar: Log..., pick the log and a window (whole
+    // seconds, "To" inclusive), Show; then Live goes back.
+    const live = await b.ctx.newPage();
+    live.on('pageerror', (e) => errors.push(String(e)));
+    await live.goto(d.url + '/#v=graph&i=250' + paths.map((p) => '&c=~~' + encodeURIComponent(p)).join(''));
+    await until('live points', async () => (await samples(live)) >= 2, 15000);
+    check(await live.isVisible('#logs') && await live.isHidden('#live'), 'a Log... button, no Live button while live');
+    await live.click('#logs');
+    await until('the logs listed in the dialog', async () =>
+      JSON.stringify(await live.$$eval('#l-list option', (os) => os.map((o) => o.value))) === '["bad.blg","short.blg"]', 5000);
+    const sec = (ms) => new Date(Math.floor(ms / 1000) * 1000).toISOString().slice(0, 19);  // the page's zone is UTC
+    const from = Math.floor(w[0][0] / 1000) * 1000, to = Math.floor(w[3][0] / 1000) * 1000 + 999;
+    const inWindow = rows.filter((x) => x[0] >= from && x[0] <= to);
+    await live.selectOption('#l-list', 'short.blg');
+    await live.fill('#l-from', sec(w[0][0]));
+    await live.fill('#l-to', sec(w[3][0]));
+    await live.screenshot({ path: join(artifacts, 'log-dialog.png') });
+    await live.click('#l-open');
+    await until('the picked log loaded', () => live.evaluate(() => document.body.dataset.replay === 'done'), 20000);
+    const picked = await live.evaluate(() => window.perflibMonitor.store.t.map((t) => Math.round(t * 1000)));
+    check(JSON.stringify(picked) === JSON.stringify(inWindow.map((x) => x[0])),
+      `the window's records: ${picked} == ${inWindow.map((x) => x[0])}`);
+    const hashOf = (pg) => new URLSearchParams(new URL(pg.url()).hash.slice(1));
+    const h = hashOf(live);
+    check(h.get('log') === 'short.blg' && h.get('b') === String(from) && h.get('e') === String(to), 'the URL names the log and window: ' + live.url());
+    check((await live.textContent('#machine')).includes('log short.blg') && await live.isVisible('#live'), 'the title names the log; Live shown');
+    await live.click('#live');
+    await until('live again', async () => (await live.evaluate(() => document.body.dataset.replay)) === '' &&
+      (await live.evaluate(() => window.perflibMonitor.store.t.length)) >= 2, 15000);
+    check(!hashOf(live).has('log') && await live.isHidden('#live'), 'the URL forgets the log: ' + live.url());
+
+    // A log perfd cannot replay says why: a damaged one (picked), a missing
+    // one (an old link).
+    await live.click('#logs');
+    await until('listed again', async () => (await live.$$('#l-list option')).length === 2, 5000);
+    await live.selectOption('#l-list', 'bad.blg');
+    await live.fill('#l-from', '');
+    await live.fill('#l-to', '');
+    await live.click('#l-open');
+    await until('the damaged log\'s reason', async () => (await live.evaluate(() => document.body.dataset.replay)) === 'failed' &&
+      /^perfd could not replay the log bad\.blg: bad\.blg is not a perflib counter log/.test(await live.textContent('#status')), 10000);
+    check(!(await live.textContent('body')).includes(logs), 'the page is not told where perfd keeps its logs');
+    await live.screenshot({ path: join(artifacts, 'replay-damaged.png') });
+    const missing = await answer(`${d.url}/v1/replay?log=missing.blg&c=${encodeURIComponent(paths[0])}`);
+    await live.goto(d.url + '/#log=missing.blg' + paths.map((p) => '&c=~~' + encodeURIComponent(p)).join(''));
+    await until('the missing log\'s reason', async () => (await live.evaluate(() => document.body.dataset.replay)) === 'failed' &&
+      (await live.textContent('#status')) === `perfd could not replay the log missing.blg: ${missing.text}.`, 10000);
+    check(missing.status === 404 && /no such log/.test(missing.text), 'perfd says the log is missing: ' + missing.text);
+    check(errors.length === 0, 'no page errors: ' + errors.join('; '));
   } finally {
     await b.close();
     await d.stop();
@@ -482,7 +724,8 @@ async function caseReplay() {
   }
 }
 
-const cases = { replay: caseReplay, ui: caseUi, outage: caseOutage, screenshot: caseScreenshot, limits: caseLimits, machines: caseMachines };
+const cases = { replay: caseReplay, ui: caseUi, outage: caseOutage, screenshot: caseScreenshot, limits: caseLimits, machines: caseMachines,
+  reasons: caseReasons, scale: caseScale };
 const name = process.argv[2];
 if (!cases[name]) {
   console.error('usage: browser.mjs ' + Object.keys(cases).join('|'));

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "perflib/app.h"
 #include "perflib/lodctr.h"
 #include "perflib/registry.h"
 #include "tool_stdout.h"
@@ -144,6 +145,12 @@ static void print_provider(const pl_provider_info *p)
     print_id("Last Help ID", p->last_help);
     printf("    Object List: %s\n", p->object_list ? p->object_list : "");
     printf("    Isolation: %s\n", p->isolation == PL_ISOLATION_HELPER ? "isolated" : "in-process");
+    if (p->linkage_export && strcmp(p->linkage_export, PL_APP_RECORD_MARKER) == 0) {
+        /* an application's record (docs/app-counters.md, "Who may publish") */
+        if (p->app_owner >= 0) printf("    Application Owner: user id %lld\n", (long long)p->app_owner);
+        else printf("    Application Owner: (not recorded: the store's owner)\n");
+        printf("    Application Publishers: %s\n", p->app_publishers ? p->app_publishers : "");
+    }
     if (p->disabled) {
         char when[64] = "";
         if (p->disable_time) {

@@ -58,6 +58,9 @@ int perfd_snap_start(pl_engine *e, const perfd_config *c);
 void perfd_snap_stop(void);               /* joins the collector, wakes every waiter */
 void perfd_snap_end_request(perfd_req *r); /* drops what a request held */
 
+/* work.c: the worker finishes its queue and exits (before the server stops) */
+void perfd_work_stop(void);
+
 /* server.c */
 int perfd_server_start(const perfd_config *c, char *why, size_t whylen);
 void perfd_server_stop(void);

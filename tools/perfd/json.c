@@ -5,7 +5,8 @@
  * title queries ("Counter 009", "Explain 009") become
  * {"schema": "perflib-titles/1", "entries": [{"index": N, "text": "..."}]}.
  * The rendering of the latest snapshot is kept, so clients sharing a
- * snapshot share its JSON too. */
+ * snapshot share its JSON too. Rendered on the worker thread (perfd_defer),
+ * gzipped when the client asks. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,42 +105,97 @@ static int render(const perfd_snap *s, char **out, size_t *outlen, char *why, si
     return 0;
 }
 
+/* One request's answer, made on the worker thread. */
+typedef struct jjob {
+    perfd_snap *s;
+    int gzip;
+    int done;
+    unsigned status;
+    char why[600];
+    char *body;
+    size_t len;
+} jjob;
+
+static void jjob_free(void *p)
+{
+    jjob *j = p;
+    if (!j) return;
+    perfd_snap_unref(j->s);
+    free(j->body);
+    free(j);
+}
+
+/* The rendering of the snapshot: the kept one when it is this snapshot's,
+ * else a new one (then kept); gzipped when asked. */
+static void json_job(void *arg)
+{
+    jjob *j = arg;
+    j->done = 1;
+    char *buf = NULL;
+    size_t len = 0;
+    pthread_mutex_lock(&cache.mu);
+    if (cache.buf && cache.seq == j->s->seq) {
+        buf = malloc(cache.len ? cache.len : 1);
+        len = cache.len;
+        if (buf) memcpy(buf, cache.buf, len);
+    }
+    pthread_mutex_unlock(&cache.mu);
+    if (!buf) {
+        if (render(j->s, &buf, &len, j->why, sizeof j->why) != 0) {
+            j->status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+            return;
+        }
+        char *keep = malloc(len ? len : 1);
+        pthread_mutex_lock(&cache.mu);
+        if (keep) {
+            memcpy(keep, buf, len);
+            free(cache.buf);
+            cache.buf = keep;
+            cache.len = len;
+            cache.seq = j->s->seq;
+        }
+        pthread_mutex_unlock(&cache.mu);
+    }
+    if (j->gzip) {
+        char *z = NULL;
+        size_t zl = 0;
+        int ok = perfd_gzip(buf, len, &z, &zl) == 0;
+        free(buf);
+        if (!ok) {
+            j->status = MHD_HTTP_SERVICE_UNAVAILABLE;
+            snprintf(j->why, sizeof j->why, "out of memory");
+            return;
+        }
+        buf = z;
+        len = zl;
+    }
+    j->status = MHD_HTTP_OK;
+    j->body = buf;
+    j->len = len;
+}
+
 static int v1_json(perfd_req *r)
 {
+    jjob *j = r->user;
+    if (j && j->done) {
+        if (j->status != MHD_HTTP_OK) return perfd_reply_error(r, j->status, j->why);
+        char *body = j->body;
+        j->body = NULL;
+        return perfd_reply_owned_enc(r, MHD_HTTP_OK, "application/json", j->gzip ? "gzip" : NULL, body, j->len);
+    }
     int rc = PERFD_DONE;
     const char *q = perfd_query_arg(r, &rc);
     if (!q) return rc;
     perfd_snap *s = perfd_snapshot(r, q);
     if (!s) return PERFD_WAIT;
     if (s->status != PL_OK) return perfd_reply_snap_error(r, s);
-
-    pthread_mutex_lock(&cache.mu);
-    if (cache.buf && cache.seq == s->seq) {
-        char *copy = malloc(cache.len ? cache.len : 1);
-        size_t len = cache.len;
-        if (copy) memcpy(copy, cache.buf, len);
-        pthread_mutex_unlock(&cache.mu);
-        if (!copy) return perfd_reply_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory");
-        return perfd_reply_owned(r, MHD_HTTP_OK, "application/json", copy, len);
-    }
-    pthread_mutex_unlock(&cache.mu);
-
-    char *buf = NULL;
-    size_t len = 0;
-    char why[600];
-    if (render(s, &buf, &len, why, sizeof why) != 0)
-        return perfd_reply_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, why);
-    char *keep = malloc(len ? len : 1);
-    pthread_mutex_lock(&cache.mu);
-    if (keep) {
-        memcpy(keep, buf, len);
-        free(cache.buf);
-        cache.buf = keep;
-        cache.len = len;
-        cache.seq = s->seq;
-    }
-    pthread_mutex_unlock(&cache.mu);
-    return perfd_reply_owned(r, MHD_HTTP_OK, "application/json", buf, len);
+    j = calloc(1, sizeof *j);
+    if (!j) return perfd_reply_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory");
+    j->s = perfd_snap_ref(s);
+    j->gzip = perfd_accepts_gzip(r);
+    r->user = j;
+    r->user_free = jjob_free;
+    return perfd_defer(r, json_job, j);
 }
 PERFD_ROUTE(v1_json, "GET", "/v1/json", 0, v1_json)
 

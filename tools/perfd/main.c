@@ -225,6 +225,7 @@ int main(int argc, char **argv)
     }
     perfd_streams_stop();  /* the page's streams end; their threads are joined */
     perfd_snap_stop();     /* no more collections; waiting requests answer 503 */
+    perfd_work_stop();     /* the answers being rendered are finished */
     perfd_server_stop();   /* closes every connection */
     pl_engine_close(engine);
     perfd_tls_free();

@@ -1,15 +1,22 @@
-/* perfd: GET /metrics — this machine's counters for Prometheus
- * (docs/perfd.md, "/metrics"). The exposition itself is metrics_text.c;
- * this file negotiates the format (Accept), takes the Global snapshot,
- * supplies the English names and Explain texts, and keeps the wrap state.
+/* perfd: GET /metrics -- this machine's counters for Prometheus
+ * (docs/perfd.md, "/metrics"). The exposition itself is metrics_text.c and
+ * the table of names metrics_table.c; this file negotiates the format
+ * (Accept) and the compression (Accept-Encoding), takes the snapshot, and
+ * has the answer rendered on the worker thread (perfd_defer), gzipped when
+ * asked, with perfd's own metrics after the objects: build and
+ * system information, each provider's and object's state, the scrape's
+ * durations.
  *
  * Config keys:
  *   metrics_objects = default | all | NAME-or-INDEX[,NAME-or-INDEX...]
  *   metrics_total   = off | on      (export the _Total instances)  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/utsname.h>
+#include <time.h>
 
 #include "metrics_text.h"
 #include "perfd.h"
@@ -17,16 +24,21 @@
 #include "perflib/registry.h"
 
 #define MAX_OBJECT_WORDS 256
+#define FILETIME_UNIX_EPOCH 116444736000000000LL
 
 static struct {
     int all;
     int include_total;
     char *words[MAX_OBJECT_WORDS];   /* names or indices as configured */
     size_t nwords;
-    pm_state *state;
+    pthread_mutex_t mu;              /* en, en_tried; the provider status below */
     pl_titles *en;                   /* English titles when the default language is another */
     int en_tried;
-} M;
+    pl_provider_status *ps;          /* the providers after the latest collection */
+    size_t nps;
+    uint64_t ps_seq;                 /* the publication they are from */
+    pm_state *state;                 /* the worker's only */
+} M = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 static int set_objects(const char *v, char *why, size_t whylen)
 {
@@ -78,20 +90,64 @@ static int set_total(const char *v, char *why, size_t whylen)
 }
 PERFD_CONFIG_KEY(metrics_total, "metrics_total", set_total)
 
+/* The English titles (names and units are English whatever the default
+ * language); from any thread. */
 static const pl_titles *english(void)
 {
     pl_engine *e = perfd_engine();
     const pl_titles *t = pl_engine_titles(e, NULL);
     if (t && strcmp(pl_titles_language(t), "009") == 0) return t;
+    pthread_mutex_lock(&M.mu);
     if (!M.en_tried) {
         M.en_tried = 1;
         if (pl_titles_load(pl_engine_store(e), "009", &M.en, NULL) != PL_OK) M.en = NULL;
     }
-    return M.en ? M.en : t;
+    const pl_titles *en = M.en;
+    pthread_mutex_unlock(&M.mu);
+    return en ? en : t;
 }
 
 static const char *t_name(void *ctx, uint32_t i) { return ctx ? pl_titles_get(ctx, PL_TITLE_NAME, i) : NULL; }
 static const char *t_help(void *ctx, uint32_t i) { return ctx ? pl_titles_get(ctx, PL_TITLE_HELP, i) : NULL; }
+
+/* After every collection (collector thread): how the providers did. Kept
+ * for the renders, so that a scrape does not wait on a provider's lock; a
+ * render whose snapshot is newer than what is kept (the hook runs after the
+ * waiting requests are resumed) reads it itself. */
+static void keep_status(uint64_t seq)
+{
+    pl_provider_status *list = NULL;
+    size_t n = 0;
+    if (pl_engine_provider_status(perfd_engine(), &list, &n) != PL_OK) return;
+    pthread_mutex_lock(&M.mu);
+    if (seq >= M.ps_seq) {
+        pl_free(M.ps);
+        M.ps = list;
+        M.nps = n;
+        M.ps_seq = seq;
+        list = NULL;
+    }
+    pthread_mutex_unlock(&M.mu);
+    pl_free(list);
+}
+
+static void on_publish(perfd_snap *s)
+{
+    keep_status(s->seq);
+}
+PERFD_ON_PUBLISH(metrics_status, on_publish)
+
+__attribute__((destructor)) static void metrics_free(void)
+{
+    pl_free(M.ps);
+    M.ps = NULL;
+    pm_state_free(M.state);
+    M.state = NULL;
+    pl_titles_free(M.en);
+    M.en = NULL;
+    for (size_t i = 0; i < M.nwords; i++) free(M.words[i]);
+    M.nwords = 0;
+}
 
 /* The q-value of `type` in an Accept header (0 when absent; "*" ranges count
  * for text/plain only, the default). */
@@ -129,12 +185,259 @@ static double accept_q(const char *accept, const char *type, int wildcard)
     return best;
 }
 
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------ one scrape */
+
+typedef struct mjob {
+    perfd_snap *snap;                /* NULL: no object asked for exists */
+    pm_options opt;
+    uint32_t idx[MAX_OBJECT_WORDS];
+    int gzip;
+    uint64_t t0;                     /* when the request came */
+    int done, failed;
+    char *body;
+    size_t len;
+} mjob;
+
+static void mjob_free(void *p)
+{
+    mjob *j = p;
+    if (!j) return;
+    perfd_snap_unref(j->snap);
+    free(j->body);
+    free(j);
+}
+
+/* PRETTY_NAME of os-release(5), read once ("Linux" without one). */
+static char os_pretty[160];
+
+static void read_os(void)
+{
+    static const char *const paths[] = {"/etc/os-release", "/usr/lib/os-release"};
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0] && !os_pretty[0]; i++) {
+        FILE *f = fopen(paths[i], "re");
+        if (!f) continue;
+        char line[512];
+        while (fgets(line, sizeof line, f)) {
+            if (strncmp(line, "PRETTY_NAME=", 12) != 0) continue;
+            char *v = line + 12;
+            v[strcspn(v, "\r\n")] = '\0';
+            if (*v == '"' || *v == '\'') {
+                char q = *v++;
+                char *e = strrchr(v, q);
+                if (e) *e = '\0';
+            }
+            size_t w = 0;
+            for (size_t k = 0; v[k] && w + 1 < sizeof os_pretty; k++) {
+                if (v[k] == '\\' && v[k + 1]) k++; /* shell escapes: \" \$ \` \\ */
+                os_pretty[w++] = v[k];
+            }
+            os_pretty[w] = '\0';
+            break;
+        }
+        fclose(f);
+    }
+    if (!os_pretty[0]) snprintf(os_pretty, sizeof os_pretty, "Linux");
+}
+
+static const char *os_name(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, read_os);
+    return os_pretty;
+}
+
+static void info_family(pm_out *o, int om, const char *fam, const char *help, const char *labels)
+{
+    pm_family(o, om, fam, PM_TEXT, PM_UNIT_NONE, help);
+    pm_sample(o, fam, "_info", labels, 1);
+}
+
+/* perfd's own metrics, after the objects (docs/perfd.md, "perfd's own
+ * metrics"). blk: the snapshot, or NULL when none was taken. */
+static void self_metrics(pm_out *o, const mjob *j, const pl_block *blk, const pl_titles *t)
+{
+    int om = j->opt.openmetrics;
+    wb l = {0};
+    pm_label(&l, "version", pl_version());
+    info_family(o, om, "perflib_build",
+                "perfd's build: the perflib version. Always 1; join on it to see which version a machine runs.", l.p);
+    l.len = 0;
+    struct utsname u;
+    if (uname(&u) != 0) memset(&u, 0, sizeof u);
+    pm_label(&l, "system_name", blk ? blk->system_name : "");
+    pm_label(&l, "kernel", u.release);
+    pm_label(&l, "os", os_name());
+    pm_label(&l, "machine", u.machine);
+    info_family(o, om, "perflib_system",
+                "The machine perfd reports on: its system name (as the data blocks carry it), kernel release, "
+                "operating system and architecture. Always 1.", l.p);
+
+    /* the providers, as the latest collection left them */
+    pthread_mutex_lock(&M.mu);
+    int stale = j->snap && M.ps_seq < j->snap->seq;
+    pthread_mutex_unlock(&M.mu);
+    if (stale) keep_status(j->snap->seq);
+    pthread_mutex_lock(&M.mu);
+    size_t n = M.nps;
+    pl_provider_status *ps = n ? malloc(n * sizeof *ps) : NULL;
+    if (ps) memcpy(ps, M.ps, n * sizeof *ps);
+    else n = 0;
+    pthread_mutex_unlock(&M.mu);
+    static const struct {
+        const char *fam;
+        pm_kind kind;
+        pm_unit unit;
+        const char *help;
+    } fams[] = {
+        {"perflib_provider_up", PM_GAUGE, PM_UNIT_NONE,
+         "1 when the provider answers, 0 when its last collection failed or it is disabled (its objects are then "
+         "missing: perflib_object_up says which)."},
+        {"perflib_provider_collect_duration_seconds", PM_GAUGE, PM_UNIT_SECONDS,
+         "How long the provider's last collection took, in seconds."},
+        {"perflib_provider_collects", PM_COUNTER, PM_UNIT_NONE,
+         "Collections the provider answered. A counter: rate() gives collections per second."},
+        {"perflib_provider_errors", PM_COUNTER, PM_UNIT_NONE,
+         "Errors of the provider (failed calls, timeouts, crashes, broken rules). A counter: increase() over a "
+         "window shows new ones."},
+        {"perflib_provider_last_error_timestamp_seconds", PM_GAUGE, PM_UNIT_SECONDS,
+         "When the provider's error count last grew, as Unix time in seconds; 0 when it never did."},
+    };
+    for (size_t f = 0; f < sizeof fams / sizeof fams[0]; f++) {
+        pm_family(o, om, fams[f].fam, fams[f].kind, fams[f].unit, fams[f].help);
+        for (size_t i = 0; i < n; i++) {
+            const pl_provider_status *p = &ps[i];
+            l.len = 0;
+            pm_label(&l, "provider", p->name);
+            double v;
+            switch (f) {
+            case 0: v = !p->disabled && (p->last_collect_ns == 0 || p->last_collect_ok); break;
+            case 1:
+                if (p->last_collect_ns == 0) continue;
+                v = (double)p->last_collect_ns / 1e9;
+                break;
+            case 2: v = (double)p->collects; break;
+            case 3: v = (double)p->errors; break;
+            default: v = p->last_error_unix_ms > 0 ? (double)p->last_error_unix_ms / 1e3 : 0; break;
+            }
+            pm_sample(o, fams[f].fam, fams[f].kind == PM_COUNTER ? "_total" : "", l.p, v);
+        }
+    }
+    /* every object a provider has answered with that this scrape wants:
+     * present in the snapshot or not */
+    pm_family(o, om, "perflib_object_up", PM_GAUGE, PM_UNIT_NONE,
+              "1 when the object is in this scrape, 0 when its provider answered with it before but not now (the "
+              "provider failed or was disabled: its series are missing).");
+    for (size_t i = 0; i < n && j->snap; i++)
+        for (uint32_t k = 0; k < ps[i].nobjects && k < 16; k++) {
+            uint32_t idx = ps[i].objects[k];
+            if (!pm_wanted(&j->opt, idx)) continue;
+            pl_object ob;
+            int here = blk && pl_block_find_object(blk, idx, &ob) == PL_OK;
+            const char *name = t ? pl_titles_get(t, PL_TITLE_NAME, idx) : NULL;
+            char num[16];
+            snprintf(num, sizeof num, "%u", (unsigned)idx);
+            l.len = 0;
+            pm_label(&l, "object", name ? name : num);
+            pm_label(&l, "provider", ps[i].name);
+            pm_sample(o, "perflib_object_up", "", l.p, here);
+        }
+    free(ps);
+
+    /* the scrape */
+    pm_family(o, om, "perflib_scrape_collect_duration_seconds", PM_GAUGE, PM_UNIT_SECONDS,
+              "How long the collection this scrape shows took, in seconds.");
+    if (j->snap) pm_sample(o, "perflib_scrape_collect_duration_seconds", "", NULL, (double)j->snap->took_ns / 1e9);
+    pm_family(o, om, "perflib_scrape_snapshot_age_seconds", PM_GAUGE, PM_UNIT_SECONDS,
+              "How old the collection this scrape shows was when it was rendered, in seconds (snapshot_max_age_ms "
+              "bounds it).");
+    uint64_t now = mono_ns();
+    if (j->snap)
+        pm_sample(o, "perflib_scrape_snapshot_age_seconds", "", NULL,
+                  now > j->snap->collected_ns ? (double)(now - j->snap->collected_ns) / 1e9 : 0);
+    pm_family(o, om, "perflib_scrape_timestamp_seconds", PM_GAUGE, PM_UNIT_SECONDS,
+              "When the collection this scrape shows was made, as Unix time in seconds: the data's own time, to "
+              "align other sources with (Prometheus stamps a sample with the scrape's start).");
+    if (blk && blk->hdr.PerfTime100nSec.QuadPart > FILETIME_UNIX_EPOCH)
+        pm_sample(o, "perflib_scrape_timestamp_seconds", "", NULL,
+                  (double)(blk->hdr.PerfTime100nSec.QuadPart - FILETIME_UNIX_EPOCH) / 1e7);
+    pm_family(o, om, "perflib_scrape_duration_seconds", PM_GAUGE, PM_UNIT_SECONDS,
+              "How long this scrape took from the request to the end of its rendering, in seconds (the collection "
+              "or the wait for it included, the transfer not).");
+    pm_sample(o, "perflib_scrape_duration_seconds", "", NULL, (double)(mono_ns() - j->t0) / 1e9);
+    if (l.failed) o->failed = 1;
+    wb_free(&l);
+}
+
+/* On the worker thread: the whole answer, then its gzip when asked. */
+static void render_job(void *arg)
+{
+    mjob *j = arg;
+    pm_out o = {0};
+    const pl_titles *t = english();
+    pm_names names = {.name = t_name, .help = t_help, .ctx = (void *)t};
+    if (!M.state) M.state = pm_state_new();
+    pl_block blk;
+    int have = 0;
+    if (j->snap) {
+        pl_error err;
+        have = pl_block_open(&blk, j->snap->data, j->snap->len, 0, 0, &err) == PL_OK;
+        if (!have) o.failed = 1;
+        else pm_render_objects(&blk, j->snap->seq, &names, &j->opt, M.state, &o);
+    }
+    if (!o.failed) self_metrics(&o, j, have ? &blk : NULL, t);
+    pm_eof(&o, j->opt.openmetrics);
+    if (!o.b.p) wb_put(&o.b, "", 0);
+    if (o.failed || o.b.failed) {
+        j->failed = 1;
+    } else if (j->gzip) {
+        j->failed = perfd_gzip(o.b.p, o.b.len, &j->body, &j->len) != 0;
+    } else {
+        j->body = o.b.p;
+        j->len = o.b.len;
+        o.b.p = NULL;
+    }
+    wb_free(&o.b);
+    j->done = 1;
+}
+
+static const char *content_type(int om)
+{
+    return om ? "application/openmetrics-text; version=1.0.0; charset=utf-8" : "text/plain; version=0.0.4; charset=utf-8";
+}
+
 static int metrics(perfd_req *r)
 {
+    mjob *j = r->user;
+    if (j && j->done) {
+        if (j->failed) return perfd_reply_error(r, 500, "out of memory");
+        char *body = j->body;
+        j->body = NULL;
+        return perfd_reply_owned_enc(r, 200, content_type(j->opt.openmetrics), j->gzip ? "gzip" : NULL, body, j->len);
+    }
+    if (!j) {
+        j = calloc(1, sizeof *j);
+        if (!j) return perfd_reply_error(r, 503, "out of memory");
+        j->t0 = mono_ns();
+        r->user = j;
+        r->user_free = mjob_free;
+        const char *accept = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Accept");
+        double q_om = accept ? accept_q(accept, "application/openmetrics-text", 0) : 0;
+        double q_text = accept ? accept_q(accept, "text/plain", 1) : 1;
+        j->opt.openmetrics = q_om > 0 && q_om >= q_text;
+        j->opt.include_total = M.include_total;
+        j->opt.all = M.all;
+        j->gzip = perfd_accepts_gzip(r);
+    }
     /* The objects listed in metrics_objects are collected alone ("230 232");
      * default and all take the Global snapshot. */
     const pl_titles *t = english();
-    uint32_t idx[MAX_OBJECT_WORDS];
     size_t n = 0;
     char q[MAX_OBJECT_WORDS * 11 + 1];
     size_t qw = 0;
@@ -146,40 +449,21 @@ static int metrics(perfd_req *r)
         uint32_t found = (end && *end == '\0' && v > 0 && v <= 0xFFFFFFFFul) ? (uint32_t)v : 0;
         if (!found && t) found = pl_titles_find(t, PL_TITLE_NAME, w);
         if (!found) continue;
-        idx[n++] = found;
+        j->idx[n++] = found;
         qw += (size_t)snprintf(q + qw, sizeof q - qw, qw ? " %u" : "%u", (unsigned)found);
     }
-    if (M.nwords && n == 0) { /* nothing configured exists: an empty exposition */
-        const char *accept = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Accept");
-        int om = accept && accept_q(accept, "application/openmetrics-text", 0) > 0 &&
-                 accept_q(accept, "application/openmetrics-text", 0) >= accept_q(accept, "text/plain", 1);
-        return perfd_reply_bytes(r, 200,
-                                 om ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
-                                    : "text/plain; version=0.0.4; charset=utf-8",
-                                 om ? "# EOF\n" : "", om ? 6 : 0);
+    j->opt.objects = j->idx;
+    j->opt.nobjects = n;
+    if (M.nwords && n == 0) {
+        /* nothing configured exists: no objects, perfd's own metrics */
+        j->opt.objects = NULL;
+        j->opt.all = 0;
+        return perfd_defer(r, render_job, j);
     }
     perfd_snap *s = perfd_snapshot(r, n ? q : "Global");
     if (!s) return PERFD_WAIT;
     if (s->status != PL_OK) return perfd_reply_snap_error(r, s);
-    pl_block blk;
-    pl_error err;
-    if (pl_block_open(&blk, s->data, s->len, 0, 0, &err) != PL_OK) return perfd_reply_error(r, 500, err.msg);
-    const char *accept = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Accept");
-    double q_om = accept ? accept_q(accept, "application/openmetrics-text", 0) : 0;
-    double q_text = accept ? accept_q(accept, "text/plain", 1) : 1;
-    pm_options opt = {.openmetrics = q_om > 0 && q_om >= q_text, .include_total = M.include_total, .all = M.all};
-    pm_names names = {.name = t_name, .help = t_help, .ctx = (void *)t};
-    opt.objects = idx;
-    opt.nobjects = n;
-    if (!M.state && !(M.state = pm_state_new())) return perfd_reply_error(r, 500, "out of memory");
-    char *text = NULL;
-    size_t len = 0;
-    if (pm_render(&blk, s->seq, &names, &opt, M.state, &text, &len) != 0)
-        return perfd_reply_error(r, 500, "out of memory");
-    if (!text) return perfd_reply_error(r, 500, "out of memory");
-    return perfd_reply_owned(r, 200,
-                             opt.openmetrics ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
-                                             : "text/plain; version=0.0.4; charset=utf-8",
-                             text, len);
+    j->snap = perfd_snap_ref(s);
+    return perfd_defer(r, render_job, j);
 }
 PERFD_ROUTE(metrics, "GET", "/metrics", 0, metrics)

@@ -1,16 +1,21 @@
 /* perfd: a performance data block as Prometheus text 0.0.4 or OpenMetrics
  * 1.0 (metrics_text.h, docs/perfd.md "/metrics").
  *
- * Names: perflib_<object>_<counter> in snake case, "%" and "/sec" dropped,
- * unit abbreviations spelled out, then the suffix of the counter type
- * (_total, _seconds_total, _ratio, ...). Labels: the instance under the
- * object's name, `parent`, `pid` for Process and Thread, `index` for other
- * duplicates. Every family is written once, contiguous, HELP and TYPE first;
- * every series once (label sets made unique per object). 32-bit counters are
- * extended to 64 bits across wraps with state kept between scrapes. */
+ * Names, types, units, conversions and HELP come from the table
+ * (metrics_table.c). Labels: the instance under the object's name (not for
+ * Thread, whose names are positions), `parent`, `pid` and `tid` from ID
+ * Process / ID Thread, `index` for other duplicates. Every family is
+ * written once, contiguous, HELP and TYPE first; every series once (label
+ * sets made unique per object). 32-bit counters are extended to 64 bits
+ * across wraps with state kept between scrapes. A timer's raw value is
+ * divided by the frequency of its time base, PDH's (pl_pdh_time_base,
+ * docs/pdh.md). Values are written exactly where
+ * they can be (an integer times a power of ten or of two), so that a
+ * conversion adds no rounding of its own. */
 #include "metrics_text.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,257 +23,149 @@
 #include "perflib/indices.h"
 #include "perflib/pdh.h"
 #include "perflib/winperf.h"
-#include "pl_buf.h"
+
+#define FILETIME_UNIX_EPOCH 116444736000000000LL
 
 /* "_Total", or a group's total such as Processor Information's "0,_Total"
- * (a NUMA node's sum): left out unless metrics_total is on. */
+ * (a NUMA node's sum). */
 static int is_total(const char *name)
 {
     size_t n = strlen(name);
     return strcmp(name, "_Total") == 0 || (n > 7 && strcmp(name + n - 7, ",_Total") == 0);
 }
 
-#define FILETIME_UNIX_EPOCH 116444736000000000LL
+/* ----------------------------------------------------------------- output */
 
-/* ------------------------------------------------------------ buffers */
-
-/* perflib's one growable buffer (lib/common/pl_buf.h); its first failure
- * is kept in .failed and stops later appends. */
-typedef pl__buf sbuf;
-
-static void sb_add(sbuf *b, const char *s, size_t n) { pl__buf_append(b, s, n); }
-
-static void sb_s(sbuf *b, const char *s) { pl__buf_str(b, s); }
-
-#define sb_f pl__buf_printf
-
-/* A label value: \ " and newline escaped; bytes that are not printable
- * (control characters) dropped. UTF-8 passes through. */
-static void sb_label(sbuf *b, const char *v)
+static void put(pm_out *o, const char *s, size_t n)
 {
+    wb_put(&o->b, s, n);
+    if (o->b.failed) o->failed = 1;
+}
+
+static void put_s(pm_out *o, const char *s) { put(o, s, strlen(s)); }
+
+/* A label value: \ " and newline escaped; control characters dropped;
+ * UTF-8 passes through. */
+static void esc_label(wb *b, const char *v)
+{
+    const char *run = v;
     for (; *v; v++) {
         unsigned char c = (unsigned char)*v;
-        if (c == '\\') sb_add(b, "\\\\", 2);
-        else if (c == '"') sb_add(b, "\\\"", 2);
-        else if (c == '\n') sb_add(b, "\\n", 2);
-        else if (c >= 0x20 && c != 0x7F) sb_add(b, v, 1);
+        if (c >= 0x20 && c != 0x7F && c != '\\' && c != '"') continue;
+        wb_put(b, run, (size_t)(v - run));
+        run = v + 1;
+        if (c == '\\') wb_put(b, "\\\\", 2);
+        else if (c == '"') wb_put(b, "\\\"", 2);
+        else if (c == '\n') wb_put(b, "\\n", 2);
     }
+    wb_put(b, run, (size_t)(v - run));
+}
+
+void pm_label(wb *b, const char *key, const char *value)
+{
+    if (b->len) wb_put(b, ",", 1);
+    wb_str(b, key);
+    wb_put(b, "=\"", 2);
+    esc_label(b, value ? value : "");
+    wb_put(b, "\"", 1);
 }
 
 /* HELP text on one line: \ and newline escaped (and " for OpenMetrics). */
-static void sb_help(sbuf *b, const char *v, int om)
+static void esc_help(pm_out *o, const char *v, int om)
 {
     for (; *v; v++) {
         unsigned char c = (unsigned char)*v;
-        if (c == '\\') sb_add(b, "\\\\", 2);
-        else if (c == '\n' || c == '\r') sb_add(b, " ", 1);
-        else if (c == '"' && om) sb_add(b, "\\\"", 2);
-        else if (c >= 0x20 && c != 0x7F) sb_add(b, v, 1);
-        else sb_add(b, " ", 1);
+        if (c == '\\') put(o, "\\\\", 2);
+        else if (c == '\n' || c == '\r') put(o, " ", 1);
+        else if (c == '"' && om) put(o, "\\\"", 2);
+        else if (c >= 0x20 && c != 0x7F) put(o, v, 1);
+        else put(o, " ", 1);
     }
 }
 
-static void sb_num(sbuf *b, double v)
+/* ---------------------------------------------------------------- numbers */
+
+#define NUM_MAX 48
+
+static size_t fmt_u64(char *out, uint64_t u)
 {
+    char t[24];
+    size_t i = sizeof t;
+    do {
+        t[--i] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    memcpy(out, t + i, sizeof t - i);
+    return sizeof t - i;
+}
+
+static size_t fmt_double(char *out, double v)
+{
+    if (isnan(v)) return (size_t)snprintf(out, NUM_MAX, "NaN");
+    if (isinf(v)) return (size_t)snprintf(out, NUM_MAX, v > 0 ? "+Inf" : "-Inf");
     if (v == (double)(int64_t)v && v < 9e15 && v > -9e15) {
-        /* integers by hand: most samples are, and snprintf is the cost */
-        char t[24];
-        int64_t x = (int64_t)v;
-        uint64_t u = x < 0 ? (uint64_t)(-x) : (uint64_t)x;
-        size_t i = sizeof t;
-        do {
-            t[--i] = (char)('0' + u % 10);
-            u /= 10;
-        } while (u);
-        if (x < 0) t[--i] = '-';
-        sb_add(b, t + i, sizeof t - i);
-        return;
+        if (v < 0) {
+            out[0] = '-';
+            return 1 + fmt_u64(out + 1, (uint64_t)(-(int64_t)v));
+        }
+        return fmt_u64(out, (uint64_t)v);
     }
-    char t[40];
-    snprintf(t, sizeof t, "%.15g", v); /* the shortest of these that reads back exactly */
-    if (strtod(t, NULL) != v) snprintf(t, sizeof t, "%.17g", v);
-    sb_s(b, t);
+    /* the shortest of these that reads back exactly */
+    int n = snprintf(out, NUM_MAX, "%.15g", v);
+    if (strtod(out, NULL) != v) n = snprintf(out, NUM_MAX, "%.17g", v);
+    return (size_t)n;
 }
 
-/* -------------------------------------------------------------- types */
-
-pm_kind pm_kind_of(uint32_t type)
+/* digits of frac (< 10^k) as k digits, trailing zeros dropped, after a '.' */
+static size_t fmt_frac(char *out, uint64_t frac, int k)
 {
-    switch (type) {
-    case PERF_COUNTER_RAWCOUNT:
-    case PERF_COUNTER_LARGE_RAWCOUNT:
-    case PERF_COUNTER_RAWCOUNT_HEX:
-    case PERF_COUNTER_LARGE_RAWCOUNT_HEX:
-    case PERF_COUNTER_DELTA:
-    case PERF_COUNTER_LARGE_DELTA: return PM_GAUGE;
-    case PERF_RAW_FRACTION:
-    case PERF_LARGE_RAW_FRACTION: return PM_GAUGE_RATIO;
-    case PERF_COUNTER_COUNTER:
-    case PERF_COUNTER_BULK_COUNT:
-    case PERF_SAMPLE_COUNTER: return PM_COUNTER;
-    case PERF_COUNTER_TIMER:
-    case PERF_100NSEC_TIMER:
-    case PERF_OBJ_TIME_TIMER:
-    case PERF_COUNTER_MULTI_TIMER:
-    case PERF_100NSEC_MULTI_TIMER: return PM_COUNTER_SECONDS;
-    case PERF_COUNTER_TIMER_INV:
-    case PERF_100NSEC_TIMER_INV:
-    case PERF_COUNTER_MULTI_TIMER_INV:
-    case PERF_100NSEC_MULTI_TIMER_INV: return PM_COUNTER_INVERSE;
-    case PERF_COUNTER_QUEUELEN_TYPE:
-    case PERF_COUNTER_LARGE_QUEUELEN_TYPE:
-    case PERF_COUNTER_100NS_QUEUELEN_TYPE:
-    case PERF_COUNTER_OBJ_TIME_QUEUELEN_TYPE: return PM_COUNTER_QUEUE;
-    case PERF_PRECISION_SYSTEM_TIMER:
-    case PERF_PRECISION_100NS_TIMER:
-    case PERF_PRECISION_OBJECT_TIMER: return PM_PRECISION;
-    case PERF_AVERAGE_TIMER: return PM_SUMMARY_SECONDS;
-    case PERF_AVERAGE_BULK: return PM_SUMMARY;
-    case PERF_SAMPLE_FRACTION: return PM_SUMMARY_RATIO;
-    case PERF_ELAPSED_TIME: return PM_ELAPSED;
-    case PERF_COUNTER_TEXT:
-    case PERF_COUNTER_TEXT | PERF_TEXT_ASCII: return PM_TEXT;
-    default: return PM_SKIP; /* bases, PERF_COUNTER_NODATA, PERF_COUNTER_HISTOGRAM_TYPE, unknown */
+    if (!frac) return 0;
+    char t[24];
+    for (int i = k - 1; i >= 0; i--) {
+        t[i] = (char)('0' + frac % 10);
+        frac /= 10;
     }
+    while (k > 0 && t[k - 1] == '0') k--;
+    out[0] = '.';
+    memcpy(out + 1, t, (size_t)k);
+    return (size_t)k + 1;
 }
 
-/* The frequency a timer's value is counted in: PDH's time base
- * (pl_pdh_time_base), 0 when the block has none. */
-static double freq_of(const pl_block *b, const pl_object *o, uint32_t type)
+/* raw x num / den (den > 0), negative when neg: exactly as a decimal where
+ * den is a power of ten or of two (up to 2^19) or divides the product,
+ * else the shortest double that reads back. */
+static size_t fmt_scaled(char *out, uint64_t raw, int neg, uint64_t num, uint64_t den)
 {
-    int64_t f;
-    pl_pdh_time_base(b, o, type, NULL, &f);
-    return f > 0 ? (double)f : 0;
-}
-
-/* -------------------------------------------------------------- names */
-
-static const char *const abbrev[][2] = {
-    {"s", "seconds"},   {"sec", "seconds"},  {"secs", "seconds"},  {"ms", "milliseconds"}, {"msec", "milliseconds"},
-    {"us", "microseconds"}, {"ns", "nanoseconds"}, {"b", "bytes"}, {"kb", "kilobytes"}, {"mb", "megabytes"},
-    {"gb", "gigabytes"}, {"tb", "terabytes"}, {"pb", "petabytes"}, {"m", "minutes"}, {"h", "hours"}, {"d", "days"},
-    {"counter", "events"}, {"gauge", "level"}, {"histogram", "distribution"}, {"summary", "digest"},
-    {"untyped", "plain"},
-    /* units that are not base units where they are only part of a name
-     * ("Load Average 15 Minutes"): singular, which the lint accepts */
-    {"minutes", "minute"}, {"hours", "hour"}, {"days", "day"}, {"weeks", "week"},
-    {"milliseconds", "millisecond"}, {"microseconds", "microsecond"}, {"nanoseconds", "nanosecond"},
-};
-
-/* Sizes in multiples of a byte become bytes: the value is multiplied. */
-static const struct { const char *word; double mul; } size_units[] = {
-    {"kilobytes", 1024.0}, {"megabytes", 1048576.0}, {"gigabytes", 1073741824.0}, {"terabytes", 1099511627776.0},
-};
-
-/* snake_case of a title: "%" and "/sec" dropped, anything not [a-z0-9]
- * becomes one "_", abbreviated units spelled out (promtool's lint). */
-static void snake(const char *in, char *out, size_t cap)
-{
-    char tmp[512];
     size_t w = 0;
-    for (size_t i = 0; in[i] && w + 2 < sizeof tmp; i++) {
-        unsigned char c = (unsigned char)in[i];
-        if (c == '/' && strncasecmp(in + i, "/sec", 4) == 0 && !((in[i + 4] | 0x20) >= 'a' && (in[i + 4] | 0x20) <= 'z')) {
-            i += 3;
-            continue;
-        }
-        if (c >= 'A' && c <= 'Z') c = (unsigned char)(c + 32);
-        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) tmp[w++] = (char)c;
-        else if (w && tmp[w - 1] != '_') tmp[w++] = '_';
+    if (num != 1) {
+        if (raw && num > UINT64_MAX / raw) return fmt_double(out, (neg ? -1.0 : 1.0) * (double)raw * (double)num / (double)den);
+        raw *= num;
     }
-    while (w && tmp[w - 1] == '_') w--;
-    tmp[w] = '\0';
-    /* words */
-    size_t o = 0;
-    out[0] = '\0';
-    char *save = NULL;
-    for (char *wd = strtok_r(tmp, "_", &save); wd; wd = strtok_r(NULL, "_", &save)) {
-        const char *rep = wd;
-        for (size_t k = 0; k < sizeof abbrev / sizeof abbrev[0]; k++)
-            if (strcmp(wd, abbrev[k][0]) == 0) {
-                rep = abbrev[k][1];
-                /* an abbreviation that spells a multiple unit: singular too */
-                for (size_t u = 0; u < sizeof abbrev / sizeof abbrev[0]; u++)
-                    if (u != k && strcmp(rep, abbrev[u][0]) == 0)
-                        rep = abbrev[u][1];
-                break;
-            }
-        int n = snprintf(out + o, cap - o, "%s%s", o ? "_" : "", rep);
-        if (n < 0 || (size_t)n >= cap - o) break;
-        o += (size_t)n;
+    if (neg && raw) out[w++] = '-';
+    if (den == 1) return w + fmt_u64(out + w, raw);
+    uint64_t p = 1;
+    int k = 0;
+    while (p < den && k < 19) {
+        p *= 10;
+        k++;
     }
-    if (!out[0]) snprintf(out, cap, "unnamed");
+    if (p == den) {
+        w += fmt_u64(out + w, raw / den);
+        return w + fmt_frac(out + w, raw % den, k);
+    }
+    if ((den & (den - 1)) == 0 && den <= (1u << 19)) {
+        int b = 0;
+        while (((uint64_t)1 << b) < den) b++;
+        uint64_t five = 1;
+        for (int i = 0; i < b; i++) five *= 5;
+        w += fmt_u64(out + w, raw >> b);
+        return w + fmt_frac(out + w, (raw & (den - 1)) * five, b);
+    }
+    if (raw % den == 0) return w + fmt_u64(out + w, raw / den);
+    return fmt_double(out, (neg ? -1.0 : 1.0) * ((double)raw / (double)den));
 }
 
-static int ends_with(const char *s, const char *suf)
-{
-    size_t a = strlen(s), b = strlen(suf);
-    return a >= b && strcmp(s + a - b, suf) == 0;
-}
-
-static void cut_suffix(char *s, const char *suf)
-{
-    if (ends_with(s, suf) && strlen(s) > strlen(suf)) s[strlen(s) - strlen(suf)] = '\0';
-}
-
-/* The family name (without the sample suffixes _total/_sum/_count). */
-static void family_name(const char *obj, const char *ctr, uint32_t ctr_index, pm_kind k, char *out, size_t cap,
-                        double *mul)
-{
-    char c[300];
-    *mul = 1;
-    if (ctr) snake(ctr, c, sizeof c);
-    else snprintf(c, sizeof c, "counter_%u", (unsigned)ctr_index);
-    for (size_t u = 0; u < sizeof size_units / sizeof size_units[0]; u++) {
-        char *p = strstr(c, size_units[u].word);
-        if (!p) continue;
-        size_t wl = strlen(size_units[u].word);
-        memmove(p + 5, p + wl, strlen(p + wl) + 1);
-        memcpy(p, "bytes", 5);
-        *mul = size_units[u].mul;
-        break;
-    }
-    /* reserved or misleading endings */
-    cut_suffix(c, "_total");
-    if (ends_with(c, "_count") || ends_with(c, "_sum") || ends_with(c, "_bucket") || ends_with(c, "_info") ||
-        ends_with(c, "_created"))
-        snprintf(c + strlen(c), sizeof c - strlen(c), "_value");
-    const char *unit = "";
-    int bytes = strstr(c, "bytes") != NULL;
-    switch (k) {
-    case PM_GAUGE:
-        if (bytes && !ends_with(c, "_bytes") && strcmp(c, "bytes") != 0) unit = "_bytes";
-        break;
-    case PM_GAUGE_RATIO: unit = "_ratio"; break;
-    case PM_COUNTER:
-        if (bytes) {
-            char *p = strstr(c, "bytes");
-            size_t l = strlen("bytes");
-            if (p != c && p[-1] == '_') { p--; l++; }
-            else if (p[l] == '_') l++;
-            memmove(p, p + l, strlen(p + l) + 1);
-            if (!c[0]) snprintf(c, sizeof c, "transferred");
-            unit = "_bytes";
-        }
-        break;
-    case PM_COUNTER_SECONDS:
-    case PM_PRECISION: unit = "_seconds"; break;
-    case PM_COUNTER_INVERSE: unit = "_inverse_seconds"; break;
-    case PM_COUNTER_QUEUE: unit = "_queue"; break;
-    case PM_SUMMARY_SECONDS: unit = "_seconds"; break;
-    case PM_SUMMARY:
-        if (bytes) unit = "_bytes";
-        break;
-    case PM_SUMMARY_RATIO: unit = "_ratio"; break;
-    case PM_ELAPSED: unit = "_start_time_seconds"; break;
-    case PM_TEXT: break;
-    case PM_SKIP: break;
-    }
-    if (*unit && ends_with(c, unit)) unit = "";
-    snprintf(out, cap, "perflib_%s_%s%s", obj, c, unit);
-}
-
-/* ---------------------------------------------------------- wrap state */
+/* ------------------------------------------------------------ wrap state */
 
 typedef struct wentry {
     char *key;
@@ -350,27 +247,41 @@ static uint64_t extend32(pm_state *st, const char *key, uint32_t raw, uint64_t s
     return e->high + e->last;
 }
 
-/* ----------------------------------------------------------- instances */
-
-typedef struct inst_labels {
-    char *labels;             /* `object="name",parent="p",pid="1"` (escaped) */
-    int skip;                 /* _Total left out */
-    uint64_t unavail;         /* the instance's Unavailable Counters bits (0: none) */
-} inst_labels;
-
-/* The Unavailable Counters marker of an instance (docs/block-format.md):
- * read once per instance instead of once per sample. */
-static uint64_t unavail_bits(const pl_object *o, const pl_instance *in)
+/* A cumulative value as the exposition needs it: a 32-bit one extended
+ * across wraps. part tells the value from the base. */
+static uint64_t cum_value(pm_state *st, uint64_t seq, const pl_counter *c, uint32_t size, uint64_t raw, int part,
+                          const char *labels, size_t lablen)
 {
-    pl_counter m;
-    uint64_t v = 0;
-    int rc = o->hdr.NumCounters ? pl_object_counter(o, 0, &m) : PL_E_NOT_FOUND;
-    for (; rc == PL_OK; rc = pl_counter_next(&m, &m))
-        if (m.def.CounterNameTitleIndex == PL_CTR_UNAVAILABLE_COUNTERS &&
-            m.def.CounterType == PERF_COUNTER_LARGE_RAWCOUNT_HEX && m.def.CounterSize == 8)
-            break;
-    if (rc != PL_OK || pl_counter_value(&m, in, &v) != PL_OK) return 0;
-    return v;
+    if (size != 4) return raw;
+    char key[1200];
+    snprintf(key, sizeof key, "%u/%u/%d/%.*s", (unsigned)c->obj->hdr.ObjectNameTitleIndex,
+             (unsigned)c->def.CounterNameTitleIndex, part, (int)(lablen > 1100 ? 1100 : lablen), labels);
+    return extend32(st, key, (uint32_t)raw, seq);
+}
+
+/* ------------------------------------------------------------- instances */
+
+typedef struct inst {
+    pl_instance in;
+    size_t lab_off, lab_len;  /* in the view's label text */
+    uint64_t unavail;         /* the Unavailable Counters bits (0: none) */
+    unsigned char total;      /* a _Total or group total */
+    unsigned char skip;       /* a total the options leave out */
+} inst;
+
+typedef struct view {
+    const pl_object *o;
+    int instanced;
+    inst *v;
+    uint32_t n;
+    wb lab;                   /* every instance's label text, back to back */
+    pm_labels L;
+} view;
+
+static void view_free(view *w)
+{
+    free(w->v);
+    wb_free(&w->lab);
 }
 
 /* Is counter c readable where the marker says `bits`? Its own bit and its
@@ -384,104 +295,182 @@ static int available(const pl_counter *c, uint64_t bits)
     return (bits & (own | base)) == 0;
 }
 
-static int find_pid(const pl_object *o, const pl_instance *in, uint64_t *pid)
+/* The label-ready names of a parent object's instances, by position. */
+typedef struct parents {
+    uint32_t index;           /* the parent object's title index, 0: none looked up */
+    int found;
+    uint32_t n;
+    size_t *off;              /* into text */
+    wb text;
+} parents;
+
+static int parents_load(parents *pp, const pl_block *blk, uint32_t index)
 {
-    pl_counter c;
-    if (pl_object_find_counter(o, PL_CTR_ID_PROCESS, &c) != PL_OK) return 0;
-    if (!pl_counter_available(&c, in)) return 0;
-    return pl_counter_value(&c, in, pid) == PL_OK;
+    free(pp->off);
+    wb_free(&pp->text);
+    memset(pp, 0, sizeof *pp);
+    pp->index = index;
+    pl_object po;
+    if (pl_block_find_object(blk, index, &po) != PL_OK) return 0;
+    uint32_t n = pl_object_num_instances(&po);
+    pp->off = malloc(((size_t)n + 1) * sizeof *pp->off);
+    if (!pp->off) return -1;
+    pl_instance pi;
+    uint32_t k = 0;
+    for (int rc = n ? pl_object_instance(&po, 0, &pi) : PL_E_NOT_FOUND; rc == PL_OK && k < n;
+         rc = pl_instance_next(&pi, &pi), k++) {
+        char name[1024];
+        pl_instance_name(&pi, name, sizeof name); /* cut: still a label */
+        pp->off[k] = pp->text.len;
+        esc_label(&pp->text, name);
+        wb_put(&pp->text, "", 1); /* the NUL between names */
+    }
+    pp->n = k;
+    pp->found = 1;
+    return pp->text.failed ? -1 : 0;
 }
 
-/* qsort_r: positions into the instances' labels (ctx), by labels then
- * position. */
-static int cmp_pos(const void *a, const void *b, void *ctx)
+static void parents_free(parents *pp)
 {
-    const inst_labels *v = ctx;
+    free(pp->off);
+    wb_free(&pp->text);
+}
+
+static int cmp_labels(const void *a, const void *b, void *ctx)
+{
+    const view *w = ctx;
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    int c = strcmp(v[x].labels, v[y].labels);
+    const inst *ix = &w->v[x], *iy = &w->v[y];
+    size_t n = ix->lab_len < iy->lab_len ? ix->lab_len : iy->lab_len;
+    int c = memcmp(w->lab.p + ix->lab_off, w->lab.p + iy->lab_off, n);
     if (c) return c;
+    if (ix->lab_len != iy->lab_len) return ix->lab_len < iy->lab_len ? -1 : 1;
     return (x > y) - (x < y);
 }
 
-/* Labels of every instance of o, each set unique: a set seen before gets
- * index="k" (k = 1, 2, ... among equal sets). */
-static int object_labels(const pl_object *o, const char *label, int pidlabel, int include_total, inst_labels **out,
-                         uint32_t *nout)
+static void id_label(wb *b, const char *key, const pl_counter *c, const inst *x)
 {
+    uint64_t v;
+    if (!available(c, x->unavail) || pl_counter_value(c, &x->in, &v) != PL_OK) return;
+    char num[24];
+    num[fmt_u64(num, v)] = '\0';
+    pm_label(b, key, num);
+}
+
+/* Walk o's instances once: their labels (unique within the object: a set
+ * seen before gets index="k", k = 1, 2, ... among equal sets), totals and
+ * unavailable bits. */
+static int view_open(view *w, const pl_block *blk, const pl_object *o, const char *oname, const pm_options *opt)
+{
+    memset(w, 0, sizeof *w);
+    w->o = o;
+    pm_labels_of(o->hdr.ObjectNameTitleIndex, oname, &w->L);
+    w->instanced = o->hdr.NumInstances != PERF_NO_INSTANCES && o->hdr.NumInstances > 0;
+    pl_counter marker, cpid, ctid;
+    int have_marker = 0;
+    if (o->hdr.NumCounters && pl_object_counter(o, 0, &marker) == PL_OK) {
+        int rc = PL_OK;
+        for (; rc == PL_OK; rc = pl_counter_next(&marker, &marker))
+            if (marker.def.CounterNameTitleIndex == PL_CTR_UNAVAILABLE_COUNTERS &&
+                marker.def.CounterType == PERF_COUNTER_LARGE_RAWCOUNT_HEX && marker.def.CounterSize == 8)
+                break;
+        have_marker = rc == PL_OK;
+    }
+    if (!w->instanced) {
+        w->v = calloc(1, sizeof *w->v);
+        if (!w->v) return -1;
+        if (pl_object_instance(o, -1, &w->v[0].in) == PL_OK) {
+            w->n = 1;
+            uint64_t bits = 0;
+            if (have_marker && pl_counter_value(&marker, &w->v[0].in, &bits) == PL_OK) w->v[0].unavail = bits;
+        }
+        return 0;
+    }
+    int have_pid = (w->L.ids & PM_ID_PID) && pl_object_find_counter(o, PL_CTR_ID_PROCESS, &cpid) == PL_OK;
+    int have_tid = (w->L.ids & PM_ID_TID) && pl_object_find_counter(o, PL_CTR_ID_THREAD, &ctid) == PL_OK;
     uint32_t n = pl_object_num_instances(o);
-    *out = NULL;
-    *nout = 0;
-    if (n == 0) return 0;
-    inst_labels *v = calloc(n, sizeof *v);
-    if (!v) return -1;
-    pl_instance in;
+    w->v = calloc(n, sizeof *w->v);
+    if (!w->v) return -1;
+    parents pp = {0};
+    wb ids = {0}; /* one instance's pid and tid labels */
     uint32_t k = 0;
-    for (int rc = pl_object_instance(o, 0, &in); rc == PL_OK && k < n; rc = pl_instance_next(&in, &in), k++) {
-        char name[1024], pname[1024];
-        if (pl_instance_name(&in, name, sizeof name) == PL_E_MORE_DATA) { /* cut: still a label */ }
-        sbuf b = {0};
-        sb_f(&b, "%s=\"", label);
-        sb_label(&b, name);
-        sb_s(&b, "\"");
-        pl_object po;
-        pl_instance pi;
-        if (pl_instance_parent(&in, &po, &pi) == PL_OK) {
-            pl_instance_name(&pi, pname, sizeof pname);
-            sb_s(&b, ",parent=\"");
-            sb_label(&b, pname);
-            sb_s(&b, "\"");
+    int fail = 0;
+    pl_instance in;
+    for (int rc = pl_object_instance(o, 0, &in); rc == PL_OK && k < n && !fail; rc = pl_instance_next(&in, &in), k++) {
+        inst *x = &w->v[k];
+        x->in = in;
+        char name[1024];
+        pl_instance_name(&in, name, sizeof name); /* cut: still a label */
+        x->total = (unsigned char)is_total(name);
+        x->skip = x->total && !opt->include_total;
+        uint64_t bits = 0;
+        if (have_marker && pl_counter_value(&marker, &in, &bits) == PL_OK) x->unavail = bits;
+        x->lab_off = w->lab.len;
+        size_t mark = w->lab.len;
+        ids.len = 0;
+        if (have_pid) id_label(&ids, "pid", &cpid, x);
+        if (have_tid) id_label(&ids, "tid", &ctid, x);
+        if (!w->L.positional || !ids.len) {
+            wb_str(&w->lab, w->L.instance);
+            wb_put(&w->lab, "=\"", 2);
+            esc_label(&w->lab, name);
+            wb_put(&w->lab, "\"", 1);
         }
-        uint64_t pid;
-        if (pidlabel && find_pid(o, &in, &pid)) sb_f(&b, ",pid=\"%" PRIu64 "\"", pid);
-        if (b.failed) {
-            pl__buf_free(&b);
-            for (uint32_t i = 0; i < k; i++) free(v[i].labels);
-            free(v);
-            return -1;
+        uint32_t pidx = in.def.ParentObjectTitleIndex;
+        if (pidx) {
+            if (pp.index != pidx && parents_load(&pp, blk, pidx) != 0) fail = 1;
+            uint32_t ppos = in.def.ParentObjectInstance;
+            if (pp.found && ppos < pp.n) {
+                wb_put(&w->lab, w->lab.len > mark ? ",parent=\"" : "parent=\"", w->lab.len > mark ? 9 : 8);
+                wb_str(&w->lab, pp.text.p + pp.off[ppos]);
+                wb_put(&w->lab, "\"", 1);
+            }
         }
-        v[k].labels = b.p;
-        v[k].skip = !include_total && is_total(name);
-        v[k].unavail = unavail_bits(o, &in);
+        if (ids.len) {
+            if (w->lab.len > mark) wb_put(&w->lab, ",", 1);
+            wb_put(&w->lab, ids.p, ids.len);
+        }
+        if (ids.failed) fail = 1;
+        x->lab_len = w->lab.len - x->lab_off;
     }
-    n = k;
+    parents_free(&pp);
+    wb_free(&ids);
+    w->n = k;
+    if (fail || w->lab.failed) return -1;
     /* duplicates: order positions by (labels, position); in each run of
-     * equal label sets the 2nd, 3rd... get index="1", "2"... (base label
-     * sets never hold `index`, so the results are unique) */
-    uint32_t *ord = malloc((n ? n : 1) * sizeof *ord);
-    if (!ord) {
-        for (uint32_t i = 0; i < n; i++) free(v[i].labels);
-        free(v);
-        return -1;
-    }
-    for (uint32_t i = 0; i < n; i++) ord[i] = i;
-    qsort_r(ord, n, sizeof *ord, cmp_pos, v);
-    uint32_t run = 0, first = 0; /* the first of a run keeps its labels */
-    for (uint32_t i = 1; i < n; i++) {
-        if (strcmp(v[ord[i]].labels, v[ord[first]].labels) != 0) {
+     * equal label sets the 2nd, 3rd... get index="1", "2"... (no base label
+     * set holds `index`, so the results are unique) */
+    uint32_t *ord = malloc(((size_t)w->n + 1) * sizeof *ord);
+    if (!ord) return -1;
+    for (uint32_t i = 0; i < w->n; i++) ord[i] = i;
+    qsort_r(ord, w->n, sizeof *ord, cmp_labels, w);
+    uint32_t run = 0, first = 0;
+    for (uint32_t i = 1; i < w->n; i++) {
+        inst *a = &w->v[ord[first]], *b = &w->v[ord[i]];
+        if (a->lab_len != b->lab_len || memcmp(w->lab.p + a->lab_off, w->lab.p + b->lab_off, a->lab_len) != 0) {
             first = i;
             run = 0;
             continue;
         }
         run++;
-        size_t l = strlen(v[ord[i]].labels) + 24;
-        char *nl = malloc(l);
-        if (!nl) { /* cannot make it unique: leave the instance out */
-            v[ord[i]].skip = 1;
-            continue;
-        }
-        snprintf(nl, l, "%s,index=\"%u\"", v[ord[i]].labels, (unsigned)run);
-        free(v[ord[i]].labels);
-        v[ord[i]].labels = nl;
+        char idx[40];
+        int il = snprintf(idx, sizeof idx, ",index=\"%u\"", (unsigned)run);
+        size_t off = w->lab.len;
+        if (wb_reserve(&w->lab, b->lab_len + (size_t)il) != 0) break;
+        memcpy(w->lab.p + off, w->lab.p + b->lab_off, b->lab_len);
+        memcpy(w->lab.p + off + b->lab_len, idx, (size_t)il);
+        w->lab.len = off + b->lab_len + (size_t)il;
+        w->lab.p[w->lab.len] = '\0';
+        b->lab_off = off;
+        b->lab_len += (size_t)il;
     }
     free(ord);
-    *out = v;
-    *nout = n;
-    return 0;
+    return w->lab.failed ? -1 : 0;
 }
 
-/* ------------------------------------------------------------- render */
+/* ----------------------------------------------------------------- render */
 
-static int wanted(const pm_options *opt, uint32_t idx)
+int pm_wanted(const pm_options *opt, uint32_t idx)
 {
     if (opt->all) return 1;
     if (!opt->objects || opt->nobjects == 0) return idx != PL_OBJ_PROCESS && idx != PL_OBJ_THREAD;
@@ -534,215 +523,260 @@ static const char *prom_type(pm_kind k)
     }
 }
 
-static void header(sbuf *b, const pm_options *opt, const char *fam, pm_kind k, const char *help, const char *note)
+void pm_family(pm_out *o, int om, const char *fam, pm_kind k, pm_unit unit, const char *help)
 {
-    int om = opt->openmetrics;
     int counter = strcmp(prom_type(k), "counter") == 0;
     const char *sfx = counter && !om ? "_total" : k == PM_TEXT && !om ? "_info" : "";
-    sb_f(b, "# HELP %s%s ", fam, sfx);
-    if (help && *help) sb_help(b, help, om);
-    else sb_s(b, "(no explain text)");
-    if (note) {
-        sb_s(b, " ");
-        sb_help(b, note, om);
+    put(o, "# HELP ", 7);
+    put_s(o, fam);
+    put_s(o, sfx);
+    put(o, " ", 1);
+    esc_help(o, help && *help ? help : "(no explain text)", om);
+    put(o, "\n# TYPE ", 8);
+    put_s(o, fam);
+    put_s(o, sfx);
+    put(o, " ", 1);
+    put_s(o, k == PM_TEXT && om ? "info" : prom_type(k));
+    put(o, "\n", 1);
+    if (om && unit != PM_UNIT_NONE) {
+        put(o, "# UNIT ", 7);
+        put_s(o, fam);
+        put(o, " ", 1);
+        put_s(o, pm_unit_suffix(unit));
+        put(o, "\n", 1);
     }
-    sb_f(b, "\n# TYPE %s%s %s\n", fam, sfx, k == PM_TEXT && om ? "info" : prom_type(k));
 }
 
-static void sample(sbuf *b, const char *fam, const char *sfx, const char *labels, double v)
+/* One sample line: fam sfx {labels} number */
+static void line(pm_out *o, const char *fam, size_t famlen, const char *sfx, const char *lab, size_t lablen,
+                 const char *num, size_t numlen)
 {
-    sb_s(b, fam);
-    sb_s(b, sfx);
-    if (labels && *labels) {
-        sb_s(b, "{");
-        sb_s(b, labels);
-        sb_s(b, "}");
+    size_t sfxlen = strlen(sfx);
+    if (wb_reserve(&o->b, famlen + sfxlen + lablen + numlen + 4) != 0) {
+        o->failed = 1;
+        return;
     }
-    sb_s(b, " ");
-    sb_num(b, v);
-    sb_s(b, "\n");
+    char *p = o->b.p + o->b.len;
+    memcpy(p, fam, famlen);
+    p += famlen;
+    memcpy(p, sfx, sfxlen);
+    p += sfxlen;
+    if (lablen) {
+        *p++ = '{';
+        memcpy(p, lab, lablen);
+        p += lablen;
+        *p++ = '}';
+    }
+    *p++ = ' ';
+    memcpy(p, num, numlen);
+    p += numlen;
+    *p++ = '\n';
+    o->b.len = (size_t)(p - o->b.p);
+    o->b.p[o->b.len] = '\0';
 }
 
-/* A counter's value as the exposition needs it: 32-bit counters of
- * cumulative kinds extended across wraps. part distinguishes value/base. */
-static uint64_t cum_value(pm_state *st, uint64_t seq, const pl_counter *c, uint32_t size, uint64_t raw, int part,
-                          const char *labels)
+void pm_sample(pm_out *o, const char *fam, const char *sfx, const char *labels, double v)
 {
-    if (size != 4) return raw;
-    char key[1200];
-    snprintf(key, sizeof key, "%u/%u/%d/%.1100s", (unsigned)c->obj->hdr.ObjectNameTitleIndex,
-             (unsigned)c->def.CounterNameTitleIndex, part, labels ? labels : "");
-    return extend32(st, key, (uint32_t)raw, seq);
+    char num[NUM_MAX];
+    size_t n = fmt_double(num, v);
+    line(o, fam, strlen(fam), sfx, labels ? labels : "", labels ? strlen(labels) : 0, num, n);
 }
 
-static void one_counter(sbuf *b, const pl_block *blk, const pl_object *o, const pl_counter *c, const char *fam,
-                        pm_kind k, const inst_labels *il, uint32_t nil, uint64_t seq, pm_state *st, double mul)
+void pm_eof(pm_out *o, int om)
+{
+    if (om) put(o, "# EOF\n", 6);
+}
+
+/* Is a counter-like family's _Total of a transient object (processes,
+ * threads) left out? It falls when an instance ends: never a counter. */
+static int counter_like(pm_kind k)
+{
+    return strcmp(prom_type(k), "gauge") != 0;
+}
+
+/* The samples of counter c in every instance of the view. */
+static void one_counter(pm_out *o, const pl_block *blk, const view *w, const pl_counter *c, const char *fam,
+                        const pm_metric *m, uint64_t seq, pm_state *st, int base_family)
 {
     uint32_t type = c->def.CounterType;
-    double f = freq_of(blk, o, type);
-    int instanced = o->hdr.NumInstances != PERF_NO_INSTANCES && o->hdr.NumInstances > 0;
-    pl_instance in;
-    int rc = instanced ? pl_object_instance(o, 0, &in) : pl_object_instance(o, -1, &in);
-    for (uint32_t i = 0; rc == PL_OK; i++, rc = instanced ? pl_instance_next(&in, &in) : PL_E_NOT_FOUND) {
-        const char *labels = instanced ? (i < nil ? il[i].labels : NULL) : "";
-        if (instanced && (i >= nil || il[i].skip)) continue;
+    int64_t now = 0, freq = 0; /* the stamp its values are measured against, and its frequency */
+    pl_pdh_time_base(blk, w->o, type, &now, &freq);
+    size_t famlen = strlen(fam);
+    int drop_totals = w->L.transient && counter_like(m->kind);
+    for (uint32_t i = 0; i < w->n; i++) {
+        const inst *x = &w->v[i];
+        if (x->skip || (drop_totals && x->total)) continue;
         /* unreadable: no number rather than a wrong one */
-        if (instanced ? !available(c, il[i].unavail) : !pl_counter_available(c, &in)) continue;
-        if (k == PM_TEXT) {
+        if (!available(c, x->unavail)) continue;
+        const char *lab = w->lab.p ? w->lab.p + x->lab_off : "";
+        size_t lablen = w->instanced ? x->lab_len : 0;
+        char num[NUM_MAX], num2[NUM_MAX];
+        size_t n = 0, n2 = 0;
+        if (m->kind == PM_TEXT) {
             char text[1024];
-            if (pl_counter_text(c, &in, text, sizeof text) != PL_OK) continue;
-            sbuf l = {0};
-            if (labels && *labels) {
-                sb_s(&l, labels);
-                sb_s(&l, ",");
+            if (pl_counter_text(c, &x->in, text, sizeof text) != PL_OK) continue;
+            wb l = {0};
+            if (lablen) wb_put(&l, lab, lablen);
+            pm_label(&l, "value", text);
+            if (l.failed) {
+                o->failed = 1;
+                wb_free(&l);
+                return;
             }
-            sb_s(&l, "value=\"");
-            sb_label(&l, text);
-            sb_s(&l, "\"");
-            if (!l.failed) sample(b, fam, "_info", l.p, 1);
-            pl__buf_free(&l);
+            line(o, fam, famlen, "_info", l.p, l.len, "1", 1);
+            wb_free(&l);
             continue;
         }
         uint64_t v = 0, base = 0;
-        if (pl_counter_value(c, &in, &v) != PL_OK) continue;
+        if (pl_counter_value(c, &x->in, &v) != PL_OK) continue;
         uint32_t size = c->def.CounterSize;
-        int has_base = c->has_base && pl_counter_base(c, &in, &base) == PL_OK;
-        switch (k) {
-        case PM_GAUGE: sample(b, fam, "", labels, (double)v * mul); break;
+        int has_base = c->has_base && pl_counter_base(c, &x->in, &base) == PL_OK;
+        if (base_family) { /* a precision timer's base, in seconds */
+            if (!has_base || freq <= 0) continue;
+            base = cum_value(st, seq, c, c->base.CounterSize, base, 1, lab, lablen);
+            n = fmt_scaled(num, base, 0, 1, (uint64_t)freq);
+            line(o, fam, famlen, "_total", lab, lablen, num, n);
+            continue;
+        }
+        switch (m->kind) {
+        case PM_GAUGE: {
+            int neg = 0;
+            if (m->is_signed) {
+                int64_t s = size == 4 ? (int64_t)(int32_t)(uint32_t)v : (int64_t)v;
+                neg = s < 0;
+                v = neg ? (uint64_t)0 - (uint64_t)s : (uint64_t)s;
+            }
+            n = fmt_scaled(num, v, neg, m->conv.num, m->conv.den);
+            line(o, fam, famlen, "", lab, lablen, num, n);
+            break;
+        }
+        case PM_DOUBLE: {
+            double d;
+            memcpy(&d, &v, sizeof d);
+            if (!isfinite(d)) break; /* no number rather than a wrong one */
+            n = fmt_double(num, d * (double)m->conv.num / (double)m->conv.den);
+            line(o, fam, famlen, "", lab, lablen, num, n);
+            break;
+        }
         case PM_GAUGE_RATIO:
-            if (has_base && base) sample(b, fam, "", labels, (double)v / (double)base);
+            if (!has_base || !base) break;
+            n = fmt_double(num, (double)v / (double)base);
+            line(o, fam, famlen, "", lab, lablen, num, n);
             break;
         case PM_COUNTER:
-            sample(b, fam, "_total", labels, (double)cum_value(st, seq, c, size, v, 0, labels) * mul);
+            v = cum_value(st, seq, c, size, v, 0, lab, lablen);
+            n = fmt_scaled(num, v, 0, m->conv.num, m->conv.den);
+            line(o, fam, famlen, "_total", lab, lablen, num, n);
             break;
         case PM_COUNTER_SECONDS:
         case PM_COUNTER_INVERSE:
-            if (f > 0) sample(b, fam, "_total", labels, (double)cum_value(st, seq, c, size, v, 0, labels) / f);
-            break;
         case PM_COUNTER_QUEUE:
-            if (f > 0) sample(b, fam, "_total", labels, (double)cum_value(st, seq, c, size, v, 0, labels) / f);
-            break;
         case PM_PRECISION:
-            if (f > 0) sample(b, fam, "_total", labels, (double)cum_value(st, seq, c, size, v, 0, labels) / f);
+            if (freq <= 0) break;
+            v = cum_value(st, seq, c, size, v, 0, lab, lablen);
+            n = fmt_scaled(num, v, 0, 1, (uint64_t)freq);
+            line(o, fam, famlen, "_total", lab, lablen, num, n);
             break;
         case PM_SUMMARY_SECONDS:
-            if (has_base && f > 0) {
-                sample(b, fam, "_sum", labels, (double)cum_value(st, seq, c, size, v, 0, labels) / f);
-                sample(b, fam, "_count", labels, (double)cum_value(st, seq, c, c->base.CounterSize, base, 1, labels));
-            }
-            break;
         case PM_SUMMARY:
-        case PM_SUMMARY_RATIO:
-            if (has_base) {
-                sample(b, fam, "_sum", labels, (double)cum_value(st, seq, c, size, v, 0, labels));
-                sample(b, fam, "_count", labels, (double)cum_value(st, seq, c, c->base.CounterSize, base, 1, labels));
+        case PM_SUMMARY_RATIO: {
+            if (!has_base) break;
+            uint64_t den = m->conv.den;
+            if (m->kind == PM_SUMMARY_SECONDS) {
+                if (freq <= 0) break;
+                den = (uint64_t)freq;
             }
+            v = cum_value(st, seq, c, size, v, 0, lab, lablen);
+            base = cum_value(st, seq, c, c->base.CounterSize, base, 1, lab, lablen);
+            n = fmt_scaled(num, v, 0, m->kind == PM_SUMMARY ? m->conv.num : 1, den);
+            n2 = fmt_u64(num2, base);
+            line(o, fam, famlen, "_sum", lab, lablen, num, n);
+            line(o, fam, famlen, "_count", lab, lablen, num2, n2);
             break;
+        }
         case PM_ELAPSED: {
-            int64_t ot, of; /* an object-timer type: the object's clock */
-            pl_pdh_time_base(blk, o, c->def.CounterType, &ot, &of);
-            if (of == 10000000 && (int64_t)v > FILETIME_UNIX_EPOCH && (int64_t)v <= ot)
-                sample(b, fam, "", labels, (double)((int64_t)v - FILETIME_UNIX_EPOCH) / 1e7);
+            if (freq == 10000000 && (int64_t)v > FILETIME_UNIX_EPOCH && (int64_t)v <= now) {
+                n = fmt_scaled(num, (uint64_t)((int64_t)v - FILETIME_UNIX_EPOCH), 0, 1, 10000000);
+                line(o, fam, famlen, "", lab, lablen, num, n);
+            }
             break;
         }
         default: break;
         }
+        if (o->failed) return;
     }
 }
 
-/* The base of a precision timer: its own family "<name>_base_seconds". */
-static void precision_base(sbuf *b, const pl_block *blk, const pl_object *o, const pl_counter *c, const char *fam,
-                           const inst_labels *il, uint32_t nil, uint64_t seq, pm_state *st)
+int pm_render_objects(const pl_block *blk, uint64_t seq, const pm_names *names, const pm_options *opt,
+                      pm_state *st, pm_out *o)
 {
-    double f = freq_of(blk, o, c->def.CounterType);
-    int instanced = o->hdr.NumInstances != PERF_NO_INSTANCES && o->hdr.NumInstances > 0;
-    pl_instance in;
-    int rc = instanced ? pl_object_instance(o, 0, &in) : pl_object_instance(o, -1, &in);
-    for (uint32_t i = 0; rc == PL_OK; i++, rc = instanced ? pl_instance_next(&in, &in) : PL_E_NOT_FOUND) {
-        const char *labels = instanced ? (i < nil ? il[i].labels : NULL) : "";
-        if (instanced && (i >= nil || il[i].skip)) continue;
-        if ((instanced ? !available(c, il[i].unavail) : !pl_counter_available(c, &in)) || f <= 0) continue;
-        uint64_t base = 0;
-        if (!c->has_base || pl_counter_base(c, &in, &base) != PL_OK) continue;
-        sample(b, fam, "_total", labels, (double)cum_value(st, seq, c, c->base.CounterSize, base, 1, labels) / f);
+    nameset fams = {0};
+    if (st) st->gen++;
+    pl_object ob;
+    for (int rc = pl_block_object(blk, 0, &ob); rc == PL_OK && !o->failed; rc = pl_object_next(&ob, &ob)) {
+        uint32_t oidx = ob.hdr.ObjectNameTitleIndex;
+        if (!pm_wanted(opt, oidx)) continue;
+        const char *oname = names->name(names->ctx, oidx);
+        view w;
+        if (view_open(&w, blk, &ob, oname, opt) != 0) {
+            view_free(&w);
+            o->failed = 1;
+            break;
+        }
+        pl_counter c;
+        for (int crc = pl_object_counter(&ob, 0, &c); crc == PL_OK && !o->failed; crc = pl_counter_next(&c, &c)) {
+            uint32_t cidx = c.def.CounterNameTitleIndex;
+            if (pl_type_is_base(c.def.CounterType)) continue;
+            pm_metric m;
+            pm_metric_of(oidx, oname, cidx, c.def.CounterType, names->name(names->ctx, cidx),
+                         names->help(names->ctx, c.def.CounterHelpTitleIndex), &m);
+            if (m.kind == PM_SKIP) continue;
+            if (ns_has(&fams, m.name)) { /* two counters, one name: the later gets its index, before the unit */
+                char tail[PM_NAME_MAX];
+                snprintf(tail, sizeof tail, "%s", m.name + m.unit_at);
+                snprintf(m.name + m.unit_at, sizeof m.name - m.unit_at, "_%u%s", (unsigned)cidx, tail);
+            }
+            if (ns_has(&fams, m.name) || ns_add(&fams, m.name) != 0) continue;
+            pm_family(o, opt->openmetrics, m.name, m.kind, m.unit, m.help);
+            one_counter(o, blk, &w, &c, m.name, &m, seq, st, 0);
+            if (m.kind == PM_PRECISION) {
+                char bfam[PM_NAME_MAX + 32];
+                size_t l = strlen(m.name);
+                if (l > 8 && strcmp(m.name + l - 8, "_seconds") == 0) l -= 8;
+                snprintf(bfam, sizeof bfam, "%.*s_base_seconds", (int)l, m.name);
+                if (!ns_has(&fams, bfam) && ns_add(&fams, bfam) == 0) {
+                    char help[PM_HELP_MAX + 200];
+                    snprintf(help, sizeof help,
+                             "The time base of %s_total, in seconds (for a processor, its busy and idle time "
+                             "together): rate(%s_total) / rate() of this is the fraction of time.",
+                             m.name, m.name);
+                    pm_family(o, opt->openmetrics, bfam, m.kind, PM_UNIT_SECONDS, help);
+                    one_counter(o, blk, &w, &c, bfam, &m, seq, st, 1);
+                }
+            }
+        }
+        view_free(&w);
     }
+    ns_free(&fams);
+    if (o->b.failed) o->failed = 1;
+    return o->failed ? -1 : 0;
 }
 
 int pm_render(const pl_block *blk, uint64_t seq, const pm_names *names, const pm_options *opt, pm_state *st,
               char **out, size_t *len)
 {
-    sbuf b = {0};
-    nameset fams = {0};
-    int fail = 0;
-    if (st) st->gen++;
-    pl_object o;
-    for (int rc = pl_block_object(blk, 0, &o); rc == PL_OK && !fail; rc = pl_object_next(&o, &o)) {
-        uint32_t oidx = o.hdr.ObjectNameTitleIndex;
-        if (!wanted(opt, oidx)) continue;
-        const char *oname = names->name(names->ctx, oidx);
-        char obj[200], numbuf[32];
-        if (!oname) {
-            snprintf(numbuf, sizeof numbuf, "object_%u", (unsigned)oidx);
-            oname = numbuf;
-        }
-        snake(oname, obj, sizeof obj);
-        if (strcmp(obj, "instance") == 0 || strcmp(obj, "job") == 0 || strcmp(obj, "parent") == 0 ||
-            strcmp(obj, "pid") == 0 || strcmp(obj, "index") == 0 || strcmp(obj, "value") == 0)
-            snprintf(obj + strlen(obj), sizeof obj - strlen(obj), "_name");
-        inst_labels *il = NULL;
-        uint32_t nil = 0;
-        int instanced = o.hdr.NumInstances != PERF_NO_INSTANCES && o.hdr.NumInstances > 0;
-        if (instanced &&
-            object_labels(&o, obj, oidx == PL_OBJ_PROCESS || oidx == PL_OBJ_THREAD, opt->include_total, &il, &nil) != 0) {
-            fail = 1;
-            break;
-        }
-        pl_counter c;
-        for (int crc = pl_object_counter(&o, 0, &c); crc == PL_OK && !fail; crc = pl_counter_next(&c, &c)) {
-            uint32_t type = c.def.CounterType;
-            if (pl_type_is_base(type)) continue;
-            if (c.def.CounterNameTitleIndex == PL_CTR_UNAVAILABLE_COUNTERS) continue;
-            pm_kind k = pm_kind_of(type);
-            if (k == PM_SKIP) continue;
-            char fam[600];
-            double mul = 1;
-            family_name(obj, names->name(names->ctx, c.def.CounterNameTitleIndex), c.def.CounterNameTitleIndex, k, fam,
-                        sizeof fam, &mul);
-            if (ns_has(&fams, fam)) snprintf(fam + strlen(fam), sizeof fam - strlen(fam), "_%u",
-                                             (unsigned)c.def.CounterNameTitleIndex);
-            if (ns_has(&fams, fam) || ns_add(&fams, fam) != 0) continue;
-            const char *help = names->help(names->ctx, c.def.CounterHelpTitleIndex);
-            const char *note = NULL;
-            if (k == PM_COUNTER_INVERSE) note = "(Inverse timer: the time the activity did NOT happen; 1 - rate() is the busy fraction.)";
-            else if (k == PM_COUNTER_QUEUE) note = "(rate() is the average queue length.)";
-            else if (k == PM_PRECISION) note = "(rate() divided by the rate() of the _base_seconds_total family is the fraction.)";
-            else if (k == PM_SUMMARY_RATIO) note = "(rate(_sum) / rate(_count) is the fraction.)";
-            header(&b, opt, fam, k, help, note);
-            one_counter(&b, blk, &o, &c, fam, k, il, nil, seq, st, mul);
-            if (k == PM_PRECISION) {
-                char bfam[640];
-                snprintf(bfam, sizeof bfam, "%.590s", fam);
-                cut_suffix(bfam, "_seconds");
-                snprintf(bfam + strlen(bfam), sizeof bfam - strlen(bfam), "_base_seconds");
-                if (!ns_has(&fams, bfam) && ns_add(&fams, bfam) == 0) {
-                    header(&b, opt, bfam, k, "The time base the counter above is measured against.", NULL);
-                    precision_base(&b, blk, &o, &c, bfam, il, nil, seq, st);
-                }
-            }
-            if (b.failed) fail = 1;
-        }
-        for (uint32_t i = 0; i < nil; i++) free(il[i].labels);
-        free(il);
-    }
-    if (opt->openmetrics) sb_s(&b, "# EOF\n");
-    ns_free(&fams);
-    if (fail || b.failed) {
-        pl__buf_free(&b);
+    pm_out o = {0};
+    if (pm_render_objects(blk, seq, names, opt, st, &o) != 0) {
+        wb_free(&o.b);
         return -1;
     }
-    if (!b.p) sb_s(&b, "");
-    if (b.failed) return -1;
-    *out = b.p;
-    *len = b.len;
+    pm_eof(&o, opt->openmetrics);
+    if (!o.b.p) wb_put(&o.b, "", 0);
+    if (o.b.failed) {
+        wb_free(&o.b);
+        return -1;
+    }
+    *out = o.b.p;
+    *len = o.b.len;
     return 0;
 }

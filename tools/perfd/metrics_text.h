@@ -1,14 +1,18 @@
 /* perfd: the Prometheus / OpenMetrics exposition of a performance data block
  * (docs/perfd.md, "/metrics"). A pure function of the block, the names, the
  * options and the wrap state, so that tests can feed it canned blocks; the
- * route (metrics.c) adds the snapshot, the titles and the negotiation. */
+ * route (metrics.c) adds the snapshot, the titles, the negotiation, perfd's
+ * own metrics and the compression. What each counter becomes is the table
+ * of metrics_table.h. */
 #ifndef PERFD_METRICS_TEXT_H
 #define PERFD_METRICS_TEXT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "metrics_table.h"
 #include "perflib/block.h"
+#include "webbuf.h"
 
 typedef struct pm_names {
     /* English name / help text of a title index, or NULL. */
@@ -27,34 +31,41 @@ typedef struct pm_options {
     int all;
 } pm_options;
 
+/* Is the object with that title index exported under these options? */
+int pm_wanted(const pm_options *opt, uint32_t object_index);
+
 /* The 32-bit counters' extension to 64 bits across wraps, kept between
- * scrapes (one per perfd; used from the server thread only). */
+ * scrapes (one per perfd; one scrape at a time uses it). */
 typedef struct pm_state pm_state;
 pm_state *pm_state_new(void);
 void pm_state_free(pm_state *st);
 
-/* Build the exposition of `blk` (a validated block). `seq` is the snapshot's
- * publication number: the same snapshot scraped twice extends nothing twice.
- * *out (malloc'd, *len bytes) on 0; -1 when out of memory. */
+/* Where the text goes. failed: out of memory. */
+typedef struct pm_out {
+    wb b;
+    int failed;
+} pm_out;
+
+/* The families of every wanted object of `blk` (a validated block), without
+ * the OpenMetrics "# EOF". `seq` is the snapshot's publication number: the
+ * same snapshot rendered twice extends nothing twice. 0, or -1 when
+ * o->failed. */
+int pm_render_objects(const pl_block *blk, uint64_t seq, const pm_names *names, const pm_options *opt,
+                      pm_state *st, pm_out *o);
+
+/* A family of one's own (perfd's self metrics): HELP, TYPE (and UNIT in
+ * OpenMetrics); then its samples. labels: `a="x",b="y"` made with
+ * pm_label, or NULL. */
+void pm_family(pm_out *o, int openmetrics, const char *family, pm_kind kind, pm_unit unit, const char *help);
+void pm_sample(pm_out *o, const char *family, const char *suffix, const char *labels, double v);
+/* Append `key="value"` (escaped) to a label list, with a comma when b
+ * already holds one. */
+void pm_label(wb *b, const char *key, const char *value);
+void pm_eof(pm_out *o, int openmetrics); /* "# EOF\n" in OpenMetrics */
+
+/* The whole exposition of blk (pm_render_objects and the EOF) as one
+ * malloc'd string: *out (*len bytes, NUL-terminated). 0 or -1. */
 int pm_render(const pl_block *blk, uint64_t seq, const pm_names *names, const pm_options *opt, pm_state *st,
               char **out, size_t *len);
-
-/* How a counter type is exported (docs/perfd.md table): for tests and docs. */
-typedef enum pm_kind {
-    PM_SKIP = 0,              /* not exported (bases, no data, histogram) */
-    PM_GAUGE,                 /* the raw value */
-    PM_GAUGE_RATIO,           /* value / base, "_ratio" */
-    PM_COUNTER,               /* the raw value, "_total" (32-bit: extended) */
-    PM_COUNTER_SECONDS,       /* value / frequency, "_seconds_total" */
-    PM_COUNTER_INVERSE,       /* value / frequency, "_inverse_seconds_total" (time NOT busy) */
-    PM_COUNTER_QUEUE,         /* value / frequency, "_total": rate() is the average queue length */
-    PM_PRECISION,             /* value / 10^7 "_seconds_total" and its base "_base_seconds_total" */
-    PM_SUMMARY_SECONDS,       /* _sum = value / frequency, _count = base: "_seconds" summary */
-    PM_SUMMARY,               /* _sum = value, _count = base */
-    PM_SUMMARY_RATIO,         /* _sum = value, _count = base, "_ratio" summary */
-    PM_ELAPSED,               /* "_start_time_seconds" gauge (Unix time) */
-    PM_TEXT,                  /* "_info" gauge 1 with the text as label "value" */
-} pm_kind;
-pm_kind pm_kind_of(uint32_t type);
 
 #endif

@@ -17,7 +17,8 @@
  *   is called; a handler only builds its answer.
  *
  *   HANDLERS run on the server thread and must never block: no sleeping, no
- *   waiting for a collection, no disk or network I/O beyond a few bytes.
+ *   waiting for a collection, no disk or network I/O beyond a few bytes, no
+ *   rendering of a large answer (perfd_defer runs that on the worker).
  *   A handler returns PERFD_DONE after queueing a response (perfd_reply_*
  *   or MHD_queue_response on r->conn), PERFD_FAIL to drop the connection, or
  *   PERFD_WAIT after perfd_snapshot() said the snapshot is not ready: the
@@ -98,6 +99,12 @@ perfd_snap *perfd_snapshot(perfd_req *r, const char *query);
  * publications. */
 perfd_snap *perfd_snapshot_peek(const char *query);
 
+/* Drop every kept snapshot too old to be served again (older than
+ * snapshot_max_age_ms), so that a large one is not held until the next
+ * scrape; the requests and answers that hold one keep it. perfd's worker
+ * calls it a second after its last job. */
+void perfd_snapshot_trim(void);
+
 /* Start a collection of `query` unless one is queued or running, without a
  * request (for streams that sample on their own clock). 0, or -1 when
  * perfd is stopping or the query cannot be cached now. Never blocks. */
@@ -139,6 +146,31 @@ int perfd_reply_error(perfd_req *r, unsigned status, const char *reason);
 int perfd_reply_snap_error(perfd_req *r, const perfd_snap *s);
 /* Take ownership of a malloc'd buffer and send it. */
 int perfd_reply_owned(perfd_req *r, unsigned status, const char *content_type, void *data, size_t len);
+/* The same with a Content-Encoding ("gzip"; NULL for none), and "Vary:
+ * Accept-Encoding" (an answer whose route can compress says so either way). */
+int perfd_reply_owned_enc(perfd_req *r, unsigned status, const char *content_type, const char *encoding, void *data,
+                          size_t len);
+
+/* ------------------------------------------------------------ compression */
+
+/* Does the request's Accept-Encoding take gzip (q > 0, by name or "*")?
+ * perfd_gzip_accepted: the same for a header's value (NULL: no). */
+int perfd_accepts_gzip(perfd_req *r);
+int perfd_gzip_accepted(const char *accept_encoding);
+
+/* The gzip (RFC 1952) of n bytes in a new buffer: *out (malloc'd, *outlen
+ * bytes). 0, or -1 when out of memory. */
+int perfd_gzip(const char *in, size_t n, char **out, size_t *outlen);
+
+/* ---------------------------------------------------------- worker thread */
+
+/* Run fn(arg) on perfd's worker thread, off the server thread: for a
+ * handler whose answer takes a while to build (rendering /metrics or
+ * /v1/json). The connection is suspended until fn has returned; then the
+ * SAME handler is called again, as after a snapshot wait (r->user tells it
+ * the work is done). Returns PERFD_WAIT (return it), or PERFD_FAIL when
+ * perfd is stopping or out of memory (nothing was started). */
+int perfd_defer(perfd_req *r, void (*fn)(void *arg), void *arg);
 
 /* One log line on stderr: "perfd: <text>\n" (journald adds the time). */
 void perfd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

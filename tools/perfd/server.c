@@ -43,6 +43,18 @@ void perfd_log(const char *fmt, ...)
     fflush(stderr);
 }
 
+/* A send that failed because the client went away (a closed page or tab, a
+ * curl --max-time, Prometheus giving up on a scrape) is how every event
+ * stream ends: libmicrohttpd reports it as an error, but it is no fault of
+ * perfd's nor of the request, and logging it filled perfd's log in normal
+ * use. Other send failures are still logged. */
+static int client_went_away(const char *line)
+{
+    if (strncmp(line, "Failed to send ", 15) != 0) return 0;
+    return strstr(line, "no longer available for sending") || strstr(line, "closed by remote peer") ||
+           strstr(line, "socket is not connected");
+}
+
 __attribute__((format(printf, 2, 0))) static void mhd_logger(void *cls, const char *fmt, va_list ap)
 {
     (void)cls;
@@ -50,6 +62,7 @@ __attribute__((format(printf, 2, 0))) static void mhd_logger(void *cls, const ch
     vsnprintf(line, sizeof line, fmt, ap);
     size_t n = strlen(line);
     while (n && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = 0;
+    if (client_went_away(line)) return;
     perfd_log("libmicrohttpd: %s", line);
 }
 
@@ -319,6 +332,19 @@ int perfd_reply_owned(perfd_req *r, unsigned status, const char *content_type, v
 {
     struct MHD_Response *resp = MHD_create_response_from_buffer_with_free_callback(len, data, free);
     if (!resp) free(data);
+    return queue(r, status, resp, content_type);
+}
+
+int perfd_reply_owned_enc(perfd_req *r, unsigned status, const char *content_type, const char *encoding, void *data,
+                          size_t len)
+{
+    struct MHD_Response *resp = MHD_create_response_from_buffer_with_free_callback(len, data, free);
+    if (!resp) {
+        free(data);
+        return PERFD_FAIL;
+    }
+    if (encoding) MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, encoding);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT_ENCODING);
     return queue(r, status, resp, content_type);
 }
 

@@ -241,6 +241,18 @@ perfd_snap *perfd_snapshot_peek(const char *query)
     return s;
 }
 
+void perfd_snapshot_trim(void)
+{
+    uint64_t now = now_ns();
+    pthread_mutex_lock(&S.mu);
+    for (entry *e = S.entries; e; e = e->next)
+        if (e->latest && !e->waiters && now - e->latest->collected_ns > S.max_age_ns) {
+            perfd_snap_unref(e->latest);
+            e->latest = NULL;
+        }
+    pthread_mutex_unlock(&S.mu);
+}
+
 /* Hand `s` to every waiter of e and resume them (lock held; resuming only
  * flags the connection and wakes the server thread). */
 static void publish_locked(entry *e, perfd_snap *s)

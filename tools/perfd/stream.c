@@ -483,6 +483,17 @@ static int wait_drained(stream *st)
  * counter log in [b, e] (at most REPLAY_MAX_RECORDS of them, evenly
  * thinned), then "event: end". PDH computes the values from the logged
  * blocks exactly as from the live engine. */
+/* The page is told a log's name, not where perfd keeps it: the directory
+ * is cut from a message naming the log's path (perfd's own log keeps it). */
+static void hide_log_dir(char *msg, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *at = slash ? strstr(msg, path) : NULL;
+    if (!at) return;
+    size_t dl = (size_t)(slash + 1 - path);
+    memmove(at, at + dl, strlen(at + dl) + 1);
+}
+
 static void *replay_main(void *arg)
 {
     stream *st = arg;
@@ -503,6 +514,7 @@ static void *replay_main(void *arg)
     if (pl_log_open(st->log_path, &log, &err) != PL_OK || pl_log_source_open(log, &src, &ls, &err) != PL_OK) {
         rc = PL_PDH_INVALID_ARGUMENT;
         perfd_log("replay: %s", err.msg);
+        hide_log_dir(err.msg, st->log_path);
     } else {
         have_src = 1;
         rc = pl_pdh_open_query(&src, &q, &err);
@@ -705,6 +717,11 @@ static int set_log_dir(const char *v, char *why, size_t whylen)
     return 0;
 }
 PERFD_CONFIG_KEY(log_dir, "log_dir", set_log_dir)
+
+const char *perfd_log_dir(void)
+{
+    return log_dir;
+}
 
 /* A window bound: Unix milliseconds to FILETIME, or def when absent. */
 static int window_arg(perfd_req *r, const char *name, int64_t def, int64_t *out)

@@ -11,4 +11,8 @@ void perfd_streams_stop(void);
  * '\\' or control characters, not starting with '.'), else 0. */
 int perfd_log_name_ok(const char *name);
 
+/* The log_dir config key's directory ("" when none is set): /v1/replay
+ * reads logs from it, /v1/logs (logs.c) lists them. */
+const char *perfd_log_dir(void);
+
 #endif

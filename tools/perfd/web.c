@@ -107,12 +107,6 @@ __attribute__((constructor)) static void web_load(void)
     web_problem[0] = 0;
 }
 
-static int accepts_gzip(struct MHD_Connection *c)
-{
-    const char *ae = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
-    return ae && strstr(ae, "gzip") != NULL;
-}
-
 static int serve(perfd_req *r, const web_file *f)
 {
     if (!f->data) {
@@ -123,7 +117,7 @@ static int serve(perfd_req *r, const web_file *f)
     }
     const char *inm = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
     int not_modified = inm && strcmp(inm, f->etag) == 0;
-    int gz = f->gz && accepts_gzip(r->conn);
+    int gz = f->gz && perfd_accepts_gzip(r);
     struct MHD_Response *resp = MHD_create_response_from_buffer(
         not_modified ? 0 : gz ? f->gzlen : f->len, not_modified ? (void *)"" : gz ? (void *)f->gz : (void *)f->data,
         MHD_RESPMEM_PERSISTENT);

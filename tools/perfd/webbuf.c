@@ -10,6 +10,8 @@
 
 void wb_put(wb *b, const char *s, size_t n) { pl__buf_append(b, s, n); }
 
+int wb_reserve(wb *b, size_t extra) { return pl__buf_reserve(b, extra) == PL_OK ? 0 : -1; }
+
 void wb_str(wb *b, const char *s) { pl__buf_str(b, s); }
 
 void wb_printf(wb *b, const char *fmt, ...)

@@ -22,10 +22,12 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "helper_proto.h"
+#include "helper_tree.h"
 #include "perflib/wintypes.h"
 #include "perflib/winperf.h"
 
@@ -62,14 +64,56 @@ static int finishing;     /* the main thread is ending the provider (atomic) */
 static uint8_t *buf;      /* room + PLH_GUARD_BYTES */
 static size_t bufcap;
 
-static void bye(int status) { _exit(status); }
+/* Everything the provider started ends with the helper (helper_tree.h):
+ * the helper is a child subreaper, so every descendant stays in its tree,
+ * also one that left its process group. Walked and killed once, by whoever
+ * ends the helper first (the main thread, the thread that watches the host,
+ * a fatal signal's handler), so two never share the buffer. */
+static int ending;
+static pid_t end_buf[PLH_TREE_MAX];
 
-/* The host went away: take along whatever the provider forked (our process
- * group, when we lead one, as the host starts us), then leave. */
+static void kill_all(void)
+{
+    if (__atomic_exchange_n(&ending, 1, __ATOMIC_SEQ_CST)) return;
+    (void)plh_kill_tree(getpid(), getpgrp(), NULL, end_buf);
+}
+
+static void bye(int status)
+{
+    kill_all();
+    _exit(status);
+}
+
+/* The host went away: take along whatever the provider forked (its tree,
+ * and our process group when we lead one, as the host starts us), then
+ * leave. */
 static void host_gone(void)
 {
+    kill_all();
     if (getpgrp() == getpid()) kill(0, SIGKILL);
     _exit(0);
+}
+
+/* A provider that crashes the helper (or a limit's signal): its processes
+ * first, then the signal's own default action, which the host reports. */
+static void fatal(int sig)
+{
+    kill_all();
+    raise(sig); /* SA_RESETHAND: the default action now */
+}
+
+static void catch_fatal_signals(void)
+{
+    static uint8_t altstack[1 << 16];
+    stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack, .ss_flags = 0};
+    (void)sigaltstack(&ss, NULL);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = fatal;
+    sa.sa_flags = SA_RESETHAND | SA_ONSTACK | SA_NODEFER;
+    sigfillset(&sa.sa_mask);
+    static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS, SIGTRAP, SIGXCPU, SIGXFSZ};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) (void)sigaction(sigs[i], &sa, NULL);
 }
 
 /* The limits (docs/provider-host.md, "Limits"), from PLH_LIMITS_ARG. */
@@ -139,13 +183,58 @@ static void cpu_budget(unsigned long seconds)
     (void)setrlimit(RLIMIT_CPU, &rl);
 }
 
-/* After each provider call: above the memory limit (peak resident size) or
- * out of descriptors, the helper ends with a status that says which. */
+/* The resident KiB of process pid (statm's second field), 0 when gone. */
+static unsigned long rss_kib(pid_t pid)
+{
+    char b[128];
+    if (plh_read_proc(pid, "statm", b, sizeof b) <= 0) return 0;
+    char *p = strchr(b, ' ');
+    unsigned long pages = p ? strtoul(p + 1, NULL, 10) : 0;
+    return pages * ((unsigned long)sysconf(_SC_PAGESIZE) / 1024ul);
+}
+
+/* Zombies among our children that were zombies at the previous check too
+ * are reaped: orphans the subreaper inherited, or children the provider
+ * had a whole call to wait for. */
+static pid_t zombies_seen[64];
+static size_t nzombies_seen;
+
+static void reap_old_zombies(const pid_t *tree, size_t n)
+{
+    pid_t now[64];
+    size_t nnow = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!plh_dead(tree[i])) continue;
+        int old = 0;
+        for (size_t k = 0; k < nzombies_seen && !old; k++) old = zombies_seen[k] == tree[i];
+        if (old) (void)waitpid(tree[i], NULL, WNOHANG);
+        else if (nnow < 64) now[nnow++] = tree[i];
+    }
+    memcpy(zombies_seen, now, nnow * sizeof now[0]);
+    nzombies_seen = nnow;
+}
+
+/* After each provider call: a process the provider started that left the
+ * helper's process group (setsid(), setpgid()): every one is killed and
+ * the helper ends with PLH_EXIT_ESCAPED (the host disables the provider).
+ * Above the memory limit (the helper's peak resident size plus what every
+ * process it started holds now) or out of descriptors, the helper ends with
+ * a status that says which. */
+static pid_t check_buf[PLH_TREE_MAX];
+
 static void check_limits(void)
 {
+    size_t n = plh_tree(getpid(), check_buf, PLH_TREE_MAX);
+    unsigned long tree_kib = 0;
+    for (size_t i = 0; i < n; i++) {
+        pid_t g = getpgid(check_buf[i]);
+        if (g >= 0 && g != getpgrp() && !plh_dead(check_buf[i])) bye(PLH_EXIT_ESCAPED);
+        tree_kib += rss_kib(check_buf[i]);
+    }
+    reap_old_zombies(check_buf, n);
     if (!lim.set) return;
     struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) == 0 && (unsigned long)ru.ru_maxrss > lim.memory_mb * 1024ul)
+    if (getrusage(RUSAGE_SELF, &ru) == 0 && (unsigned long)ru.ru_maxrss + tree_kib > lim.memory_mb * 1024ul)
         bye(PLH_EXIT_MEMORY);
     /* Descriptors: fewer than PLH_FILES_SPARE left after a call is the
      * limit hit (the provider's own last open already failed, or the next
@@ -411,6 +500,7 @@ static void finish(int host_went_away)
         lib = NULL;
     }
     if (host_went_away) host_gone(); /* and whatever the provider forked */
+    kill_all();
     exit(0);
 }
 
@@ -452,6 +542,10 @@ static void *watch_host(void *arg)
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
+    /* Orphans of the provider's processes come to us, not to init: every
+     * one stays in our tree (helper_tree.h). */
+    (void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    catch_fatal_signals();
     /* Only stdin/stdout/stderr and the socket: nothing else of the host's. */
     close_range(PLH_FD + 1, ~0u, 0);
     parse_limits(argc, argv);

@@ -253,6 +253,7 @@ static void draw_help(int maxy, int maxx)
         "Blank cells: no value yet (first sample), not available, or the process",
         "changed identity between two samples. Rates are per second over the last",
         "interval; CPU% is of one processor (a busy 4-thread process can show 400).",
+        "IO B/s: read/write calls on files, pipes, sockets; Linux counts no send/recv.",
         "",
         "Press any key to return.",
     };

@@ -8,10 +8,14 @@ import './style.css';
 const PALETTE = ['#e6194b', '#3cb44b', '#0a58ca', '#f58231', '#911eb4', '#0fa3a3', '#d6249f', '#7a9c00',
   '#b8860b', '#00798c', '#9a6324', '#800000', '#2f4f4f', '#808000', '#000075', '#ff4500'];
 const MAX_COUNTERS = 64;     // perfd's per-stream limit (docs/web.md)
+// Display scales, powers of ten: System Monitor's 10^-7..10^7, widened
+// because byte counters of today's machines (tens of GB) need 10^-9 and more.
+const MIN_SCALE = -12, MAX_SCALE = 12;
 const $ = (id) => document.getElementById(id);
 
 // ------------------------------------------------------------ URL state
 // #v=graph&i=1000&w=100&y=0,100&p=0&hl=KEY&c=SCALE~COLOR~PATH&c=...
+// SCALE: a power of ten, MIN_SCALE..MAX_SCALE; empty: automatic (scaleOf).
 // Log mode: &log=NAME&b=UNIX_MS&e=UNIX_MS (a window of a counter log in
 // perfd's log directory, loaded once through /v1/replay).
 const state = { view: 'graph', interval: 1000, window: 100, ymin: 0, ymax: 100, paused: false, hl: '', log: '', b: '', e: '',
@@ -34,7 +38,7 @@ function readUrl() {
   for (const c of q.getAll('c')) {
     const m = /^(-?\d*)~(#[0-9a-fA-F]{6})?~(.+)$/.exec(c);
     if (!m || state.counters.some((x) => x.path === m[3]) || state.counters.length >= MAX_COUNTERS) continue;
-    state.counters.push({ path: m[3], scale: m[1] === '' ? null : Math.max(-7, Math.min(7, Number(m[1]))), color: m[2] || '' });
+    state.counters.push({ path: m[3], scale: m[1] === '' ? null : Math.max(MIN_SCALE, Math.min(MAX_SCALE, Number(m[1]))), color: m[2] || '' });
   }
   state.colors = {};
   for (const c of q.getAll('k')) {
@@ -131,11 +135,52 @@ function colorOf(s, i) {
   const c = state.counters[s.ci];
   return state.colors[s.key] || (!s.multi && c && c.color) || PALETTE[i % PALETTE.length];
 }
-function scaleOf(s) {
+// The display scale (a power of ten) of a series: the one chosen in the
+// legend, else automatic: the counter's default scale (its definition's,
+// as System Monitor starts with) while the values shown fit the vertical
+// range, else the largest power of ten that brings them in (System
+// Monitor's "Scale selected counters"), kept in autoScale.
+const autoScale = new Map();  // series key -> exponent
+function isAuto(s) {
   const c = state.counters[s.ci];
-  if (c && c.scale !== null && c.scale !== undefined) return c.scale;
+  return !c || c.scale === null || c.scale === undefined;
+}
+function defaultScale(s) {
   const m = meta[s.ci];
-  return m && m.ok ? m.scale : 0;
+  return m && m.ok && Number.isFinite(m.scale) ? m.scale : 0;
+}
+function scaleOf(s) {
+  if (!isAuto(s)) return state.counters[s.ci].scale;
+  const a = autoScale.get(s.key);
+  return a === undefined ? defaultScale(s) : a;
+}
+function fitScale(s, st) {
+  if (st.max === null) return autoScale.get(s.key) ?? defaultScale(s);
+  const inRange = (e) => st.max * 10 ** e <= state.ymax && st.min * 10 ** e >= state.ymin;
+  const d = defaultScale(s);
+  if (inRange(d)) return d;
+  for (let e = MAX_SCALE; e >= MIN_SCALE; e--) if (inRange(e)) return e;
+  // Nothing puts every value in (values of both signs, a range above 0):
+  // the largest scale whose magnitudes fit.
+  const lim = Math.max(Math.abs(state.ymin), Math.abs(state.ymax));
+  const mag = Math.max(Math.abs(st.max), Math.abs(st.min));
+  for (let e = MAX_SCALE; e >= MIN_SCALE; e--) if (mag * 10 ** e <= lim) return e;
+  return MIN_SCALE;
+}
+// True when an automatic scale changed (the graph and legend redraw).
+function updateAutoScales(stats) {
+  let moved = false;
+  for (const k of order) {
+    const s = store.series.get(k);
+    if (!isAuto(s)) continue;
+    const e = fitScale(s, stats.get(k));
+    if (autoScale.get(k) !== e) { autoScale.set(k, e); moved = true; }
+  }
+  return moved;
+}
+function scaleText(e) {  // 0.001 .. 1000, else 1e-9, 1e6
+  if (Math.abs(e) > 3) return `1e${e}`;
+  return e >= 0 ? String(10 ** e) : `0.${'0'.repeat(-e - 1)}1`;
 }
 function parts(s) {
   const m = meta[s.ci] || {};
@@ -176,6 +221,9 @@ let selected = '';
 const perf = { samples: 0, frames: 0, drawMs: [], latencyMs: [], lastT: 0 };
 
 
+const TIME_STEPS = [1, 5, 10, 15, 30, 60, 300, 600, 900, 1800, 3600, 7200, 10800, 14400, 21600, 28800, 43200,
+  ...[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 30, 60, 90, 120, 180, 365].map((d) => d * 86400)];
+
 // Seconds since the epoch as local HH:MM:SS.
 function hms(t) {
   const d = new Date(t * 1000);
@@ -203,7 +251,9 @@ function buildPlot() {
     })],
     // One line per tick, 24-hour local time: uPlot's default puts the date
     // under the first tick, where it ran into the second tick's label.
-    axes: [{ stroke: '#444', grid: { stroke: '#eee' }, space: 70, values: (u, ticks) => ticks.map(hms) },
+    // Whole seconds at least (uPlot's own steps from 1 s up): the labels
+    // have no fractions, so finer ticks would repeat a label.
+    axes: [{ stroke: '#444', grid: { stroke: '#eee' }, space: 70, incrs: TIME_STEPS, values: (u, ticks) => ticks.map(hms) },
       { stroke: '#444', grid: { stroke: '#eee' }, size: 60 }],
     hooks: { draw: [() => { perf.frames++; }] },
   };
@@ -303,7 +353,7 @@ function legendName(s) {
 let legendKeys = '';
 function drawLegend(stats) {
   const tb = $('legend').tBodies[0];
-  const keys = order.join('\n') + '|' + state.hl + '|' + order.map((k, i) => colorOf(store.series.get(k), i) + scaleOf(store.series.get(k))).join();
+  const keys = order.join('\n') + '|' + state.hl + '|' + order.map((k, i) => colorOf(store.series.get(k), i) + scaleOf(store.series.get(k)) + isAuto(store.series.get(k))).join();
   if (keys !== legendKeys) {
     legendKeys = keys;
     const act = document.activeElement;
@@ -334,6 +384,7 @@ function drawLegend(stats) {
     c[9].textContent = fmt(st.min); c[10].textContent = fmt(st.max);
   }
   $('empty').hidden = state.counters.length > 0;
+  $('empty-log').textContent = state.log ? ` They are shown from the log ${state.log}.` : '';
 }
 
 function removeButton(ci) {
@@ -359,18 +410,20 @@ function legendRow(s, i) {
   col.addEventListener('change', () => { state.colors[s.key] = col.value; rebuildPlot = true; changed(false); });
   const sc = document.createElement('select');
   sc.setAttribute('aria-label', 'Scale of ' + legendName(s));
-  for (let e = 7; e >= -7; e--) {
-    const o = document.createElement('option');
-    o.value = String(e);
-    o.textContent = e >= 0 ? String(10 ** e) : `0.${'0'.repeat(-e - 1)}1`;
-    sc.appendChild(o);
-  }
-  sc.value = String(scaleOf(s));
-  sc.addEventListener('change', () => { state.counters[s.ci].scale = Number(sc.value); changed(false); });
+  // "auto" names the scale it chose, so the line's scale is always shown.
+  sc.appendChild(new Option(`${scaleText(scaleOf(s))} auto`, 'auto'));
+  for (let e = MAX_SCALE; e >= MIN_SCALE; e--) sc.appendChild(new Option(scaleText(e), String(e)));
+  sc.value = isAuto(s) ? 'auto' : String(scaleOf(s));
+  sc.title = `Values are drawn \u00d7 ${scaleText(scaleOf(s))}${isAuto(s) ? ' (chosen automatically)' : ''}`;
+  sc.addEventListener('change', () => {
+    state.counters[s.ci].scale = sc.value === 'auto' ? null : Number(sc.value);
+    changed(false);
+  });
   const cells = [col, sc, p.counter, p.inst, p.parent, p.object, p.machine, '', '', '', ''];
   cells.forEach((v, j) => {
     const td = r.insertCell();
     if (j >= 7) td.className = 'num';
+    if (j === 2) td.className = 'name';
     if (j >= 4 && j <= 6) td.className = 'wide';
     if (typeof v === 'string') td.textContent = v; else td.appendChild(v);
   });
@@ -416,12 +469,17 @@ function render() {
     $('highlight').setAttribute('aria-pressed', String(!!state.hl));
     document.body.dataset.view = state.view;
   }
+  // Statistics first: the automatic scales follow them before the graph draws.
+  const textDue = structural || t0 - lastText >= TEXT_MS;
+  const stats = new Map();
+  if (textDue) {
+    for (const k of order) stats.set(k, windowStats(store.series.get(k).raw));
+    if (updateAutoScales(stats)) legendKeys = '';
+  }
   if (state.view === 'graph') drawGraph();
   else rebuildPlot = rebuildPlot && !!plot;
-  if (structural || t0 - lastText >= TEXT_MS) {
+  if (textDue) {
     lastText = t0;
-    const stats = new Map();
-    for (const k of order) stats.set(k, windowStats(store.series.get(k).raw));
     if (state.view === 'hist') drawHist(stats);
     if (state.view === 'report') drawReport(stats);
     drawLegend(stats);
@@ -435,83 +493,152 @@ function render() {
 }
 
 // ------------------------------------------------------------ the stream
-let es = null;
+// Server-Sent Events read through fetch() rather than EventSource, which
+// hides the answer: a refusal keeps perfd's status and reason (the body of
+// its text/plain answer) for the page to show.
+let conn = null;   // the current stream: {ac: AbortController}
 let retryTimer = 0;
 let retryDelay = 1000;
 let lostAt = 0;
 
-function status(msg, ok) {
+// The banner above the chart; body[data-conn] (for tests): open, lost
+// (perfd not reachable), refused (perfd refused the counters).
+function status(msg, ok, conn) {
   const el = $('status');
   el.textContent = msg;
   el.hidden = !msg;
   el.className = ok ? 'ok' : '';
-  document.body.dataset.conn = msg && !ok ? 'lost' : 'open';
+  document.body.dataset.conn = conn || (msg && !ok ? 'lost' : 'open');
+}
+
+// "403 Forbidden: the reason perfd gave" from a failed answer.
+async function answerText(r) {
+  let why = (await r.text().catch(() => '')).trim();
+  try { const j = JSON.parse(why); if (j && typeof j.error === 'string') why = j.error; } catch { /* text/plain */ }
+  return `${r.status}${r.statusText ? ' ' + r.statusText : ''}${why ? ': ' + why.slice(0, 500) : ''}`;
 }
 
 function connect() {
-  if (es) { es.close(); es = null; }
+  if (conn) conn.ac.abort();
+  conn = null;
   clearTimeout(retryTimer);
   meta = [];
   document.body.dataset.meta = '0';
-  if (!state.counters.length) { render(); return; }
   const log = state.log;
+  $('live').hidden = !log;
+  $('machine').textContent = log ? ` \u2014 log ${log}` : $('machine').textContent.replace(/ \u2014 log .*/, '');
+  if (!state.counters.length) {
+    document.body.dataset.replay = log ? 'empty' : '';
+    render();
+    return;
+  }
   const q = new URLSearchParams(log ? { log } : { i: String(state.interval) });
   if (log && state.b) q.set('b', state.b);
   if (log && state.e) q.set('e', state.e);
   for (const c of state.counters) q.append('c', c.path);
   document.body.dataset.replay = log ? 'loading' : '';
-  es = new EventSource((log ? 'v1/replay?' : 'v1/stream?') + q.toString());
-  const mine = es;
-  if (log) {  // loaded once: no reconnection, no banner
-    es.addEventListener('end', () => {
-      if (mine !== es) return;
-      es.close();
-      es = null;
-      document.body.dataset.replay = 'done';
-      schedule();
-    });
+  const c = { ac: new AbortController() };
+  conn = c;
+  run(c, (log ? 'v1/replay?' : 'v1/stream?') + q.toString(), log);
+}
+
+async function run(c, url, log) {
+  let r;
+  try {
+    r = await fetch(url, { cache: 'no-store', signal: c.ac.signal, headers: { Accept: 'text/event-stream' } });
+    if (c !== conn) return;
+    if (!r.ok || !r.body) { const why = await answerText(r); if (c === conn) failed(log, r.status, why); return; }
+  } catch {
+    if (c === conn) failed(log, 0, '');
+    return;
   }
-  es.addEventListener('meta', (e) => {
-    if (mine !== es) return;
-    const m = JSON.parse(e.data);
+  const rd = r.body.getReader();
+  const dec = new TextDecoder();
+  let buf = '';
+  try {
+    for (;;) {
+      const { value, done } = await rd.read();
+      if (done || c !== conn) break;
+      buf += dec.decode(value, { stream: true });
+      for (let k; (k = buf.indexOf('\n\n')) >= 0;) {
+        const block = buf.slice(0, k);
+        buf = buf.slice(k + 2);
+        let name = 'message', data = '';
+        for (const line of block.split('\n')) {
+          if (line.startsWith('event:')) name = line.slice(6).trim();
+          else if (line.startsWith('data:')) data += (data ? '\n' : '') + line.slice(line[5] === ' ' ? 6 : 5);
+        }
+        if (data && event(name, data, log) === 'end') { c.ac.abort(); conn = null; return; }
+      }
+    }
+  } catch { /* the connection broke, or this stream was replaced */ }
+  if (c === conn) failed(log, 0, '');
+}
+
+function event(name, data, log) {
+  if (name === 'end') {  // a replay's last record: loaded once, nothing follows
+    if (document.body.dataset.replay !== 'failed') document.body.dataset.replay = 'done';
+    schedule();
+    return 'end';
+  }
+  if (name === 'meta') {
+    const m = JSON.parse(data);
     meta = m.counters;
     document.body.dataset.meta = String(meta.length);
     $('machine').textContent = (m.machine ? `\\\\${m.machine}` : '') + (log ? ` \u2014 log ${log}` : '');
     if (log) clearData(); else gapSample();
     if (lostAt) { status('Connected to perfd again.', true); setTimeout(() => { if (!lostAt) status(''); }, 3000); lostAt = 0; }
+    else status('');  // a refusal or a failed replay before this stream
     retryDelay = 1000;
     for (const s of store.series.values()) {  // series whose counter left the set
       if (!state.counters.some((c) => c.path === s.path)) { store.series.delete(s.key); rebuildPlot = true; }
     }
+    // A log none of whose counters could be read (not a log, damaged):
+    // perfd's reason, once, above the chart.
+    if (log && meta.length && meta.every((x) => !x.ok && !/^PDH_CSTATUS/.test(x.error) && x.message === meta[0].message)) {
+      status(`perfd could not replay the log ${log}: ${meta[0].message || meta[0].error}`, false, 'open');
+      document.body.dataset.replay = 'failed';
+    }
     rebuildPlot = true;
     legendKeys = '';
     schedule();
-  });
-  es.addEventListener('sample', (e) => {
-    if (mine !== es || (state.paused && !log)) return;
-    const d = JSON.parse(e.data);
+  } else if (name === 'sample') {
+    if (state.paused && !log) return '';
+    const d = JSON.parse(data);
     appendSample(d.t, d.v);
     perf.samples++;
     perf.lastT = d.t;
     schedule();
-  });
-  es.onerror = () => {
-    if (mine !== es) return;
-    es.close();
-    es = null;
-    if (log) {
-      document.body.dataset.replay = 'failed';
-      status(`perfd could not replay the log ${log} (see its /v1/replay answer).`, false);
-      return;
-    }
-    if (!lostAt) lostAt = Date.now();
-    gapSample();
-    status(`Lost the connection to perfd at ${location.host}; retrying every ${Math.round(retryDelay / 1000)} s. ` +
-      'Values while it is away show as gaps.', false);
-    retryTimer = setTimeout(connect, retryDelay);
-    retryDelay = Math.min(5000, retryDelay * 2);
+  }
+  return '';
+}
+
+// The stream could not start or broke off. code: perfd's HTTP status (0:
+// no answer, or the connection ended); why: "STATUS TEXT: reason".
+function failed(log, code, why) {
+  conn = null;
+  if (log) {  // a replay is not retried
+    document.body.dataset.replay = 'failed';
+    status(`perfd could not replay the log ${log}: ${why || 'the connection to perfd ended before the log was sent'}.`, false, 'open');
+    return;
+  }
+  if (code >= 400 && code < 500 && code !== 408 && code !== 429) {
+    // Refused for what the page asked (a machine perfd may not reach, a
+    // bad path): retrying would be refused the same way. The counters stay
+    // listed so that they can be removed.
+    status(`perfd refused the counters: ${why}. Remove or change the counter it names.`, false, 'refused');
+    meta = state.counters.map(() => ({ ok: false, error: `not shown (${code})`, message: 'perfd refused the stream, see above' }));
+    legendKeys = '';
     schedule();
-  };
+    return;
+  }
+  if (!lostAt) lostAt = Date.now();
+  gapSample();
+  const again = `retrying every ${Math.round(retryDelay / 1000)} s. Values while it is away show as gaps.`;
+  status(code ? `perfd at ${location.host} answered ${why}; ${again}` : `Lost the connection to perfd at ${location.host}; ${again}`, false);
+  retryTimer = setTimeout(connect, retryDelay);
+  retryDelay = Math.min(5000, retryDelay * 2);
+  schedule();
 }
 
 // ------------------------------------------------------------ actions
@@ -538,7 +665,7 @@ function removeCounter(ci) {
   const c = state.counters[ci];
   if (!c) return;
   state.counters.splice(ci, 1);
-  for (const [k, s] of store.series) if (s.path === c.path) { store.series.delete(k); delete state.colors[k]; }
+  for (const [k, s] of store.series) if (s.path === c.path) { store.series.delete(k); autoScale.delete(k); delete state.colors[k]; }
   if (state.hl && !store.series.has(state.hl)) state.hl = '';
   selected = '';
   changed(true);
@@ -568,15 +695,30 @@ let objects = [];
 let objectInfo = null;
 
 async function getJson(url) {
-  const r = await fetch(url, { cache: 'no-store' });
-  const body = await r.json().catch(() => ({}));
-  if (!r.ok) throw new Error(body.error || `${r.status} ${r.statusText}`);
-  return body;
+  let r;
+  try {
+    r = await fetch(url, { cache: 'no-store' });
+  } catch {
+    throw new Error(`no answer from perfd at ${location.host}`);
+  }
+  if (!r.ok) throw new Error(await answerText(r));
+  return r.json();
 }
 
+function dialogMachine() { return $('d-machine').value.trim().replace(/^\\\\/, ''); }
 function machineParam() {
-  const m = $('d-machine').value.trim().replace(/^\\\\/, '');
+  const m = dialogMachine();
   return m ? `&machine=${encodeURIComponent(m)}` : '';
+}
+
+// A machine or object that cannot be listed: nothing of another machine
+// (or object) stays in the lists to be added under this one's name.
+function clearLists(what) {
+  if (what === 'objects') { objects = []; $('d-object').replaceChildren(); }
+  objectInfo = null;
+  $('d-counters').replaceChildren();
+  $('d-instances').replaceChildren();
+  $('d-explain').textContent = '';
 }
 
 async function openDialog() {
@@ -585,19 +727,40 @@ async function openDialog() {
   await loadObjects();
 }
 
+// The machine whose lists the dialog shows ('' this one); a newer listing
+// replaces an older one still on its way.
+let listed = null;
+let listSeq = 0;
+
 async function loadObjects() {
-  try {
-    const r = await getJson('v1/browse/objects?' + machineParam().slice(1));
-    objects = r.objects;
-    const sel = $('d-object');
-    const keep = sel.value;
-    sel.replaceChildren(...objects.map((o) => new Option(o.name, o.name)));
-    sel.value = objects.some((o) => o.name === keep) ? keep : (objects.some((o) => o.name === 'Processor') ? 'Processor' : (objects[0] || {}).name);
+  const seq = ++listSeq;
+  const m = dialogMachine();
+  if (m !== listed) {  // nothing of the machine before may be added under this one's name
+    listed = m;
+    loadSeq++;
+    clearLists('objects');
     $('d-error').textContent = '';
-    await loadObject();
-  } catch (e) {
-    $('d-error').textContent = 'Cannot list objects: ' + e.message;
+    $('d-explain').textContent = `Listing the objects of ${m || 'this computer'}\u2026`;
   }
+  let r;
+  try {
+    r = await getJson('v1/browse/objects?' + machineParam().slice(1));
+  } catch (e) {
+    if (seq !== listSeq) return;
+    listed = null;
+    loadSeq++;
+    clearLists('objects');
+    $('d-error').textContent = `Cannot list the objects of ${m || 'this computer'}: ${e.message}`;
+    return;
+  }
+  if (seq !== listSeq) return;
+  objects = r.objects;
+  const sel = $('d-object');
+  const keep = sel.value;
+  sel.replaceChildren(...objects.map((o) => new Option(o.name, o.name)));
+  sel.value = objects.some((o) => o.name === keep) ? keep : (objects.some((o) => o.name === 'Processor') ? 'Processor' : (objects[0] || {}).name);
+  $('d-error').textContent = '';
+  await loadObject();
 }
 
 // Loads can overlap (the dialog opening loads the object it shows while
@@ -613,10 +776,11 @@ async function loadObject() {
   try {
     info = await getJson(`v1/browse/object?object=${encodeURIComponent(name)}${machineParam()}`);
   } catch (e) {
-    if (seq === loadSeq) $('d-error').textContent = `Cannot read ${name}: ${e.message}`;
+    if (seq === loadSeq) { clearLists('object'); $('d-error').textContent = `Cannot read ${name}: ${e.message}`; }
     return;
   }
   if (seq !== loadSeq) return;
+  $('d-error').textContent = '';
   const cs = $('d-counters');
   const is = $('d-instances');
   const same = objectInfo && objectInfo.object === info.object;
@@ -645,7 +809,7 @@ function explain() {
 // Instance names as PDH paths write them: "parent/name#k" as it is.
 function dialogPaths() {
   if (!objectInfo) return [];
-  const m = $('d-machine').value.trim().replace(/^\\\\/, '');
+  const m = dialogMachine();
   const pre = m ? `\\\\${m}` : '';
   const obj = objectInfo.object;
   const counters = $('d-allc').checked ? objectInfo.counters.map((c) => c.name)
@@ -661,9 +825,80 @@ function dialogPaths() {
 }
 
 function dialogAdd() {
+  if (!objectInfo) {  // the lists are empty: the reason stays shown
+    if (!$('d-error').textContent) $('d-error').textContent = 'Nothing to add: no object is listed.';
+    return;
+  }
   const paths = dialogPaths();
   if (!paths.length) { $('d-error').textContent = 'Choose at least one counter and one instance.'; return; }
   $('d-error').textContent = addPaths(paths);
+}
+
+// ------------------------------------------------------------ log dialog
+// Log mode from the toolbar: perfd lists the logs of its log directory
+// (/v1/logs); the chart's counters are replayed from the one picked, over
+// the whole log or a From/To window (local time, whole seconds).
+function localInput(ms) {
+  const d = new Date(ms);
+  const p = (n) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
+
+function bytes(n) {
+  const u = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let i = 0;
+  while (n >= 1024 && i < u.length - 1) { n /= 1024; i++; }
+  return `${i ? n.toFixed(1) : n} ${u[i]}`;
+}
+
+async function openLogs() {
+  const sel = $('l-list');
+  $('l-error').textContent = '';
+  $('l-note').textContent = state.counters.length ? '' : 'The chart has no counters yet: after choosing a log, add the ones it recorded (Add\u2026).';
+  $('l-from').value = state.b ? localInput(Number(state.b)) : '';
+  $('l-to').value = state.e ? localInput(Number(state.e)) : '';
+  sel.replaceChildren();
+  $('ldlg').showModal();
+  let r;
+  try {
+    r = await getJson('v1/logs');
+  } catch (e) {
+    $('l-error').textContent = `Cannot list perfd's logs: ${e.message}`;
+    return;
+  }
+  sel.replaceChildren(...r.logs.map((l) => new Option(`${l.name} \u2014 ${bytes(l.bytes)}, ${new Date(l.modified).toLocaleString()}`, l.name)));
+  if (!r.logs.length) $('l-error').textContent = "perfd's log directory has no logs yet (typeperf -f BIN -o DIR/NAME.blg writes one).";
+  else sel.value = r.logs.some((l) => l.name === state.log) ? state.log : r.logs[0].name;
+  if (r.truncated) $('l-note').textContent = `Only the newest ${r.logs.length} logs are listed.`;
+}
+
+function showLog() {
+  const name = $('l-list').value;
+  if (!name) { $('l-error').textContent = 'Choose a log.'; return; }
+  const from = $('l-from').value, to = $('l-to').value;
+  const b = from ? Math.max(0, new Date(from).getTime()) : null;
+  // "To" is inclusive: the whole second (or minute) it names.
+  const e = to ? Math.max(0, new Date(to).getTime() + (to.length > 16 ? 999 : 59999)) : null;
+  if ((from && !Number.isFinite(b)) || (to && !Number.isFinite(e))) { $('l-error').textContent = 'A time is not valid.'; return; }
+  if (b !== null && e !== null && b > e) { $('l-error').textContent = 'From is after To.'; return; }
+  state.log = name;
+  state.b = b === null ? '' : String(b);
+  state.e = e === null ? '' : String(e);
+  $('ldlg').close();
+  setMode();
+}
+
+function leaveLog() {
+  state.log = state.b = state.e = '';
+  setMode();
+}
+
+function setMode() {  // live <-> a log: the data of the other starts afresh
+  store.series.clear();
+  store.t = [];
+  autoScale.clear();
+  selected = '';
+  changed(true);
 }
 
 // ------------------------------------------------------------ wiring
@@ -695,12 +930,16 @@ function init() {
   $('d-counters').addEventListener('change', explain);
   $('d-counters').addEventListener('focus', explain);
   $('d-add').addEventListener('click', dialogAdd);
+  $('logs').addEventListener('click', openLogs);
+  $('live').addEventListener('click', leaveLog);
+  $('l-open').addEventListener('click', showLog);
+  $('l-list').addEventListener('dblclick', showLog);
   document.addEventListener('keydown', (e) => {
-    if (e.ctrlKey || e.metaKey || e.altKey || $('dlg').open) return;
+    if (e.ctrlKey || e.metaKey || e.altKey || $('dlg').open || $('ldlg').open) return;
     const tag = e.target.tagName;
     if (tag === 'INPUT' || tag === 'SELECT' || tag === 'TEXTAREA') return;
     const keys = { a: openDialog, g: () => setView('graph'), b: () => setView('hist'), r: () => setView('report'),
-      h: toggleHighlight, c: clearData, p: togglePause, Delete: removeSelected };
+      h: toggleHighlight, c: clearData, p: togglePause, l: openLogs, Delete: removeSelected };
     if (e.target.tagName === 'TR' && (e.key === 'ArrowDown' || e.key === 'ArrowUp')) {
       const r = e.key === 'ArrowDown' ? e.target.nextElementSibling : e.target.previousElementSibling;
       if (r && r.dataset.key) { e.preventDefault(); select(r.dataset.key); }
@@ -709,7 +948,7 @@ function init() {
     if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
   });
   window.addEventListener('resize', () => { rebuildPlot = true; schedule(); });
-  window.addEventListener('hashchange', () => { readUrl(); store.series.clear(); store.t = []; rebuildPlot = true; connect(); });
+  window.addEventListener('hashchange', () => { readUrl(); store.series.clear(); store.t = []; autoScale.clear(); rebuildPlot = true; connect(); });
   writeUrl();
   connect();
   render();
@@ -719,6 +958,8 @@ function init() {
 window.perflibMonitor = {
   state, store, perf,
   redraw() { render(); },  // the benchmark's continuous-redraw mode
+  scaleOf(key) { const s = store.series.get(key); return s ? scaleOf(s) : null; },
+  drawn(key) { const i = order.indexOf(key); return i < 0 ? [] : plotData()[i + 1]; },  // as the graph gets it
   // Synthetic history (tests, benchmark). shape 'wave': a smooth fast sine
   // crossing most of the height every few pixels; 'walk': a slow sine with
   // noise, which turns in every pixel column.

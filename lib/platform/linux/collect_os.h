@@ -197,6 +197,84 @@ struct pl__uptime {
 int pl__read_proc_uptime(int rootfd, struct pl__uptime *out);
 int pl__parse_proc_uptime(const char *text, struct pl__uptime *out);
 
+/* ----------------------------------------------- counts per CPU across hotplug */
+
+/* A CPU's counts (its /proc/stat columns, its /proc/interrupts column, its
+ * cpuidle times, ...) are not continuous across CPU hotplug: the CPU's line
+ * or column vanishes and returns, an older kernel restarts its idle time,
+ * the aggregate "cpu" line switches an offline CPU's idle to another
+ * source. A tracker keeps, per CPU number, `nv` values that are (cpu_track.c;
+ * docs/providers/perfos.md, "CPU hotplug"):
+ * - a CPU's values start at its first reading; each update adds the
+ *   difference from the previous update only when the CPU was there in the
+ *   previous update too, no value went backwards and the caller does not
+ *   drop it ("accepted"); otherwise (it came back, or a count restarted)
+ *   nothing is added, its values go on from this reading and the CPU is
+ *   marked for this update (no honest value for the interval);
+ * - a sum (every CPU, or a group: a NUMA node) adds what each CPU accepted
+ *   since the tracker's first update (plus the first readings of the CPUs
+ *   of that first update), offline CPUs included, so it never jumps when a
+ *   CPU leaves or returns: it covers exactly the CPUs present in both
+ *   readings of every interval;
+ * - optionally, the first `ncap` values of a CPU may add at most cap[i] in
+ *   all per update; the excess is held back and added in later updates
+ *   (cpuidle adds an idle period's time only when the CPU wakes: the
+ *   C-states may not exceed the idle time of the interval).
+ * The tracker lives as long as the provider's state (one per process): a
+ * consumer's interval is a run of consecutive updates, so what is
+ * continuous between updates is continuous over any interval. */
+#define PL__CPU_TRACK_MAX (1u << 20)        /* CPUs one tracker knows */
+#define PL__CPU_TRACK_ALL UINT32_MAX        /* pl__cpu_track_sum: every CPU */
+#define PL__CPU_TRACK_NOGROUP (UINT32_MAX - 1)
+
+struct pl__cpu_rec {
+    uint32_t id, group;
+    uint32_t old_group;            /* its group before the update `regrouped` */
+    uint64_t first;                /* the update that first had it */
+    uint64_t regrouped;            /* the update in which its group changed, 0: never */
+    uint64_t seen;                 /* the update that last had it */
+    uint64_t have;                 /* values read at least once */
+    uint64_t marked;               /* values without an honest difference in the last update */
+    uint64_t unread;               /* values it could not read in the last update */
+    int online;                    /* in the last update */
+    int accepted;                  /* its difference was added in the last update */
+    int in_total;                  /* seen in the first update: its first reading is in the sums */
+    int bad;                       /* a value would pass 2^64: frozen and marked from then on */
+};
+
+struct pl__cpu_track {
+    unsigned nv;                   /* values per CPU, 1..64 */
+    uint64_t gen;                  /* updates so far */
+    uint32_t n, cap;               /* private: records, sorted by id */
+    struct pl__cpu_rec *rec;
+    uint64_t *v;                   /* private: per record last, first, accepted sum, held back */
+};
+
+void pl__cpu_track_init(struct pl__cpu_track *t, unsigned nv);
+/* Forget every CPU (the next update is a first one again). */
+void pl__cpu_track_free(struct pl__cpu_track *t);
+/* One reading of n CPUs (ids ascending, v: n x nv values). unread[i]
+ * (may be NULL): bit k set when value k of CPU i could not be read (it is
+ * marked, and its next reading takes the difference from its last one);
+ * drop[i] (may be NULL): nonzero to add nothing for CPU i this time (its
+ * reading is taken as the new start); cap (may be NULL): per CPU, at most
+ * this much in all added to its first ncap values. 0, -EINVAL (ids not
+ * ascending, too many CPUs, nv or ncap out of range) or -ENOMEM. */
+int pl__cpu_track_update(struct pl__cpu_track *t, uint32_t n, const uint32_t *ids, const uint64_t *v,
+                         const uint64_t *unread, const unsigned char *drop, const uint64_t *cap, unsigned ncap);
+/* CPU id's published values (out: nv) and the values marked in the last
+ * update; -ENOENT when it was not in the last update. */
+int pl__cpu_track_get(const struct pl__cpu_track *t, uint32_t id, uint64_t *out, uint64_t *marked);
+/* Put CPU id in `group` (a NUMA node); a CPU keeps its group while offline. */
+void pl__cpu_track_set_group(struct pl__cpu_track *t, uint32_t id, uint32_t group);
+/* The sum over `group` (PL__CPU_TRACK_ALL: every CPU). Marked: a value some
+ * CPU of the group online in the last update could not read, a sum past
+ * 2^64, and, after the first update, every value when no CPU of the group
+ * had its difference accepted, or when a CPU joined or left the group in
+ * the last update after its first (its accepted counts move with it).
+ * Marked values are 0. */
+void pl__cpu_track_sum(const struct pl__cpu_track *t, uint32_t group, uint64_t *out, uint64_t *marked);
+
 /* ----------------------------------------------------------- /proc/swaps */
 
 #define PL__SWAP_NAME_MAX 1024  /* longer paths are truncated (at a UTF-8 boundary) */

@@ -189,4 +189,28 @@ typedef struct pl_maps_entry {
  * the end of the text, -EINVAL for a malformed line. */
 int pl__maps_next(const char **p, pl_maps_entry *e);
 
+/* -------------------------------------------------- smaps: commit charge */
+
+/* What the kernel's commit accounting (Committed_AS, /proc/meminfo) holds
+ * for one process's mappings, from /proc/<pid>/smaps: each mapping's
+ * header line (as in maps) and its "VmFlags:" line (issue 33 item 7;
+ * docs/providers/perfproc.md, "Private Bytes and Page File Bytes"). */
+typedef struct pl_smaps_commit {
+    uint64_t private_kb;     /* mappings with VM_ACCOUNT ("ac"): private writable memory the
+                                kernel charged (MAP_NORESERVE and hugetlb ones are not), its
+                                stacks, and memory made read-only after it was charged */
+    uint64_t shared_anon_kb; /* shared anonymous mappings (MAP_SHARED | MAP_ANONYMOUS: "/dev/zero
+                                (deleted)", "[anon_shmem:...]") without VM_NORESERVE ("nr"):
+                                charged when they were made */
+    uint64_t reserved_kb;    /* private writable mappings without VM_ACCOUNT: counted by
+                                VmData, never charged (for the record) */
+    uint32_t mappings;
+} pl_smaps_commit;
+
+/* Parse smaps text (NUL-terminated). Every mapping must have its VmFlags
+ * line (Linux 3.8 and later); a header line that is not in the maps
+ * format, a flag that is not two lower-case letters, a size that would
+ * pass 64 bits, a mapping without VmFlags: -EINVAL. */
+int pl__parse_smaps_commit(const char *text, pl_smaps_commit *out);
+
 #endif

@@ -494,3 +494,74 @@ int pl__maps_next(const char **p, pl_maps_entry *e)
     *p = next;
     return 1;
 }
+
+/* ------------------------------------------------ smaps: commit charge */
+
+/* Does the text at s (up to end) name a shared anonymous mapping? */
+static int shared_anon_path(const char *path, size_t len)
+{
+    static const char zero[] = "/dev/zero (deleted)", named[] = "[anon_shmem:";
+    if (len == sizeof zero - 1 && memcmp(path, zero, len) == 0) return 1;
+    return len >= sizeof named - 1 && memcmp(path, named, sizeof named - 1) == 0;
+}
+
+static int add_kb(uint64_t *sum, uint64_t bytes)
+{
+    uint64_t kb = bytes / 1024;
+    if (kb > UINT64_MAX - *sum) return -EINVAL;
+    *sum += kb;
+    return 0;
+}
+
+int pl__parse_smaps_commit(const char *text, pl_smaps_commit *out)
+{
+    memset(out, 0, sizeof *out);
+    const char *s = text;
+    int open = 0; /* a mapping whose VmFlags line has not come yet */
+    pl_maps_entry e;
+    memset(&e, 0, sizeof e);
+    int anon_shared = 0, writable = 0;
+    while (*s) {
+        /* a "Key:" line (letters, digits, '_'), or a mapping's header */
+        const char *k = s;
+        while ((*k >= 'A' && *k <= 'Z') || (*k >= 'a' && *k <= 'z') || (*k >= '0' && *k <= '9') || *k == '_') k++;
+        if (k > s && *k == ':') {
+            if (!open) return -EINVAL; /* a key before any mapping */
+            const char *nl = strchr(k, '\n');
+            const char *end = nl ? nl : k + strlen(k);
+            if (k - s == 7 && memcmp(s, "VmFlags", 7) == 0) {
+                int ac = 0, nr = 0;
+                const char *f = k + 1;
+                for (;;) {
+                    while (f < end && *f == ' ') f++;
+                    if (f >= end) break;
+                    if (end - f < 2 || f[0] < 'a' || f[0] > 'z' || f[1] < 'a' || f[1] > 'z' ||
+                        (end - f > 2 && f[2] != ' '))
+                        return -EINVAL;
+                    if (f[0] == 'a' && f[1] == 'c') ac = 1;
+                    if (f[0] == 'n' && f[1] == 'r') nr = 1;
+                    f += 2;
+                }
+                uint64_t size = e.end - e.start;
+                int rc = 0;
+                if (ac) rc = add_kb(&out->private_kb, size);
+                else if (writable && !e.shared) rc = add_kb(&out->reserved_kb, size);
+                if (rc == 0 && anon_shared && !nr) rc = add_kb(&out->shared_anon_kb, size);
+                if (rc) return rc;
+                open = 0;
+            }
+            s = nl ? nl + 1 : end;
+            continue;
+        }
+        if (open) return -EINVAL; /* the previous mapping had no VmFlags */
+        int r = pl__maps_next(&s, &e);
+        if (r < 0) return r;
+        if (r == 0) break;
+        writable = e.prot == PL_PROT_READ_WRITE || e.prot == PL_PROT_WRITE_COPY || e.prot == PL_PROT_EXEC_READ_WRITE ||
+                   e.prot == PL_PROT_EXEC_WRITE_COPY;
+        anon_shared = e.shared && shared_anon_path(e.path, e.path_len);
+        open = 1;
+        if (out->mappings < UINT32_MAX) out->mappings++;
+    }
+    return open ? -EINVAL : 0;
+}

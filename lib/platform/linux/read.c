@@ -386,6 +386,13 @@ int64_t pl__perf_time_now(void)
     return (int64_t)ts.tv_sec * PL_TICKS_PER_SEC + ts.tv_nsec / 100;
 }
 
+int64_t pl__boot_time_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_BOOTTIME, &ts);
+    return (int64_t)ts.tv_sec * PL_TICKS_PER_SEC + ts.tv_nsec / 100;
+}
+
 long pl__clock_ticks(void)
 {
     long hz = sysconf(_SC_CLK_TCK);

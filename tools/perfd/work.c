@@ -1,0 +1,115 @@
+/* perfd: work off the server thread (perfd.h, perfd_defer).
+ *
+ * A handler whose answer takes a while to build (rendering /metrics or
+ * /v1/json of a large snapshot) hands a function to this file's one worker
+ * thread and returns PERFD_WAIT; its connection is suspended until the
+ * function has run, then the server thread calls the handler again. So the
+ * server thread only ever parses requests, queues answers and moves bytes:
+ * a large render no longer delays every other client.
+ *
+ * The connection is suspended before the job is queued, so the worker's
+ * resume can never come first. Jobs run in the order they came; at
+ * shutdown (perfd_work_stop) the worker finishes the queue and exits, and
+ * the answers go out before the server stops. A second after its last job
+ * the worker gives back the memory the work no longer needs. */
+#include <errno.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "daemon.h"
+
+typedef struct job {
+    perfd_req *req;
+    void (*fn)(void *arg);
+    void *arg;
+    struct job *next;
+} job;
+
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pthread_t thread;
+    int started, stopping;
+    job *head, *tail;
+} W = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+
+/* Memory after the work: a rendering's buffers are large and gone, and
+ * the snapshots rendered are too old to serve again a moment later; they
+ * need not stay until the next scrape. Once the worker has been idle for a
+ * second, the stale snapshots are dropped and the heaps' free pages handed
+ * back, so perfd's RSS between scrapes is what it still uses. */
+#define TRIM_AFTER_S 1
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    int worked = 0;
+    pthread_mutex_lock(&W.mu);
+    for (;;) {
+        while (!W.head && !W.stopping) {
+            if (!worked) {
+                pthread_cond_wait(&W.cv, &W.mu);
+                continue;
+            }
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts); /* W.cv has the default clock */
+            ts.tv_sec += TRIM_AFTER_S;
+            if (pthread_cond_timedwait(&W.cv, &W.mu, &ts) == ETIMEDOUT && !W.head) {
+                worked = 0;
+                pthread_mutex_unlock(&W.mu);
+                perfd_snapshot_trim();
+                malloc_trim(0);
+                pthread_mutex_lock(&W.mu);
+            }
+        }
+        job *j = W.head;
+        if (!j) break; /* stopping, and the queue is empty */
+        W.head = j->next;
+        if (!W.head) W.tail = NULL;
+        pthread_mutex_unlock(&W.mu);
+        j->fn(j->arg);
+        MHD_resume_connection(j->req->conn);
+        free(j);
+        worked = 1;
+        pthread_mutex_lock(&W.mu);
+    }
+    pthread_mutex_unlock(&W.mu);
+    return NULL;
+}
+
+int perfd_defer(perfd_req *r, void (*fn)(void *arg), void *arg)
+{
+    job *j = calloc(1, sizeof *j);
+    if (!j) return PERFD_FAIL;
+    j->req = r;
+    j->fn = fn;
+    j->arg = arg;
+    pthread_mutex_lock(&W.mu);
+    if (W.stopping || (!W.started && pthread_create(&W.thread, NULL, worker, NULL) != 0)) {
+        pthread_mutex_unlock(&W.mu);
+        free(j);
+        return PERFD_FAIL;
+    }
+    W.started = 1;
+    MHD_suspend_connection(r->conn);
+    r->suspended_ = 1;
+    if (W.tail) W.tail->next = j;
+    else W.head = j;
+    W.tail = j;
+    pthread_cond_signal(&W.cv);
+    pthread_mutex_unlock(&W.mu);
+    return PERFD_WAIT;
+}
+
+void perfd_work_stop(void)
+{
+    pthread_mutex_lock(&W.mu);
+    W.stopping = 1;
+    int started = W.started;
+    pthread_cond_broadcast(&W.cv);
+    pthread_mutex_unlock(&W.mu);
+    if (started) pthread_join(W.thread, NULL);
+    W.started = 0;
+}
