@@ -67,15 +67,7 @@ PERFLIB_REGISTRY=$STORE PERFLIB_PROVIDER_DIR=$BUILD/providers \
   "$PERFD" --listen 127.0.0.1:0 --set snapshot_max_age_ms=0 --set max_connections=1100 \
   --set max_connections_per_ip=128 --set idle_timeout=60 >"$TMP/perfd.log" 2>&1 &
 PERFD_PID=$!
-port=
-i=0
-while [ "$i" -lt 100 ]; do
-  port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$TMP/perfd.log" | head -1)
-  [ -n "$port" ] && grep -q 'perfd: ready' "$TMP/perfd.log" && break
-  sleep 0.1
-  i=$((i + 1))
-done
-[ -n "$port" ] || { cat "$TMP/perfd.log"; echo "perfd did not start" >&2; exit 1; }
+port=$(perfd_port "$TMP/perfd.log") || exit 1
 base=http://127.0.0.1:$port
 
 row() { # name ms

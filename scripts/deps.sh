@@ -52,6 +52,7 @@ if [ "$what" = test ]; then
     python3-samba
     samba
     sysstat
+    systemd
     tmux
     tzdata
   )

@@ -86,6 +86,26 @@ PL_EXTERN int pl_engine_query_alloc(pl_engine *e, const char *query, void **out,
 PL_EXTERN pl_store *pl_engine_store(pl_engine *e);
 PL_EXTERN const pl_titles *pl_engine_titles(pl_engine *e, pl_error *err);
 
+/* This engine's computer name, as data blocks carry it (valid until
+ * pl_engine_close). */
+PL_EXTERN const char *pl_engine_system_name(pl_engine *e);
+
+/* Is `query` a "Foreign <host[:port]> [query]" query? PL_OK with *foreign
+ * 1 and the machine (as written) in target[cap], or *foreign 0 for any other
+ * query; PL_E_PARSE when it is Foreign without a machine or with one longer
+ * than 300 bytes; PL_E_RANGE when cap is too small. The engine parses the
+ * same way, so a caller can vet the machine before the engine is asked. */
+PL_EXTERN int pl_query_foreign_target(const char *query, char *target, size_t cap, int *foreign, pl_error *err);
+
+typedef struct pl_remote pl_remote;
+/* Make `r` (remote.h) the client this engine's Foreign queries use, in place
+ * of the one it opens by itself on first use (the default configuration
+ * search, the environment). The engine owns r from then on (closed with it).
+ * For a daemon whose remote machines are its own configuration:
+ * pl_remote_open_ex(file, PL_REMOTE_LISTED_ONLY | PL_REMOTE_NO_ENVIRONMENT).
+ * Call before the first Foreign query; PL_E_INVAL when one already ran. */
+PL_EXTERN int pl_engine_set_remote(pl_engine *e, pl_remote *r, pl_error *err);
+
 /* What happened to each provider in the last queries: for tools and tests.
  * For an isolated provider, loaded/opened describe its helper process.
  * A call that passes its Open/Collect Timeout is late, not fatal: the

@@ -51,7 +51,22 @@ typedef struct pl_remote_settings {
     char *cert_file;          /* PEM client certificate (mutual TLS) */
     char *key_file;           /* its PEM key; NULL: in cert_file */
     char *token_file;         /* a file holding the bearer token (first line) */
+    int listed;               /* the target has a [section] of its own (its host, or host:port) */
+    int tls_off_for_machine;  /* "tls = off" was written in that machine's own section */
 } pl_remote_settings;
+
+/* Flags of the _ex calls below.
+ *   PL_REMOTE_LISTED_ONLY     only machines that have a [section] of their
+ *                             own may be asked (a [host] section covers the
+ *                             host at its port: the section's `port`, else
+ *                             9730; a [host:port] section that port); any
+ *                             other target is PL_E_DENIED before a socket
+ *                             is opened. For a daemon (perfd) whose callers
+ *                             name the machine.
+ *   PL_REMOTE_NO_ENVIRONMENT  neither PERFLIB_REMOTE_* nor the default file
+ *                             search: config_path or nothing. */
+#define PL_REMOTE_LISTED_ONLY 0x1u
+#define PL_REMOTE_NO_ENVIRONMENT 0x2u
 
 /* The settings for `target` (NULL for the global part only). `config_path`
  * NULL uses $PERFLIB_REMOTE_CONFIG, else $XDG_CONFIG_HOME/perflib/remote.conf
@@ -65,6 +80,20 @@ PL_EXTERN int pl_remote_settings_load(const char *config_path, const char *targe
 PL_EXTERN int pl_remote_settings_parse(const char *text, size_t len, const char *target, pl_remote_settings *out,
                                        pl_error *err);
 PL_EXTERN void pl_remote_settings_free(pl_remote_settings *s); /* accepts NULL and zeroed */
+/* The same with flags (PL_REMOTE_LISTED_ONLY: PL_E_DENIED for a target
+ * without a section of its own, naming it; the settings are then not
+ * filled). */
+PL_EXTERN int pl_remote_settings_load_ex(const char *config_path, unsigned flags, const char *target,
+                                         pl_remote_settings *out, pl_error *err);
+PL_EXTERN int pl_remote_settings_parse_ex(const char *text, size_t len, unsigned flags, const char *target,
+                                          pl_remote_settings *out, pl_error *err);
+
+/* Credentials are bound to machines: token_file, cert_file and key_file
+ * are accepted only inside a [section], and never from the environment
+ * (PL_E_PARSE names the line or variable). A bearer token goes over plain
+ * HTTP only to a loopback address whose own section says "tls = off";
+ * with "tls = auto" a machine that has a token is asked over HTTPS, even
+ * on loopback. */
 
 /* Split a target: "host", "host:port", "[v6]", "[v6]:port", a bare IPv6
  * address, each optionally after "\\" (a PDH machine name). host receives the
@@ -80,6 +109,12 @@ typedef struct pl_remote pl_remote;
 /* config_path as for pl_remote_settings_load; the file is read again at
  * every query, so a rotated token or certificate is used at once. */
 PL_EXTERN int pl_remote_open(const char *config_path, pl_remote **out, pl_error *err);
+/* The same with flags (PL_REMOTE_*): every query of this client obeys them. */
+PL_EXTERN int pl_remote_open_ex(const char *config_path, unsigned flags, pl_remote **out, pl_error *err);
+/* End the queries in progress on r at once (they fail with PL_E_REMOTE,
+ * "interrupted"), and every later one: for a daemon that stops. Safe from
+ * any thread; r stays valid until pl_remote_close. */
+PL_EXTERN void pl_remote_interrupt(pl_remote *r);
 PL_EXTERN void pl_remote_close(pl_remote *r); /* accepts NULL */
 
 /* Run `query` (NULL or "" is Global) on perfd at `target`. On PL_OK, *out
@@ -88,6 +123,8 @@ PL_EXTERN void pl_remote_close(pl_remote *r); /* accepts NULL */
  * query ("Counter 009", "Explain") a UTF-16LE MULTI_SZ (*type PL_REG_MULTI_SZ,
  * 7). Errors, each with a message naming the target:
  *   PL_E_PARSE      a malformed target
+ *   PL_E_DENIED     a client opened with PL_REMOTE_LISTED_ONLY, and the
+ *                   target has no section of its own (nothing was sent)
  *   PL_E_REMOTE     not reachable: name not resolved, connection refused,
  *                   timed out, reset, or an HTTP error status from perfd
  *   PL_E_AUTH       perfd refused the credentials (401, 403), or its

@@ -41,6 +41,7 @@ typedef enum pl_status {
     PL_E_REMOTE = 19,        /* a remote machine could not be reached or answered with an error */
     PL_E_AUTH = 20,          /* a remote machine refused the credentials, or its certificate was not trusted */
     PL_E_UNSAFE = 21,        /* refused as root: a file or directory that others may change */
+    PL_E_DENIED = 22,        /* refused by this side's policy: a remote machine that is not configured */
 } pl_status;
 
 /* A fixed-size error record. `status` repeats the returned code; `msg` is a

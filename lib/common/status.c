@@ -33,6 +33,7 @@ PL_EXTERN const char *pl_strerror(int status)
     case PL_E_REMOTE: return "remote machine not reachable or failed";
     case PL_E_AUTH: return "remote machine refused the credentials or was not trusted";
     case PL_E_UNSAFE: return "refused: others may change this file";
+    case PL_E_DENIED: return "refused: not a configured remote machine";
     }
     return "unknown status";
 }

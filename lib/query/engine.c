@@ -484,27 +484,65 @@ static int qsep(char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
-/* "Foreign <host[:port]> [query]": the rest of the string is the query perfd
- * on that machine runs (empty: Global). Its answer is validated by the
- * remote client and returned as it came, with that machine's system name in
- * the header. A failure is that machine's alone: the error names it. */
-static int run_foreign(pl_engine *e, const char *query, void **out, size_t *len, uint32_t *type, pl_error *err)
+PL_EXTERN int pl_query_foreign_target(const char *query, char *target, size_t cap, int *foreign, pl_error *err)
 {
+    pl__clear(err);
+    if (!foreign || !target || !cap) return pl__fail(err, PL_E_INVAL, "pl_query_foreign_target: NULL argument");
+    *foreign = 0;
+    target[0] = '\0';
+    if (!query) return PL_OK;
     const char *s = query;
     while (qsep(*s)) s++;
-    s += 7; /* "foreign", matched by run_query */
+    if (strncasecmp(s, "foreign", 7) != 0 || !(s[7] == '\0' || qsep(s[7]))) return PL_OK;
+    *foreign = 1;
+    s += 7;
     while (qsep(*s)) s++;
     const char *tb = s;
     while (*s && !qsep(*s)) s++;
     size_t tn = (size_t)(s - tb);
     if (tn == 0) return pl__fail(err, PL_E_PARSE, "Foreign: no machine named (Foreign <host[:port]> [query])");
     if (tn > 300) return pl__fail(err, PL_E_PARSE, "Foreign: the machine name is longer than 300 bytes");
-    char target[301];
+    if (tn >= cap) return pl__fail(err, PL_E_RANGE, "Foreign: the machine name does not fit");
     memcpy(target, tb, tn);
     target[tn] = '\0';
+    return PL_OK;
+}
+
+PL_EXTERN int pl_engine_set_remote(pl_engine *e, pl_remote *r, pl_error *err)
+{
+    pl__clear(err);
+    if (!e || !r) return pl__fail(err, PL_E_INVAL, "pl_engine_set_remote: NULL argument");
+    pthread_mutex_lock(&e->mu);
+    int busy = e->remote != NULL;
+    if (!busy) e->remote = r;
+    pthread_mutex_unlock(&e->mu);
+    if (busy) return pl__fail(err, PL_E_INVAL, "pl_engine_set_remote: the engine already has a remote client");
+    return PL_OK;
+}
+
+PL_EXTERN const char *pl_engine_system_name(pl_engine *e)
+{
+    return e ? e->system_name : "";
+}
+
+/* "Foreign <host[:port]> [query]": the rest of the string is the query perfd
+ * on that machine runs (empty: Global). Its answer is validated by the
+ * remote client and returned as it came, with that machine's system name in
+ * the header. A failure is that machine's alone: the error names it. */
+static int run_foreign(pl_engine *e, const char *query, void **out, size_t *len, uint32_t *type, pl_error *err)
+{
+    char target[301];
+    int foreign = 0;
+    int rc = pl_query_foreign_target(query, target, sizeof target, &foreign, err);
+    if (rc != PL_OK) return rc;
+    /* the query after the machine */
+    const char *s = query;
+    while (qsep(*s)) s++;
+    s += 7;
+    while (qsep(*s)) s++;
+    s += strlen(target);
     while (qsep(*s)) s++;
     pthread_mutex_lock(&e->mu);
-    int rc = PL_OK;
     if (!e->remote) rc = pl_remote_open(NULL, &e->remote, err);
     pl_remote *r = e->remote;
     pthread_mutex_unlock(&e->mu);

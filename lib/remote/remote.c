@@ -5,7 +5,9 @@
  * library: which protocols (http, https only, no redirects, no proxies from
  * the environment), how long (connect and total timeouts always set), how
  * much (the body is capped while it arrives), who (a bearer token read from a
- * file at every query, never sent in clear beyond loopback), and what comes
+ * file at every query, bound to the machines whose sections name it, over
+ * HTTPS unless a loopback machine's own section says "tls = off"; with
+ * PL_REMOTE_LISTED_ONLY only the machines configured), and what comes
  * back (the reader validates the whole block, or the MULTI_SZ is checked,
  * before the caller sees a byte). Easy handles are pooled per client so a
  * second query to the same perfd reuses the connection (and TLS session). */
@@ -13,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +37,8 @@ struct pl_remote {
     CURL *idle[POOL_MAX];
     size_t nidle;
     char *config_path;        /* NULL: the default search */
+    unsigned flags;           /* PL_REMOTE_* */
+    atomic_int interrupted;   /* pl_remote_interrupt: every transfer ends */
 };
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
@@ -176,6 +181,11 @@ static int read_token(const char *path, char *tok, size_t cap, pl_error *err)
 
 PL_EXTERN int pl_remote_open(const char *config_path, pl_remote **out, pl_error *err)
 {
+    return pl_remote_open_ex(config_path, 0, out, err);
+}
+
+PL_EXTERN int pl_remote_open_ex(const char *config_path, unsigned flags, pl_remote **out, pl_error *err)
+{
     pl__clear(err);
     if (!out) return pl__fail(err, PL_E_INVAL, "pl_remote_open: out is NULL");
     pthread_once(&curl_once, curl_init);
@@ -188,9 +198,27 @@ PL_EXTERN int pl_remote_open(const char *config_path, pl_remote **out, pl_error 
         free(r);
         return pl__fail(err, PL_E_NOMEM, "out of memory");
     }
+    r->flags = flags;
+    atomic_init(&r->interrupted, 0);
     pthread_mutex_init(&r->mu, NULL);
     *out = r;
     return PL_OK;
+}
+
+PL_EXTERN void pl_remote_interrupt(pl_remote *r)
+{
+    if (r) atomic_store(&r->interrupted, 1);
+}
+
+/* libcurl asks this at least once a second during a transfer, also while
+ * nothing arrives: non-zero ends the transfer (CURLE_ABORTED_BY_CALLBACK). */
+static int on_progress(void *ctx, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
+{
+    (void)dltotal;
+    (void)dlnow;
+    (void)ultotal;
+    (void)ulnow;
+    return atomic_load((atomic_int *)ctx) ? 1 : 0;
 }
 
 PL_EXTERN void pl_remote_close(pl_remote *r)
@@ -313,6 +341,7 @@ static int map_curl(CURLcode cc, const sink *s, const char *target, const char *
         return pl__fail(err, PL_E_AUTH, "%s: TLS handshake failed (certificate, client certificate or protocol): %s",
                         target, detail);
     case CURLE_OPERATION_TIMEDOUT: return pl__fail(err, PL_E_REMOTE, "%s: timed out: %s", target, detail);
+    case CURLE_ABORTED_BY_CALLBACK: return pl__fail(err, PL_E_REMOTE, "%s: interrupted (the client is closing)", target);
     case CURLE_COULDNT_RESOLVE_HOST: return pl__fail(err, PL_E_REMOTE, "%s: host name not resolved: %s", target, detail);
     case CURLE_COULDNT_CONNECT: return pl__fail(err, PL_E_REMOTE, "%s: cannot connect: %s", target, detail);
     default: return pl__fail(err, PL_E_REMOTE, "%s: %s", target, detail);
@@ -353,24 +382,33 @@ PL_EXTERN int pl_remote_query(pl_remote *r, const char *target, const char *quer
     int rc = pl_remote_parse_target(target, host, sizeof host, &port, err);
     if (rc != PL_OK) return rc;
     pl_remote_settings st;
-    rc = pl_remote_settings_load(r->config_path, target, &st, err);
+    rc = pl_remote_settings_load_ex(r->config_path, r->flags, target, &st, err);
     if (rc != PL_OK) return rc;
+    if (atomic_load(&r->interrupted)) {
+        pl_remote_settings_free(&st);
+        return pl__fail(err, PL_E_REMOTE, "%s: interrupted (the client is closing)", target);
+    }
     if (!port) port = st.port ? st.port : PL_REMOTE_DEFAULT_PORT;
     const char *conn_host = st.address ? st.address : host;
-    int tls = st.tls == PL_REMOTE_TLS_ON || (st.tls == PL_REMOTE_TLS_AUTO && !is_loopback(conn_host));
+    int loop = is_loopback(conn_host);
+    /* A machine with a token is asked over HTTPS, loopback too, unless its
+     * own section says "tls = off" (docs/query-engine.md). */
+    int tls = st.tls == PL_REMOTE_TLS_ON || (st.tls == PL_REMOTE_TLS_AUTO && (!loop || st.token_file));
     char tok[PL_REMOTE_TOKEN_MAX + 2];
     tok[0] = '\0';
     if (st.token_file) {
+        if (!tls && !(loop && st.tls_off_for_machine)) {
+            pl_remote_settings_free(&st);
+            return pl__fail(err, PL_E_INVAL,
+                            loop ? "%s: refusing to send the bearer token without TLS (only a \"tls = off\" in this "
+                                   "machine's own section allows it on loopback)"
+                                 : "%s: refusing to send the bearer token without TLS to a non-loopback host",
+                            target);
+        }
         rc = read_token(st.token_file, tok, sizeof tok, err);
         if (rc != PL_OK) {
             pl_remote_settings_free(&st);
             return rc;
-        }
-        if (!tls && !is_loopback(conn_host)) {
-            explicit_bzero(tok, sizeof tok);
-            pl_remote_settings_free(&st);
-            return pl__fail(err, PL_E_INVAL, "%s: refusing to send the bearer token without TLS to a non-loopback host",
-                            target);
         }
     }
     size_t ql = strlen(query);
@@ -445,6 +483,9 @@ PL_EXTERN int pl_remote_query(pl_remote *r, const char *target, const char *quer
     SET(CURLOPT_HTTPHEADER, hdrs);
     SET(CURLOPT_USERAGENT, "perflib-remote/1");
     SET(CURLOPT_ACCEPT_ENCODING, NULL);
+    SET(CURLOPT_NOPROGRESS, 0L);
+    SET(CURLOPT_XFERINFOFUNCTION, on_progress);
+    SET(CURLOPT_XFERINFODATA, (void *)&r->interrupted);
     if (ct) SET(CURLOPT_CONNECT_TO, ct);
     if (tls) {
         SET(CURLOPT_SSL_VERIFYPEER, 1L);

@@ -10,10 +10,12 @@
  *     token_file = /etc/perflib/web1.token
  *
  * Layers, later ones winning: the defaults, the keys before any section, the
- * section named like the target's host ("web1"), the section named like the
- * whole target ("web1:9730"), then the PERFLIB_REMOTE_* environment. Every
- * line is checked, in every section, so a typo anywhere is an error rather
- * than a silently ignored setting. The file is hostile input: bounded in
+ * section named like the target's host ("web1"), the section named
+ * host:port at the port it is asked on ("web1:9730"), then the
+ * PERFLIB_REMOTE_* environment. Credentials (token_file, cert_file,
+ * key_file) are bound to machines: only inside a section, never from the
+ * environment. Every line is checked, in every section, so a typo anywhere
+ * is an error rather than a silently ignored setting. The file is hostile input: bounded in
  * size, numbers range-checked, no value may hold a control character. */
 #include <errno.h>
 #include <fcntl.h>
@@ -73,8 +75,8 @@ static int set_str(char **dst, const char *v, size_t n)
 
 /* Apply one key. `where` names the line or variable for messages. With
  * s == NULL only checks. */
-static int apply_key(pl_remote_settings *s, const char *k, size_t kn, const char *v, size_t vn, const char *where,
-                     pl_error *err)
+static int apply_key(pl_remote_settings *s, const char *k, size_t kn, const char *v, size_t vn, int in_section,
+                     const char *where, pl_error *err)
 {
     for (size_t i = 0; i < vn; i++)
         if ((unsigned char)v[i] < 0x20 || v[i] == 0x7F)
@@ -86,7 +88,10 @@ static int apply_key(pl_remote_settings *s, const char *k, size_t kn, const char
         else if (lower_eq(v, vn, "on") || lower_eq(v, vn, "yes") || lower_eq(v, vn, "https")) t = PL_REMOTE_TLS_ON;
         else if (lower_eq(v, vn, "off") || lower_eq(v, vn, "no") || lower_eq(v, vn, "http")) t = PL_REMOTE_TLS_OFF;
         else return pl__fail(err, PL_E_PARSE, "%s: tls must be auto, on or off", where);
-        if (s) s->tls = t;
+        if (s) {
+            s->tls = t;
+            s->tls_off_for_machine = in_section && t == PL_REMOTE_TLS_OFF;
+        }
         return PL_OK;
     }
     if (lower_eq(k, kn, "connect_timeout_ms") || lower_eq(k, kn, "timeout_ms")) {
@@ -115,6 +120,11 @@ static int apply_key(pl_remote_settings *s, const char *k, size_t kn, const char
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
         if (!lower_eq(k, kn, strs[i])) continue;
         if (vn == 0) return pl__fail(err, PL_E_PARSE, "%s: %s is empty", where, strs[i]);
+        if (i >= 2 && !in_section)
+            return pl__fail(err, PL_E_PARSE,
+                            "%s: %s must be inside the [machine] section it is for (a credential goes only to the "
+                            "machines it names)",
+                            where, strs[i]);
         if (i == 0) {
             for (size_t j = 0; j < vn; j++)
                 if (v[j] == ' ' || v[j] == '/' || v[j] == '@' || v[j] == '?' || v[j] == '#')
@@ -132,10 +142,11 @@ static int apply_key(pl_remote_settings *s, const char *k, size_t kn, const char
 /* One pass over the text. Applies the keys of the sections selected by
  * `want` (NULL: the global part; else the section of that name) to s; with s
  * NULL checks every line instead. */
-static int pass(const char *text, size_t len, const char *want, pl_remote_settings *s, pl_error *err)
+static int pass(const char *text, size_t len, const char *want, pl_remote_settings *s, int *seen, pl_error *err)
 {
     size_t i = 0, line = 0;
     int in_want = want == NULL; /* the global part comes first */
+    int in_section = 0;
     while (i < len) {
         line++;
         size_t b = i;
@@ -156,6 +167,8 @@ static int pass(const char *text, size_t len, const char *want, pl_remote_settin
             while (ne > nb && is_space(text[ne - 1])) ne--;
             if (nb == ne) return pl__fail(err, PL_E_PARSE, "%s: an empty section name", where);
             in_want = want && lower_eq(text + nb, ne - nb, want);
+            if (in_want && seen) *seen = 1;
+            in_section = 1;
             continue;
         }
         const char *eq = memchr(text + b, '=', e - b);
@@ -171,10 +184,10 @@ static int pass(const char *text, size_t len, const char *want, pl_remote_settin
         }
         if (ke == kb) return pl__fail(err, PL_E_PARSE, "%s: a value without a key", where);
         if (!s) {
-            int rc = apply_key(NULL, text + kb, ke - kb, text + vb, ve - vb, where, err);
+            int rc = apply_key(NULL, text + kb, ke - kb, text + vb, ve - vb, in_section, where, err);
             if (rc != PL_OK) return rc;
         } else if (in_want) {
-            int rc = apply_key(s, text + kb, ke - kb, text + vb, ve - vb, where, err);
+            int rc = apply_key(s, text + kb, ke - kb, text + vb, ve - vb, in_section, where, err);
             if (rc != PL_OK) return rc;
         }
     }
@@ -201,32 +214,53 @@ PL_EXTERN void pl_remote_settings_free(pl_remote_settings *s)
     memset(s, 0, sizeof *s);
 }
 
-static int parse_layers(const char *text, size_t len, const char *target, pl_remote_settings *out, pl_error *err)
+/* The layers for `target`: the global part, its host's section, then the
+ * section of host:port at the port it will be asked on (the target's, else
+ * the `port` setting, else 9730). out->listed says whether the target has a
+ * section of its own: [host:port] at that port, or [host] when the target
+ * names no other port than the host's. */
+static int parse_layers(const char *text, size_t len, unsigned flags, const char *target, pl_remote_settings *out,
+                        pl_error *err)
 {
-    int rc = pass(text, len, NULL, NULL, err); /* every line checked */
-    if (rc == PL_OK) rc = pass(text, len, NULL, out, err);
-    if (rc == PL_OK && target) {
-        char host[256];
-        unsigned port = 0;
-        if (pl_remote_parse_target(target, host, sizeof host, &port, NULL) == PL_OK) {
-            rc = pass(text, len, host, out, err);
-            const char *t = target;
-            if (t[0] == '\\' && t[1] == '\\') t += 2;
-            if (rc == PL_OK && port && strcmp(t, host) != 0) rc = pass(text, len, t, out, err);
-        }
-    }
+    int rc = pass(text, len, NULL, NULL, NULL, err); /* every line checked */
+    if (rc == PL_OK) rc = pass(text, len, NULL, out, NULL, err);
+    if (rc != PL_OK || !target) return rc;
+    char host[256];
+    unsigned port = 0;
+    rc = pl_remote_parse_target(target, host, sizeof host, &port, (flags & PL_REMOTE_LISTED_ONLY) ? err : NULL);
+    if (rc != PL_OK) return (flags & PL_REMOTE_LISTED_ONLY) ? rc : PL_OK;
+    int seen_host = 0, seen_port = 0;
+    rc = pass(text, len, host, out, &seen_host, err);
+    if (rc != PL_OK) return rc;
+    unsigned host_port = out->port ? out->port : PL_REMOTE_DEFAULT_PORT;
+    unsigned at = port ? port : host_port;
+    char hp[300];
+    snprintf(hp, sizeof hp, strchr(host, ':') ? "[%s]:%u" : "%s:%u", host, at);
+    rc = pass(text, len, hp, out, &seen_port, err);
+    if (rc != PL_OK) return rc;
+    out->listed = seen_port || (seen_host && at == host_port);
+    if ((flags & PL_REMOTE_LISTED_ONLY) && !out->listed)
+        return pl__fail(err, PL_E_DENIED,
+                        "%s: not a configured remote machine (no [%s] or [%s] section; no connection was made)", target,
+                        host, hp);
+    return PL_OK;
+}
+
+PL_EXTERN int pl_remote_settings_parse_ex(const char *text, size_t len, unsigned flags, const char *target,
+                                          pl_remote_settings *out, pl_error *err)
+{
+    pl__clear(err);
+    if (!out || (!text && len)) return pl__fail(err, PL_E_INVAL, "pl_remote_settings_parse: NULL argument");
+    defaults(out);
+    int rc = parse_layers(text ? text : "", len, flags, target, out, err);
+    if (rc != PL_OK) pl_remote_settings_free(out);
     return rc;
 }
 
 PL_EXTERN int pl_remote_settings_parse(const char *text, size_t len, const char *target, pl_remote_settings *out,
                                        pl_error *err)
 {
-    pl__clear(err);
-    if (!out || (!text && len)) return pl__fail(err, PL_E_INVAL, "pl_remote_settings_parse: NULL argument");
-    defaults(out);
-    int rc = parse_layers(text ? text : "", len, target, out, err);
-    if (rc != PL_OK) pl_remote_settings_free(out);
-    return rc;
+    return pl_remote_settings_parse_ex(text, len, 0, target, out, err);
 }
 
 static int read_file(const char *path, char **out, size_t *len, pl_error *err)
@@ -271,10 +305,10 @@ static int read_file(const char *path, char **out, size_t *len, pl_error *err)
 
 /* The file to read: explicit, $PERFLIB_REMOTE_CONFIG, the user's, the
  * system's. *path NULL when there is none (not an error). */
-static void config_path(const char *given, char *buf, size_t cap, const char **path)
+static void config_path(const char *given, unsigned flags, char *buf, size_t cap, const char **path)
 {
     *path = NULL;
-    if (given) {
+    if (given || (flags & PL_REMOTE_NO_ENVIRONMENT)) {
         *path = given;
         return;
     }
@@ -303,6 +337,8 @@ static int apply_env(pl_remote_settings *s, pl_error *err)
         {"PERFLIB_REMOTE_TIMEOUT_MS", "timeout_ms"},
         {"PERFLIB_REMOTE_MAX_BYTES", "max_bytes"},
         {"PERFLIB_REMOTE_CA_FILE", "ca_file"},
+        /* Credentials are not read from here: they would go to every
+         * target. apply_key refuses them outside a section. */
         {"PERFLIB_REMOTE_CERT_FILE", "cert_file"},
         {"PERFLIB_REMOTE_KEY_FILE", "key_file"},
         {"PERFLIB_REMOTE_TOKEN_FILE", "token_file"},
@@ -312,29 +348,29 @@ static int apply_env(pl_remote_settings *s, pl_error *err)
         if (!v || !*v) continue;
         char where[64];
         snprintf(where, sizeof where, "environment %s", env[i].var);
-        int rc = apply_key(s, env[i].key, strlen(env[i].key), v, strlen(v), where, err);
+        int rc = apply_key(s, env[i].key, strlen(env[i].key), v, strlen(v), 0, where, err);
         if (rc != PL_OK) return rc;
     }
     return PL_OK;
 }
 
-PL_EXTERN int pl_remote_settings_load(const char *config_path_in, const char *target, pl_remote_settings *out,
-                                      pl_error *err)
+PL_EXTERN int pl_remote_settings_load_ex(const char *config_path_in, unsigned flags, const char *target,
+                                         pl_remote_settings *out, pl_error *err)
 {
     pl__clear(err);
     if (!out) return pl__fail(err, PL_E_INVAL, "pl_remote_settings_load: out is NULL");
     defaults(out);
     char buf[4096];
     const char *path;
-    config_path(config_path_in, buf, sizeof buf, &path);
+    config_path(config_path_in, flags, buf, sizeof buf, &path);
     int rc = PL_OK;
     if (path) {
         char *text = NULL;
         size_t len = 0;
         rc = read_file(path, &text, &len, err);
         if (rc == PL_OK) {
-            rc = parse_layers(text, len, target, out, err);
-            if (rc != PL_OK && err) {
+            rc = parse_layers(text, len, flags, target, out, err);
+            if (rc != PL_OK && rc != PL_E_DENIED && err) {
                 /* name the file in front of "line N: ..." */
                 char m[sizeof err->msg];
                 snprintf(m, sizeof m, "%s", err->msg);
@@ -342,8 +378,18 @@ PL_EXTERN int pl_remote_settings_load(const char *config_path_in, const char *ta
             }
             free(text);
         }
+    } else if (flags & PL_REMOTE_LISTED_ONLY) {
+        rc = target ? pl__fail(err, PL_E_DENIED, "%s: not a configured remote machine (no remote configuration; no "
+                                                "connection was made)", target)
+                    : PL_OK;
     }
-    if (rc == PL_OK) rc = apply_env(out, err);
+    if (rc == PL_OK && !(flags & PL_REMOTE_NO_ENVIRONMENT)) rc = apply_env(out, err);
     if (rc != PL_OK) pl_remote_settings_free(out);
     return rc;
+}
+
+PL_EXTERN int pl_remote_settings_load(const char *config_path_in, const char *target, pl_remote_settings *out,
+                                      pl_error *err)
+{
+    return pl_remote_settings_load_ex(config_path_in, 0, target, out, err);
 }

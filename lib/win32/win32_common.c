@@ -93,7 +93,8 @@ PL_EXTERN uint32_t pl_win32_error_from_status(int status)
     case PL_E_BUSY: return ERROR_BUSY;
     case PL_E_UNSUPPORTED: return ERROR_NOT_SUPPORTED;
     case PL_E_REMOTE: return ERROR_BAD_NETPATH;
-    case PL_E_AUTH: return ERROR_ACCESS_DENIED;
+    case PL_E_AUTH:
+    case PL_E_DENIED: return ERROR_ACCESS_DENIED;
     default: return ERROR_GEN_FAILURE;
     }
 }

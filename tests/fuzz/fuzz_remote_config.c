@@ -1,5 +1,6 @@
 /* libFuzzer target for the remote client's text inputs: the configuration
- * file (pl_remote_settings_parse, for a target with and without a section)
+ * file (pl_remote_settings_parse, for a target with and without a section,
+ * and with PL_REMOTE_LISTED_ONLY as perfd reads its remote_config)
  * and the target string of a Foreign query (pl_remote_parse_target). What
  * parses must be consistent: strings set are NUL-terminated and the numbers
  * within their documented bounds. */
@@ -30,6 +31,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         pl_error err;
         if (pl_remote_settings_parse((const char *)data, size, targets[i], &s, &err) == PL_OK) check(&s);
         else if (!memchr(err.msg, '\0', sizeof err.msg)) abort();
+        pl_remote_settings_free(&s);
+        /* perfd's allow-list: listed, or PL_E_DENIED, never both */
+        int rc = pl_remote_settings_parse_ex((const char *)data, size, PL_REMOTE_LISTED_ONLY, targets[i], &s, &err);
+        if (rc == PL_OK) {
+            check(&s);
+            if (targets[i] && !s.listed) abort();
+        } else if (!memchr(err.msg, '\0', sizeof err.msg)) {
+            abort();
+        }
         pl_remote_settings_free(&s);
     }
     char *t = malloc(size + 1);

@@ -1,7 +1,8 @@
 /* Routes compiled only into perfd_testd (perfd plus this file), to test the
  * interface route files use: PERFD_ON_PUBLISH, perfd_snapshot_request,
- * perfd_snapshot_peek, PERFD_PREFIX, PERFD_CONFIG_KEY, a handler's own
- * state across a WAIT, and perfd_defer (a job on the worker thread). */
+ * perfd_snapshot_peek, PERFD_PREFIX, PERFD_CONFIG_KEY, PERFD_BODY, a
+ * handler's own state across a WAIT, and perfd_defer (a job on the worker
+ * thread). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,3 +113,13 @@ static int busy(perfd_req *r)
     return perfd_defer(r, busy_run, j);
 }
 PERFD_ROUTE(test_busy, "GET", "/test/busy", 0, busy)
+
+/* POST /test/echo: a route that takes a body (PERFD_BODY), up to
+ * max_body_bytes; answers its length and first bytes. */
+static int echo(perfd_req *r)
+{
+    char body[128];
+    int n = snprintf(body, sizeof body, "got %zu bytes: %.32s\n", r->body_len, r->body ? r->body : "");
+    return perfd_reply_bytes(r, 200, "text/plain", body, (size_t)n);
+}
+PERFD_ROUTE(test_echo, "POST", "/test/echo", PERFD_BODY, echo)

@@ -368,6 +368,95 @@ static int check_config(const char *const *args, char **err)
     return pd_run(args, err, 10000);
 }
 
+/* Issue 23 finding 5: a certificate with the wrong key, out of its dates or
+ * not for a TLS server is refused by --check-config and at start with the
+ * reason, and on SIGHUP the previous one stays (the log says why). Finding
+ * 7: a token file open to the group, or a directory, is refused by name. */
+static void certificate_checked_at_load(void **state)
+{
+    (void)state;
+    static const char expired_tmpl[] = "cn = 127.0.0.1\nip_address = 127.0.0.1\ntls_www_server\nsigning_key\n"
+                                       "activation_date = \"2020-01-01 00:00:00\"\n"
+                                       "expiration_date = \"2020-01-02 00:00:00\"\n";
+    static const char future_tmpl[] = "cn = 127.0.0.1\nip_address = 127.0.0.1\ntls_www_server\nsigning_key\n"
+                                      "activation_date = \"2099-01-01 00:00:00\"\n"
+                                      "expiration_date = \"2099-01-02 00:00:00\"\n";
+    assert_int_equal(make_cert("expired", expired_tmpl, "ca"), 0);
+    assert_int_equal(make_cert("future", future_tmpl, "ca"), 0);
+    char srv[4200], srvkey[4200], clikey[4200], cli[4200], exp[4200], expkey[4200], fut[4200], futkey[4200];
+    path(srv, sizeof srv, "server.pem");
+    path(srvkey, sizeof srvkey, "server.key");
+    path(cli, sizeof cli, "client.pem");
+    path(clikey, sizeof clikey, "client.key");
+    path(exp, sizeof exp, "expired.pem");
+    path(expkey, sizeof expkey, "expired.key");
+    path(fut, sizeof fut, "future.pem");
+    path(futkey, sizeof futkey, "future.key");
+    static const struct { int cert, key; const char *why; } bad[] = {
+        {0, 1, "the certificate is not for the key"},
+        {2, 2, "the certificate expired on 2020-01-02 00:00:00 UTC"},
+        {3, 3, "the certificate is not valid before 2099-01-01 00:00:00 UTC"},
+        {1, 1, "does not include TLS server authentication"},
+    };
+    const char *files[][2] = {{srv, srvkey}, {cli, clikey}, {exp, expkey}, {fut, futkey}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *cert = files[bad[i].cert][0], *key = files[bad[i].key][1];
+        const char *chk[] = {"--registry", fx.store, "--tls-cert", cert, "--tls-key", key, "--check-config", NULL};
+        char *err = NULL;
+        assert_int_equal(check_config(chk, &err), 2);
+        if (!strstr(err, bad[i].why)) fail_msg("--check-config: \"%s\", expected \"%s\"", err, bad[i].why);
+        free(err);
+        /* and at start: exit 2 with the same reason */
+        const char *run[] = {"--registry", fx.store, "--listen", "127.0.0.1:0", "--tls-cert", cert, "--tls-key", key,
+                             NULL};
+        assert_int_equal(pd_run(run, &err, 10000), 2);
+        assert_non_null(strstr(err, bad[i].why));
+        free(err);
+    }
+    /* token files */
+    char tok[4200], tdir[4200];
+    path(tok, sizeof tok, "tokens");
+    path(tdir, sizeof tdir, "tokdir");
+    assert_int_equal(mkdir(tdir, 0700), 0);
+    const char *chk_dir[] = {"--registry", fx.store, "--token-file", tdir, "--check-config", NULL};
+    char *err = NULL;
+    assert_int_equal(check_config(chk_dir, &err), 2);
+    assert_non_null(strstr(err, "not a regular file (a directory)"));
+    free(err);
+    assert_int_equal(chmod(tok, 0640), 0);
+    const char *chk_tok[] = {"--registry", fx.store, "--token-file", tok, "--check-config", NULL};
+    assert_int_equal(check_config(chk_tok, &err), 2);
+    assert_non_null(strstr(err, "open to other users (mode 0640; chmod 600)"));
+    free(err);
+    assert_int_equal(chmod(tok, 0600), 0);
+    assert_int_equal(check_config(chk_tok, &err), 0);
+    free(err);
+
+    /* SIGHUP with an expired certificate in place: the old one stays */
+    const char *none[] = {NULL};
+    start_tls(none);
+    https_resp r;
+    https_get("/v1/query", NULL, NULL, &r);
+    assert_int_equal(r.status, 200);
+    char serial1[128];
+    snprintf(serial1, sizeof serial1, "%s", r.serial);
+    char *pem = pq_read_file(exp, &(size_t){0}), *k = pq_read_file(expkey, &(size_t){0});
+    assert_non_null(pem);
+    assert_non_null(k);
+    assert_int_equal(write_text("server.pem", pem, 0600), 0);
+    assert_int_equal(write_text("server.key", k, 0600), 0);
+    free(pem);
+    free(k);
+    kill(pd.pid, SIGHUP);
+    wait_log("SIGHUP: reload failed, keeping the previous ones");
+    wait_log("the certificate expired on 2020-01-02");
+    https_get("/v1/query", NULL, NULL, &r);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(r.serial, serial1);
+    stop_clean();
+    assert_int_equal(make_cert("server", server_tmpl, "ca"), 0); /* for the cases after */
+}
+
 /* --check-config and the config file. */
 static void config_file_and_check(void **state)
 {
@@ -439,6 +528,7 @@ int main(int argc, char **argv)
 {
     curl_global_init(CURL_GLOBAL_DEFAULT);
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(certificate_checked_at_load, setup, teardown),
         cmocka_unit_test_setup_teardown(token_accepted_and_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(client_certificates, setup, teardown),
         cmocka_unit_test_setup_teardown(sighup_reloads, setup, teardown),

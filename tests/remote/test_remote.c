@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -321,14 +322,27 @@ static void settings_layers(void **state)
     fclose(f);
     setenv("PERFLIB_REMOTE_CONFIG", path, 1);
     setenv("PERFLIB_REMOTE_TIMEOUT_MS", "42", 1);
-    setenv("PERFLIB_REMOTE_TOKEN_FILE", "/run/tok", 1);
     assert_int_equal(pl_remote_settings_load(NULL, "web1", &s, NULL), PL_OK);
     assert_int_equal(s.timeout_ms, 42);
-    assert_string_equal(s.token_file, "/run/tok");
+    assert_string_equal(s.token_file, "/etc/web1 token");
     assert_string_equal(s.address, "10.0.0.7");
     pl_remote_settings_free(&s);
-    setenv("PERFLIB_REMOTE_TIMEOUT_MS", "0", 1);
+    /* ...but never a credential: it would go to every target (issue 23) */
     pl_error err;
+    static const char *const cred_env[] = {"PERFLIB_REMOTE_TOKEN_FILE", "PERFLIB_REMOTE_CERT_FILE",
+                                           "PERFLIB_REMOTE_KEY_FILE"};
+    for (size_t i = 0; i < 3; i++) {
+        setenv(cred_env[i], "/run/tok", 1);
+        assert_int_equal(pl_remote_settings_load(NULL, "web1", &s, &err), PL_E_PARSE);
+        assert_non_null(strstr(err.msg, cred_env[i]));
+        assert_non_null(strstr(err.msg, "section"));
+        /* a daemon's client reads no environment at all */
+        assert_int_equal(pl_remote_settings_load_ex(path, PL_REMOTE_NO_ENVIRONMENT, "web1", &s, &err), PL_OK);
+        assert_int_equal(s.timeout_ms, 5000);
+        pl_remote_settings_free(&s);
+        unsetenv(cred_env[i]);
+    }
+    setenv("PERFLIB_REMOTE_TIMEOUT_MS", "0", 1);
     assert_int_equal(pl_remote_settings_load(NULL, "web1", &s, &err), PL_E_PARSE);
     assert_non_null(strstr(err.msg, "PERFLIB_REMOTE_TIMEOUT_MS"));
     unsetenv("PERFLIB_REMOTE_TIMEOUT_MS");
@@ -358,6 +372,10 @@ static void settings_errors(void **state)
         {"ca_file = a\x01b\n", "control character"},
         {"address = user@host\n", "line 1"},
         {"[other]\nnonsense = 1\n", "line 2"}, /* checked in every section */
+        /* credentials only where they are bound to a machine (issue 23) */
+        {"token_file = /etc/t\n", "line 1: token_file must be inside the [machine] section"},
+        {"cert_file = /etc/c.pem\n[web1]\n", "line 1: cert_file must be inside"},
+        {"\nkey_file = /etc/k.pem\n", "line 2: key_file must be inside"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         pl_remote_settings s;
@@ -369,6 +387,65 @@ static void settings_errors(void **state)
     assert_int_equal(pl_remote_settings_parse("a\0b = 1", 7, NULL, &s, NULL), PL_E_PARSE);
     assert_int_equal(pl_remote_settings_parse(NULL, 0, NULL, &s, NULL), PL_OK);
     pl_remote_settings_free(&s);
+}
+
+/* A daemon's client asks only the machines that have a section of their
+ * own, each at its own port (issue 23). */
+static void settings_listed_only(void **state)
+{
+    (void)state;
+    static const char text[] = "timeout_ms = 700\n"
+                               "[web1]\n"
+                               "[web2]\nport = 9300\n"
+                               "[web3:8000]\ntimeout_ms = 5\n"
+                               "[[::1]:9731]\n"
+                               "[127.0.0.1:4444]\ntls = off\ntoken_file = /t\n";
+    static const struct { const char *target; int listed; long timeout; } cases[] = {
+        {"web1", 1, 700},         {"WEB1:9730", 1, 700}, {"\\\\web1", 1, 700}, {"web1:22", 0, 0},
+        {"web2", 1, 700},         {"web2:9300", 1, 700}, {"web2:9730", 0, 0},     {"web3:8000", 1, 5},
+        {"web3", 0, 0},           {"[::1]:9731", 1, 700}, {"::1", 0, 0},         {"127.0.0.1:4444", 1, 700},
+        {"127.0.0.1", 0, 0},      {"web4", 0, 0},        {"10.0.0.7", 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pl_remote_settings st;
+        pl_error err;
+        int rc = pl_remote_settings_parse_ex(text, strlen(text), PL_REMOTE_LISTED_ONLY, cases[i].target, &st, &err);
+        if (cases[i].listed) {
+            if (rc != PL_OK) fail_msg("%s: %d %s", cases[i].target, rc, err.msg);
+            assert_true(st.listed);
+            assert_int_equal(st.timeout_ms, cases[i].timeout);
+            pl_remote_settings_free(&st);
+        } else {
+            if (rc != PL_E_DENIED) fail_msg("%s: %d, expected PL_E_DENIED", cases[i].target, rc);
+            assert_non_null(strstr(err.msg, "not a configured remote machine"));
+            /* without the flag the same target is fine, and not listed */
+            assert_int_equal(pl_remote_settings_parse(text, strlen(text), cases[i].target, &st, NULL), PL_OK);
+            assert_false(st.listed);
+            pl_remote_settings_free(&st);
+        }
+    }
+    /* tls = off counts for the token only when the machine's own section says it */
+    pl_remote_settings st;
+    assert_int_equal(pl_remote_settings_parse(text, strlen(text), "127.0.0.1:4444", &st, NULL), PL_OK);
+    assert_true(st.tls_off_for_machine);
+    pl_remote_settings_free(&st);
+    static const char global_off[] = "tls = off\n[127.0.0.1:4444]\ntoken_file = /t\n";
+    assert_int_equal(pl_remote_settings_parse(global_off, strlen(global_off), "127.0.0.1:4444", &st, NULL), PL_OK);
+    assert_int_equal(st.tls, PL_REMOTE_TLS_OFF);
+    assert_false(st.tls_off_for_machine);
+    pl_remote_settings_free(&st);
+    /* no configuration at all: nothing is listed, and no socket is opened */
+    pl_remote *r;
+    pl_error err;
+    assert_int_equal(pl_remote_open_ex(NULL, PL_REMOTE_LISTED_ONLY | PL_REMOTE_NO_ENVIRONMENT, &r, &err), PL_OK);
+    void *out = NULL;
+    size_t len = 0;
+    int64_t t0 = now_ms();
+    assert_int_equal(pl_remote_query(r, "192.0.2.1:9", "238", &out, &len, NULL, &err), PL_E_DENIED);
+    assert_true(now_ms() - t0 < 100);
+    assert_null(out);
+    assert_non_null(strstr(err.msg, "192.0.2.1:9"));
+    pl_remote_close(r);
 }
 
 /* ----------------------------------------------------------- transfers */
@@ -526,6 +603,33 @@ static void curl_loaded_on_first_use(void **state)
     teardown(&s);
 }
 
+/* What one connection to a listener of the test sends, read on a thread
+ * while the client under test asks it (a stand-in for a hostile listener). */
+typedef struct capture {
+    int fd;
+    char got[4096];
+    size_t n;
+} capture;
+
+static void *capture_main(void *arg)
+{
+    capture *c = arg;
+    struct pollfd p = {.fd = c->fd, .events = POLLIN};
+    if (poll(&p, 1, 5000) <= 0) return NULL;
+    int a = accept(c->fd, NULL, NULL);
+    if (a < 0) return NULL;
+    int64_t end = now_ms() + 1500;
+    while (c->n < sizeof c->got - 1 && now_ms() < end) {
+        struct pollfd q = {.fd = a, .events = POLLIN};
+        if (poll(&q, 1, 200) <= 0) continue;
+        ssize_t r = recv(a, c->got + c->n, sizeof c->got - 1 - c->n, 0);
+        if (r <= 0) break;
+        c->n += (size_t)r;
+    }
+    close(a); /* a TLS client gets no ServerHello: its handshake fails */
+    return NULL;
+}
+
 static void foreign_token(void **state)
 {
     (void)state;
@@ -538,8 +642,9 @@ static void foreign_token(void **state)
     FILE *f = fopen(tokf, "w");
     fputs("  s3cret \r\nsecond line ignored\n", f);
     fclose(f);
+    /* in clear to loopback only when the machine's own section says so */
     f = fopen(cfg, "w");
-    fprintf(f, "[127.0.0.1]\ntoken_file = %s\n", tokf);
+    fprintf(f, "[127.0.0.1]\ntls = off\ntoken_file = %s\n", tokf);
     fclose(f);
     pl_remote *r;
     pl_error err;
@@ -566,12 +671,59 @@ static void foreign_token(void **state)
     assert_int_equal(query(r, t, "auth", &out, &len, &type, &err), PL_E_IO);
     assert_non_null(strstr(err.msg, tokf));
     pl_remote_close(r);
-    /* never in clear to a host beyond loopback: refused before connecting */
     f = fopen(tokf, "w");
     fputs("s3cret\n", f);
     fclose(f);
+
+    /* A machine with a token and tls = auto is asked over HTTPS, loopback
+     * too: a plain listener on loopback sees a TLS handshake, never the
+     * token (issue 23: a loopback target used to get it in clear). */
+    int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = 0};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(bind(lfd, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(listen(lfd, 4), 0);
+    socklen_t al = sizeof a;
+    getsockname(lfd, (struct sockaddr *)&a, &al);
+    capture cap = {.fd = lfd};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, capture_main, &cap), 0);
+    f = fopen(cfg, "w");
+    fprintf(f, "connect_timeout_ms = 3000\ntimeout_ms = 3000\n[127.0.0.1:%u]\ntoken_file = %s\n", ntohs(a.sin_port),
+            tokf);
+    fclose(f);
+    assert_int_equal(pl_remote_open(cfg, &r, &err), PL_OK);
+    snprintf(t, sizeof t, "127.0.0.1:%u", ntohs(a.sin_port));
+    int rc = query(r, t, "auth", &out, &len, &type, &err);
+    pthread_join(th, NULL);
+    close(lfd);
+    pl_remote_close(r);
+    assert_int_not_equal(rc, PL_OK);
+    assert_true(cap.n > 5);
+    assert_int_equal((unsigned char)cap.got[0], 0x16); /* a TLS record: handshake */
+    assert_null(memmem(cap.got, cap.n, "s3cret", 6));
+    assert_null(memmem(cap.got, cap.n, "Authorization", 13));
+    /* tls = off for every machine is not "this machine's own section" */
+    f = fopen(cfg, "w");
+    fprintf(f, "tls = off\n[127.0.0.1]\ntoken_file = %s\n", tokf);
+    fclose(f);
+    assert_int_equal(pl_remote_open(cfg, &r, &err), PL_OK);
+    snprintf(t, sizeof t, "127.0.0.1:%u", s.port);
+    assert_int_equal(query(r, t, "auth", &out, &len, &type, &err), PL_E_INVAL);
+    assert_non_null(strstr(err.msg, "without TLS"));
+    pl_remote_close(r);
+    /* a token outside any section is refused before anything is sent */
     f = fopen(cfg, "w");
     fprintf(f, "tls = off\ntoken_file = %s\n", tokf);
+    fclose(f);
+    assert_int_equal(pl_remote_open(cfg, &r, &err), PL_OK);
+    assert_int_equal(query(r, t, "auth", &out, &len, &type, &err), PL_E_PARSE);
+    assert_non_null(strstr(err.msg, "token_file must be inside"));
+    pl_remote_close(r);
+    /* never in clear to a host beyond loopback, even with its own tls = off:
+     * refused before connecting */
+    f = fopen(cfg, "w");
+    fprintf(f, "[192.0.2.1:9]\ntls = off\ntoken_file = %s\n", tokf);
     fclose(f);
     assert_int_equal(pl_remote_open(cfg, &r, &err), PL_OK);
     int64_t t0 = now_ms();
@@ -623,6 +775,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(target_forms),
         cmocka_unit_test(settings_layers),
         cmocka_unit_test(settings_errors),
+        cmocka_unit_test(settings_listed_only),
         cmocka_unit_test(foreign_block_as_sent),
         cmocka_unit_test(foreign_perfquery_raw),
         cmocka_unit_test(foreign_failures_named),

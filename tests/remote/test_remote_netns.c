@@ -172,10 +172,10 @@ static void two_hosts_foreign_and_typeperf(void **state)
     snprintf(conf, sizeof conf,
              "# host A's client configuration\n"
              "ca_file = %s/ca.pem\n"
-             "token_file = %s/token\n"
              "timeout_ms = 8000\n"
              "[HOSTB]\n"
-             "address = 10.231.0.2\n",
+             "address = 10.231.0.2\n"
+             "token_file = %s/token\n",
              dir, dir);
     put("remote.conf", conf, 0600);
     char confp[700];

@@ -75,6 +75,15 @@ static void start(pd_proc *pd, const char *const *extra)
     assert_int_equal(pd_start(pd, args, NULL), 0);
 }
 
+/* A client configuration for perfd at 127.0.0.1:port: credentials are
+ * bound to a machine's section (issue 23). */
+static void conf_put(const char *name, unsigned port, const char *body)
+{
+    char text[2400];
+    snprintf(text, sizeof text, "[127.0.0.1:%u]\n%s", port, body);
+    file_put(name, text, 0600);
+}
+
 static int fetch(const char *cfg, unsigned port, const char *q, void **out, size_t *len, uint32_t *type, pl_error *err)
 {
     pl_remote *r;
@@ -153,7 +162,7 @@ static void perfd_tls_and_token(void **state)
     pl_error err;
     /* right CA, right token */
     snprintf(cfg, sizeof cfg, "tls = on\nca_file = %s\ntoken_file = %s\n", path_of("ca.pem"), path_of("token"));
-    file_put("good.conf", cfg, 0600);
+    conf_put("good.conf", pd.port, cfg);
     if (fetch(path_of("good.conf"), pd.port, "238", &out, &len, &type, &err) != PL_OK) fail_msg("%s", err.msg);
     pl_block blk;
     assert_int_equal(pl_block_open(&blk, out, len, 0, 0, NULL), PL_OK);
@@ -161,21 +170,21 @@ static void perfd_tls_and_token(void **state)
     pl_free(out);
     /* no token, a wrong one: 401 */
     snprintf(cfg, sizeof cfg, "tls = on\nca_file = %s\n", path_of("ca.pem"));
-    file_put("notoken.conf", cfg, 0600);
+    conf_put("notoken.conf", pd.port, cfg);
     assert_int_equal(fetch(path_of("notoken.conf"), pd.port, "238", &out, &len, &type, &err), PL_E_AUTH);
     assert_non_null(strstr(err.msg, "HTTP 401"));
     snprintf(cfg, sizeof cfg, "tls = on\nca_file = %s\ntoken_file = %s\n", path_of("ca.pem"), path_of("wrong"));
-    file_put("wrong.conf", cfg, 0600);
+    conf_put("wrong.conf", pd.port, cfg);
     assert_int_equal(fetch(path_of("wrong.conf"), pd.port, "238", &out, &len, &type, &err), PL_E_AUTH);
     assert_null(out);
     /* a CA that did not sign perfd's certificate */
     snprintf(cfg, sizeof cfg, "tls = on\nca_file = %s\ntoken_file = %s\n", path_of("other.pem"), path_of("token"));
-    file_put("other.conf", cfg, 0600);
+    conf_put("other.conf", pd.port, cfg);
     assert_int_equal(fetch(path_of("other.conf"), pd.port, "238", &out, &len, &type, &err), PL_E_AUTH);
     assert_non_null(strstr(err.msg, "TLS"));
     /* plain HTTP to a TLS port: no answer, a remote failure */
     snprintf(cfg, sizeof cfg, "tls = off\n");
-    file_put("plain.conf", cfg, 0600);
+    conf_put("plain.conf", pd.port, cfg);
     assert_int_equal(fetch(path_of("plain.conf"), pd.port, "238", &out, &len, &type, &err), PL_E_REMOTE);
     assert_int_equal(pd_stop(&pd), 0);
     done_dir();
@@ -196,16 +205,16 @@ static void perfd_client_certificate(void **state)
     pl_error err;
     snprintf(cfg, sizeof cfg, "tls = on\nca_file = %s\ncert_file = %s\nkey_file = %s\n", path_of("ca.pem"),
              path_of("cli.pem"), path_of("cli.key"));
-    file_put("mtls.conf", cfg, 0600);
+    conf_put("mtls.conf", pd.port, cfg);
     if (fetch(path_of("mtls.conf"), pd.port, "238", &out, &len, &type, &err) != PL_OK) fail_msg("%s", err.msg);
     pl_free(out);
     snprintf(cfg, sizeof cfg, "tls = on\nca_file = %s\n", path_of("ca.pem"));
-    file_put("nocert.conf", cfg, 0600);
+    conf_put("nocert.conf", pd.port, cfg);
     int rc = fetch(path_of("nocert.conf"), pd.port, "238", &out, &len, &type, &err);
     if (rc != PL_E_AUTH) fail_msg("without a client certificate: rc %d, %s", rc, err.msg);
     /* a client certificate file that cannot be loaded is named */
     snprintf(cfg, sizeof cfg, "tls = on\nca_file = %s\ncert_file = %s/missing.pem\n", path_of("ca.pem"), dir);
-    file_put("badcert.conf", cfg, 0600);
+    conf_put("badcert.conf", pd.port, cfg);
     assert_int_equal(fetch(path_of("badcert.conf"), pd.port, "238", &out, &len, &type, &err), PL_E_AUTH);
     assert_int_equal(pd_stop(&pd), 0);
     done_dir();

@@ -382,8 +382,18 @@ async function caseMachines() {
   const c = new Perfd();
   const b = await browser();
   try {
-    await a.start();
+    // A reaches only the machines its remote_config lists (issue 23): B, and
+    // C's port (C comes up later).
     await bd.start();
+    const cport = await (async () => { await c.start(); const p = c.port; await c.stop(); return p; })();
+    const conf = join(a.dir, 'remote.conf');
+    writeFileSync(conf, `timeout_ms = 3000\n[127.0.0.1:${bd.port}]\n[127.0.0.1:${cport}]\n`);
+    a.extra = ['--set', `remote_config=${conf}`];
+    await a.start();
+    const status = async (path) => (await fetch(a.url + path)).status;
+    check(await status(`/v1/browse/objects?machine=127.0.0.1:${a.port}`) === 403, 'a machine not listed: 403');
+    check(await status('/v1/stream?c=' + encodeURIComponent('\\\\192.0.2.1\\System\\Processes')) === 403,
+      'a stream for a machine not listed: 403');
     const page = await b.ctx.newPage();
     await page.goto(a.url + '/#i=250');
     // B's object list through A, with B named in the dialog's Computer field.
@@ -420,7 +430,6 @@ async function caseMachines() {
     await bd.start(bport);
     await until('B\'s values return', async () => (await legendRows(page)).some((x) => x[6] === remote && /\d/.test(x[7])), 20000);
     // A machine that is not up yet: an error row, then values once it is.
-    const cport = await (async () => { await c.start(); const p = c.port; await c.stop(); return p; })();
     const cpath = `\\\\127.0.0.1:${cport}\\System\\Processes`;
     await page.goto(a.url + '/#i=250&c=~~' + encodeURIComponent(cpath));
     await until('the refused counter is listed with its reason', async () =>

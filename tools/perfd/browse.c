@@ -80,7 +80,7 @@ static int open_snap(perfd_req *r, const perfd_snap *s, pl_block *blk, const pl_
 {
     pl_error err = {0};
     if (s->status != PL_OK) {
-        *rc = perfd_reply_error(r, MHD_HTTP_BAD_GATEWAY, s->error[0] ? s->error : "the collection failed");
+        *rc = perfd_reply_snap_error(r, s);
         return -1;
     }
     if (pl_block_open(blk, s->data, s->len, 0, 0, &err) != PL_OK) {

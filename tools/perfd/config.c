@@ -36,6 +36,7 @@ void perfd_config_defaults(perfd_config *c)
     c->max_query_bytes = 1024;
     c->max_queries = 64;
     c->max_age_ms = 100;
+    c->log_interval_s = 60;
 }
 
 static int is_loopback(int family, const void *addr)
@@ -141,6 +142,7 @@ static const num_key num_keys[] = {
     {"max_query_bytes", Z(max_query_bytes), 16, 65536},
     {"max_queries", U(max_queries), 1, 4096},
     {"snapshot_max_age_ms", U(max_age_ms), 0, 3600000},
+    {"log_interval", U(log_interval_s), 1, 3600},
 };
 #undef U
 #undef Z
@@ -167,6 +169,7 @@ static int apply(perfd_config *c, const char *key, const char *val, int *listen_
         {"registry", c->registry, sizeof c->registry},         {"system_name", c->system_name, sizeof c->system_name},
         {"tls_cert", c->tls_cert, sizeof c->tls_cert},         {"tls_key", c->tls_key, sizeof c->tls_key},
         {"tls_client_ca", c->tls_client_ca, sizeof c->tls_client_ca}, {"token_file", c->token_file, sizeof c->token_file},
+        {"remote_config", c->remote_config, sizeof c->remote_config},
     };
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
         if (strcmp(key, paths[i].name) != 0) continue;

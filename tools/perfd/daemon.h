@@ -27,6 +27,7 @@ typedef struct perfd_config {
     char tls_key[4096];        /* PEM private key */
     char tls_client_ca[4096];  /* PEM CA bundle: when set, clients must present a certificate it signed */
     char token_file[4096];     /* bearer tokens, one a line */
+    char remote_config[4096];  /* the remote machines perfd may reach ("" = none) */
     /* limits (docs/perfd.md "Limits") */
     unsigned max_connections;  /* in total */
     unsigned max_per_ip;
@@ -37,6 +38,7 @@ typedef struct perfd_config {
     size_t max_query_bytes;    /* the q= argument */
     unsigned max_queries;      /* distinct query strings cached at once */
     unsigned max_age_ms;       /* a snapshot this young is served again */
+    unsigned log_interval_s;   /* a repeated refusal is summed up once per interval */
 } perfd_config;
 
 void perfd_config_defaults(perfd_config *c);
@@ -53,6 +55,24 @@ int perfd_config_set(perfd_config *c, const char *key, const char *val, char *wh
 /* Is the configuration safe and complete? 0, or -1 with the reason. */
 int perfd_config_check(const perfd_config *c, char *why, size_t whylen);
 
+/* machines.c */
+/* Read remote_config (at start, --check-config, SIGHUP). 0 with the number
+ * of machines in *count, or -1 with the reason (the previous list stays). */
+int perfd_machines_load(const perfd_config *c, int *count, char *why, size_t whylen);
+/* Give the engine a remote client that reaches only those machines. */
+int perfd_machines_client(pl_engine *e, const perfd_config *c, char *why, size_t whylen);
+void perfd_machines_interrupt(void); /* ends remote transfers in progress */
+void perfd_machines_free(void);
+
+/* loglimit.c: refusal lines with a rate limit (one summary per interval). */
+void perfd_loglimit_init(unsigned seconds);
+void perfd_log_refusal(unsigned status, const char *reason, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void perfd_loglimit_tick(void); /* the reaper, four times a second */
+
+/* origin.c: Host and Origin (DNS rebinding, other sites' pages). 0, or the
+ * HTTP status to refuse with and the reason. */
+int perfd_origin_check(struct MHD_Connection *conn, const perfd_listen *l, char *why, size_t whylen);
+
 /* snap.c */
 int perfd_snap_start(pl_engine *e, const perfd_config *c);
 void perfd_snap_stop(void);               /* joins the collector, wakes every waiter */
@@ -62,6 +82,8 @@ void perfd_snap_end_request(perfd_req *r); /* drops what a request held */
 void perfd_work_stop(void);
 
 /* server.c */
+struct sockaddr;
+void perfd_addr_text(const struct sockaddr *sa, char *out, size_t len); /* "?" when unknown */
 int perfd_server_start(const perfd_config *c, char *why, size_t whylen);
 void perfd_server_stop(void);
 /* Re-read certificates and tokens (SIGHUP). 0 or -1 with the reason; on

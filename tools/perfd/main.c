@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "daemon.h"
 #include "stream.h"
@@ -144,13 +145,34 @@ int main(int argc, char **argv)
         fprintf(stderr, "perfd: %s\n", why);
         return EXIT_CONFIG;
     }
-    if (check_only) {
-        printf("perfd: configuration OK (%zu listen address%s, TLS %s, tokens %s, client certificates %s)\n",
-               cfg->n_listen, cfg->n_listen == 1 ? "" : "es", cfg->tls_cert[0] ? "on" : "off",
-               cfg->token_file[0] ? "on" : "off", cfg->tls_client_ca[0] ? "required" : "off");
+    int n_machines = 0;
+    if (perfd_machines_load(cfg, &n_machines, why, sizeof why) != 0) {
+        fprintf(stderr, "perfd: %s\n", why);
         perfd_tls_free();
+        return EXIT_CONFIG;
+    }
+    if (check_only) {
+        printf("perfd: configuration OK (%zu listen address%s, TLS %s, tokens %s, client certificates %s, "
+               "remote machines %d)\n",
+               cfg->n_listen, cfg->n_listen == 1 ? "" : "es", cfg->tls_cert[0] ? "on" : "off",
+               cfg->token_file[0] ? "on" : "off", cfg->tls_client_ca[0] ? "required" : "off", n_machines);
+        perfd_tls_free();
+        perfd_machines_free();
         free(cfg);
         return 0;
+    }
+
+    /* Descriptors: every connection is one, and evicted ones are counted by
+     * libmicrohttpd until it closes them; the remote pool, provider helpers
+     * and the store need a few more. Take up to the hard limit. */
+    struct rlimit rl;
+    rlim_t want = 2 * (rlim_t)cfg->max_connections + 256;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < want) {
+        rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
+        setrlimit(RLIMIT_NOFILE, &rl);
+        if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < want)
+            perfd_log("warning: %llu file descriptors allowed (LimitNOFILE), %llu wanted for max_connections %u",
+                      (unsigned long long)rl.rlim_cur, (unsigned long long)want, cfg->max_connections);
     }
 
     /* Memory: snapshots and renderings are large, short-lived buffers.
@@ -184,6 +206,12 @@ int main(int argc, char **argv)
         free(cfg);
         return EXIT_RUNTIME;
     }
+    if (perfd_machines_client(engine, cfg, why, sizeof why) != 0) {
+        fprintf(stderr, "perfd: %s\n", why);
+        pl_engine_close(engine);
+        return EXIT_RUNTIME;
+    }
+    if (n_machines) perfd_log("remote machines: %d listed in %s", n_machines, cfg->remote_config);
     if (perfd_snap_start(engine, cfg) != 0) {
         fprintf(stderr, "perfd: cannot start the collector thread\n");
         pl_engine_close(engine);
@@ -218,17 +246,23 @@ int main(int argc, char **argv)
                 perfd_log("SIGHUP: certificates and tokens reloaded");
             else
                 perfd_log("SIGHUP: reload failed, keeping the previous ones: %s", why);
+            if (perfd_machines_load(cfg, &n_machines, why, sizeof why) == 0)
+                perfd_log("SIGHUP: remote machines reloaded (%d)", n_machines);
+            else
+                perfd_log("SIGHUP: remote machines not reloaded, keeping the previous list: %s", why);
             continue;
         }
         perfd_log("%s: stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
         break;
     }
+    perfd_machines_interrupt(); /* remote fetches in progress end */
     perfd_streams_stop();  /* the page's streams end; their threads are joined */
     perfd_snap_stop();     /* no more collections; waiting requests answer 503 */
     perfd_work_stop();     /* the answers being rendered are finished */
     perfd_server_stop();   /* closes every connection */
     pl_engine_close(engine);
     perfd_tls_free();
+    perfd_machines_free();
     free(cfg);
     perfd_log("stopped");
     return 0;

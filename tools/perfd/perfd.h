@@ -78,6 +78,8 @@ struct perfd_req {
     const char *method;   /* "GET", "HEAD", ... */
     const char *url;      /* the path, without the query string */
     const char *client;   /* the peer address as text, for log lines */
+    const char *body;     /* a PERFD_BODY route's request body (NUL-terminated), else NULL */
+    size_t body_len;
     void *user;           /* the handler's own state between calls */
     void (*user_free)(void *user);  /* called once when the request ends */
     /* private */
@@ -89,10 +91,22 @@ struct perfd_req {
 /* Get the snapshot answering `query` (NULL or "" mean "Global"). Returns it
  * (a reference the request owns) when one is fresh enough, otherwise starts
  * or joins its collection and returns NULL: the handler then returns
- * PERFD_WAIT. Only one snapshot per request; calling again on the same
+ * PERFD_WAIT. A Foreign query for a machine that is not listed
+ * (perfd_machine_lookup) is refused at once: a snapshot with status
+ * PL_E_DENIED, and no collection. Foreign queries are collected by the
+ * remote pool (docs/perfd.md), never by the collector thread; a machine
+ * that failed, or that already has PERFD_REMOTE_WAITING requests waiting,
+ * gets an error snapshot at once. Only one snapshot per request; calling again on the same
  * request returns the same one. A snapshot whose status is not PL_OK carries
  * the engine's error instead of data. */
 perfd_snap *perfd_snapshot(perfd_req *r, const char *query);
+
+/* The same for a thread of perfd's own (a stream's), which may block: waits
+ * up to timeout_ms for the collection and returns the snapshot (a new
+ * reference: perfd_snap_unref it), an error snapshot at once when the
+ * machine is refused, resting or busy, or one saying no answer came in
+ * time. Never from the server thread. */
+perfd_snap *perfd_snapshot_wait(const char *query, unsigned timeout_ms);
 
 /* The latest published snapshot for `query` without collecting, or NULL
  * (a new reference: perfd_snap_unref it). For streams that follow
@@ -129,6 +143,22 @@ void perfd_publish_hook_add(perfd_publish_hook *h);
 
 pl_engine *perfd_engine(void);
 
+/* ------------------------------------------------------ remote machines */
+
+/* May this perfd reach `target` ("host", "host:port", "[v6]:port", each
+ * optionally after "\\")? Only machines the operator listed in
+ * remote_config are (docs/perfd.md, "Remote machines"); a request never
+ * adds one. 1: listed, *out (when not NULL; pl_remote_settings_free it)
+ * holds its credentials and TLS settings and key[keylen] (when not NULL)
+ * the machine as "host:port" in lower case, one name per machine whatever
+ * the spelling. 0: not listed (why says so). -1: not a machine name (why).
+ * In memory: may be called from the server thread. */
+struct pl_remote_settings;
+int perfd_machine_lookup(const char *target, struct pl_remote_settings *out, char *key, size_t keylen, char *why,
+                         size_t whylen);
+/* Is a PDH path's machine this one ("", ".", "localhost", the system name)? */
+int perfd_machine_is_local(const char *machine);
+
 /* Query-string argument of the request, or NULL. */
 const char *perfd_arg(perfd_req *r, const char *name);
 
@@ -141,8 +171,9 @@ const char *perfd_query_arg(perfd_req *r, int *rc);
 int perfd_reply_bytes(perfd_req *r, unsigned status, const char *content_type, const void *data, size_t len);
 int perfd_reply_snap(perfd_req *r, unsigned status, const char *content_type, perfd_snap *s);
 int perfd_reply_error(perfd_req *r, unsigned status, const char *reason);
-/* A snapshot whose status is not PL_OK: 503 when perfd is busy or
- * stopping, else 500, with the engine's message. */
+/* A snapshot whose status is not PL_OK, with the engine's message: 403 a
+ * machine that is not listed, 400 a malformed Foreign query, 503 perfd busy
+ * or stopping, 502 a remote machine that failed, else 500. */
 int perfd_reply_snap_error(perfd_req *r, const perfd_snap *s);
 /* Take ownership of a malloc'd buffer and send it. */
 int perfd_reply_owned(perfd_req *r, unsigned status, const char *content_type, void *data, size_t len);
@@ -179,6 +210,7 @@ void perfd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #define PERFD_PREFIX 1u  /* path is a prefix ("/ui/") rather than exact */
 #define PERFD_NOAUTH 2u  /* answered without authentication (only /healthz) */
+#define PERFD_BODY 4u    /* takes a request body (up to max_body_bytes); any other route refuses one (413) */
 
 typedef int (*perfd_handler)(perfd_req *r);
 

@@ -7,7 +7,16 @@
  * running) and is suspended; the collector resumes every waiter of an entry
  * when it publishes. Snapshots are immutable once published and freed when
  * their last reference goes (the entry's, a request's, a response's), so a
- * client that reads slowly holds memory, never the collector or a lock. */
+ * client that reads slowly holds memory, never the collector or a lock.
+ *
+ * Foreign queries (another machine's data) never run on the collector
+ * thread: a pool of PERFD_REMOTE_WORKERS threads runs them, at most
+ * PERFD_REMOTE_PER_MACHINE at once for one machine, with at most
+ * PERFD_REMOTE_WAITING requests waiting for one machine; a machine whose
+ * fetch failed is not asked again for PERFD_REMOTE_RETRY_MS (its requests
+ * get the failure at once). So a machine that never answers holds one or two
+ * pool threads and a few connections, and nothing local waits for it. Only
+ * machines listed in remote_config get that far (perfd_machine_lookup). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -16,9 +25,34 @@
 #include <time.h>
 
 #include "daemon.h"
+#include "perflib/remote.h"
+
+#define PERFD_REMOTE_WORKERS 4
+#define PERFD_REMOTE_PER_MACHINE 2
+#define PERFD_REMOTE_WAITING 8
+#define PERFD_REMOTE_WAITING_TOTAL 32
+#define PERFD_REMOTE_RETRY_MS 5000u
+
+/* A remote machine's share of the pool. */
+typedef struct machine {
+    char *key;                    /* "host:port" (perfd_machine_lookup) */
+    unsigned running;             /* its fetches in progress */
+    unsigned waiting;             /* requests waiting for one of its entries */
+    uint64_t down_until_ns;       /* after a failure: not asked again before */
+    char why[512];                /* that failure */
+    struct machine *next;
+} machine;
+
+/* A thread of perfd's own waiting for a publication (perfd_snapshot_wait). */
+typedef struct sync_wait {
+    pthread_cond_t cv;
+    perfd_snap *snap;             /* set by the publisher */
+} sync_wait;
 
 struct perfd_waiter {
-    perfd_req *req;
+    perfd_req *req;               /* a suspended request, or */
+    sync_wait *sw;                /* a waiting thread */
+    struct machine *m;            /* counted in m->waiting (remote entries) */
     struct perfd_waiter *next;
 };
 
@@ -28,8 +62,9 @@ typedef struct entry {
     int queued;                   /* in the collector's queue or being collected */
     struct perfd_waiter *waiters;
     uint64_t used_ns;
+    machine *m;                   /* a Foreign query's machine; NULL: this one */
     struct entry *next;           /* all entries */
-    struct entry *qnext;          /* the queue */
+    struct entry *qnext;          /* the queue (the collector's, or the pool's) */
 } entry;
 
 static struct {
@@ -43,7 +78,14 @@ static struct {
     entry *qhead, *qtail;
     uint64_t max_age_ns;
     uint64_t seq;
-} S = {.mu = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
+    /* the remote pool */
+    pthread_cond_t rwake;
+    pthread_t workers[PERFD_REMOTE_WORKERS];
+    int n_workers;
+    entry *rqhead, *rqtail;
+    machine *machines;
+    unsigned remote_waiting;
+} S = {.mu = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER, .rwake = PTHREAD_COND_INITIALIZER};
 
 static uint64_t now_ns(void)
 {
@@ -79,14 +121,18 @@ void perfd_snap_unref(perfd_snap *s)
     free(s);
 }
 
-/* A snapshot that carries an error rather than data. */
+/* What error_snap hands out when it cannot allocate: never freed (its
+ * count never comes near 0), so callers need no NULL check. */
+static perfd_snap oom_snap = {.status = PL_E_NOMEM, .error = "out of memory", .query = "", .refs_ = 1 << 30};
+
+/* A snapshot that carries an error rather than data (never NULL). */
 static perfd_snap *error_snap(const char *query, int status, const char *msg)
 {
     perfd_snap *s = calloc(1, sizeof *s);
-    if (!s) return NULL;
+    if (!s) return perfd_snap_ref(&oom_snap);
     s->query = strdup(query);
     s->status = status;
-    snprintf(s->error, sizeof s->error, "%s", msg);
+    snprintf(s->error, sizeof s->error, "%.511s", msg);
     s->refs_ = 1;
     return s;
 }
@@ -128,57 +174,35 @@ static int evict_one(void)
     return 0;
 }
 
-perfd_snap *perfd_snapshot(perfd_req *r, const char *query)
+/* The machine of that key, made on first use (lock held). */
+static machine *machine_get(const char *key)
 {
-    /* Called again after the resume: the collector set snap_ before it
-     * resumed the connection. */
-    if (r->snap_) return r->snap_;
-    const char *q = norm_query(query);
-    uint64_t now = now_ns();
-    pthread_mutex_lock(&S.mu);
-    if (S.stopping) {
-        pthread_mutex_unlock(&S.mu);
-        r->snap_ = error_snap(q, PL_E_BUSY, "perfd is stopping");
-        return r->snap_;
+    for (machine *m = S.machines; m; m = m->next)
+        if (strcmp(m->key, key) == 0) return m;
+    machine *m = calloc(1, sizeof *m);
+    if (!m || !(m->key = strdup(key))) {
+        free(m);
+        return NULL;
     }
-    entry *e = find_entry(q);
-    if (!e) {
-        if (S.n_entries >= S.max_entries && evict_one() != 0) {
-            pthread_mutex_unlock(&S.mu);
-            r->snap_ = error_snap(q, PL_E_BUSY, "too many different queries are being collected");
-            return r->snap_;
-        }
-        e = calloc(1, sizeof *e);
-        if (e) e->query = strdup(q);
-        if (!e || !e->query) {
-            if (e) free(e);
-            pthread_mutex_unlock(&S.mu);
-            r->snap_ = error_snap(q, PL_E_NOMEM, "out of memory");
-            return r->snap_;
-        }
-        e->next = S.entries;
-        S.entries = e;
-        S.n_entries++;
-    }
-    e->used_ns = now;
-    if (e->latest && now - e->latest->collected_ns <= S.max_age_ns) {
-        r->snap_ = perfd_snap_ref(e->latest);
-        pthread_mutex_unlock(&S.mu);
-        return r->snap_;
-    }
-    struct perfd_waiter *w = malloc(sizeof *w);
-    if (!w) {
-        pthread_mutex_unlock(&S.mu);
-        r->snap_ = error_snap(q, PL_E_NOMEM, "out of memory");
-        return r->snap_;
-    }
-    w->req = r;
-    w->next = e->waiters;
-    e->waiters = w;
-    r->wait_ = w;
-    if (!e->queued) {
-        e->queued = 1;
-        e->qnext = NULL;
+    m->next = S.machines;
+    S.machines = m;
+    return m;
+}
+
+/* Put e in its queue, the collector's or the pool's (lock held). */
+static void enqueue(entry *e)
+{
+    if (e->queued) return;
+    e->queued = 1;
+    e->qnext = NULL;
+    if (e->m) {
+        if (S.rqtail)
+            S.rqtail->qnext = e;
+        else
+            S.rqhead = e;
+        S.rqtail = e;
+        pthread_cond_broadcast(&S.rwake);
+    } else {
         if (S.qtail)
             S.qtail->qnext = e;
         else
@@ -186,6 +210,107 @@ perfd_snap *perfd_snapshot(perfd_req *r, const char *query)
         S.qtail = e;
         pthread_cond_signal(&S.wake);
     }
+}
+
+/* A Foreign query's machine, vetted before anything is queued: 1 with its
+ * key for a listed machine, 0 for a local query, -1 with *refusal set (a
+ * snapshot to answer with) when it is not listed or not a machine name. */
+static int vet_foreign(const char *q, char *key, size_t keylen, perfd_snap **refusal)
+{
+    char target[301];
+    int foreign = 0;
+    pl_error err = {0};
+    *refusal = NULL;
+    key[0] = 0;
+    if (pl_query_foreign_target(q, target, sizeof target, &foreign, &err) != PL_OK) {
+        *refusal = error_snap(q, PL_E_PARSE, err.msg);
+        return -1;
+    }
+    if (!foreign) return 0;
+    char why[512];
+    int rc = perfd_machine_lookup(target, NULL, key, keylen, why, sizeof why);
+    if (rc <= 0) {
+        *refusal = error_snap(q, rc == 0 ? PL_E_DENIED : PL_E_PARSE, why);
+        return -1;
+    }
+    return 1;
+}
+
+/* The snapshot for `query` if one can be answered at once (fresh, or a
+ * refusal), else NULL after joining its collection as waiter w (a request
+ * or a thread), with the lock still held. Returns with the lock held. */
+static perfd_snap *lookup_or_join(const char *q, struct perfd_waiter *w)
+{
+    char key[320];
+    perfd_snap *refusal = NULL;
+    int foreign = vet_foreign(q, key, sizeof key, &refusal);
+    pthread_mutex_lock(&S.mu);
+    if (foreign < 0) return refusal;
+    uint64_t now = now_ns();
+    if (S.stopping) return error_snap(q, PL_E_BUSY, "perfd is stopping");
+    machine *m = foreign ? machine_get(key) : NULL;
+    if (foreign && !m) return error_snap(q, PL_E_NOMEM, "out of memory");
+    entry *e = find_entry(q);
+    if (!e) {
+        if (S.n_entries >= S.max_entries && evict_one() != 0)
+            return error_snap(q, PL_E_BUSY, "too many different queries are being collected");
+        e = calloc(1, sizeof *e);
+        if (e) e->query = strdup(q);
+        if (!e || !e->query) {
+            if (e) free(e);
+            return error_snap(q, PL_E_NOMEM, "out of memory");
+        }
+        e->m = m;
+        e->next = S.entries;
+        S.entries = e;
+        S.n_entries++;
+    }
+    e->used_ns = now;
+    if (e->latest && now - e->latest->collected_ns <= S.max_age_ns) return perfd_snap_ref(e->latest);
+    if (m) {
+        /* The machine's budget: a failed machine answers at once, and only
+         * so many requests wait for one machine (and for all). */
+        char why[600];
+        if (m->down_until_ns > now) {
+            snprintf(why, sizeof why, "%.480s (asked again in %llu ms)", m->why,
+                     (unsigned long long)((m->down_until_ns - now) / 1000000u + 1));
+            return error_snap(q, PL_E_REMOTE, why);
+        }
+        if (m->waiting >= PERFD_REMOTE_WAITING || S.remote_waiting >= PERFD_REMOTE_WAITING_TOTAL) {
+            snprintf(why, sizeof why, "%u requests already wait for machine %s (%u for all remote machines)",
+                     m->waiting, m->key, S.remote_waiting);
+            return error_snap(q, PL_E_BUSY, why);
+        }
+        m->waiting++;
+        S.remote_waiting++;
+    }
+    w->m = m;
+    w->next = e->waiters;
+    e->waiters = w;
+    enqueue(e);
+    return NULL;
+}
+
+perfd_snap *perfd_snapshot(perfd_req *r, const char *query)
+{
+    /* Called again after the resume: the collector set snap_ before it
+     * resumed the connection. */
+    if (r->snap_) return r->snap_;
+    const char *q = norm_query(query);
+    struct perfd_waiter *w = calloc(1, sizeof *w);
+    if (!w) {
+        r->snap_ = error_snap(q, PL_E_NOMEM, "out of memory");
+        return r->snap_;
+    }
+    w->req = r;
+    perfd_snap *s = lookup_or_join(q, w);
+    if (s) {
+        pthread_mutex_unlock(&S.mu);
+        free(w);
+        r->snap_ = s;
+        return s;
+    }
+    r->wait_ = w;
     /* Suspended while the lock is held: the collector can only resume it
      * after taking the waiter under the same lock, so the resume never comes
      * before the suspend. */
@@ -195,36 +320,93 @@ perfd_snap *perfd_snapshot(perfd_req *r, const char *query)
     return NULL;
 }
 
+static void waiter_done(struct perfd_waiter *w);
+
+perfd_snap *perfd_snapshot_wait(const char *query, unsigned timeout_ms)
+{
+    const char *q = norm_query(query);
+    sync_wait sw = {.snap = NULL};
+    struct perfd_waiter *w = calloc(1, sizeof *w);
+    if (!w) return error_snap(q, PL_E_NOMEM, "out of memory");
+    w->sw = &sw;
+    perfd_snap *s = lookup_or_join(q, w);
+    if (s) {
+        pthread_mutex_unlock(&S.mu);
+        free(w);
+        return s;
+    }
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&sw.cv, &ca);
+    pthread_condattr_destroy(&ca);
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += timeout_ms / 1000u;
+    until.tv_nsec += (long)(timeout_ms % 1000u) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    while (!sw.snap)
+        if (pthread_cond_timedwait(&sw.cv, &S.mu, &until) == ETIMEDOUT) break;
+    if (!sw.snap) {
+        /* Given up: leave the entry's waiters (the publisher has not taken us). */
+        for (entry *e = S.entries; e; e = e->next) {
+            for (struct perfd_waiter **pw = &e->waiters; *pw; pw = &(*pw)->next) {
+                if (*pw == w) {
+                    *pw = w->next;
+                    waiter_done(w);
+                    goto out;
+                }
+            }
+        }
+    }
+out:
+    pthread_mutex_unlock(&S.mu);
+    pthread_cond_destroy(&sw.cv);
+    return sw.snap ? sw.snap : error_snap(q, PL_E_REMOTE, "no answer in time");
+}
+
+/* A waiter leaves (lock held): the machine's count goes down. */
+static void waiter_done(struct perfd_waiter *w)
+{
+    if (w->m) {
+        w->m->waiting--;
+        S.remote_waiting--;
+    }
+    free(w);
+}
+
 int perfd_snapshot_request(const char *query)
 {
     const char *q = norm_query(query);
+    char key[320];
+    perfd_snap *refusal = NULL;
+    int foreign = vet_foreign(q, key, sizeof key, &refusal);
+    perfd_snap_unref(refusal);
+    if (foreign < 0) return -1;
     pthread_mutex_lock(&S.mu);
     int rc = -1;
-    entry *e = S.stopping ? NULL : find_entry(q);
-    if (!S.stopping && !e && (S.n_entries < S.max_entries || evict_one() == 0)) {
+    machine *m = foreign ? machine_get(key) : NULL;
+    entry *e = S.stopping || (foreign && !m) ? NULL : find_entry(q);
+    if (!S.stopping && !(foreign && !m) && !e && (S.n_entries < S.max_entries || evict_one() == 0)) {
         e = calloc(1, sizeof *e);
         if (e && !(e->query = strdup(q))) {
             free(e);
             e = NULL;
         }
         if (e) {
+            e->m = m;
             e->next = S.entries;
             S.entries = e;
             S.n_entries++;
         }
     }
+    if (e && m && m->down_until_ns > now_ns()) e = NULL;
     if (e) {
         e->used_ns = now_ns();
-        if (!e->queued) {
-            e->queued = 1;
-            e->qnext = NULL;
-            if (S.qtail)
-                S.qtail->qnext = e;
-            else
-                S.qhead = e;
-            S.qtail = e;
-            pthread_cond_signal(&S.wake);
-        }
+        enqueue(e);
         rc = 0;
     }
     pthread_mutex_unlock(&S.mu);
@@ -265,12 +447,99 @@ static void publish_locked(entry *e, perfd_snap *s)
     e->waiters = NULL;
     while (w) {
         struct perfd_waiter *next = w->next;
-        w->req->snap_ = perfd_snap_ref(s);
-        w->req->wait_ = NULL;
-        MHD_resume_connection(w->req->conn);
-        free(w);
+        if (w->sw) {
+            w->sw->snap = perfd_snap_ref(s);
+            pthread_cond_signal(&w->sw->cv);
+        } else {
+            w->req->snap_ = perfd_snap_ref(s);
+            w->req->wait_ = NULL;
+            MHD_resume_connection(w->req->conn);
+        }
+        waiter_done(w);
         w = next;
     }
+}
+
+/* Run one query on the engine (no lock held). */
+static perfd_snap *collect(const char *query)
+{
+    perfd_snap *s = calloc(1, sizeof *s);
+    char *q = strdup(query);
+    uint64_t t0 = now_ns();
+    if (!s || !q) {
+        free(s);
+        free(q);
+        return NULL;
+    }
+    void *buf = NULL;
+    size_t len = 0;
+    uint32_t type = 0;
+    pl_error err;
+    memset(&err, 0, sizeof err);
+    s->status = pl_engine_query_alloc(S.engine, q, &buf, &len, &type, &err);
+    if (s->status == PL_OK) {
+        s->data = buf;
+        s->len = len;
+        s->type = type;
+    } else {
+        pl_free(buf);
+        snprintf(s->error, sizeof s->error, "%s", err.msg[0] ? err.msg : pl_strerror(s->status));
+    }
+    s->query = q;
+    s->refs_ = 1;
+    s->collected_ns = now_ns();
+    s->took_ns = s->collected_ns - t0;
+    return s;
+}
+
+/* Publish s for e and run the hooks (called and returning with the lock
+ * held; the hooks run without it: they may ask for the next collection). */
+static void publish(entry *e, perfd_snap *s)
+{
+    if (!s) s = error_snap(e->query, PL_E_NOMEM, "out of memory");
+    e->queued = 0;
+    if (!s) return;
+    if (!s->collected_ns) s->collected_ns = now_ns();
+    s->seq = ++S.seq;
+    publish_locked(e, s);
+    pthread_mutex_unlock(&S.mu);
+    for (perfd_publish_hook *h = hooks; h; h = h->next_) h->fn(s);
+    perfd_snap_unref(s);
+    pthread_mutex_lock(&S.mu);
+}
+
+/* Providers the engine has disabled, as last seen (collector thread only):
+ * perfd's own log says when one goes and why, since its objects then vanish
+ * from every answer (the host also tells syslog). */
+static char (*disabled)[128];
+static size_t n_disabled;
+
+static void note_providers(void)
+{
+    pl_provider_status *list = NULL;
+    size_t n = 0;
+    if (pl_engine_provider_status(S.engine, &list, &n) != PL_OK) return;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = 0;
+        while (k < n_disabled && strcmp(disabled[k], list[i].name) != 0) k++;
+        int was = k < n_disabled;
+        if (list[i].disabled && !was) {
+            char (*grown)[128] = realloc(disabled, (n_disabled + 1) * sizeof *disabled);
+            if (!grown) break;
+            disabled = grown;
+            snprintf(disabled[n_disabled++], sizeof *disabled, "%s", list[i].name);
+            const char *why = list[i].last_error;
+            if (strncmp(why, "disabled: ", 10) == 0) why += 10;
+            perfd_log("provider %s is disabled: %s; its objects are missing from every answer until it is enabled "
+                      "again (docs/provider-host.md)",
+                      list[i].name, why[0] ? why : "disabled in the registry store");
+        } else if (!list[i].disabled && was) {
+            memmove(disabled[k], disabled[k + 1], (n_disabled - k - 1) * sizeof *disabled);
+            n_disabled--;
+            perfd_log("provider %s is enabled again", list[i].name);
+        }
+    }
+    pl_free(list);
 }
 
 static void *collector(void *arg)
@@ -285,49 +554,67 @@ static void *collector(void *arg)
         if (!S.qhead) S.qtail = NULL;
         char *q = strdup(e->query);
         pthread_mutex_unlock(&S.mu);
-
-        perfd_snap *s = calloc(1, sizeof *s);
-        uint64_t t0 = now_ns();
-        if (s && q) {
-            void *buf = NULL;
-            size_t len = 0;
-            uint32_t type = 0;
-            pl_error err;
-            memset(&err, 0, sizeof err);
-            s->status = pl_engine_query_alloc(S.engine, q, &buf, &len, &type, &err);
-            if (s->status == PL_OK) {
-                s->data = buf;
-                s->len = len;
-                s->type = type;
-            } else {
-                pl_free(buf);
-                snprintf(s->error, sizeof s->error, "%s", err.msg[0] ? err.msg : pl_strerror(s->status));
-            }
-            s->query = q;
-            q = NULL;
-            s->refs_ = 1;
-        } else if (s) {
-            free(s);
-            s = NULL;
-        }
-        uint64_t t1 = now_ns();
+        perfd_snap *s = q ? collect(q) : NULL;
         free(q);
-
+        note_providers();
         pthread_mutex_lock(&S.mu);
-        if (!s) s = error_snap(e->query, PL_E_NOMEM, "out of memory");
-        e->queued = 0;
-        if (s) {
-            s->collected_ns = t1;
-            s->took_ns = t1 - t0;
-            s->seq = ++S.seq;
-            publish_locked(e, s);
-            /* The hooks run without the lock (they may ask for the next
-             * collection); s stays alive through our reference. */
+        publish(e, s);
+    }
+    pthread_mutex_unlock(&S.mu);
+    free(disabled);
+    disabled = NULL;
+    n_disabled = 0;
+    return NULL;
+}
+
+/* The first queued remote entry whose machine has room (lock held). */
+static entry *take_remote(void)
+{
+    for (entry **pe = &S.rqhead, *prev = NULL; *pe; prev = *pe, pe = &(*pe)->qnext) {
+        entry *e = *pe;
+        if (e->m->running >= PERFD_REMOTE_PER_MACHINE) continue;
+        *pe = e->qnext;
+        if (S.rqtail == e) S.rqtail = prev;
+        return e;
+    }
+    return NULL;
+}
+
+/* A pool thread: Foreign queries, one machine's budget at a time. */
+static void *remote_worker(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&S.mu);
+    for (;;) {
+        entry *e = NULL;
+        while (!S.stopping && !(e = take_remote())) pthread_cond_wait(&S.rwake, &S.mu);
+        if (S.stopping) break;
+        machine *m = e->m;
+        perfd_snap *s = NULL;
+        uint64_t now = now_ns();
+        if (m->down_until_ns > now) {
+            char why[600];
+            snprintf(why, sizeof why, "%.480s (asked again in %llu ms)", m->why,
+                     (unsigned long long)((m->down_until_ns - now) / 1000000u + 1));
+            s = error_snap(e->query, PL_E_REMOTE, why);
+        } else {
+            m->running++;
+            char *q = strdup(e->query);
             pthread_mutex_unlock(&S.mu);
-            for (perfd_publish_hook *h = hooks; h; h = h->next_) h->fn(s);
-            perfd_snap_unref(s);
+            s = q ? collect(q) : NULL;
+            free(q);
             pthread_mutex_lock(&S.mu);
+            m->running--;
+            if (s && s->status == PL_E_REMOTE) {
+                /* not reachable, timed out, reset: give it a rest */
+                m->down_until_ns = now_ns() + (uint64_t)PERFD_REMOTE_RETRY_MS * 1000000u;
+                snprintf(m->why, sizeof m->why, "%s", s->error);
+            } else if (s && s->status == PL_OK) {
+                m->down_until_ns = 0;
+            }
         }
+        publish(e, s);
+        pthread_cond_broadcast(&S.rwake); /* that machine may have room again */
     }
     pthread_mutex_unlock(&S.mu);
     return NULL;
@@ -341,6 +628,14 @@ int perfd_snap_start(pl_engine *e, const perfd_config *c)
     S.stopping = 0;
     if (pthread_create(&S.thread, NULL, collector, NULL) != 0) return -1;
     S.running = 1;
+    for (int i = 0; i < PERFD_REMOTE_WORKERS; i++) {
+        if (pthread_create(&S.workers[i], NULL, remote_worker, NULL) != 0) break;
+        S.n_workers++;
+    }
+    if (!S.n_workers) {
+        perfd_snap_stop();
+        return -1;
+    }
     return 0;
 }
 
@@ -349,9 +644,13 @@ void perfd_snap_stop(void)
     pthread_mutex_lock(&S.mu);
     S.stopping = 1;
     pthread_cond_broadcast(&S.wake);
+    pthread_cond_broadcast(&S.rwake);
     pthread_mutex_unlock(&S.mu);
+    perfd_machines_interrupt(); /* a fetch in progress ends within a second */
     if (S.running) pthread_join(S.thread, NULL);
     S.running = 0;
+    for (int i = 0; i < S.n_workers; i++) pthread_join(S.workers[i], NULL);
+    S.n_workers = 0;
     /* Wake whoever still waits: they answer 503. */
     pthread_mutex_lock(&S.mu);
     for (entry *e = S.entries; e; e = e->next) {
@@ -371,6 +670,14 @@ void perfd_snap_stop(void)
     }
     S.n_entries = 0;
     S.qhead = S.qtail = NULL;
+    S.rqhead = S.rqtail = NULL;
+    while (S.machines) {
+        machine *m = S.machines;
+        S.machines = m->next;
+        free(m->key);
+        free(m);
+    }
+    S.remote_waiting = 0;
     pthread_mutex_unlock(&S.mu);
 }
 
@@ -383,7 +690,7 @@ void perfd_snap_end_request(perfd_req *r)
             for (struct perfd_waiter **pw = &e->waiters; *pw; pw = &(*pw)->next) {
                 if (*pw == r->wait_) {
                     *pw = r->wait_->next;
-                    free(r->wait_);
+                    waiter_done(r->wait_);
                     r->wait_ = NULL;
                     break;
                 }

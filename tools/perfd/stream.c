@@ -46,6 +46,7 @@
 #include "perflib/block.h"
 #include "perflib/log.h"
 #include "perflib/pdh.h"
+#include "perflib/query.h"
 #include "perflib/winperf.h"
 #include "stream.h"
 #include "webbuf.h"
@@ -401,6 +402,73 @@ static int ctrs_add_all(stream *st, pl_pdh_query *q, uint32_t rc, const pl_error
     return retry;
 }
 
+/* A stream's PDH source: this machine's queries go to the engine on the
+ * stream's thread, as before; another machine's ("Foreign ...") go through
+ * the snapshot publisher, so the remote pool, its per-machine budget and a
+ * failed machine's rest apply to streams too, and streams and pages asking
+ * the same machine share its fetches. */
+#define STREAM_REMOTE_WAIT_MS 60000u
+
+typedef struct pool_src {
+    pl_pdh_source engine;
+} pool_src;
+
+static int pool_collect(void *ctx, const char *query, void **block, size_t *len, pl_error *err)
+{
+    pool_src *p = ctx;
+    char target[301];
+    int foreign = 0;
+    if (pl_query_foreign_target(query, target, sizeof target, &foreign, NULL) != PL_OK || !foreign)
+        return p->engine.collect(p->engine.ctx, query, block, len, err);
+    perfd_snap *snap = perfd_snapshot_wait(query, STREAM_REMOTE_WAIT_MS);
+    int rc = snap->status;
+    if (rc == PL_OK && snap->type != PL_REG_BINARY) rc = PL_E_INVAL;
+    if (rc == PL_OK) {
+        *block = malloc(snap->len ? snap->len : 1);
+        if (*block) {
+            memcpy(*block, snap->data, snap->len);
+            *len = snap->len;
+        } else {
+            rc = PL_E_NOMEM;
+        }
+    }
+    if (rc != PL_OK && err) {
+        err->status = rc;
+        snprintf(err->msg, sizeof err->msg, "%s", snap->status != PL_OK ? snap->error : "not performance data");
+    }
+    perfd_snap_unref(snap);
+    return rc;
+}
+
+static const pl_titles *pool_titles(void *ctx, int english)
+{
+    pool_src *p = ctx;
+    return p->engine.titles(p->engine.ctx, english);
+}
+
+static void pool_close(void *ctx)
+{
+    pool_src *p = ctx;
+    pl_pdh_source_close(&p->engine);
+    free(p);
+}
+
+static uint32_t pool_source(pl_pdh_source *out, pl_error *err)
+{
+    pool_src *p = calloc(1, sizeof *p);
+    if (!p) return PL_PDH_MEMORY_ALLOCATION_FAILURE;
+    uint32_t rc = pl_pdh_engine_source(perfd_engine(), &p->engine, err);
+    if (rc != PL_PDH_CSTATUS_VALID_DATA) {
+        free(p);
+        return rc;
+    }
+    out->collect = pool_collect;
+    out->titles = pool_titles;
+    out->close = pool_close;
+    out->ctx = p;
+    return PL_PDH_CSTATUS_VALID_DATA;
+}
+
 static void *stream_main(void *arg)
 {
     stream *st = arg;
@@ -415,7 +483,7 @@ static void *stream_main(void *arg)
     int *multi = c.multi;
     uint32_t *status = c.status;
     char (*msgs)[STREAM_MSG] = c.msgs;
-    uint32_t rc = pl_pdh_engine_source(perfd_engine(), &src, &err);
+    uint32_t rc = pool_source(&src, &err);
     have_src = rc == PL_PDH_CSTATUS_VALID_DATA;
     if (have_src) rc = pl_pdh_open_query(&src, &q, &err);
     int retry = ctrs_add_all(st, q, rc, &err, &c);
@@ -589,6 +657,23 @@ static enum MHD_Result each_arg(void *cls, enum MHD_ValueKind kind, const char *
 
 static int start_stream(perfd_req *r, stream *st, const char *bad, void *(*fn)(void *));
 
+/* A path on another machine that perfd may not reach: the request is
+ * refused (403) before the stream starts, so no connection is made. 0, or
+ * -1 with the reason. */
+static int remote_refused(const stream *st, char *why, size_t whylen)
+{
+    for (size_t i = 0; i < st->n; i++) {
+        pl_pdh_path_elements *e = NULL;
+        if (pl_pdh_parse_path_alloc(st->paths[i], &e, NULL) != PL_PDH_CSTATUS_VALID_DATA) continue;
+        int refused = 0;
+        if (e->machine && !perfd_machine_is_local(e->machine))
+            refused = perfd_machine_lookup(e->machine, NULL, NULL, 0, why, whylen) <= 0;
+        pl_free(e);
+        if (refused) return -1;
+    }
+    return 0;
+}
+
 static int h_stream(perfd_req *r)
 {
     const char *is = perfd_arg(r, "i");
@@ -613,6 +698,13 @@ static int start_stream(perfd_req *r, stream *st, const char *bad, void *(*fn)(v
     args a = {st, bad};
     MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, each_arg, &a);
     if (!a.bad && st->n == 0) a.bad = "c: at least one counter path";
+    char denied[512];
+    if (!a.bad && fn == stream_main && remote_refused(st, denied, sizeof denied) != 0) {
+        for (size_t i = 0; i < st->n; i++) free(st->paths[i]);
+        free(st->paths);
+        free(st);
+        return perfd_reply_error(r, MHD_HTTP_FORBIDDEN, denied);
+    }
     pthread_mutex_lock(&live_mu);
     int full = !a.bad && (live_count >= STREAM_MAX || stopping);
     if (!a.bad && !full) {

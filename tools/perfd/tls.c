@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include <gnutls/abstract.h>
 #include <gnutls/crypto.h>
@@ -30,6 +31,7 @@ typedef struct tls_set {
     gnutls_pcert_st chain[MAX_CHAIN];
     unsigned n_chain;
     gnutls_privkey_t key;
+    gnutls_x509_crt_t leaf;           /* the server certificate (its names, its dates) */
     gnutls_x509_trust_list_t ca;      /* NULL: no client certificates asked for */
     unsigned char tokens[MAX_TOKENS][32];
     unsigned n_tokens;
@@ -46,6 +48,7 @@ static void set_free(tls_set *s)
     if (!s) return;
     for (unsigned i = 0; i < s->n_chain; i++) gnutls_pcert_deinit(&s->chain[i]);
     if (s->key) gnutls_privkey_deinit(s->key);
+    if (s->leaf) gnutls_x509_crt_deinit(s->leaf);
     if (s->ca) gnutls_x509_trust_list_deinit(s->ca, 1);
     free(s);
 }
@@ -75,8 +78,18 @@ static char *slurp(const char *path, size_t *len, char *why, size_t whylen)
 static int load_tokens(tls_set *s, const char *path, char *why, size_t whylen)
 {
     struct stat st;
-    if (stat(path, &st) == 0 && (st.st_mode & S_IROTH)) {
-        snprintf(why, whylen, "%s: token file is readable by every user (chmod o-r)", path);
+    if (stat(path, &st) != 0) {
+        snprintf(why, whylen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(why, whylen, "%s: the token file is not a regular file (%s)", path,
+                 S_ISDIR(st.st_mode) ? "a directory" : "a device, pipe or socket");
+        return -1;
+    }
+    if (st.st_mode & (S_IRWXG | S_IRWXO)) {
+        snprintf(why, whylen, "%s: the token file is open to other users (mode %04o; chmod 600)", path,
+                 (unsigned)(st.st_mode & 07777));
         return -1;
     }
     size_t len = 0;
@@ -109,6 +122,73 @@ static int load_tokens(tls_set *s, const char *path, char *why, size_t whylen)
     return 0;
 }
 
+static void utc_text(time_t t, char *out, size_t len)
+{
+    struct tm tm;
+    if (!gmtime_r(&t, &tm) || !strftime(out, len, "%Y-%m-%d %H:%M:%S UTC", &tm)) snprintf(out, len, "?");
+}
+
+/* A certificate every handshake would fail with is refused at load, with
+ * the reason: its key is not the one configured, it is not valid now, or
+ * it is not for TLS server use (its key usage or extended key usage). */
+static int check_cert(tls_set *s, const perfd_config *c, char *why, size_t whylen)
+{
+    unsigned char kc[64], kk[64];
+    size_t nc = sizeof kc, nk = sizeof kk;
+    gnutls_pubkey_t pub = NULL;
+    int rc = gnutls_pubkey_init(&pub);
+    if (rc >= 0) rc = gnutls_pubkey_import_privkey(pub, s->key, 0, 0);
+    if (rc >= 0) rc = gnutls_pubkey_get_key_id(pub, GNUTLS_KEYID_USE_SHA256, kk, &nk);
+    if (rc >= 0) rc = gnutls_x509_crt_get_key_id(s->leaf, GNUTLS_KEYID_USE_SHA256, kc, &nc);
+    if (pub) gnutls_pubkey_deinit(pub);
+    if (rc < 0) {
+        snprintf(why, whylen, "%s: cannot compare the certificate with the key %s: %s", c->tls_cert, c->tls_key,
+                 gnutls_strerror(rc));
+        return -1;
+    }
+    if (nc != nk || memcmp(kc, kk, nc) != 0) {
+        snprintf(why, whylen, "%s: the certificate is not for the key %s (they do not match)", c->tls_cert,
+                 c->tls_key);
+        return -1;
+    }
+    time_t now = time(NULL), from = gnutls_x509_crt_get_activation_time(s->leaf),
+           until = gnutls_x509_crt_get_expiration_time(s->leaf);
+    char t[64];
+    if (from != (time_t)-1 && now < from) {
+        utc_text(from, t, sizeof t);
+        snprintf(why, whylen, "%s: the certificate is not valid before %s", c->tls_cert, t);
+        return -1;
+    }
+    if (until != (time_t)-1 && now > until) {
+        utc_text(until, t, sizeof t);
+        snprintf(why, whylen, "%s: the certificate expired on %s", c->tls_cert, t);
+        return -1;
+    }
+    unsigned usage = 0, critical = 0;
+    if (gnutls_x509_crt_get_key_usage(s->leaf, &usage, &critical) >= 0 &&
+        !(usage & (GNUTLS_KEY_DIGITAL_SIGNATURE | GNUTLS_KEY_KEY_ENCIPHERMENT))) {
+        snprintf(why, whylen, "%s: the certificate's key usage allows neither signing nor key encipherment: "
+                              "not usable for a TLS server", c->tls_cert);
+        return -1;
+    }
+    int any = 0, server = 0;
+    for (unsigned i = 0;; i++) {
+        char oid[128];
+        size_t n = sizeof oid;
+        rc = gnutls_x509_crt_get_key_purpose_oid(s->leaf, i, oid, &n, NULL);
+        if (rc == GNUTLS_E_REQUESTED_DATA_NOT_AVAILABLE) break;
+        if (rc < 0) continue; /* an OID too long for us: not the server one */
+        any = 1;
+        if (strcmp(oid, GNUTLS_KP_TLS_WWW_SERVER) == 0 || strcmp(oid, GNUTLS_KP_ANY) == 0) server = 1;
+    }
+    if (any && !server) {
+        snprintf(why, whylen, "%s: the certificate's extended key usage does not include TLS server "
+                              "authentication", c->tls_cert);
+        return -1;
+    }
+    return 0;
+}
+
 static int load_cert(tls_set *s, const perfd_config *c, char *why, size_t whylen)
 {
     size_t clen = 0, klen = 0;
@@ -129,6 +209,12 @@ static int load_cert(tls_set *s, const perfd_config *c, char *why, size_t whylen
         rc = gnutls_privkey_init(&s->key);
         if (rc >= 0) rc = gnutls_privkey_import_x509_raw(s->key, &kd, GNUTLS_X509_FMT_PEM, NULL, 0);
         if (rc < 0) snprintf(why, whylen, "%s: %s", c->tls_key, gnutls_strerror(rc));
+    }
+    if (rc >= 0) {
+        rc = gnutls_x509_crt_init(&s->leaf);
+        if (rc >= 0) rc = gnutls_x509_crt_import(s->leaf, &s->chain[0].cert, GNUTLS_X509_FMT_DER);
+        if (rc < 0) snprintf(why, whylen, "%s: %s", c->tls_cert, gnutls_strerror(rc));
+        else if (check_cert(s, c, why, whylen) != 0) rc = -1;
     }
     explicit_bzero(key, klen);
     free(key);
@@ -227,6 +313,14 @@ size_t perfd_tls_options(struct MHD_OptionItem *items, size_t max)
         items[n++].ptr_value = trust_pem;
     }
     return n;
+}
+
+int perfd_tls_cert_names(const char *host)
+{
+    pthread_mutex_lock(&mu);
+    tls_set *s = cur;
+    pthread_mutex_unlock(&mu);
+    return s && s->leaf && gnutls_x509_crt_check_hostname2(s->leaf, host, 0) != 0;
 }
 
 int perfd_tls_have_tokens(void)

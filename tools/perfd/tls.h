@@ -19,6 +19,8 @@ size_t perfd_tls_options(struct MHD_OptionItem *items, size_t max);
  * (401 token missing or wrong, 403 client certificate missing or not
  * trusted) and the reason in why. */
 int perfd_tls_authorize(struct MHD_Connection *conn, char *why, size_t whylen);
+/* Does the server certificate name `host` (a DNS name or an address)? */
+int perfd_tls_cert_names(const char *host);
 /* Is token authentication on / are client certificates required? */
 int perfd_tls_have_tokens(void);
 void perfd_tls_free(void);
