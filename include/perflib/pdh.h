@@ -177,6 +177,41 @@ PL_EXTERN uint32_t pl_pdh_enum_object_items(const pl_pdh_source *src, const char
                                             size_t *ncounters, char ***instances, size_t *ninstances,
                                             int *has_instances, pl_error *err);
 
+/* ---------------------------------------------------------- selections */
+
+/* Counters chosen by path, as perfd's metrics_counters chooses them: paths
+ * with wildcards (instance, parent, a whole-"*" counter), by name in the
+ * default language or English, or by index; some including, some
+ * excluding. Made once against a source's titles, then asked object by
+ * object of any block which counters of which instances are chosen, with
+ * the instance rules of counter paths (docs/pdh.md). A path with a machine
+ * is refused (PL_PDH_CSTATUS_BAD_COUNTERNAME, like a malformed one; err
+ * names the path). A name that is no title is not an error: that path
+ * chooses nothing (pl_pdh_selection_resolved says so). Free with
+ * pl_pdh_selection_free (accepts NULL). Read-only once made: any thread. */
+typedef struct pl_pdh_selection pl_pdh_selection;
+PL_EXTERN uint32_t pl_pdh_selection_new(const pl_pdh_source *src, const char *const *include, size_t ninclude,
+                                        const char *const *exclude, size_t nexclude, pl_pdh_selection **out,
+                                        pl_error *err);
+PL_EXTERN void pl_pdh_selection_free(pl_pdh_selection *s);
+/* The object indices the include paths may name, each once, in path order:
+ * the total is returned, at most cap written to out. */
+PL_EXTERN size_t pl_pdh_selection_objects(const pl_pdh_selection *s, uint32_t *out, size_t cap);
+/* Did include path i's object and counter names resolve to indices? */
+PL_EXTERN int pl_pdh_selection_resolved(const pl_pdh_selection *s, size_t i);
+
+/* What a selection chooses in one object of a block. whole != 0: the
+ * object counts as included whole (only exclude paths apply). *out is NULL
+ * when nothing of the object is chosen. PL_PDH_CSTATUS_VALID_DATA or
+ * PL_PDH_MEMORY_ALLOCATION_FAILURE. */
+typedef struct pl_pdh_pick pl_pdh_pick;
+PL_EXTERN uint32_t pl_pdh_selection_pick(const pl_pdh_selection *s, const pl_object *o, int whole,
+                                         pl_pdh_pick **out);
+/* Is counter `counter_index` of the instance at position pos (block order;
+ * 0 in an object without instances) chosen? */
+PL_EXTERN int pl_pdh_pick_has(const pl_pdh_pick *p, uint32_t counter_index, uint32_t pos);
+PL_EXTERN void pl_pdh_pick_free(pl_pdh_pick *p); /* accepts NULL */
+
 /* ------------------------------------------------------------- queries */
 
 typedef struct pl_pdh_query pl_pdh_query;

@@ -22,6 +22,14 @@ typedef struct pl__pdh_path {
  * On success free p->mem with free(). */
 uint32_t pl__pdh_split(const char *path, pl__pdh_path *p, pl_error *err);
 
+/* Candidates kept per name look-up (a name may be several indices). */
+#define PL__PDH_MAX_CAND 32
+
+/* Every index whose name is `name` (default language, then English; a
+ * decimal number is an index), at most cap of them. */
+size_t pl__pdh_resolve_names(const pl_pdh_source *src, const char *name, uint32_t *out, size_t cap);
+
+
 /* Does an instance name end in "#digits" after at least one character (so
  * a path must spell its index, "x#1#0")? */
 int pl__pdh_ends_with_index(const char *name);

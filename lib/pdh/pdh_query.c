@@ -14,7 +14,7 @@
 #define QUERY_MAGIC 0x51484450u   /* "PDHQ" */
 #define COUNTER_MAGIC 0x43484450u /* "PDHC" */
 #define DEAD_MAGIC 0xDEADDEADu
-#define MAX_CAND 32
+#define MAX_CAND PL__PDH_MAX_CAND
 
 /* What an instance is, beyond its key (issue 11 item 2): its UniqueID and
  * the raw values of its object's ID Process, ID Thread and first
@@ -126,7 +126,7 @@ static uint32_t collect_snap(const pl_pdh_source *src, const char *query, snap *
 }
 
 /* Every index whose name is `name`, default language first, then English. */
-static size_t resolve_names(const pl_pdh_source *src, const char *name, uint32_t *out, size_t cap)
+size_t pl__pdh_resolve_names(const pl_pdh_source *src, const char *name, uint32_t *out, size_t cap)
 {
     size_t n = 0;
     if (!src->titles) return 0;
@@ -427,7 +427,7 @@ static uint32_t find_in(const pl_pdh_source *src, const pl__pdh_path *p, const s
     if (st) return st;
     if (!p->counter_wild) {
         uint32_t cc[MAX_CAND];
-        size_t nc = resolve_names(src, p->e.counter, cc, MAX_CAND);
+        size_t nc = pl__pdh_resolve_names(src, p->e.counter, cc, MAX_CAND);
         if (nc == 0 || find_counter(obj, cc, nc, ctr) != 0)
             return pl__pdh_fail(err, PL_PDH_CSTATUS_NO_COUNTER, "object \"%s\" has no counter \"%s\"", p->e.object,
                                 p->e.counter);
@@ -458,7 +458,7 @@ static uint32_t resolve(const pl_pdh_source *src, const pl__pdh_path *p, snap *s
     uint32_t oc[MAX_CAND];
     if (!src->titles || !src->titles(src->ctx, 0))
         return pl__pdh_fail(err, PL_PDH_CANNOT_READ_NAME_STRINGS, "the title database is not available");
-    size_t no = resolve_names(src, p->e.object, oc, MAX_CAND);
+    size_t no = pl__pdh_resolve_names(src, p->e.object, oc, MAX_CAND);
     if (no == 0) return pl__pdh_fail(err, PL_PDH_CSTATUS_NO_OBJECT, "no object is named \"%s\"", p->e.object);
     char qs[MAX_CAND * 12];
     query_string(oc, no, qs, sizeof qs);
@@ -1297,7 +1297,7 @@ PL_EXTERN uint32_t pl_pdh_enum_object_items(const pl_pdh_source *src, const char
     uint32_t oc[MAX_CAND];
     if (!src->titles || !src->titles(src->ctx, 0))
         return pl__pdh_fail(err, PL_PDH_CANNOT_READ_NAME_STRINGS, "the title database is not available");
-    size_t no = resolve_names(src, object, oc, MAX_CAND);
+    size_t no = pl__pdh_resolve_names(src, object, oc, MAX_CAND);
     if (no == 0) return pl__pdh_fail(err, PL_PDH_CSTATUS_NO_OBJECT, "no object is named \"%s\"", object);
     char qs[MAX_CAND * 12];
     query_string(oc, no, qs, sizeof qs);

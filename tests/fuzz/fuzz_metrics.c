@@ -64,7 +64,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pm_names names = {name_of, name_of, NULL};
     pm_state *st = pm_state_new();
     for (int om = 0; om < 2; om++) {
-        pm_options opt = {.openmetrics = om, .include_total = flags & 1, .all = (flags & 2) != 0};
+        /* flags 4-7: the top processes (a Process object in the block is
+         * ranked; the second pass renders the same snapshot again) */
+        pm_options opt = {.openmetrics = om, .include_total = flags & 1, .all = (flags & 2) != 0,
+                          .top_n = (flags >> 2) & 3, .top_by = flags & 32 ? 180 : 6};
         char *out = NULL;
         size_t len = 0;
         if (pm_render(&blk, 1, &names, &opt, st, &out, &len) == 0) {

@@ -574,8 +574,8 @@ static void prom_stop(prom *p)
 }
 
 /* Prometheus scraping perfd every second, ready and with one successful
- * scrape behind it. */
-static void prom_start(prom *p, unsigned target)
+ * scrape behind it. job: more lines of the scrape job (params:), or "". */
+static void prom_start(prom *p, unsigned target, const char *job)
 {
     memset(p, 0, sizeof *p);
     p->dir = pq_mkdtemp();
@@ -583,8 +583,8 @@ static void prom_start(prom *p, unsigned target)
     char cfg[4096], cfgpath[700], data[700], listen[64], cfgarg[800], dataarg[800], logpath[700];
     snprintf(cfg, sizeof cfg,
              "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
-             "scrape_configs:\n  - job_name: perfd\n    static_configs:\n      - targets: ['127.0.0.1:%u']\n",
-             target);
+             "scrape_configs:\n  - job_name: perfd\n    static_configs:\n      - targets: ['127.0.0.1:%u']\n%s",
+             target, job);
     snprintf(cfgpath, sizeof cfgpath, "%s/prometheus.yml", p->dir);
     snprintf(data, sizeof data, "%s/data", p->dir);
     assert_int_equal(pq_write_file(cfgpath, cfg, strlen(cfg)), 0);
@@ -846,7 +846,7 @@ static void live_prometheus_rates_match_proc(void **state)
     instances_of(first, "perflib_network_interface_bytes_total", "network_interface", &nics);
     free(first);
     assert_true(disks.n > 0 && nics.n > 0);
-    prom_start(&P, pd.port);
+    prom_start(&P, pd.port, "");
     const prom *pp = &P;
 
     /* the load */
@@ -1003,6 +1003,64 @@ static void live_running_totals_match_proc(void **state)
     assert_int_equal(pd_stop(&pd), 0);
 }
 
+/* The body of an instant query. */
+static char *prom_query(const prom *p, const char *q)
+{
+    char enc[1400], path[1700];
+    url_encode(q, enc, sizeof enc);
+    snprintf(path, sizeof path, "/api/v1/query?query=%s", enc);
+    pd_resp r;
+    assert_int_equal(pd_get(p->port, path, "", &r, 10000), 0);
+    if (r.status != 200) fail_msg("%s: %d %s", q, r.status, r.body ? (char *)r.body : "");
+    char *b = (char *)r.body;
+    r.body = NULL;
+    pd_resp_free(&r);
+    return b;
+}
+
+static int count_of(const char *body, const char *s)
+{
+    int n = 0;
+    for (const char *p = body; (p = strstr(p, s)) != NULL; p++) n++;
+    return n;
+}
+
+/* Issue 25 through a real Prometheus: a job with params collect[] =
+ * Process gets only Process (and perfd's own) series; the top 3 processes,
+ * Idle and _Other; every series labelled system_name; _Other's CPU rate
+ * exists and is not negative. */
+static void live_prometheus_collect_top_identity(void **state)
+{
+    (void)state;
+    char *dir = pq_mkdtemp();
+    char store[700];
+    snprintf(store, sizeof store, "%s/perflib.db", dir);
+    free(dir);
+    const char *args[] = {"--registry", store, "--system-name", "web-01", "--set", "metrics_objects=Memory, Process",
+                          "--set", "metrics_process_top=3", "--set", "metrics_system_label=on", NULL};
+    memset(&pd, 0, sizeof pd);
+    assert_int_equal(pd_start(&pd, args, NULL), 0);
+    prom_start(&P, pd.port, "    params:\n      'collect[]': ['Process']\n");
+    sleep(4); /* a few more scrapes for rate() */
+    char *b = prom_query(&P, "count({__name__=~\"perflib_memory_.+\"})");
+    if (!strstr(b, "\"result\":[]")) fail_msg("Memory series despite collect[]=Process: %s", b);
+    free(b);
+    b = prom_query(&P, "perflib_process_working_set_bytes");
+    int series = count_of(b, "\"__name__\":\"perflib_process_working_set_bytes\"");
+    if (series < 3 || series > 5) fail_msg("%d working set series (top 3, Idle, _Other): %.2000s", series, b);
+    assert_non_null(strstr(b, "\"process\":\"_Other\""));
+    assert_int_equal(count_of(b, "\"system_name\":\"web-01\""), series);
+    free(b);
+    b = prom_query(&P, "rate(perflib_process_processor_time_seconds_total{process=\"_Other\"}[3s]) >= 0");
+    if (count_of(b, "\"process\":\"_Other\"") != 1) fail_msg("no rate of _Other's CPU: %s", b);
+    free(b);
+    b = prom_query(&P, "perflib_build_info");
+    assert_non_null(strstr(b, "\"system_name\":\"web-01\""));
+    free(b);
+    prom_stop(&P);
+    assert_int_equal(pd_stop(&pd), 0);
+}
+
 static int teardown(void **state)
 {
     (void)state;
@@ -1023,6 +1081,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(live_self_metrics, teardown),
         cmocka_unit_test_teardown(live_running_totals_match_proc, teardown),
         cmocka_unit_test_teardown(live_prometheus_rates_match_proc, teardown),
+        cmocka_unit_test_teardown(live_prometheus_collect_top_identity, teardown),
     };
     return pl_test_run(tests, argc, argv);
 }

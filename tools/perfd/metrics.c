@@ -8,8 +8,14 @@
  * durations.
  *
  * Config keys:
- *   metrics_objects = default | all | NAME-or-INDEX[,NAME-or-INDEX...]
- *   metrics_total   = off | on      (export the _Total instances)  */
+ *   metrics_objects  = default | all | NAME-or-INDEX[,NAME-or-INDEX...]
+ *   metrics_total    = off | on      (export the _Total instances)
+ *   metrics_counters = PATH[;PATH...] (counters chosen by PDH path)
+ *   metrics_exclude  = PATH[;PATH...] (counters and instances left out)
+ *   metrics_process_top    = off | N  (the N top processes and _Other)
+ *   metrics_process_top_by = cpu | memory | io | COUNTER-NAME-or-INDEX
+ *   metrics_system_label   = off | on (system_name="X" on every series)
+ * and the query parameter collect[]=OBJECT (repeatable). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,9 +24,12 @@
 #include <sys/utsname.h>
 #include <time.h>
 
+#include "metrics_select.h"
 #include "metrics_text.h"
 #include "perfd.h"
 #include "perflib/block.h"
+#include "perflib/indices.h"
+#include "perflib/pdh.h"
 #include "perflib/registry.h"
 
 #define MAX_OBJECT_WORDS 256
@@ -38,6 +47,12 @@ static struct {
     size_t nps;
     uint64_t ps_seq;                 /* the publication they are from */
     pm_state *state;                 /* the worker's only */
+    char **inc, **exc;               /* metrics_counters, metrics_exclude */
+    size_t ninc, nexc;
+    uint32_t top_n;                  /* metrics_process_top */
+    uint32_t top_by;                 /* metrics_process_top_by as an index, 0: by name */
+    char top_by_name[201];
+    int system_label;                /* metrics_system_label */
 } M = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 static int set_objects(const char *v, char *why, size_t whylen)
@@ -90,6 +105,57 @@ static int set_total(const char *v, char *why, size_t whylen)
 }
 PERFD_CONFIG_KEY(metrics_total, "metrics_total", set_total)
 
+static int set_paths(const char *key, char ***list, size_t *n, const char *v, char *why, size_t whylen)
+{
+    char **nv = NULL;
+    size_t nn = 0;
+    if (pm_paths_parse(key, v, &nv, &nn, why, whylen) != 0) return -1;
+    free(*list);
+    *list = nv;
+    *n = nn;
+    return 0;
+}
+
+static int set_counters(const char *v, char *why, size_t whylen)
+{
+    return set_paths("metrics_counters", &M.inc, &M.ninc, v, why, whylen);
+}
+PERFD_CONFIG_KEY(metrics_counters, "metrics_counters", set_counters)
+
+static int set_exclude(const char *v, char *why, size_t whylen)
+{
+    return set_paths("metrics_exclude", &M.exc, &M.nexc, v, why, whylen);
+}
+PERFD_CONFIG_KEY(metrics_exclude, "metrics_exclude", set_exclude)
+
+static int set_top(const char *v, char *why, size_t whylen)
+{
+    return pm_top_parse(v, &M.top_n, why, whylen);
+}
+PERFD_CONFIG_KEY(metrics_process_top, "metrics_process_top", set_top)
+
+static int set_top_by(const char *v, char *why, size_t whylen)
+{
+    uint32_t idx;
+    if (pm_top_by_parse(v, &idx, why, whylen) != 0) return -1;
+    M.top_by = idx;
+    snprintf(M.top_by_name, sizeof M.top_by_name, "%s", idx ? "" : v);
+    return 0;
+}
+PERFD_CONFIG_KEY(metrics_process_top_by, "metrics_process_top_by", set_top_by)
+
+static int set_system_label(const char *v, char *why, size_t whylen)
+{
+    if (strcmp(v, "on") == 0) M.system_label = 1;
+    else if (strcmp(v, "off") == 0) M.system_label = 0;
+    else {
+        snprintf(why, whylen, "metrics_system_label must be on or off (\"%.40s\" given)", v);
+        return -1;
+    }
+    return 0;
+}
+PERFD_CONFIG_KEY(metrics_system_label, "metrics_system_label", set_system_label)
+
 /* The English titles (names and units are English whatever the default
  * language); from any thread. */
 static const pl_titles *english(void)
@@ -106,6 +172,43 @@ static const pl_titles *english(void)
     pthread_mutex_unlock(&M.mu);
     return en ? en : t;
 }
+
+/* The titles a selection resolves names in: the default language, then
+ * English (a PDH source that collects nothing). */
+static const pl_titles *sel_titles(void *ctx, int en)
+{
+    (void)ctx;
+    return en ? english() : pl_engine_titles(perfd_engine(), NULL);
+}
+
+/* An object by English or default-language name or by decimal index; 0
+ * when the titles have none. */
+static uint32_t find_object(void *ctx, const char *w)
+{
+    (void)ctx;
+    const pl_titles *en = english(), *def = pl_engine_titles(perfd_engine(), NULL);
+    char *end = NULL;
+    unsigned long v = strtoul(w, &end, 10);
+    if (end && end != w && *end == '\0') {
+        if (v == 0 || v > 0xFFFFFFFFul) return 0;
+        int named = (en && pl_titles_get(en, PL_TITLE_NAME, (uint32_t)v)) ||
+                    (def && pl_titles_get(def, PL_TITLE_NAME, (uint32_t)v));
+        return named ? (uint32_t)v : 0;
+    }
+    uint32_t i = en ? pl_titles_find(en, PL_TITLE_NAME, w) : 0;
+    if (!i && def) i = pl_titles_find(def, PL_TITLE_NAME, w);
+    return i;
+}
+
+static void *pick_open(void *ctx, const pl_object *o, int whole, int *failed)
+{
+    pl_pdh_pick *p = NULL;
+    if (pl_pdh_selection_pick(ctx, o, whole, &p) != PL_PDH_CSTATUS_VALID_DATA) *failed = 1;
+    return p;
+}
+
+static int pick_has(void *h, uint32_t cidx, uint32_t pos) { return pl_pdh_pick_has(h, cidx, pos); }
+static void pick_close(void *h) { pl_pdh_pick_free(h); }
 
 static const char *t_name(void *ctx, uint32_t i) { return ctx ? pl_titles_get(ctx, PL_TITLE_NAME, i) : NULL; }
 static const char *t_help(void *ctx, uint32_t i) { return ctx ? pl_titles_get(ctx, PL_TITLE_HELP, i) : NULL; }
@@ -147,6 +250,10 @@ __attribute__((destructor)) static void metrics_free(void)
     M.en = NULL;
     for (size_t i = 0; i < M.nwords; i++) free(M.words[i]);
     M.nwords = 0;
+    free(M.inc);
+    free(M.exc);
+    M.inc = M.exc = NULL;
+    M.ninc = M.nexc = 0;
 }
 
 /* The q-value of `type` in an Accept header (0 when absent; "*" ranges count
@@ -198,6 +305,13 @@ typedef struct mjob {
     perfd_snap *snap;                /* NULL: no object asked for exists */
     pm_options opt;
     uint32_t idx[MAX_OBJECT_WORDS];
+    uint32_t only[PM_COLLECT_MAX];   /* collect[] */
+    pl_pdh_selection *sel;           /* metrics_counters, metrics_exclude */
+    char qbuf[(MAX_OBJECT_WORDS * 2 + PM_COLLECT_MAX) * 11 + 8];
+    const char *query;               /* what perfd_snapshot is asked, NULL: nothing */
+    int planned;
+    uint32_t selobj[MAX_OBJECT_WORDS]; /* the objects the counter paths name */
+    size_t nselobj;
     int gzip;
     uint64_t t0;                     /* when the request came */
     int done, failed;
@@ -210,6 +324,7 @@ static void mjob_free(void *p)
     mjob *j = p;
     if (!j) return;
     perfd_snap_unref(j->snap);
+    pl_pdh_selection_free(j->sel);
     free(j->body);
     free(j);
 }
@@ -259,6 +374,16 @@ static void info_family(pm_out *o, int om, const char *fam, const char *help, co
     pm_sample(o, fam, "_info", labels, 1);
 }
 
+/* Does the scrape serve (some of) the object? */
+static int served(const mjob *j, uint32_t idx)
+{
+    if (pm_wanted(&j->opt, idx)) return 1;
+    if (!pm_allowed(&j->opt, idx)) return 0;
+    for (size_t i = 0; i < j->nselobj; i++)
+        if (j->selobj[i] == idx) return 1;
+    return 0;
+}
+
 /* perfd's own metrics, after the objects (docs/perfd.md, "perfd's own
  * metrics"). blk: the snapshot, or NULL when none was taken. */
 static void self_metrics(pm_out *o, const mjob *j, const pl_block *blk, const pl_titles *t)
@@ -271,7 +396,7 @@ static void self_metrics(pm_out *o, const mjob *j, const pl_block *blk, const pl
     l.len = 0;
     struct utsname u;
     if (uname(&u) != 0) memset(&u, 0, sizeof u);
-    pm_label(&l, "system_name", blk ? blk->system_name : "");
+    if (!o->prefix_len) pm_label(&l, "system_name", blk ? blk->system_name : ""); /* else on every series */
     pm_label(&l, "kernel", u.release);
     pm_label(&l, "os", os_name());
     pm_label(&l, "machine", u.machine);
@@ -337,7 +462,7 @@ static void self_metrics(pm_out *o, const mjob *j, const pl_block *blk, const pl
     for (size_t i = 0; i < n && j->snap; i++)
         for (uint32_t k = 0; k < ps[i].nobjects && k < 16; k++) {
             uint32_t idx = ps[i].objects[k];
-            if (!pm_wanted(&j->opt, idx)) continue;
+            if (!served(j, idx)) continue;
             pl_object ob;
             int here = blk && pl_block_find_object(blk, idx, &ob) == PL_OK;
             const char *name = t ? pl_titles_get(t, PL_TITLE_NAME, idx) : NULL;
@@ -385,11 +510,18 @@ static void render_job(void *arg)
     if (!M.state) M.state = pm_state_new();
     pl_block blk;
     int have = 0;
+    wb prefix = {0};
     if (j->snap) {
         pl_error err;
         have = pl_block_open(&blk, j->snap->data, j->snap->len, 0, 0, &err) == PL_OK;
+        if (have && M.system_label) {
+            pm_label(&prefix, "system_name", blk.system_name);
+            o.prefix = prefix.p;
+            o.prefix_len = prefix.len;
+            if (prefix.failed) o.failed = 1;
+        }
         if (!have) o.failed = 1;
-        else pm_render_objects(&blk, j->snap->seq, &names, &j->opt, M.state, &o);
+        else if (!o.failed) pm_render_objects(&blk, j->snap->seq, &names, &j->opt, M.state, &o);
     }
     if (!o.failed) self_metrics(&o, j, have ? &blk : NULL, t);
     pm_eof(&o, j->opt.openmetrics);
@@ -404,12 +536,123 @@ static void render_job(void *arg)
         o.b.p = NULL;
     }
     wb_free(&o.b);
+    wb_free(&prefix);
     j->done = 1;
 }
 
 static const char *content_type(int om)
 {
     return om ? "application/openmetrics-text; version=1.0.0; charset=utf-8" : "text/plain; version=0.0.4; charset=utf-8";
+}
+
+typedef struct collect_arg {
+    mjob *j;
+    size_t n;
+    int bad;
+    char why[300];
+} collect_arg;
+
+static enum MHD_Result each_collect(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    (void)kind;
+    collect_arg *a = cls;
+    if (!key || strcmp(key, "collect[]") != 0) return MHD_YES;
+    if (a->n == PM_COLLECT_MAX) {
+        snprintf(a->why, sizeof a->why, "collect[]: more than %d objects", PM_COLLECT_MAX);
+        a->bad = 1;
+        return MHD_NO;
+    }
+    uint32_t idx;
+    if (pm_collect_parse(value ? value : "", find_object, NULL, &idx, a->why, sizeof a->why) != 0) {
+        a->bad = 1;
+        return MHD_NO;
+    }
+    a->j->only[a->n++] = idx;
+    return MHD_YES;
+}
+
+/* Append an object index to the query ("230 4"). */
+static void add_query(mjob *j, uint32_t idx)
+{
+    size_t l = strlen(j->qbuf);
+    if (l + 12 < sizeof j->qbuf) snprintf(j->qbuf + l, sizeof j->qbuf - l, l ? " %u" : "%u", (unsigned)idx);
+}
+
+/* What the scrape serves and the query that collects it (j->query; NULL
+ * when nothing of it exists). 0, or 1 when the reply is made (a 400 for a
+ * bad collect[]): *rc is the handler's result then. */
+static int plan(perfd_req *r, mjob *j, int *rc)
+{
+    collect_arg a = {.j = j};
+    MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, each_collect, &a);
+    if (a.bad) {
+        *rc = perfd_reply_error(r, 400, a.why);
+        return 1;
+    }
+    j->opt.only = j->only;
+    j->opt.nonly = a.n;
+    size_t n = 0;
+    for (size_t i = 0; i < M.nwords; i++) {
+        uint32_t found = find_object(NULL, M.words[i]);
+        if (found && n < MAX_OBJECT_WORDS) j->idx[n++] = found;
+    }
+    j->opt.objects = j->idx;
+    j->opt.nobjects = n;
+    j->opt.top_n = M.top_n;
+    j->opt.top_by = M.top_by ? M.top_by : PL_CTR_PCT_PROCESSOR_TIME;
+    if (M.top_n && M.top_by_name[0]) {
+        const pl_titles *en = english(), *def = pl_engine_titles(perfd_engine(), NULL);
+        uint32_t i = en ? pl_titles_find(en, PL_TITLE_NAME, M.top_by_name) : 0;
+        if (!i && def) i = pl_titles_find(def, PL_TITLE_NAME, M.top_by_name);
+        if (!i) {
+            snprintf(a.why, sizeof a.why, "metrics_process_top_by: no counter \"%s\" in this machine's titles",
+                     M.top_by_name);
+            *rc = perfd_reply_error(r, 500, a.why);
+            return 1;
+        }
+        j->opt.top_by = i;
+    }
+    j->opt.none = (M.nwords && n == 0) || (M.ninc && !M.nwords && !M.all);
+    if (M.ninc || M.nexc) {
+        pl_pdh_source src = {.titles = sel_titles};
+        pl_error err = {0};
+        if (pl_pdh_selection_new(&src, (const char *const *)M.inc, M.ninc, (const char *const *)M.exc, M.nexc,
+                                 &j->sel, &err) != PL_PDH_CSTATUS_VALID_DATA) {
+            *rc = perfd_reply_error(r, 500, err.msg);
+            return 1;
+        }
+        j->nselobj = pl_pdh_selection_objects(j->sel, j->selobj, MAX_OBJECT_WORDS);
+        if (j->nselobj > MAX_OBJECT_WORDS) j->nselobj = MAX_OBJECT_WORDS;
+        j->opt.pick_open = pick_open;
+        j->opt.pick_has = pick_has;
+        j->opt.pick_close = pick_close;
+        j->opt.pick_ctx = j->sel;
+    }
+    /* every collect[] object must be one this perfd serves */
+    for (size_t i = 0; i < a.n; i++)
+        if (!served(j, j->only[i])) {
+            const pl_titles *t = english();
+            const char *name = t ? pl_titles_get(t, PL_TITLE_NAME, j->only[i]) : NULL;
+            snprintf(a.why, sizeof a.why,
+                     "collect[]: object \"%s\" (%u) is not served by this perfd (metrics_objects, metrics_counters)",
+                     name ? name : "?", (unsigned)j->only[i]);
+            *rc = perfd_reply_error(r, 400, a.why);
+            return 1;
+        }
+    j->qbuf[0] = '\0';
+    if (a.n) {
+        for (size_t i = 0; i < a.n; i++) add_query(j, j->only[i]);
+    } else if (j->opt.none && !j->nselobj) {
+        return 0; /* j->query stays NULL */
+    } else if (j->opt.none || (n && !M.all)) {
+        if (!j->opt.none)
+            for (size_t i = 0; i < n; i++) add_query(j, j->idx[i]);
+        for (size_t i = 0; i < j->nselobj; i++) add_query(j, j->selobj[i]);
+    } else {
+        snprintf(j->qbuf, sizeof j->qbuf, "Global");
+    }
+    j->query = j->qbuf;
+    return 0;
 }
 
 static int metrics(perfd_req *r)
@@ -435,32 +678,18 @@ static int metrics(perfd_req *r)
         j->opt.all = M.all;
         j->gzip = perfd_accepts_gzip(r);
     }
-    /* The objects listed in metrics_objects are collected alone ("230 232");
-     * default and all take the Global snapshot. */
-    const pl_titles *t = english();
-    size_t n = 0;
-    char q[MAX_OBJECT_WORDS * 11 + 1];
-    size_t qw = 0;
-    q[0] = '\0';
-    for (size_t i = 0; i < M.nwords; i++) {
-        const char *w = M.words[i];
-        char *end = NULL;
-        unsigned long v = strtoul(w, &end, 10);
-        uint32_t found = (end && *end == '\0' && v > 0 && v <= 0xFFFFFFFFul) ? (uint32_t)v : 0;
-        if (!found && t) found = pl_titles_find(t, PL_TITLE_NAME, w);
-        if (!found) continue;
-        j->idx[n++] = found;
-        qw += (size_t)snprintf(q + qw, sizeof q - qw, qw ? " %u" : "%u", (unsigned)found);
+    /* The objects listed in metrics_objects or named by counter paths are
+     * collected alone ("230 232"); default and all take the Global
+     * snapshot. collect[] narrows either to the objects it names. */
+    if (!j->planned) {
+        j->planned = 1;
+        int rc = PERFD_DONE;
+        if (plan(r, j, &rc)) return rc;
     }
-    j->opt.objects = j->idx;
-    j->opt.nobjects = n;
-    if (M.nwords && n == 0) {
-        /* nothing configured exists: no objects, perfd's own metrics */
-        j->opt.objects = NULL;
-        j->opt.all = 0;
-        return perfd_defer(r, render_job, j);
-    }
-    perfd_snap *s = perfd_snapshot(r, n ? q : "Global");
+    /* nothing configured exists: perfd's own metrics, from an empty block
+     * (its header says which machine) */
+    const char *q = j->query ? j->query : "0";
+    perfd_snap *s = perfd_snapshot(r, q);
     if (!s) return PERFD_WAIT;
     if (s->status != PL_OK) return perfd_reply_snap_error(r, s);
     j->snap = perfd_snap_ref(s);

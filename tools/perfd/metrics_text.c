@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "metrics_top.h"
 #include "perflib/indices.h"
 #include "perflib/pdh.h"
 #include "perflib/winperf.h"
@@ -179,6 +180,7 @@ struct pm_state {
     wentry *v;
     size_t n, cap;            /* open addressing, cap a power of two */
     uint64_t gen;
+    pm_top *top;              /* the top processes' values between scrapes */
 };
 
 pm_state *pm_state_new(void) { return calloc(1, sizeof(pm_state)); }
@@ -188,6 +190,7 @@ void pm_state_free(pm_state *st)
     if (!st) return;
     for (size_t i = 0; i < st->cap; i++) free(st->v[i].key);
     free(st->v);
+    pm_top_free(st->top);
     free(st);
 }
 
@@ -267,6 +270,7 @@ typedef struct inst {
     uint64_t unavail;         /* the Unavailable Counters bits (0: none) */
     unsigned char total;      /* a _Total or group total */
     unsigned char skip;       /* a total the options leave out */
+    unsigned char other;      /* top processes: summed into _Other */
 } inst;
 
 typedef struct view {
@@ -276,7 +280,25 @@ typedef struct view {
     uint32_t n;
     wb lab;                   /* every instance's label text, back to back */
     pm_labels L;
+    int top;                  /* top processes: some instances are in _Other */
+    uint32_t nother;
+    void *pick;               /* counters chosen by path (pm_options), NULL: all */
+    int (*pick_has)(void *h, uint32_t counter_index, uint32_t pos);
 } view;
+
+/* Does the view serve counter cidx of its i-th instance? */
+static int view_has(const view *w, uint32_t cidx, uint32_t i)
+{
+    return !w->pick || w->pick_has(w->pick, cidx, i);
+}
+
+/* Does it serve counter cidx in any instance (else no family at all)? */
+static int view_picks(const view *w, uint32_t cidx)
+{
+    for (uint32_t i = 0; i < w->n; i++)
+        if (!w->v[i].skip && view_has(w, cidx, i)) return 1;
+    return 0;
+}
 
 static void view_free(view *w)
 {
@@ -470,8 +492,17 @@ static int view_open(view *w, const pl_block *blk, const pl_object *o, const cha
 
 /* ----------------------------------------------------------------- render */
 
+int pm_allowed(const pm_options *opt, uint32_t idx)
+{
+    if (!opt->nonly) return 1;
+    for (size_t i = 0; i < opt->nonly; i++)
+        if (opt->only[i] == idx) return 1;
+    return 0;
+}
+
 int pm_wanted(const pm_options *opt, uint32_t idx)
 {
+    if (!pm_allowed(opt, idx) || opt->none) return 0;
     if (opt->all) return 1;
     if (!opt->objects || opt->nobjects == 0) return idx != PL_OBJ_PROCESS && idx != PL_OBJ_THREAD;
     for (size_t i = 0; i < opt->nobjects; i++)
@@ -552,7 +583,7 @@ static void line(pm_out *o, const char *fam, size_t famlen, const char *sfx, con
                  const char *num, size_t numlen)
 {
     size_t sfxlen = strlen(sfx);
-    if (wb_reserve(&o->b, famlen + sfxlen + lablen + numlen + 4) != 0) {
+    if (wb_reserve(&o->b, famlen + sfxlen + o->prefix_len + lablen + numlen + 5) != 0) {
         o->failed = 1;
         return;
     }
@@ -561,9 +592,14 @@ static void line(pm_out *o, const char *fam, size_t famlen, const char *sfx, con
     p += famlen;
     memcpy(p, sfx, sfxlen);
     p += sfxlen;
-    if (lablen) {
+    if (lablen || o->prefix_len) {
         *p++ = '{';
-        memcpy(p, lab, lablen);
+        if (o->prefix_len) {
+            memcpy(p, o->prefix, o->prefix_len);
+            p += o->prefix_len;
+            if (lablen) *p++ = ',';
+        }
+        if (lablen) memcpy(p, lab, lablen);
         p += lablen;
         *p++ = '}';
     }
@@ -594,6 +630,99 @@ static int counter_like(pm_kind k)
     return strcmp(prom_type(k), "gauge") != 0;
 }
 
+/* ---------------------------------------------------------- top processes */
+
+/* Mark the instances of a Process view that go into _Other (metrics_top.h):
+ * every process with a pid but pid 0 is ranked by opt->top_by. */
+static int view_top(view *w, const pm_options *opt, pm_state *st, uint64_t seq)
+{
+    if (!st->top && !(st->top = pm_top_new())) return -1;
+    const pl_object *o = w->o;
+    pl_counter cpid, cstart, crank;
+    int hp = pl_object_find_counter(o, PL_CTR_ID_PROCESS, &cpid) == PL_OK;
+    int hs = pl_object_find_counter(o, PL_CTR_ELAPSED_TIME, &cstart) == PL_OK;
+    int hr = pl_object_find_counter(o, opt->top_by ? opt->top_by : PL_CTR_PCT_PROCESSOR_TIME, &crank) == PL_OK;
+    uint32_t n = w->n;
+    uint64_t *pid = calloc((size_t)n + 1, sizeof *pid), *start = calloc((size_t)n + 1, sizeof *start);
+    uint64_t *rank = calloc((size_t)n + 1, sizeof *rank);
+    unsigned char *elig = calloc((size_t)n + 1, 1), *oth = calloc((size_t)n + 1, 1);
+    int rc = -1;
+    if (pid && start && rank && elig && oth) {
+        for (uint32_t i = 0; i < n; i++) {
+            const inst *x = &w->v[i];
+            int have_pid = hp && available(&cpid, x->unavail) && pl_counter_value(&cpid, &x->in, &pid[i]) == PL_OK;
+            if (hs && available(&cstart, x->unavail)) (void)pl_counter_value(&cstart, &x->in, &start[i]);
+            if (hr && available(&crank, x->unavail)) (void)pl_counter_value(&crank, &x->in, &rank[i]);
+            elig[i] = have_pid && pid[i] != 0 && !x->total && !x->skip && (!hr || view_has(w, crank.def.CounterNameTitleIndex, i));
+        }
+        int cum = hr && counter_like(pm_kind_of(crank.def.CounterType));
+        rc = pm_top_begin(st->top, seq, n, pid, start, elig, rank, cum, hr && crank.def.CounterSize == 4, opt->top_n,
+                          oth);
+        if (rc == 0)
+            for (uint32_t i = 0; i < n; i++) {
+                w->v[i].other = oth[i];
+                w->nother += oth[i];
+            }
+    }
+    free(pid);
+    free(start);
+    free(rank);
+    free(elig);
+    free(oth);
+    w->top = rc == 0;
+    return rc;
+}
+
+/* Is a counter's _Other a sum that means something (counts, times, bytes
+ * in use; not peaks, ids, priorities or states)? */
+static int additive(const pm_metric *m, uint32_t cidx)
+{
+    switch (m->kind) {
+    case PM_COUNTER: case PM_COUNTER_SECONDS: return 1;
+    case PM_GAUGE:
+        return !m->is_signed && ((m->unit == PM_UNIT_BYTES && !strstr(m->name, "_peak")) ||
+                                 cidx == PL_CTR_THREAD_COUNT || cidx == PL_CTR_HANDLE_COUNT);
+    default: return 0;
+    }
+}
+
+/* The process="_Other" sample of counter c (a top-processes view). */
+static void other_line(pm_out *o, const view *w, const pl_counter *c, const char *fam, const pm_metric *m,
+                       int64_t freq, pm_state *st)
+{
+    uint32_t n = w->n;
+    uint64_t *vals = calloc((size_t)n + 1, sizeof *vals);
+    unsigned char *have = calloc((size_t)n + 1, 1);
+    if (!vals || !have) {
+        free(vals);
+        free(have);
+        o->failed = 1;
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        have[i] = view_has(w, c->def.CounterNameTitleIndex, i) && available(c, w->v[i].unavail) &&
+                  pl_counter_value(c, &w->v[i].in, &vals[i]) == PL_OK;
+    int cum = m->kind != PM_GAUGE, complete = 0;
+    uint64_t raw =
+        pm_top_other(st->top, c->def.CounterNameTitleIndex, vals, have, cum, c->def.CounterSize == 4, &complete);
+    free(vals);
+    free(have);
+    if (!complete) return; /* a member's value is not readable: no sum rather than a wrong one */
+    char num[NUM_MAX];
+    size_t nl;
+    if (m->kind == PM_COUNTER_SECONDS) {
+        if (freq <= 0) return;
+        nl = fmt_scaled(num, raw, 0, 1, (uint64_t)freq);
+    } else {
+        nl = fmt_scaled(num, raw, 0, m->conv.num, m->conv.den);
+    }
+    wb l = {0};
+    pm_label(&l, w->L.instance, "_Other");
+    if (l.failed) o->failed = 1;
+    else line(o, fam, strlen(fam), cum ? "_total" : "", l.p, l.len, num, nl);
+    wb_free(&l);
+}
+
 /* The samples of counter c in every instance of the view. */
 static void one_counter(pm_out *o, const pl_block *blk, const view *w, const pl_counter *c, const char *fam,
                         const pm_metric *m, uint64_t seq, pm_state *st, int base_family)
@@ -606,6 +735,7 @@ static void one_counter(pm_out *o, const pl_block *blk, const view *w, const pl_
     for (uint32_t i = 0; i < w->n; i++) {
         const inst *x = &w->v[i];
         if (x->skip || (drop_totals && x->total)) continue;
+        if (x->other || !view_has(w, c->def.CounterNameTitleIndex, i)) continue;
         /* unreadable: no number rather than a wrong one */
         if (!available(c, x->unavail)) continue;
         const char *lab = w->lab.p ? w->lab.p + x->lab_off : "";
@@ -705,6 +835,7 @@ static void one_counter(pm_out *o, const pl_block *blk, const view *w, const pl_
         }
         if (o->failed) return;
     }
+    if (w->top && !base_family && additive(m, c->def.CounterNameTitleIndex)) other_line(o, w, c, fam, m, freq, st);
 }
 
 int pm_render_objects(const pl_block *blk, uint64_t seq, const pm_names *names, const pm_options *opt,
@@ -715,11 +846,32 @@ int pm_render_objects(const pl_block *blk, uint64_t seq, const pm_names *names, 
     pl_object ob;
     for (int rc = pl_block_object(blk, 0, &ob); rc == PL_OK && !o->failed; rc = pl_object_next(&ob, &ob)) {
         uint32_t oidx = ob.hdr.ObjectNameTitleIndex;
-        if (!pm_wanted(opt, oidx)) continue;
+        int whole = pm_wanted(opt, oidx);
+        void *pick = NULL;
+        if (opt->pick_open && pm_allowed(opt, oidx)) {
+            int failed = 0;
+            pick = opt->pick_open(opt->pick_ctx, &ob, whole, &failed);
+            if (failed) {
+                o->failed = 1;
+                break;
+            }
+            if (!pick) continue;
+        } else if (!whole) {
+            continue;
+        }
         const char *oname = names->name(names->ctx, oidx);
         view w;
         if (view_open(&w, blk, &ob, oname, opt) != 0) {
             view_free(&w);
+            if (pick) opt->pick_close(pick);
+            o->failed = 1;
+            break;
+        }
+        w.pick = pick;
+        w.pick_has = opt->pick_has;
+        if (opt->top_n && oidx == PL_OBJ_PROCESS && st && w.instanced && view_top(&w, opt, st, seq) != 0) {
+            view_free(&w);
+            if (pick) opt->pick_close(pick);
             o->failed = 1;
             break;
         }
@@ -731,6 +883,7 @@ int pm_render_objects(const pl_block *blk, uint64_t seq, const pm_names *names, 
             pm_metric_of(oidx, oname, cidx, c.def.CounterType, names->name(names->ctx, cidx),
                          names->help(names->ctx, c.def.CounterHelpTitleIndex), &m);
             if (m.kind == PM_SKIP) continue;
+            if (pick && !view_picks(&w, cidx)) continue;
             if (ns_has(&fams, m.name)) { /* two counters, one name: the later gets its index, before the unit */
                 char tail[PM_NAME_MAX];
                 snprintf(tail, sizeof tail, "%s", m.name + m.unit_at);
@@ -755,7 +908,18 @@ int pm_render_objects(const pl_block *blk, uint64_t seq, const pm_names *names, 
                 }
             }
         }
+        if (w.top && !o->failed) {
+            char num[24];
+            num[fmt_u64(num, w.nother)] = '\0';
+            pm_family(o, opt->openmetrics, "perflib_process_other_processes", PM_GAUGE, PM_UNIT_NONE,
+                      "Processes summed into the series whose process label is _Other: every process but the "
+                      "metrics_process_top highest (and pid 0).");
+            line(o, "perflib_process_other_processes", strlen("perflib_process_other_processes"), "", NULL, 0, num,
+                 strlen(num));
+        }
+        if (w.top) pm_top_end(st->top);
         view_free(&w);
+        if (pick) opt->pick_close(pick);
     }
     ns_free(&fams);
     if (o->b.failed) o->failed = 1;

@@ -29,10 +29,33 @@ typedef struct pm_options {
     const uint32_t *objects;
     size_t nobjects;
     int all;
+    int none;                 /* no whole object (only what pick chooses) */
+    /* collect[]: only these objects (n == 0: no restriction) */
+    const uint32_t *only;
+    size_t nonly;
+    /* Counters chosen by path (metrics_counters, metrics_exclude): when
+     * pick_open is set it is called for each object the restriction above
+     * lets through, with whole = pm_wanted(); it returns NULL when nothing
+     * of the object is served (*failed set when out of memory), else a
+     * handle asked by pick_has which counter of which instance (position
+     * in block order, 0 without instances) is served, and closed by
+     * pick_close. */
+    void *(*pick_open)(void *ctx, const pl_object *o, int whole, int *failed);
+    int (*pick_has)(void *h, uint32_t counter_index, uint32_t pos);
+    void (*pick_close)(void *h);
+    void *pick_ctx;
+    /* Top processes (metrics_process_top): the Process object for the
+     * top_n processes highest by counter top_by, the rest summed into
+     * process="_Other" (0: every process). Needs the state (pm_state). */
+    uint32_t top_n;
+    uint32_t top_by;
 } pm_options;
 
-/* Is the object with that title index exported under these options? */
+/* Is the object with that title index exported whole under these options
+ * (the collect[] restriction included; pick_open not asked)? */
 int pm_wanted(const pm_options *opt, uint32_t object_index);
+/* Does the collect[] restriction let the object through? */
+int pm_allowed(const pm_options *opt, uint32_t object_index);
 
 /* The 32-bit counters' extension to 64 bits across wraps, kept between
  * scrapes (one per perfd; one scrape at a time uses it). */
@@ -44,6 +67,10 @@ void pm_state_free(pm_state *st);
 typedef struct pm_out {
     wb b;
     int failed;
+    /* labels put first in every sample (`system_name="X"`, made with
+     * pm_label), NULL for none */
+    const char *prefix;
+    size_t prefix_len;
 } pm_out;
 
 /* The families of every wanted object of `blk` (a validated block), without
