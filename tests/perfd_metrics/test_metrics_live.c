@@ -917,7 +917,7 @@ static void live_prometheus_rates_match_proc(void **state)
     double tsm[64], vsm[64];
     size_t nm = prom_samples(pp, "perflib_memory_available_bytes", 10, tsm, vsm, 64);
     assert_true(nm >= 4);
-    double mf, mt;
+    double mf = 0, mt = 0; /* set by collected_at (gcc -O3 cannot see that) */
     collected_at(pp, 10, tsm[nm - 1], &mf, &mt);
     const proc_sample *near = nearest(samples, ns, (mf + mt) / 2);
     print_message("perflib_memory_available_bytes at the last sample: Prometheus %.0f, /proc %.0f\n", vsm[nm - 1],
