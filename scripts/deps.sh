@@ -18,10 +18,13 @@ pkgs=(
   libmicrohttpd-dev
   libncurses-dev
   libpq-dev
+  libprotobuf-c-dev
+  libsnappy-dev
   libsqlite3-dev
   libtdb-dev
   ninja-build
   pkg-config
+  protobuf-c-compiler
   scdoc
   procps
   sqlite3

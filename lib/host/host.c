@@ -104,6 +104,7 @@ static void apply_state(pl__host *h, pl__prov *p)
     int64_t until = pl__state_skip_until(&ps, (int64_t)time(NULL));
     if (until) p->skip_until = until;
     p->closefail_in_row = ps.closefail;
+    p->breaks_in_row = ps.breaks;
     if (ps.disabled) {
         p->disabled = 1;
         if (snprintf(p->last_error, sizeof p->last_error, "disabled: %s", ps.reason) >= (int)sizeof p->last_error)
@@ -450,6 +451,47 @@ static void query_text(const pl_query_items *q, int64_t pid, char *out, size_t c
 
 /* ------------------------------------------------------------ judging */
 
+/* A Collect that broke the contract, or an isolated provider's helper that
+ * crashed during Collect: that sample is left without the provider's
+ * objects, and the break counts in a row in the failure state (so one-shot
+ * consumers add up); the PL__STATE_BREAKS_IN_ROW-th in a row disables, and
+ * a clean Collect in between starts the count again (issue 33;
+ * docs/provider-host.md, "Disabling"). The one place that counts them.
+ * Called with p->mu held. */
+void pl__host_break(pl__host *h, pl__prov *p, const char *fmt, ...)
+{
+    char why[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    unsigned n = pl__state_add_break(h->state, p->info.name);
+    p->breaks_in_row = n ? n : p->breaks_in_row + 1;
+    if (p->breaks_in_row >= PL__STATE_BREAKS_IN_ROW) {
+        pl__host_disable(h, p, "%s (%u bad Collects in a row)", why, p->breaks_in_row);
+        return;
+    }
+    p->errors++;
+    /* the same text each time, so syslog has it once */
+    pl__host_note(h, p, LOG_WARNING, "%s; that sample is left without its objects, and the provider is disabled at the "
+                  "%u%s bad Collect in a row", why, PL__STATE_BREAKS_IN_ROW, PL__STATE_BREAKS_IN_ROW == 3 ? "rd" : "th");
+}
+
+/* A Collect that kept the contract: the bad ones before it no longer count.
+ * A wrapper's answer is judged once more (keeps_objects) before it is clean. */
+static void breaks_clear(pl__host *h, pl__prov *p)
+{
+    if (p->breaks_in_row) {
+        p->breaks_in_row = 0;
+        pl__state_clear_breaks(h->state, p->info.name);
+    }
+}
+
+static void collect_clean(pl__host *h, pl__prov *p)
+{
+    p->collects++;
+    if (!p->orig) breaks_clear(h, p);
+}
 
 /* The contract checks, the same for in-process and isolated results.
  * Returns PL__GROW (ask again with *cap doubled) or PL__JUDGED; *rc receives
@@ -464,12 +506,12 @@ int pl__host_judge(pl__host *h, pl__prov *p, const pl__call_result *r, size_t *c
     }
     if (r->rc == ERROR_MORE_DATA) {
         if (r->bytes != 0 || r->nobj != 0 || r->moved != 0) {
-            pl__host_disable(h, p, "Collect returned ERROR_MORE_DATA but set bytes=%u objects=%u or moved the pointer",
+            pl__host_break(h, p, "Collect returned ERROR_MORE_DATA but set bytes=%u objects=%u or moved the pointer",
                     r->bytes, r->nobj);
             return PL__JUDGED;
         }
         if (round + 1 >= h->cfg.max_more_data_rounds || *cap * 2 > h->cfg.max_provider_bytes) {
-            pl__host_disable(h, p, "Collect kept returning ERROR_MORE_DATA (%u rounds, up to %zu bytes)", round + 1, *cap);
+            pl__host_break(h, p, "Collect kept returning ERROR_MORE_DATA (%u rounds, up to %zu bytes)", round + 1, *cap);
             return PL__JUDGED;
         }
         *cap *= 2;
@@ -481,20 +523,20 @@ int pl__host_judge(pl__host *h, pl__prov *p, const pl__call_result *r, size_t *c
         return PL__JUDGED;
     }
     if ((size_t)r->bytes > *cap) {
-        pl__host_disable(h, p, "Collect reported %u bytes in a %zu-byte buffer", r->bytes, *cap);
+        pl__host_break(h, p, "Collect reported %u bytes in a %zu-byte buffer", r->bytes, *cap);
         return PL__JUDGED;
     }
     if (r->moved != (int64_t)r->bytes) {
-        pl__host_disable(h, p, "the pointer returned did not match the buffer length (%u bytes, pointer moved %lld)",
+        pl__host_break(h, p, "the pointer returned did not match the buffer length (%u bytes, pointer moved %lld)",
                 r->bytes, (long long)r->moved);
         return PL__JUDGED;
     }
     if (r->bytes == 0) {
         if (r->nobj != 0) {
-            pl__host_disable(h, p, "Collect returned 0 bytes but %u objects", r->nobj);
+            pl__host_break(h, p, "Collect returned 0 bytes but %u objects", r->nobj);
             return PL__JUDGED;
         }
-        p->collects++;
+        collect_clean(h, p);
         return PL__JUDGED;
     }
     const uint8_t *data = r->data;
@@ -507,7 +549,7 @@ int pl__host_judge(pl__host *h, pl__prov *p, const pl__call_result *r, size_t *c
         int arc = pl__host_align8(data, r->bytes, r->nobj, &padded, &padded_len, why, sizeof why);
         if (arc != PL_OK) {
             if (arc == PL_E_NOMEM) *rc = arc;
-            else pl__host_disable(h, p, "invalid data (%u objects, %u bytes, not a multiple of 8): %s", r->nobj, r->bytes, why);
+            else pl__host_break(h, p, "invalid data (%u objects, %u bytes, not a multiple of 8): %s", r->nobj, r->bytes, why);
             return PL__JUDGED;
         }
         if (!p->warned_align) {
@@ -523,13 +565,13 @@ int pl__host_judge(pl__host *h, pl__prov *p, const pl__call_result *r, size_t *c
     pl_error verr;
     if (pl_block_open(&blk, data, bytes, PL_BLOCK_BARE, r->nobj, &verr) != PL_OK) {
         free(padded);
-        pl__host_disable(h, p, "invalid data (%u objects): %s", r->nobj, verr.msg);
+        pl__host_break(h, p, "invalid data (%u objects): %s", r->nobj, verr.msg);
         return PL__JUDGED;
     }
     char odd[200];
     if (!indices_ok(h, p, &blk, why, sizeof why, odd, sizeof odd)) {
         free(padded);
-        pl__host_disable(h, p, "%s", why);
+        pl__host_break(h, p, "%s", why);
         return PL__JUDGED;
     }
     if (odd[0] && !p->warned_index) {
@@ -541,7 +583,7 @@ int pl__host_judge(pl__host *h, pl__prov *p, const pl__call_result *r, size_t *c
     free(padded);
     if (*rc != PL_OK) return PL__JUDGED;
     *nobjects += r->nobj;
-    p->collects++;
+    collect_clean(h, p);
     return PL__JUDGED;
 }
 
@@ -905,8 +947,9 @@ static int wrap_step(pl__host *h, pl__prov *o, const WCHAR *wq, pl__buf *out, ui
                 *nobjects = n0;
                 rc = pl__buf_append(out, tmp.p, tmp.len);
                 *nobjects += tn;
+                breaks_clear(h, w);
             } else {
-                pl__host_disable(h, w, "%s", why);
+                pl__host_break(h, w, "%s", why);
             }
         }
         w->orig = NULL;

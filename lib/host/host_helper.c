@@ -438,6 +438,7 @@ static int xfer_reply(pl__prov *p, uint32_t type, int64_t deadline, uint8_t *rep
  * when the contract says so. `call` is "Open" or "Collect" (or "Load"). */
 static void helper_failed(pl__host *h, pl__prov *p, int x, const char *call, uint32_t ms, const char *why)
 {
+    int collect = strcmp(call, "Collect") == 0;
     if (x == XF_TIMEOUT) {
         if (helper_kill(p)) {
             pl__host_disable(h, p, ESCAPED_REASON " (during %s)", call);
@@ -468,7 +469,8 @@ static void helper_failed(pl__host *h, pl__prov *p, int x, const char *call, uin
     }
     if (x == XF_BAD) {
         helper_kill(p);
-        pl__host_disable(h, p, "helper process sent a malformed reply during %s: %s", call, why);
+        if (collect) pl__host_break(h, p, "helper process sent a malformed reply during %s: %s", call, why);
+        else pl__host_disable(h, p, "helper process sent a malformed reply during %s: %s", call, why);
         return;
     }
     /* XF_DIED: the socket closed or broke. Find out how the helper ended. */
@@ -486,22 +488,32 @@ static void helper_failed(pl__host *h, pl__prov *p, int x, const char *call, uin
     p->loaded = 0;
     p->opened = 0;
     uint32_t cpu_s = h->limits.cpu_s ? h->limits.cpu_s : (ms + 999) / 1000;
-    if (got == 1 && WIFSIGNALED(st) && WTERMSIG(st) == SIGXCPU && !killed_by_us)
-        pl__host_disable(h, p, "helper process used more than its limit of %u s of CPU time during %s", cpu_s, call);
-    else if (got == 1 && WIFEXITED(st) && WEXITSTATUS(st) == PLH_EXIT_MEMORY && !killed_by_us)
-        pl__host_disable(h, p, "helper process went above its memory limit of %u MiB during %s", h->limits.memory_mb,
-                         call);
-    else if (got == 1 && WIFEXITED(st) && WEXITSTATUS(st) == PLH_EXIT_ESCAPED && !killed_by_us)
+    char reason[200];
+    if (got == 1 && WIFEXITED(st) && WEXITSTATUS(st) == PLH_EXIT_ESCAPED && !killed_by_us) {
+        /* not a crash: processes it started got out of the helper's reach */
         pl__host_disable(h, p, ESCAPED_REASON " (during %s)", call);
+        return;
+    }
+    if (got == 1 && WIFSIGNALED(st) && WTERMSIG(st) == SIGXCPU && !killed_by_us)
+        snprintf(reason, sizeof reason, "helper process used more than its limit of %u s of CPU time during %s", cpu_s,
+                 call);
+    else if (got == 1 && WIFEXITED(st) && WEXITSTATUS(st) == PLH_EXIT_MEMORY && !killed_by_us)
+        snprintf(reason, sizeof reason, "helper process went above its memory limit of %u MiB during %s",
+                 h->limits.memory_mb, call);
     else if (got == 1 && WIFEXITED(st) && WEXITSTATUS(st) == PLH_EXIT_FILES && !killed_by_us)
-        pl__host_disable(h, p, "helper process used all the %u open files it may have during %s", h->limits.files, call);
+        snprintf(reason, sizeof reason, "helper process used all the %u open files it may have during %s",
+                 h->limits.files, call);
     else if (got == 1 && WIFSIGNALED(st) && !killed_by_us)
-        pl__host_disable(h, p, "helper process killed by signal %d (%s) during %s", WTERMSIG(st), signal_name(WTERMSIG(st)),
-                call);
+        snprintf(reason, sizeof reason, "helper process killed by signal %d (%s) during %s", WTERMSIG(st),
+                 signal_name(WTERMSIG(st)), call);
     else if (got == 1 && WIFEXITED(st) && !killed_by_us)
-        pl__host_disable(h, p, "helper process exited with status %d during %s", WEXITSTATUS(st), call);
+        snprintf(reason, sizeof reason, "helper process exited with status %d during %s", WEXITSTATUS(st), call);
     else
-        pl__host_disable(h, p, "helper process closed its connection during %s", call);
+        snprintf(reason, sizeof reason, "helper process closed its connection during %s", call);
+    /* A crash during Collect counts like a contract break: a new helper is
+     * started on the next query, and the third in a row disables. */
+    if (collect) pl__host_break(h, p, "%s", reason);
+    else pl__host_disable(h, p, "%s", reason);
 }
 
 /* A call passed its timeout with nothing of its reply back (XF_LATE): the

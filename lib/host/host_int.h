@@ -47,6 +47,7 @@ typedef struct pl__prov {
     pl__worker *worker;         /* in-process: the thread that makes the calls (the watchdog waits) */
     pl__marker *mk;             /* in-process: the in-flight marker (host_state.h) */
     struct pl__inflight *inflight; /* in-process: what a call that exits needs (host_exit.c) */
+    unsigned breaks_in_row;     /* bad Collects (contract breaks, helper crashes) in a row */
     unsigned closefail_in_row;  /* consumers that ended inside its Close / isolated Close timeouts, in a row */
     pid_t pid;                  /* isolated: the helper, 0 when none runs; also its process group */
     int pidfd;                  /* isolated: a pidfd of the helper, -1 when none */
@@ -128,6 +129,9 @@ void pl__host_note(pl__host *h, pl__prov *p, int prio, const char *fmt, ...) PL_
 /* Disable a provider for good: in the store (for the administrator to see
  * and clear) and here. Called with p->mu held. */
 void pl__host_disable(pl__host *h, pl__prov *p, const char *fmt, ...) PL__PRINTF(3, 4);
+/* A bad Collect (a contract break, a helper crash): counted in a row, the
+ * PL__STATE_BREAKS_IN_ROW-th disables (host.c). */
+void pl__host_break(pl__host *h, pl__prov *p, const char *fmt, ...) PL__PRINTF(3, 4);
 /* As root, a library others could change is not loaded: 1 when it may be. */
 int pl__host_library_trusted(pl__host *h, pl__prov *p);
 /* The contract checks, the same for in-process and isolated results.

@@ -186,6 +186,7 @@ void pl__state_parse(const char *text, size_t n, pl__pstate *out)
         if (errno || e == v || *e || x < 0) return;
         if (strcmp(line, "timeouts") == 0 && x <= (long long)PL__STATE_TIMEOUTS_MAX) st.timeouts = (unsigned)x;
         else if (strcmp(line, "closefail") == 0 && x <= (long long)PL__STATE_TIMEOUTS_MAX) st.closefail = (unsigned)x;
+        else if (strcmp(line, "breaks") == 0 && x <= (long long)PL__STATE_TIMEOUTS_MAX) st.breaks = (unsigned)x;
         else if (strcmp(line, "disabled") == 0) st.time = x;
         else return;
     }
@@ -242,6 +243,11 @@ int pl__state_format(const pl__pstate *st, char *buf, size_t cap)
     }
     if (st->closefail) {
         int k = snprintf(buf + n, cap - (size_t)n, "closefail %u\n", st->closefail);
+        if (k < 0 || (size_t)k >= cap - (size_t)n) return -1;
+        n += k;
+    }
+    if (st->breaks) {
+        int k = snprintf(buf + n, cap - (size_t)n, "breaks %u\n", st->breaks);
         if (k < 0 || (size_t)k >= cap - (size_t)n) return -1;
         n += k;
     }
@@ -342,6 +348,27 @@ unsigned pl__state_add_closefail(pl__state *s, const char *name)
     return st.closefail;
 }
 
+static void add_break(pl__pstate *st, const void *arg)
+{
+    (void)arg;
+    if (st->breaks < PL__STATE_TIMEOUTS_MAX) st->breaks++;
+}
+
+static void clear_breaks(pl__pstate *st, const void *arg)
+{
+    (void)arg;
+    st->breaks = 0;
+}
+
+unsigned pl__state_add_break(pl__state *s, const char *name)
+{
+    pl__pstate st;
+    if (update(s, name, 1, add_break, NULL, &st) != 0) return 0;
+    return st.breaks;
+}
+
+void pl__state_clear_breaks(pl__state *s, const char *name) { change_existing(s, name, clear_breaks); }
+
 static void add_hung(pl__pstate *st, const void *arg)
 {
     (void)arg;
@@ -378,6 +405,7 @@ static void set_disabled(pl__pstate *st, const void *arg)
 {
     st->timeouts = 0;
     st->closefail = 0;
+    st->breaks = 0;
     st->disabled = 1;
     st->time = (int64_t)time(NULL);
     snprintf(st->reason, sizeof st->reason, "%s", (const char *)arg);

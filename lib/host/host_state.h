@@ -26,6 +26,7 @@ typedef struct pl__state pl__state;
 
 #define PL__STATE_HUNG_IN_ROW 3u      /* calls left running in a row before consumers skip it */
 #define PL__STATE_HUNG_RETRY_SECONDS 60 /* how long they skip it before one tries again */
+#define PL__STATE_BREAKS_IN_ROW 3u    /* bad Collects in a row that disable (issue 33) */
 
 typedef struct pl__pstate {
     unsigned timeouts;           /* consumers that ended inside an in-process call, in a row */
@@ -35,6 +36,9 @@ typedef struct pl__pstate {
                                     that ended inside an in-process Close, an isolated
                                     Close that timed out (cleared only by a Close that
                                     returns) */
+    unsigned breaks;             /* Collects that broke the contract or whose helper
+                                    crashed, in a row (cleared by a clean Collect):
+                                    the PL__STATE_BREAKS_IN_ROW-th disables */
     int disabled;                /* a disable recorded here (not in the store), still in force */
     int64_t time;                /* when it was recorded (Unix seconds) */
     char reason[256];
@@ -78,6 +82,11 @@ void pl__state_clear_timeouts(pl__state *s, const char *name);
  * that returned: forget them. */
 unsigned pl__state_add_closefail(pl__state *s, const char *name);
 void pl__state_clear_closefail(pl__state *s, const char *name);
+/* A Collect that broke the contract (docs/provider-host.md, "The
+ * contract") or whose helper crashed: one more in a row (as
+ * pl__state_add_timeout); and a clean Collect: forget them. */
+unsigned pl__state_add_break(pl__state *s, const char *name);
+void pl__state_clear_breaks(pl__state *s, const char *name);
 /* Record a disable here (the store could not be written). */
 void pl__state_disable(pl__state *s, const char *name, const char *reason);
 

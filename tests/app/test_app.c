@@ -26,6 +26,7 @@
 #include "perflib/registry.h"
 #include "pl_internal.h"
 #include "pl_test.h"
+#include "pl_test_engine.h"
 #include "pq_run.h"
 
 #ifndef PL_TORN_WRITES
@@ -73,29 +74,7 @@ static const pl_app_object_decl HERD_OBJS[] = {
 };
 static const pl_app_decl HERD = {"TestHerd", HERD_OBJS, 2, NULL, 0};
 
-static pl_engine *engine(void)
-{
-    pl_engine_config cfg = {.store_path = store_path};
-    pl_engine *e;
-    pl_error err;
-    assert_int_equal(pl_engine_open(&cfg, &e, &err), PL_OK);
-    return e;
-}
-
-typedef struct answer {
-    void *buf;
-    size_t len;
-    pl_block blk;
-} answer;
-
-static void query(pl_engine *e, const char *q, answer *a)
-{
-    pl_error err;
-    assert_int_equal(pl_engine_query_alloc(e, q, &a->buf, &a->len, NULL, &err), PL_OK);
-    assert_int_equal(pl_block_open(&a->blk, a->buf, a->len, 0, 0, &err), PL_OK);
-}
-
-static int find_object(const answer *a, uint32_t idx, pl_object *o)
+static int find_object(const pl_test_answer *a, uint32_t idx, pl_object *o)
 {
     return pl_block_find_object(&a->blk, idx, o) == PL_OK;
 }
@@ -215,11 +194,11 @@ static void test_publish_and_read(void **state)
     assert_int_equal(pl_app_counter(app, other, 1, &ow, &err), PL_OK);
     pl_app_set(ow, (uint64_t)1 << 40); /* a 32-bit counter that does not fit: unavailable */
 
-    pl_engine *e = engine();
-    answer a;
+    pl_engine *e = pl_test_engine_open(store_path);
+    pl_test_answer a;
     char q[32];
     snprintf(q, sizeof q, "%u", ind.first_counter); /* Herd by index */
-    query(e, q, &a);
+    pl_test_query(e, q, &a);
     pl_object o;
     assert_true(find_object(&a, ind.first_counter, &o));
     assert_int_equal(pl_object_num_instances(&o), 3);
@@ -244,7 +223,7 @@ static void test_publish_and_read(void **state)
     assert_int_equal(pl_counter_available(&k, &in), 0);
     pl_free(a.buf);
     /* Global has both objects; the single block carries Count. */
-    query(e, "Global", &a);
+    pl_test_query(e, "Global", &a);
     assert_true(find_object(&a, ind.first_counter + 6, &o));
     pl_instance single;
     assert_int_equal(pl_object_instance(&o, -1, &single), PL_OK);
@@ -257,14 +236,14 @@ static void test_publish_and_read(void **state)
     assert_int_equal(pl_app_instance_delete(app, mom, &err), PL_OK);
     assert_int_equal(pl_app_instance_delete(app, mom, &err), PL_E_NOT_FOUND);
     assert_int_equal(pl_app_counter(app, mom, 0, &bad, &err), PL_E_NOT_FOUND);
-    query(e, q, &a);
+    pl_test_query(e, q, &a);
     assert_true(find_object(&a, ind.first_counter, &o));
     assert_int_equal(pl_object_num_instances(&o), 2);
     assert_int_equal(value_of(&o, "Kid", 0), 260);
     pl_free(a.buf);
     /* Stopped: gone from the next collection. */
     pl_app_stop(app);
-    query(e, "Global", &a);
+    pl_test_query(e, "Global", &a);
     assert_false(find_object(&a, ind.first_counter, &o));
     assert_false(find_object(&a, ind.first_counter + 6, &o));
     pl_free(a.buf);
@@ -301,9 +280,9 @@ static void test_engine_store_not_default(void **state)
     assert_int_equal(pl_app_start(&HERD, &opt, &app, &err), PL_OK);
     pl_app_instance in;
     assert_int_equal(pl_app_instance_create(app, 0, "Only", PL_APP_NONE, &in, &err), PL_OK);
-    pl_engine *e = engine(); /* store_path */
-    answer a;
-    query(e, "Global", &a);
+    pl_engine *e = pl_test_engine_open(store_path); /* store_path */
+    pl_test_answer a;
+    pl_test_query(e, "Global", &a);
     pl_object o;
     assert_true(find_object(&a, pl_app_get_indices(app).first_counter, &o));
     assert_int_equal(value_of(&o, "Only", 0), 0);
@@ -312,7 +291,7 @@ static void test_engine_store_not_default(void **state)
     /* An engine on the other store does not see it (not registered there). */
     pl_engine_config cfg = {.store_path = other};
     assert_int_equal(pl_engine_open(&cfg, &e, &err), PL_OK);
-    query(e, "Global", &a);
+    pl_test_query(e, "Global", &a);
     assert_false(find_object(&a, pl_app_get_indices(app).first_counter, &o));
     pl_free(a.buf);
     pl_engine_close(e);
@@ -330,7 +309,7 @@ static void test_engine_titles_follow_the_store(void **state)
 {
     (void)state;
     setup_dirs();
-    pl_engine *e = engine();
+    pl_engine *e = pl_test_engine_open(store_path);
     pl_error err;
     const pl_titles *t1 = pl_engine_titles(e, &err);
     assert_non_null(t1);
@@ -382,11 +361,11 @@ static void test_index_query_brings_parent(void **state)
     pl_app_set(v, 9);
     uint32_t fc = pl_app_get_indices(app).first_counter;
     uint32_t pool = fc, worker = fc + 4, unrelated = fc + 8;
-    pl_engine *e = engine();
-    answer a;
+    pl_engine *e = pl_test_engine_open(store_path);
+    pl_test_answer a;
     char q[32];
     snprintf(q, sizeof q, "%u", worker);
-    query(e, q, &a);
+    pl_test_query(e, q, &a);
     pl_object ob;
     assert_true(find_object(&a, worker, &ob));
     assert_int_equal(value_of(&ob, "Pool A/w1", 0), 9);
@@ -420,9 +399,9 @@ static void test_instance_limit(void **state)
     assert_int_equal(pl_app_instance_delete(app, first, &err), PL_OK);
     assert_int_equal(pl_app_instance_create(app, 0, "one more", PL_APP_NONE, &in, &err), PL_OK);
     assert_true(in.id > first.id);
-    pl_engine *e = engine();
-    answer a;
-    query(e, "Global", &a);
+    pl_engine *e = pl_test_engine_open(store_path);
+    pl_test_answer a;
+    pl_test_query(e, "Global", &a);
     pl_object o;
     assert_true(find_object(&a, pl_app_get_indices(app).first_counter, &o));
     assert_int_equal(pl_object_num_instances(&o), PL_APP_MAX_INSTANCES);
@@ -707,10 +686,10 @@ static void test_kill9_disappears_restart_is_new(void **state)
     assert_int_equal(pipe(p), 0);
     pid_t pid = child_app(p[1], 111);
     wait_ready(p[0]);
-    pl_engine *e = engine();
-    answer a;
+    pl_engine *e = pl_test_engine_open(store_path);
+    pl_test_answer a;
     pl_object o;
-    query(e, "Global", &a);
+    pl_test_query(e, "Global", &a);
     assert_true(find_object(&a, ind.first_counter, &o));
     assert_int_equal(value_of(&o, "Solo", 0), 111);
     assert_int_equal(id_process_of(&o), pid);
@@ -719,13 +698,13 @@ static void test_kill9_disappears_restart_is_new(void **state)
     int st;
     assert_int_equal(waitpid(pid, &st, 0), pid);
     /* The next collection: gone (its announcement is still there). */
-    query(e, "Global", &a);
+    pl_test_query(e, "Global", &a);
     assert_false(find_object(&a, ind.first_counter, &o));
     pl_free(a.buf);
     /* Restarted: the same indices, a new series starting from its own values. */
     pid = child_app(p[1], 222);
     wait_ready(p[0]);
-    query(e, "Global", &a);
+    pl_test_query(e, "Global", &a);
     assert_true(find_object(&a, ind.first_counter, &o));
     assert_int_equal(pl_object_num_instances(&o), 1);
     assert_int_equal(value_of(&o, "Solo", 0), 222);
@@ -736,7 +715,7 @@ static void test_kill9_disappears_restart_is_new(void **state)
     /* Two processes of one application: both herds listed. */
     pid_t pid2 = child_app(p[1], 333);
     wait_ready(p[0]);
-    query(e, "Global", &a);
+    pl_test_query(e, "Global", &a);
     assert_true(find_object(&a, ind.first_counter, &o));
     assert_int_equal(pl_object_num_instances(&o), 2);
     pl_free(a.buf);
@@ -744,7 +723,7 @@ static void test_kill9_disappears_restart_is_new(void **state)
     kill(pid2, SIGKILL);
     waitpid(pid, &st, 0);
     waitpid(pid2, &st, 0);
-    query(e, "Global", &a);
+    pl_test_query(e, "Global", &a);
     assert_false(find_object(&a, ind.first_counter, &o));
     pl_free(a.buf);
     pl_engine_close(e);
@@ -868,9 +847,9 @@ static void test_hostile_segments(void **state)
     snprintf(path, sizeof path, "%s/%s%u/%s1.1.1", dir, PL__SEG_USER_DIR, me_uid, PL__SEG_PREFIX);
     mkdir(path, 0700);
 
-    pl_engine *e = engine();
-    answer a;
-    query(e, "Global", &a);
+    pl_engine *e = pl_test_engine_open(store_path);
+    pl_test_answer a;
+    pl_test_query(e, "Global", &a);
     pl_object o;
     assert_true(find_object(&a, ind.first_counter, &o));
     /* "Real", plus "Fake" from the garbage-slot segment (same layout, valid

@@ -26,6 +26,7 @@
 #include "perflib/registry.h"
 #include "pl_internal.h"
 #include "pl_test.h"
+#include "pl_test_engine.h"
 
 #define NOBODY 65534u
 
@@ -176,30 +177,8 @@ static int copy_store(char *out, size_t cap)
     return close(o);
 }
 
-static pl_engine *engine(void)
-{
-    pl_engine_config cfg = {.store_path = store_path};
-    pl_engine *e;
-    pl_error err;
-    assert_int_equal(pl_engine_open(&cfg, &e, &err), PL_OK);
-    return e;
-}
-
-typedef struct answer {
-    void *buf;
-    size_t len;
-    pl_block blk;
-} answer;
-
-static void query(pl_engine *e, const char *q, answer *a)
-{
-    pl_error err;
-    assert_int_equal(pl_engine_query_alloc(e, q, &a->buf, &a->len, NULL, &err), PL_OK);
-    assert_int_equal(pl_block_open(&a->blk, a->buf, a->len, 0, 0, &err), PL_OK);
-}
-
 /* The instance names of object idx, joined by commas ("" when absent). */
-static void names_of(const answer *a, uint32_t idx, char *out, size_t cap)
+static void names_of(const pl_test_answer *a, uint32_t idx, char *out, size_t cap)
 {
     pl_object o;
     out[0] = '\0';
@@ -212,7 +191,7 @@ static void names_of(const answer *a, uint32_t idx, char *out, size_t cap)
 }
 
 /* The first counter of the object without instances at idx; -1 when absent. */
-static long long single_value(const answer *a, uint32_t idx)
+static long long single_value(const pl_test_answer *a, uint32_t idx)
 {
     pl_object o;
     pl_instance in;
@@ -364,10 +343,10 @@ static void test_forged_segment_ignored(void **state)
     pid_t pid = as_nobody(forge, NULL, &rd);
     wait_ready(pid, rd);
 
-    pl_engine *e = engine();
-    answer a;
+    pl_engine *e = pl_test_engine_open(store_path);
+    pl_test_answer a;
     char names[256], status[256];
-    query(e, "Global", &a);
+    pl_test_query(e, "Global", &a);
     names_of(&a, ind.first_counter, names, sizeof names);
     assert_string_equal(names, "Real");
     assert_int_equal(single_value(&a, ind.first_counter + 4), 42); /* the newest process's: still root's */
@@ -378,7 +357,7 @@ static void test_forged_segment_ignored(void **state)
     /* the owner lets nobody publish: both processes' instances, the newest
      * process's single block */
     assert_int_equal(pl_app_set_publishers(HERD.app, store_path, &(uint32_t){NOBODY}, 1, &err), PL_OK);
-    query(e, "Global", &a);
+    pl_test_query(e, "Global", &a);
     names_of(&a, ind.first_counter, names, sizeof names);
     assert_string_equal(names, "Real,Forged");
     assert_int_equal(single_value(&a, ind.first_counter + 4), 999999);
@@ -484,12 +463,12 @@ static void test_another_user_cannot_hide(void **state)
     pid_t pid = as_nobody(flood_child, &f, &rd);
     wait_ready(pid, rd);
 
-    pl_engine *e = engine();
+    pl_engine *e = pl_test_engine_open(store_path);
     char names[256], status[256], q[64];
     snprintf(q, sizeof q, "%u %u", ind.first_counter, ind.first_counter + 4);
     for (int i = 0; i < 20; i++) {
-        answer a;
-        query(e, i == 19 ? "Global" : q, &a); /* AppCounters alone, then everything */
+        pl_test_answer a;
+        pl_test_query(e, i == 19 ? "Global" : q, &a); /* AppCounters alone, then everything */
         names_of(&a, ind.first_counter, names, sizeof names);
         assert_string_equal(names, "Real");
         assert_int_equal(single_value(&a, ind.first_counter + 4), 42);

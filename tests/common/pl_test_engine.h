@@ -6,9 +6,36 @@
 
 #include <stdio.h>
 
+#include "perflib/block.h"
 #include "perflib/query.h"
 #include "perflib/registry.h"
 #include "pl_test.h"
+
+/* An engine over the store at `store` (the test fails when it cannot open). */
+static inline pl_engine *pl_test_engine_open(const char *store)
+{
+    pl_engine_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.store_path = store;
+    pl_engine *e = NULL;
+    pl_error err;
+    if (pl_engine_open(&cfg, &e, &err) != PL_OK) fail_msg("pl_engine_open(%s): %s", store, err.msg);
+    return e;
+}
+
+/* One query's answer, read back: free buf with pl_free. */
+typedef struct pl_test_answer {
+    void *buf;
+    size_t len;
+    pl_block blk;
+} pl_test_answer;
+
+static inline void pl_test_query(pl_engine *e, const char *q, pl_test_answer *a)
+{
+    pl_error err;
+    if (pl_engine_query_alloc(e, q, &a->buf, &a->len, NULL, &err) != PL_OK) fail_msg("query %s: %s", q, err.msg);
+    if (pl_block_open(&a->blk, a->buf, a->len, 0, 0, &err) != PL_OK) fail_msg("query %s: %s", q, err.msg);
+}
 
 /* The status of the provider named `name` (it must be listed). */
 static inline pl_provider_status pl_test_provider_status(pl_engine *e, const char *name)

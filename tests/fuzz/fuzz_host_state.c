@@ -20,6 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void same(const pl__pstate *a, const pl__pstate *b)
 {
     CHECK(a->timeouts == b->timeouts && a->hung == b->hung && a->disabled == b->disabled);
+    CHECK(a->closefail == b->closefail && a->breaks == b->breaks);
     CHECK(!a->hung || a->hung_time == b->hung_time);
     CHECK(!a->disabled || (a->time == b->time && strcmp(a->reason, b->reason) == 0));
 }
@@ -38,6 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     CHECK(memchr(a.reason, '\0', sizeof a.reason) != NULL);
     for (const char *c = a.reason; *c; c++) CHECK((unsigned char)*c >= 0x20 && *c != 0x7F);
     CHECK(a.timeouts <= PL__STATE_TIMEOUTS_MAX && a.hung <= PL__STATE_TIMEOUTS_MAX);
+    CHECK(a.closefail <= PL__STATE_TIMEOUTS_MAX && a.breaks <= PL__STATE_TIMEOUTS_MAX);
     CHECK(a.time >= 0 && a.hung_time >= 0 && a.disabled == (a.time > 0));
     char buf[1024];
     int n = pl__state_format(&a, buf, sizeof buf);

@@ -795,7 +795,9 @@ static void iso_fork_then_crash(void **s)
     int64_t ms;
     assert_int_equal(query_objects(e, &ms), 1);
     assert_true(ms < 2000);
-    assert_store_reason("Bad", "helper process killed by signal 11 (SIGSEGV) during Collect");
+    /* one crash is one bad Collect (issue 33): reported, not yet disabled */
+    assert_int_equal(status_of(e, "Bad").disabled, 0);
+    assert_non_null(strstr(status_of(e, "Bad").last_error, "helper process killed by signal 11 (SIGSEGV) during Collect"));
     char child[32];
     assert_int_equal(traced("fork_crash", "child", child, sizeof child), 1);
     long cpid = strtol(child, NULL, 10);
@@ -876,8 +878,9 @@ static void iso_memory_limit_counts_children(void **s)
     add("Bad", "child_memory", PL_ISOLATION_HELPER, 0, 0);
     pl_engine *e = engine();
     assert_int_equal(query_objects(e, NULL), 0);
+    assert_non_null(strstr(status_of(e, "Bad").last_error,
+                           "helper process went above its memory limit of 40 MiB during Collect"));
     pl_engine_close(e);
-    assert_store_reason("Bad", "helper process went above its memory limit of 40 MiB during Collect");
     assert_ends(traced_child("child_memory"));
 }
 
@@ -914,17 +917,22 @@ static void iso_prints_go_to_dev_null(void **s)
     assert_null(strstr(buf, "TP-PRINT"));
 }
 
-/* Query until the provider is disabled (at most `max` queries). */
-static int queries_until_disabled(const char *name, int max)
+/* Query until the provider's status reports `why` (at most `max` queries):
+ * a helper that reaches a limit now and then is restarted, its crash leaves
+ * one sample out, and the clean Collects in between keep it enabled
+ * (issue 33: only bad Collects in a row disable). */
+static void limit_reported_not_disabled(const char *name, int max, const char *why)
 {
     pl_engine *e = engine();
-    int i;
-    for (i = 1; i <= max; i++) {
+    int seen = 0;
+    for (int i = 1; i <= max && !seen; i++) {
         query_objects(e, NULL);
-        if (status_of(e, name).disabled) break;
+        seen = strstr(status_of(e, name).last_error, why) != NULL;
     }
+    assert_true(seen);
+    assert_int_equal(status_of(e, name).disabled, 0);
     pl_engine_close(e);
-    return i;
+    assert_store_reason(name, "");
 }
 
 static void iso_memory_limit(void **s)
@@ -932,8 +940,7 @@ static void iso_memory_limit(void **s)
     (void)s;
     setenv("PERFLIB_HELPER_MEMORY_MB", "200", 1);
     add("Leak", "leak", PL_ISOLATION_HELPER, 0, 0);
-    assert_true(queries_until_disabled("Leak", 8) <= 8);
-    assert_store_reason("Leak", "helper process went above its memory limit of 200 MiB during Collect");
+    limit_reported_not_disabled("Leak", 8, "helper process went above its memory limit of 200 MiB during Collect");
 }
 
 static void iso_cpu_limit(void **s)
@@ -947,8 +954,9 @@ static void iso_cpu_limit(void **s)
     assert_int_equal(query_objects(e, &ms), 0);
     unsetenv("TP_SPIN_THREADS");
     assert_true(ms < 60000); /* ended by the CPU limit, not the (long) timeout */
+    assert_non_null(strstr(status_of(e, "Spin").last_error,
+                           "helper process used more than its limit of 1 s of CPU time during Collect"));
     pl_engine_close(e);
-    assert_store_reason("Spin", "helper process used more than its limit of 1 s of CPU time during Collect");
 }
 
 static void iso_file_limit(void **s)
@@ -956,8 +964,7 @@ static void iso_file_limit(void **s)
     (void)s;
     setenv("PERFLIB_HELPER_FILES", "64", 1);
     add("FdLeak", "fd_leak", PL_ISOLATION_HELPER, 0, 0);
-    assert_true(queries_until_disabled("FdLeak", 4) <= 4);
-    assert_store_reason("FdLeak", "helper process used all the 64 open files it may have during Collect");
+    limit_reported_not_disabled("FdLeak", 4, "helper process used all the 64 open files it may have during Collect");
 }
 
 /* The limits as the kernel shows them for a running helper. */
@@ -1152,8 +1159,19 @@ static void live_perfproc_late_under_overload(void **s)
     assert_store_reason("PerfProc", "");
 }
 
+/* The process that runs the cases. Its forked consumers end on purpose
+ * in the middle of a call, and a provider's own fork (fork_exit0) copies
+ * only the calling thread, so the pointers the other threads held are gone:
+ * LeakSanitizer's check at their exit would report the engine they were
+ * using and turn their exit status into its own. Under the sanitizers only
+ * this process is checked (the runtime asks this hook at exit). */
+static pid_t cases_pid;
+int __lsan_is_turned_off(void);
+int __lsan_is_turned_off(void) { return cases_pid != 0 && getpid() != cases_pid; }
+
 int main(int argc, char **argv)
 {
+    cases_pid = getpid();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hang_skip_bounded_by_the_clock),
         cmocka_unit_test_setup_teardown(hang_skipped_for_one_shot_consumers, setup, teardown),

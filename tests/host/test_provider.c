@@ -63,6 +63,7 @@
 #define TP_SETSID_HANG 39    /* the same, then Collect never returns */
 #define TP_CHILD_MEMORY 40   /* Collect forks a child that touches 64 MiB and sleeps, then answers */
 #define TP_FORK_EXIT0 41     /* Collect forks a child that calls exit(0), waits for it, then answers */
+#define TP_BREAK_TWICE 42    /* *bytes wrong on Collects 1-2 and 4-5, right on 3 and 6, wrong from 7 on */
 
 #ifndef TP_MODE
 #error "build with -DTP_MODE=..."
@@ -451,6 +452,9 @@ static DWORD collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects)
     if (rc != 0) return rc;
     switch (TP_MODE) {
     case TP_WRONG_BYTES: *bytes += 8; break;
+    case TP_BREAK_TWICE:
+        if (tp_collect_calls != 3 && tp_collect_calls != 6) *bytes += 8;
+        break;
     case TP_NO_ADVANCE: *data = start; break;
     case TP_MISALIGNED:
         *bytes += 4;

@@ -184,6 +184,22 @@ int pd_run(const char *const *args, char **err, int timeout_ms)
     return code;
 }
 
+int pd_listener(unsigned *port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    struct sockaddr_in a = {.sin_family = AF_INET};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t al = sizeof a;
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 128) != 0 ||
+        getsockname(fd, (struct sockaddr *)&a, &al) != 0) {
+        close(fd);
+        return -1;
+    }
+    *port = ntohs(a.sin_port);
+    return fd;
+}
+
 int pd_connect(const char *ip, unsigned port, const char *src)
 {
     struct sockaddr_in sa;
@@ -335,4 +351,18 @@ long pd_wait_closed(int fd, int timeout_ms)
         ssize_t n = recv(fd, buf, sizeof buf, 0);
         if (n <= 0) return pd_now_ms() - t0;
     }
+}
+
+unsigned pd_free_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return 0;
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = 0};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t al = sizeof a;
+    unsigned port = 0;
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) == 0 && getsockname(fd, (struct sockaddr *)&a, &al) == 0)
+        port = ntohs(a.sin_port);
+    close(fd);
+    return port;
 }

@@ -35,6 +35,10 @@ typedef struct pd_resp {
 
 /* Connect to ip:port (source address src when not NULL); -1 on failure. */
 int pd_connect(const char *ip, unsigned port, const char *src);
+/* A listening socket on 127.0.0.1 at an ephemeral port that accepts
+ * nothing by itself (connections wait in its backlog): a machine that
+ * never answers, or one whose door the test watches. fd, or -1. */
+int pd_listener(unsigned *port);
 /* GET path (with "Connection: close" and extra header lines, "" for
  * none); reads the whole answer within timeout_ms. 0 or -1. */
 int pd_get(unsigned port, const char *path, const char *extra, pd_resp *r, int timeout_ms);
@@ -49,5 +53,7 @@ int pd_header(const pd_resp *r, const char *name, char *out, size_t len);
  * milliseconds it took, or -1 when still open after timeout_ms. */
 long pd_wait_closed(int fd, int timeout_ms);
 long pd_now_ms(void);
+/* A TCP port free on 127.0.0.1 now (bound and released), or 0. */
+unsigned pd_free_port(void);
 
 #endif

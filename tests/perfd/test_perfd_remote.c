@@ -52,19 +52,11 @@ static void put(const char *path, const char *text, mode_t mode)
     chmod(path, mode);
 }
 
-/* A listener standing for another machine: bound on 127.0.0.1, never
- * accepting by itself. */
+/* A listener standing for another machine (pd_listener). */
 static int listener(unsigned *port)
 {
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int fd = pd_listener(port);
     assert_true(fd >= 0);
-    struct sockaddr_in a = {.sin_family = AF_INET};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-    assert_int_equal(listen(fd, 128), 0);
-    socklen_t al = sizeof a;
-    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &al), 0);
-    *port = ntohs(a.sin_port);
     return fd;
 }
 

@@ -524,14 +524,9 @@ static void live_self_metrics(void **state)
 
 static unsigned free_port(void)
 {
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = 0};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-    socklen_t al = sizeof a;
-    getsockname(fd, (struct sockaddr *)&a, &al);
-    close(fd);
-    return ntohs(a.sin_port);
+    unsigned port = pd_free_port();
+    assert_true(port != 0);
+    return port;
 }
 
 static void url_encode(const char *in, char *out, size_t cap)
@@ -1061,12 +1056,66 @@ static void live_prometheus_collect_top_identity(void **state)
     assert_int_equal(pd_stop(&pd), 0);
 }
 
+/* /metrics?target= as Prometheus uses it: the job's targets are the
+ * machines (here a second perfd, REMOTEB), relabelled as for the blackbox
+ * exporter so that the hub (whose remote_config lists REMOTEB) is scraped
+ * with __param_target; the series carry the machine as instance and
+ * REMOTEB's system name. */
+static pd_proc pd_remote;
+
+static void live_prometheus_target_relabel(void **state)
+{
+    (void)state;
+    char *dir = pq_mkdtemp();
+    char store[700], store2[700], conf[700], text[300], set[800];
+    snprintf(store, sizeof store, "%s/hub.db", dir);
+    snprintf(store2, sizeof store2, "%s/remote.db", dir);
+    snprintf(conf, sizeof conf, "%s/remote.conf", dir);
+    const char *rargs[] = {"--registry", store2, "--system-name", "REMOTEB", NULL};
+    memset(&pd_remote, 0, sizeof pd_remote);
+    assert_int_equal(pd_start(&pd_remote, rargs, NULL), 0);
+    snprintf(text, sizeof text, "timeout_ms = 5000\n[127.0.0.1:%u]\ntls = off\n", pd_remote.port);
+    assert_int_equal(pq_write_file(conf, text, strlen(text)), 0);
+    snprintf(set, sizeof set, "remote_config=%s", conf);
+    const char *args[] = {"--registry", store, "--system-name", "HUB", "--set", set, NULL};
+    memset(&pd, 0, sizeof pd);
+    assert_int_equal(pd_start(&pd, args, NULL), 0);
+    char job[600];
+    snprintf(job, sizeof job,
+             "    params:\n      'collect[]': ['Memory']\n"
+             "    relabel_configs:\n"
+             "      - source_labels: [__address__]\n        target_label: __param_target\n"
+             "      - source_labels: [__param_target]\n        target_label: instance\n"
+             "      - target_label: __address__\n        replacement: 127.0.0.1:%u\n",
+             pd.port);
+    prom_start(&P, pd_remote.port, job);
+    char want[100];
+    snprintf(want, sizeof want, "\"instance\":\"127.0.0.1:%u\"", pd_remote.port);
+    char *b = prom_query(&P, "perflib_memory_available_bytes");
+    if (count_of(b, "\"__name__\":\"perflib_memory_available_bytes\"") != 1 || !strstr(b, want))
+        fail_msg("no perflib_memory_available_bytes of %s: %s", want, b);
+    free(b);
+    b = prom_query(&P, "perflib_system_info");
+    if (!strstr(b, "\"system_name\":\"REMOTEB\"") || !strstr(b, want) || strstr(b, "HUB"))
+        fail_msg("perflib_system_info is not REMOTEB's: %s", b);
+    free(b);
+    b = prom_query(&P, "count({__name__=~\"perflib_processor_.+\"})");
+    if (!strstr(b, "\"result\":[]")) fail_msg("Processor series despite collect[]=Memory: %s", b);
+    free(b);
+    prom_stop(&P);
+    assert_int_equal(pd_stop(&pd), 0);
+    assert_int_equal(pd_stop(&pd_remote), 0);
+    pq_rmdir(dir);
+    free(dir);
+}
+
 static int teardown(void **state)
 {
     (void)state;
     load_stop = 1;
     prom_stop(&P);
     if (pd.pid > 0) pd_stop(&pd);
+    if (pd_remote.pid > 0) pd_stop(&pd_remote);
     return 0;
 }
 
@@ -1082,6 +1131,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(live_running_totals_match_proc, teardown),
         cmocka_unit_test_teardown(live_prometheus_rates_match_proc, teardown),
         cmocka_unit_test_teardown(live_prometheus_collect_top_identity, teardown),
+        cmocka_unit_test_teardown(live_prometheus_target_relabel, teardown),
     };
     return pl_test_run(tests, argc, argv);
 }

@@ -246,6 +246,38 @@ static void wrap_extended(void **state)
     pm_state_free(st);
 }
 
+/* An older snapshot rendered after a newer one (a remote_write render and a
+ * scrape's, queued on the worker in the other order): its value is the one
+ * it had, neither a wrap nor a change of the state. */
+static uint64_t events_at(pm_state *st, uint64_t seq, uint64_t raw)
+{
+    pm_options opt = {.all = 1};
+    const char *fam = "perflib_every_type_events_events_total{every_type=\"a\"} ";
+    pl_builder *b = pl_builder_new();
+    add_types_object(b, raw);
+    size_t len;
+    uint8_t *buf = finish(b, &len);
+    char *text = render(buf, len, seq, &opt, st);
+    const char *p = strstr(text, fam);
+    if (!p) fail_msg("no %s in\n%s", fam, text);
+    uint64_t got = strtoull(p + strlen(fam), NULL, 10);
+    free(text);
+    free(buf);
+    return got;
+}
+
+static void wrap_older_snapshot_late(void **state)
+{
+    (void)state;
+    pm_state *st = pm_state_new();
+    assert_true(events_at(st, 10, 4294967000u) == 4294967000u);
+    assert_true(events_at(st, 12, 5) == 4294967301ull);          /* wrapped */
+    assert_true(events_at(st, 11, 4294967100u) == 4294967100u);  /* older: before the wrap */
+    assert_true(events_at(st, 13, 10) == 4294967306ull);         /* no false wrap after it */
+    assert_true(events_at(st, 12, 5) == 4294967301ull);
+    pm_state_free(st);
+}
+
 /* 1,000 processes named alike: one series each (pid); a Widget object with
  * duplicate names and a parent: index; nothing duplicated ever. */
 static void labels_unique(void **state)
@@ -734,6 +766,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(golden_every_type),
         cmocka_unit_test(wrap_extended),
+        cmocka_unit_test(wrap_older_snapshot_late),
         cmocka_unit_test(labels_unique),
         cmocka_unit_test(unavailable_left_out),
         cmocka_unit_test(group_totals_left_out),

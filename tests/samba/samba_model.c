@@ -61,6 +61,15 @@ static void ob_u16(obuf *b, uint16_t v) { ob_put(b, &v, 2); }
 
 /* A record's value as Samba copies it into its 256-byte buffer: -2 when
  * it is missing, -1 when it would overflow that buffer. */
+/* Samba converts these texts with atof() and a cast to an unsigned 64-bit
+ * integer; a value outside that range (or NaN) is undefined behaviour in C,
+ * and whatever Samba gets then, the model takes 0. */
+static uint64_t atof_u64(const char *text)
+{
+    double d = atof(text);
+    return d >= 0 && d < 18446744073709551616.0 ? (uint64_t)d : 0;
+}
+
 static int fetch_text(const sb_recs *r, const char *key, char *out)
 {
     const sb_rec *x = sb_recs_find(r, key);
@@ -301,9 +310,9 @@ int model_global(const sb_recs *names, const sb_recs *data, size_t dword_size, c
 
     /* _reg_perfcount_init_data_block: the header */
     uint64_t freq = 0, ptime = 0, p100 = 0;
-    if (fetch_text(names, "0PerfFreq", buf) == 0) freq = (uint64_t)atof(buf);
-    if (fetch_text(data, "0PerfTime", buf) == 0) ptime = (uint64_t)atof(buf);
-    if (fetch_text(data, "0PerfTime100nSec", buf) == 0) p100 = (uint64_t)atof(buf);
+    if (fetch_text(names, "0PerfFreq", buf) == 0) freq = atof_u64(buf);
+    if (fetch_text(data, "0PerfTime", buf) == 0) ptime = atof_u64(buf);
+    if (fetch_text(data, "0PerfTime100nSec", buf) == 0) p100 = atof_u64(buf);
     size_t units;
     if (pl__utf8_to_utf16(netbios, strlen(netbios), NULL, 0, &units) == PL_E_ENCODING) units = 0;
     uint32_t name_len = (uint32_t)((units + 1) * 2);

@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 
 #include "daemon.h"
+#include "push.h"
 #include "stream.h"
 #include "tls.h"
 
@@ -236,6 +237,15 @@ int main(int argc, char **argv)
             return EXIT_RUNTIME;
         }
     }
+    if (perfd_push_start(why, sizeof why) != 0) {
+        fprintf(stderr, "perfd: %s\n", why);
+        perfd_server_stop();
+        perfd_snap_stop();
+        pl_engine_close(engine);
+        perfd_tls_free();
+        free(cfg);
+        return EXIT_RUNTIME;
+    }
     perfd_log("ready");
 
     for (;;) {
@@ -255,6 +265,7 @@ int main(int argc, char **argv)
         perfd_log("%s: stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
         break;
     }
+    perfd_push_stop();     /* remote_write ends (what is queued is not sent) */
     perfd_machines_interrupt(); /* remote fetches in progress end */
     perfd_streams_stop();  /* the page's streams end; their threads are joined */
     perfd_snap_stop();     /* no more collections; waiting requests answer 503 */

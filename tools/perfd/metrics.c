@@ -15,7 +15,9 @@
  *   metrics_process_top    = off | N  (the N top processes and _Other)
  *   metrics_process_top_by = cpu | memory | io | COUNTER-NAME-or-INDEX
  *   metrics_system_label   = off | on (system_name="X" on every series)
- * and the query parameter collect[]=OBJECT (repeatable). */
+ * and the query parameters collect[]=OBJECT (repeatable) and target=HOST[:PORT]
+ * (another machine's counters, through the engine's Foreign query and the
+ * remote pool, for machines listed in remote_config only). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +28,7 @@
 
 #include "metrics_select.h"
 #include "metrics_text.h"
+#include "push.h"
 #include "perfd.h"
 #include "perflib/block.h"
 #include "perflib/indices.h"
@@ -34,6 +37,8 @@
 
 #define MAX_OBJECT_WORDS 256
 #define FILETIME_UNIX_EPOCH 116444736000000000LL
+#define QBUF_LEN ((MAX_OBJECT_WORDS * 2 + PM_COLLECT_MAX) * 11 + 8)
+#define PM_TARGET_STATES 64              /* target= machines whose wrap state is kept */
 
 static struct {
     int all;
@@ -47,6 +52,12 @@ static struct {
     size_t nps;
     uint64_t ps_seq;                 /* the publication they are from */
     pm_state *state;                 /* the worker's only */
+    struct {                         /* the same per target= machine (worker's) */
+        char key[300];
+        pm_state *st;
+        uint64_t used;
+    } tstate[PM_TARGET_STATES];
+    uint64_t tclock;
     char **inc, **exc;               /* metrics_counters, metrics_exclude */
     size_t ninc, nexc;
     uint32_t top_n;                  /* metrics_process_top */
@@ -246,6 +257,10 @@ __attribute__((destructor)) static void metrics_free(void)
     M.ps = NULL;
     pm_state_free(M.state);
     M.state = NULL;
+    for (size_t i = 0; i < PM_TARGET_STATES; i++) {
+        pm_state_free(M.tstate[i].st);
+        M.tstate[i].st = NULL;
+    }
     pl_titles_free(M.en);
     M.en = NULL;
     for (size_t i = 0; i < M.nwords; i++) free(M.words[i]);
@@ -307,8 +322,10 @@ typedef struct mjob {
     uint32_t idx[MAX_OBJECT_WORDS];
     uint32_t only[PM_COLLECT_MAX];   /* collect[] */
     pl_pdh_selection *sel;           /* metrics_counters, metrics_exclude */
-    char qbuf[(MAX_OBJECT_WORDS * 2 + PM_COLLECT_MAX) * 11 + 8];
+    char qbuf[QBUF_LEN];
     const char *query;               /* what perfd_snapshot is asked, NULL: nothing */
+    char target[300];                /* target=: the machine as "host:port" ("" = this one) */
+    char fq[QBUF_LEN + 320];         /* "Foreign host:port " + query, for target= */
     int planned;
     uint32_t selobj[MAX_OBJECT_WORDS]; /* the objects the counter paths name */
     size_t nselobj;
@@ -317,6 +334,7 @@ typedef struct mjob {
     int done, failed;
     char *body;
     size_t len;
+    int64_t ts_ms;                   /* the collection's Unix time in ms (remote_write) */
 } mjob;
 
 static void mjob_free(void *p)
@@ -397,24 +415,35 @@ static void self_metrics(pm_out *o, const mjob *j, const pl_block *blk, const pl
     struct utsname u;
     if (uname(&u) != 0) memset(&u, 0, sizeof u);
     if (!o->prefix_len) pm_label(&l, "system_name", blk ? blk->system_name : ""); /* else on every series */
-    pm_label(&l, "kernel", u.release);
-    pm_label(&l, "os", os_name());
-    pm_label(&l, "machine", u.machine);
+    if (j->target[0]) {
+        /* another machine's data: its name is in its block; its kernel,
+         * OS and architecture are not, and this machine's would lie */
+        pm_label(&l, "target", j->target);
+    } else {
+        pm_label(&l, "kernel", u.release);
+        pm_label(&l, "os", os_name());
+        pm_label(&l, "machine", u.machine);
+    }
     info_family(o, om, "perflib_system",
                 "The machine perfd reports on: its system name (as the data blocks carry it), kernel release, "
                 "operating system and architecture. Always 1.", l.p);
 
-    /* the providers, as the latest collection left them */
-    pthread_mutex_lock(&M.mu);
-    int stale = j->snap && M.ps_seq < j->snap->seq;
-    pthread_mutex_unlock(&M.mu);
-    if (stale) keep_status(j->snap->seq);
-    pthread_mutex_lock(&M.mu);
-    size_t n = M.nps;
-    pl_provider_status *ps = n ? malloc(n * sizeof *ps) : NULL;
-    if (ps) memcpy(ps, M.ps, n * sizeof *ps);
-    else n = 0;
-    pthread_mutex_unlock(&M.mu);
+    /* the providers, as the latest collection left them (this machine's:
+     * none for target=, whose providers this perfd does not see) */
+    size_t n = 0;
+    pl_provider_status *ps = NULL;
+    if (!j->target[0]) {
+        pthread_mutex_lock(&M.mu);
+        int stale = j->snap && M.ps_seq < j->snap->seq;
+        pthread_mutex_unlock(&M.mu);
+        if (stale) keep_status(j->snap->seq);
+        pthread_mutex_lock(&M.mu);
+        n = M.nps;
+        ps = n ? malloc(n * sizeof *ps) : NULL;
+        if (ps) memcpy(ps, M.ps, n * sizeof *ps);
+        else n = 0;
+        pthread_mutex_unlock(&M.mu);
+    }
     static const struct {
         const char *fam;
         pm_kind kind;
@@ -496,8 +525,33 @@ static void self_metrics(pm_out *o, const mjob *j, const pl_block *blk, const pl
               "How long this scrape took from the request to the end of its rendering, in seconds (the collection "
               "or the wait for it included, the transfer not).");
     pm_sample(o, "perflib_scrape_duration_seconds", "", NULL, (double)(mono_ns() - j->t0) / 1e9);
+    perfd_push_self_metrics(o, om);
     if (l.failed) o->failed = 1;
     wb_free(&l);
+}
+
+/* The state that extends 32-bit counters across scrapes, one per machine
+ * so that two machines' values never mix (worker thread only). The least
+ * recently used machine's is dropped past PM_TARGET_STATES. */
+static pm_state *state_for(const char *target)
+{
+    if (!target[0]) {
+        if (!M.state) M.state = pm_state_new();
+        return M.state;
+    }
+    size_t pick = 0;
+    for (size_t i = 0; i < PM_TARGET_STATES; i++) {
+        if (M.tstate[i].st && strcmp(M.tstate[i].key, target) == 0) {
+            M.tstate[i].used = ++M.tclock;
+            return M.tstate[i].st;
+        }
+        if (M.tstate[i].used < M.tstate[pick].used) pick = i;
+    }
+    pm_state_free(M.tstate[pick].st);
+    M.tstate[pick].st = pm_state_new();
+    snprintf(M.tstate[pick].key, sizeof M.tstate[pick].key, "%s", target);
+    M.tstate[pick].used = ++M.tclock;
+    return M.tstate[pick].st;
 }
 
 /* On the worker thread: the whole answer, then its gzip when asked. */
@@ -507,7 +561,7 @@ static void render_job(void *arg)
     pm_out o = {0};
     const pl_titles *t = english();
     pm_names names = {.name = t_name, .help = t_help, .ctx = (void *)t};
-    if (!M.state) M.state = pm_state_new();
+    pm_state *state = state_for(j->target);
     pl_block blk;
     int have = 0;
     wb prefix = {0};
@@ -521,7 +575,9 @@ static void render_job(void *arg)
             if (prefix.failed) o.failed = 1;
         }
         if (!have) o.failed = 1;
-        else if (!o.failed) pm_render_objects(&blk, j->snap->seq, &names, &j->opt, M.state, &o);
+        else if (!o.failed) pm_render_objects(&blk, j->snap->seq, &names, &j->opt, state, &o);
+        if (have && blk.hdr.PerfTime100nSec.QuadPart > FILETIME_UNIX_EPOCH)
+            j->ts_ms = (blk.hdr.PerfTime100nSec.QuadPart - FILETIME_UNIX_EPOCH) / 10000;
     }
     if (!o.failed) self_metrics(&o, j, have ? &blk : NULL, t);
     pm_eof(&o, j->opt.openmetrics);
@@ -579,16 +635,12 @@ static void add_query(mjob *j, uint32_t idx)
 }
 
 /* What the scrape serves and the query that collects it (j->query; NULL
- * when nothing of it exists). 0, or 1 when the reply is made (a 400 for a
- * bad collect[]): *rc is the handler's result then. */
-static int plan(perfd_req *r, mjob *j, int *rc)
+ * when nothing of it exists), from the configuration and the nonly
+ * collect[] objects in j->only. 0, or -1 with the reason in why and the
+ * HTTP status it deserves in *status. */
+static int plan_config(mjob *j, size_t nonly, char *why, size_t whylen, unsigned *status)
 {
-    collect_arg a = {.j = j};
-    MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, each_collect, &a);
-    if (a.bad) {
-        *rc = perfd_reply_error(r, 400, a.why);
-        return 1;
-    }
+    collect_arg a = {.j = j, .n = nonly};
     j->opt.only = j->only;
     j->opt.nonly = a.n;
     size_t n = 0;
@@ -605,10 +657,10 @@ static int plan(perfd_req *r, mjob *j, int *rc)
         uint32_t i = en ? pl_titles_find(en, PL_TITLE_NAME, M.top_by_name) : 0;
         if (!i && def) i = pl_titles_find(def, PL_TITLE_NAME, M.top_by_name);
         if (!i) {
-            snprintf(a.why, sizeof a.why, "metrics_process_top_by: no counter \"%s\" in this machine's titles",
+            snprintf(why, whylen, "metrics_process_top_by: no counter \"%s\" in this machine's titles",
                      M.top_by_name);
-            *rc = perfd_reply_error(r, 500, a.why);
-            return 1;
+            *status = 500;
+            return -1;
         }
         j->opt.top_by = i;
     }
@@ -618,8 +670,9 @@ static int plan(perfd_req *r, mjob *j, int *rc)
         pl_error err = {0};
         if (pl_pdh_selection_new(&src, (const char *const *)M.inc, M.ninc, (const char *const *)M.exc, M.nexc,
                                  &j->sel, &err) != PL_PDH_CSTATUS_VALID_DATA) {
-            *rc = perfd_reply_error(r, 500, err.msg);
-            return 1;
+            snprintf(why, whylen, "%s", err.msg);
+            *status = 500;
+            return -1;
         }
         j->nselobj = pl_pdh_selection_objects(j->sel, j->selobj, MAX_OBJECT_WORDS);
         if (j->nselobj > MAX_OBJECT_WORDS) j->nselobj = MAX_OBJECT_WORDS;
@@ -633,11 +686,11 @@ static int plan(perfd_req *r, mjob *j, int *rc)
         if (!served(j, j->only[i])) {
             const pl_titles *t = english();
             const char *name = t ? pl_titles_get(t, PL_TITLE_NAME, j->only[i]) : NULL;
-            snprintf(a.why, sizeof a.why,
+            snprintf(why, whylen,
                      "collect[]: object \"%s\" (%u) is not served by this perfd (metrics_objects, metrics_counters)",
                      name ? name : "?", (unsigned)j->only[i]);
-            *rc = perfd_reply_error(r, 400, a.why);
-            return 1;
+            *status = 400;
+            return -1;
         }
     j->qbuf[0] = '\0';
     if (a.n) {
@@ -654,6 +707,68 @@ static int plan(perfd_req *r, mjob *j, int *rc)
     j->query = j->qbuf;
     return 0;
 }
+
+/* plan_config for a request: its collect[] arguments first. 0, or 1 when
+ * the reply is made (a 400 for a bad collect[]): *rc is the handler's
+ * result then. */
+static int plan(perfd_req *r, mjob *j, int *rc)
+{
+    collect_arg a = {.j = j};
+    MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, each_collect, &a);
+    if (a.bad) {
+        *rc = perfd_reply_error(r, 400, a.why);
+        return 1;
+    }
+    unsigned status = 500;
+    if (plan_config(j, a.n, a.why, sizeof a.why, &status) != 0) {
+        *rc = perfd_reply_error(r, status, a.why);
+        return 1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------- remote_write (push.h) */
+
+perfd_metrics_job *perfd_metrics_job_new(const char **query, char *why, size_t whylen)
+{
+    mjob *j = calloc(1, sizeof *j);
+    if (!j) {
+        snprintf(why, whylen, "out of memory");
+        return NULL;
+    }
+    j->t0 = mono_ns();
+    j->opt.include_total = M.include_total;
+    j->opt.all = M.all;
+    unsigned status;
+    if (plan_config(j, 0, why, whylen, &status) != 0) {
+        mjob_free(j);
+        return NULL;
+    }
+    *query = j->query ? j->query : "0";
+    return (perfd_metrics_job *)j;
+}
+
+void perfd_metrics_job_render(void *arg)
+{
+    render_job(arg);
+}
+
+void perfd_metrics_job_set_snap(perfd_metrics_job *job, perfd_snap *s)
+{
+    mjob *j = (mjob *)job;
+    j->snap = perfd_snap_ref(s);
+}
+
+const char *perfd_metrics_job_text(perfd_metrics_job *job, size_t *len, int64_t *ts_ms)
+{
+    mjob *j = (mjob *)job;
+    if (!j->done || j->failed) return NULL;
+    *len = j->len;
+    *ts_ms = j->ts_ms;
+    return j->body;
+}
+
+void perfd_metrics_job_free(perfd_metrics_job *job) { mjob_free(job); }
 
 static int metrics(perfd_req *r)
 {
@@ -684,11 +799,28 @@ static int metrics(perfd_req *r)
     if (!j->planned) {
         j->planned = 1;
         int rc = PERFD_DONE;
+        /* target=: only a machine in remote_config, refused here before
+         * anything is planned or connected */
+        const char *tg = perfd_arg(r, "target");
+        if (tg) {
+            char why[400];
+            int k = perfd_machine_lookup(tg, NULL, j->target, sizeof j->target, why, sizeof why);
+            if (k <= 0) {
+                char msg[420];
+                snprintf(msg, sizeof msg, "target: %s", why);
+                return perfd_reply_error(r, k == 0 ? MHD_HTTP_FORBIDDEN : MHD_HTTP_BAD_REQUEST, msg);
+            }
+        }
         if (plan(r, j, &rc)) return rc;
     }
     /* nothing configured exists: perfd's own metrics, from an empty block
      * (its header says which machine) */
     const char *q = j->query ? j->query : "0";
+    if (j->target[0]) {
+        /* another machine: the remote pool collects it, never the collector */
+        snprintf(j->fq, sizeof j->fq, "Foreign %s %s", j->target, q);
+        q = j->fq;
+    }
     perfd_snap *s = perfd_snapshot(r, q);
     if (!s) return PERFD_WAIT;
     if (s->status != PL_OK) return perfd_reply_snap_error(r, s);

@@ -241,6 +241,14 @@ static uint64_t extend32(pm_state *st, const char *key, uint32_t raw, uint64_t s
         e->high = 0;
         e->seq = seq;
         st->n++;
+    } else if (seq < e->seq) {
+        /* an older snapshot rendered after a newer one (remote_write's
+         * render and a scrape's queued on the worker in the other order):
+         * its value is from before e->last, so a raw above it is from
+         * before the latest wrap; nothing is updated */
+        e->gen = st->gen;
+        if (raw <= e->last || e->high == 0) return e->high + raw;
+        return e->high - ((uint64_t)1 << 32) + raw;
     } else if (e->seq != seq) {
         if (raw < e->last) e->high += (uint64_t)1 << 32;
         e->last = raw;

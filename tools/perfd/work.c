@@ -19,21 +19,24 @@
 #include <time.h>
 
 #include "daemon.h"
+#include "push.h"
 
 typedef struct job {
     perfd_req *req;
     void (*fn)(void *arg);
     void *arg;
+    int *done;            /* perfd_work_call's: set when fn has run */
     struct job *next;
 } job;
 
 static struct {
     pthread_mutex_t mu;
     pthread_cond_t cv;
+    pthread_cond_t done_cv;  /* perfd_work_call's jobs */
     pthread_t thread;
     int started, stopping;
     job *head, *tail;
-} W = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+} W = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER, .done_cv = PTHREAD_COND_INITIALIZER};
 
 /* Memory after the work: a rendering's buffers are large and gone, and
  * the snapshots rendered are too old to serve again a moment later; they
@@ -70,13 +73,34 @@ static void *worker(void *arg)
         if (!W.head) W.tail = NULL;
         pthread_mutex_unlock(&W.mu);
         j->fn(j->arg);
-        MHD_resume_connection(j->req->conn);
-        free(j);
+        if (j->req) MHD_resume_connection(j->req->conn);
         worked = 1;
         pthread_mutex_lock(&W.mu);
+        if (j->done) {
+            *j->done = 1;
+            pthread_cond_broadcast(&W.done_cv);
+        }
+        free(j);
     }
     pthread_mutex_unlock(&W.mu);
     return NULL;
+}
+
+/* Queue j (W.mu held; the worker started if needed). 0, or -1 when
+ * stopping. */
+static int enqueue(job *j)
+{
+    if (W.stopping || (!W.started && pthread_create(&W.thread, NULL, worker, NULL) != 0)) return -1;
+    W.started = 1;
+    if (j->req) {
+        MHD_suspend_connection(j->req->conn);
+        j->req->suspended_ = 1;
+    }
+    if (W.tail) W.tail->next = j;
+    else W.head = j;
+    W.tail = j;
+    pthread_cond_signal(&W.cv);
+    return 0;
 }
 
 int perfd_defer(perfd_req *r, void (*fn)(void *arg), void *arg)
@@ -87,20 +111,27 @@ int perfd_defer(perfd_req *r, void (*fn)(void *arg), void *arg)
     j->fn = fn;
     j->arg = arg;
     pthread_mutex_lock(&W.mu);
-    if (W.stopping || (!W.started && pthread_create(&W.thread, NULL, worker, NULL) != 0)) {
-        pthread_mutex_unlock(&W.mu);
-        free(j);
-        return PERFD_FAIL;
-    }
-    W.started = 1;
-    MHD_suspend_connection(r->conn);
-    r->suspended_ = 1;
-    if (W.tail) W.tail->next = j;
-    else W.head = j;
-    W.tail = j;
-    pthread_cond_signal(&W.cv);
+    int rc = enqueue(j);
     pthread_mutex_unlock(&W.mu);
-    return PERFD_WAIT;
+    if (rc != 0) free(j);
+    return rc ? PERFD_FAIL : PERFD_WAIT;
+}
+
+int perfd_work_call(void (*fn)(void *arg), void *arg)
+{
+    job *j = calloc(1, sizeof *j);
+    if (!j) return -1;
+    int done = 0;
+    j->fn = fn;
+    j->arg = arg;
+    j->done = &done;
+    pthread_mutex_lock(&W.mu);
+    int rc = enqueue(j);
+    if (rc != 0) free(j);
+    else
+        while (!done) pthread_cond_wait(&W.done_cv, &W.mu);
+    pthread_mutex_unlock(&W.mu);
+    return rc;
 }
 
 void perfd_work_stop(void)

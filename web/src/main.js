@@ -877,8 +877,10 @@ function showLog() {
   if (!name) { $('l-error').textContent = 'Choose a log.'; return; }
   const from = $('l-from').value, to = $('l-to').value;
   const b = from ? Math.max(0, new Date(from).getTime()) : null;
-  // "To" is inclusive: the whole second (or minute) it names.
-  const e = to ? Math.max(0, new Date(to).getTime() + (to.length > 16 ? 999 : 59999)) : null;
+  // "To" is inclusive: the whole second it names. The field has seconds
+  // (step=1); the browser leaves ":00" out of its value, which still names
+  // a second, not a minute.
+  const e = to ? Math.max(0, new Date(to).getTime() + 999) : null;
   if ((from && !Number.isFinite(b)) || (to && !Number.isFinite(e))) { $('l-error').textContent = 'A time is not valid.'; return; }
   if (b !== null && e !== null && b > e) { $('l-error').textContent = 'From is after To.'; return; }
   state.log = name;
