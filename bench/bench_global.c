@@ -310,7 +310,7 @@ static void floor_disks(int logical)
             fstatat(sb, dnames[i], &st, 0);
             if (dsize[i]) {
                 char rel[96];
-                snprintf(rel, sizeof rel, "%s/size", dnames[i]);
+                snprintf(rel, sizeof rel, "%.63s/size", dnames[i]);
                 read_file(sb, rel);
             }
         }

@@ -345,6 +345,19 @@ typedef struct pl_pdh_counter_info {
 } pl_pdh_counter_info;
 PL_EXTERN uint32_t pl_pdh_get_counter_info(const pl_pdh_counter *c, pl_pdh_counter_info *info);
 
+/* The raw sample PDH takes of one counter of one instance in a block (what
+ * a query's collection keeps): raw->first the value; raw->second the base
+ * or the time base its type reads (its base counter for fractions and
+ * averages, else the time stamp of pl_pdh_time_base); raw->multi_count for
+ * _MULTI_ types; raw->timestamp 0. *freq (when freq is not NULL): the frequency
+ * pl_pdh_calc_type takes with it. `in` is NULL for an object without
+ * instances. Returns raw->cstatus: VALID_DATA, or INVALID_DATA when PDH
+ * shows no value of this type or the provider marked this one unavailable.
+ * For tools that keep their own samples of blocks (pview): with
+ * pl_pdh_calc_type they compute what a PDH query would. */
+PL_EXTERN uint32_t pl_pdh_block_raw(const pl_block *b, const pl_object *o, const pl_counter *c, const pl_instance *in,
+                                    pl_pdh_raw *raw, int64_t *freq);
+
 /* The frequency of a counter's time base (PdhGetCounterTimeBase): PerfFreq
  * for tick types, 10,000,000 for 100 ns types, the object's PerfFreq for
  * object-timer types, as the newest sample had it. PL_PDH_INVALID_HANDLE,
@@ -367,6 +380,15 @@ PL_EXTERN int64_t pl_pdh_time_100ns(int64_t perf_time, int64_t perf_freq, int64_
  * PerfFreq for object-timer and PERF_ELAPSED_TIME). */
 PL_EXTERN uint32_t pl_pdh_calc_type(uint32_t type, int64_t freq, int32_t scale, uint32_t fmt,
                                     const pl_pdh_raw *raw1, const pl_pdh_raw *raw2, pl_pdh_value *value);
+
+/* The time base of a counter type in a block: the time stamp its values are
+ * measured against and that stamp's frequency. Tick types: the block's
+ * PerfTime and PerfFreq; 100 ns types: the block's PerfTime in 100 ns
+ * (pl_pdh_time_100ns: monotonic, a clock step is no rate) and 10,000,000;
+ * object-timer types (and PERF_ELAPSED_TIME): the object's PerfTime and
+ * PerfFreq. perflib's one time base: PDH's values and perfd's /metrics both
+ * take it from here. time or freq may be NULL. */
+PL_EXTERN void pl_pdh_time_base(const pl_block *b, const pl_object *o, uint32_t type, int64_t *time, int64_t *freq);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,7 @@
 
 #include "perflib/export.h"
 #include "perflib/status.h"
+#include "pl_buf.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "perflib writes the little-endian wire format natively; port the accessors first"

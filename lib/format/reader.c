@@ -597,34 +597,16 @@ PL_EXTERN int pl_instance_parent(const pl_instance *inst, pl_object *pobj, pl_in
     return rc;
 }
 
-/* A growable byte arena for pl_object_instance_names. */
-typedef struct arena {
-    char *p;
-    size_t len, cap;
-} arena;
-
-static int arena_reserve(arena *a, size_t n)
-{
-    if (n <= a->cap - a->len) return PL_OK;
-    size_t c = a->cap ? a->cap : 4096;
-    while (c - a->len < n) {
-        if (c > SIZE_MAX / 2) return PL_E_NOMEM;
-        c *= 2;
-    }
-    char *q = realloc(a->p, c);
-    if (!q) return PL_E_NOMEM;
-    a->p = q;
-    a->cap = c;
-    return PL_OK;
-}
+/* The names of pl_object_instance_names are kept back to back in one
+ * pl__buf (the arena), found by offset. */
 
 /* Append the instance's own name (UTF-8, no NUL) to the arena. */
-static int arena_name(arena *a, const pl_instance *inst)
+static int arena_name(pl__buf *a, const pl_instance *inst)
 {
     size_t need = 0;
     /* A UTF-16 unit becomes at most 3 UTF-8 bytes, a byte at most 2. */
     size_t room = inst->position < 0 ? 1 : (size_t)inst->def.NameLength * 2 + 1;
-    int rc = arena_reserve(a, room);
+    int rc = pl__buf_reserve(a, room);
     if (rc != PL_OK) return rc;
     rc = name_utf8(inst, a->p + a->len, room, &need);
     if (rc != PL_OK) return rc;
@@ -675,7 +657,7 @@ PL_EXTERN int pl_object_instance_names(const pl_object *obj, char ***names)
     const pl_block *blk = obj->blk;
     uint32_t n = pl_object_num_instances(obj);
     int rc = PL_OK;
-    arena a = {0};
+    pl__buf a = {0};
     name_rec *rec = NULL;
     uint32_t *table = NULL;
     uint32_t *counts = NULL;
@@ -783,7 +765,7 @@ PL_EXTERN int pl_object_instance_names(const pl_object *obj, char ***names)
             rc = PL_E_RANGE;
             goto out;
         }
-        rc = arena_reserve(&a, plen + 1 + rec[i].own_len);
+        rc = pl__buf_reserve(&a, plen + 1 + rec[i].own_len);
         if (rc != PL_OK) goto out;
         rec[i].full_off = a.len;
         if (has_parent) {
@@ -851,7 +833,7 @@ PL_EXTERN int pl_object_instance_names(const pl_object *obj, char ***names)
     res = NULL;
 out:
     free(res);
-    free(a.p);
+    pl__buf_free(&a);
     free(rec);
     free(table);
     free(counts);

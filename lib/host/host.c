@@ -38,40 +38,7 @@
 #include "perflib/block.h"
 #include "perflib/indices.h"
 
-/* ------------------------------------------------------------ buffers */
-
-int pl__buf_reserve(pl__buf *b, size_t extra)
-{
-    if (extra > SIZE_MAX - b->len) return PL_E_NOMEM;
-    size_t need = b->len + extra;
-    if (need <= b->cap) return PL_OK;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < need) {
-        if (cap > SIZE_MAX / 2) return PL_E_NOMEM;
-        cap *= 2;
-    }
-    uint8_t *np = realloc(b->p, cap);
-    if (!np) return PL_E_NOMEM;
-    b->p = np;
-    b->cap = cap;
-    return PL_OK;
-}
-
-int pl__buf_append(pl__buf *b, const void *data, size_t n)
-{
-    int rc = pl__buf_reserve(b, n);
-    if (rc != PL_OK) return rc;
-    if (n) memcpy(b->p + b->len, data, n);
-    b->len += n;
-    return PL_OK;
-}
-
-void pl__buf_free(pl__buf *b)
-{
-    free(b->p);
-    b->p = NULL;
-    b->len = b->cap = 0;
-}
+/* ------------------------------------------------------------ clock */
 
 int64_t pl__host_now_ms(void)
 {
@@ -611,7 +578,7 @@ int pl__host_judge(pl__host *h, pl__prov *p, const pl__call_result *r, size_t *c
         p->warned_index = 1;
         pl__host_note(h, p, LOG_WARNING, "%s; the counter is kept and shows without a name, as on Windows", odd);
     }
-    if (out->p && data == out->p + out->len) out->len += bytes; /* written in place (collect_inproc) */
+    if (out->p && (const char *)data == out->p + out->len) out->len += bytes; /* written in place (collect_inproc) */
     else *rc = pl__buf_append(out, data, bytes);
     free(padded);
     if (*rc != PL_OK) return PL__JUDGED;
@@ -865,7 +832,7 @@ static int collect_inproc(pl__host *h, pl__prov *p, const WCHAR *wq, pl__buf *ou
         uint8_t *base;
         if (direct) {
             if (pl__buf_reserve(out, cap + GUARD_BYTES) != PL_OK) return PL_E_NOMEM;
-            base = out->p + out->len;
+            base = (uint8_t *)out->p + out->len;
         } else {
             if (pl__host_ensure_buf(p, cap) != PL_OK) return PL_E_NOMEM;
             cap = p->bufcap;
@@ -967,7 +934,7 @@ static int wrap_step(pl__host *h, pl__prov *o, const WCHAR *wq, pl__buf *out, ui
         pl__buf tmp = {0};
         uint32_t tn = 0;
         uint64_t judged = w->collects;
-        w->orig = out->p ? out->p + len0 : NULL;
+        w->orig = out->p ? (const uint8_t *)out->p + len0 : NULL;
         w->orig_len = (uint32_t)(out->len - len0);
         w->orig_n = *nobjects - n0;
         static const uint8_t none[8];
@@ -975,7 +942,7 @@ static int wrap_step(pl__host *h, pl__prov *o, const WCHAR *wq, pl__buf *out, ui
         rc = collect_one(h, w, wq, &tmp, &tn);
         char why[160];
         if (rc == PL_OK && w->collects > judged) {
-            if (keeps_objects(w->orig, w->orig_len, w->orig_n, tmp.p, tmp.len, tn, why, sizeof why)) {
+            if (keeps_objects(w->orig, w->orig_len, w->orig_n, (const uint8_t *)tmp.p, tmp.len, tn, why, sizeof why)) {
                 out->len = len0;
                 *nobjects = n0;
                 rc = pl__buf_append(out, tmp.p, tmp.len);

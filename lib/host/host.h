@@ -15,15 +15,7 @@
 #include "perflib/query.h"
 #include "perflib/registry.h"
 #include "perflib/status.h"
-
-/* A growable byte buffer with a hard cap. */
-typedef struct pl__buf {
-    uint8_t *p;
-    size_t len, cap;
-} pl__buf;
-int pl__buf_reserve(pl__buf *b, size_t extra);
-int pl__buf_append(pl__buf *b, const void *data, size_t n);
-void pl__buf_free(pl__buf *b);
+#include "pl_buf.h"
 
 typedef struct pl__host pl__host;
 

@@ -386,17 +386,10 @@ static int went_cmp(const void *a, const void *b)
     return x->help - y->help;
 }
 
-static void put(pl__lc_buf *b, const char *s)
-{
-    pl__lc_buf_add(b, s, strlen(s));
-}
+/* A failed append shows in b->failed, checked once at the end. */
+static void put(pl__buf *b, const char *s) { pl__buf_str(b, s); }
 
-static void putu(pl__lc_buf *b, const char *key, uint32_t v)
-{
-    char tmp[64];
-    int n = snprintf(tmp, sizeof tmp, "\r\n%s=%u", key, v);
-    pl__lc_buf_add(b, tmp, (size_t)n);
-}
+static void putu(pl__buf *b, const char *key, uint32_t v) { pl__buf_printf(b, "\r\n%s=%u", key, v); }
 
 /* Only CRLF ends a line of a backup; a bare LF or CR inside a text is kept. */
 static int has_break(const char *s)
@@ -404,7 +397,7 @@ static int has_break(const char *s)
     return strstr(s, "\r\n") != NULL;
 }
 
-static int write_lang(pl__lc_buf *b, const pl_backup_lang *L, pl_error *err)
+static int write_lang(pl__buf *b, const pl_backup_lang *L, pl_error *err)
 {
     char lg[8];
     if (!norm_lang(L->lang, strnlen(L->lang, sizeof L->lang), lg))
@@ -449,9 +442,7 @@ static int write_lang(pl__lc_buf *b, const pl_backup_lang *L, pl_error *err)
             free(w);
             return pl__fail(err, PL_E_RANGE, "backup: language %s: text of index %u contains a line break", lg, ix);
         }
-        char tmp[32];
-        int m = snprintf(tmp, sizeof tmp, "\r\n%u=", w[i].index);
-        pl__lc_buf_add(b, tmp, (size_t)m);
+        pl__buf_printf(b, "\r\n%u=", w[i].index);
         put(b, t);
     }
     free(w);
@@ -464,8 +455,7 @@ PL_EXTERN int pl_backup_write_mem(const pl_backup *bk, void **data, size_t *len,
     *data = NULL;
     *len = 0;
     pl__clear(err);
-    pl__lc_buf b;
-    memset(&b, 0, sizeof b);
+    pl__buf b = {0};
     int rc = PL_OK;
     put(&b, "\r\n\r\n[Perflib]");
     putu(&b, "Base Index", bk->base_index);
@@ -506,12 +496,7 @@ PL_EXTERN int pl_backup_write_mem(const pl_backup *bk, void **data, size_t *len,
     }
     uint16_t *u16 = NULL;
     size_t units = 0;
-    pl__lc_buf_add(&b, "", 1);
-    if (b.failed) {
-        rc = pl__fail(err, PL_E_NOMEM, "out of memory");
-        goto out;
-    }
-    rc = pl__utf8_to_utf16_dup((const char *)b.p, &u16, &units);
+    rc = pl__utf8_to_utf16_dup(b.p, &u16, &units); /* the buffer keeps a NUL after its text */
     if (rc == PL_E_ENCODING) {
         rc = pl__fail(err, PL_E_ENCODING, "backup: a string is not valid UTF-8");
         goto out;
@@ -527,7 +512,7 @@ PL_EXTERN int pl_backup_write_mem(const pl_backup *bk, void **data, size_t *len,
 out:
     free(pv);
     free(lv);
-    free(b.p);
+    pl__buf_free(&b);
     return rc;
 }
 

@@ -41,13 +41,5 @@ int pl__lc_eq_ci(const char *s, size_t n, const char *lit);
 /* strndup that returns NULL on allocation failure. */
 char *pl__lc_strndup(const char *s, size_t n);
 
-/* A growable byte buffer; on allocation failure `failed` is set and further
- * appends are ignored. */
-typedef struct pl__lc_buf {
-    unsigned char *p;
-    size_t n, cap;
-    int failed;
-} pl__lc_buf;
-void pl__lc_buf_add(pl__lc_buf *b, const void *data, size_t n);
 
 #endif

@@ -273,27 +273,3 @@ char *pl__lc_strndup(const char *s, size_t n)
     d[n] = '\0';
     return d;
 }
-
-void pl__lc_buf_add(pl__lc_buf *b, const void *data, size_t n)
-{
-    if (b->failed || n == 0) return;
-    if (b->cap - b->n < n) {
-        size_t nc = b->cap ? b->cap : 256;
-        while (nc - b->n < n) {
-            if (nc > SIZE_MAX / 2) {
-                b->failed = 1;
-                return;
-            }
-            nc *= 2;
-        }
-        unsigned char *np = realloc(b->p, nc);
-        if (!np) {
-            b->failed = 1;
-            return;
-        }
-        b->p = np;
-        b->cap = nc;
-    }
-    memcpy(b->p + b->n, data, n);
-    b->n += n;
-}

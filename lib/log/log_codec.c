@@ -52,27 +52,6 @@ int pl__frame_get(const uint8_t in[PL__FRAME_HDR], pl__frame *f)
 
 /* ------------------------------------------------------------ buffers */
 
-int pl__lbuf_reserve(pl__lbuf *b, size_t more)
-{
-    if (more > SIZE_MAX - b->len) return PL_E_NOMEM;
-    void *p = b->p;
-    size_t cap = b->cap;
-    if (b->len + more <= cap) return PL_OK;
-    if (pl__grow(&p, &cap, b->len + more, 1) != PL_OK) return PL_E_NOMEM;
-    b->p = p;
-    b->cap = cap;
-    return PL_OK;
-}
-
-int pl__lbuf_put(pl__lbuf *b, const void *p, size_t n)
-{
-    if (n == 0) return PL_OK;
-    if (pl__lbuf_reserve(b, n)) return PL_E_NOMEM;
-    memcpy(b->p + b->len, p, n);
-    b->len += n;
-    return PL_OK;
-}
-
 static size_t put_varint(uint8_t *o, uint64_t v)
 {
     size_t n = 0;
@@ -84,25 +63,18 @@ static size_t put_varint(uint8_t *o, uint64_t v)
     return n;
 }
 
-int pl__lbuf_varint(pl__lbuf *b, uint64_t v)
+int pl__log_varint(pl__buf *b, uint64_t v)
 {
-    if (pl__lbuf_reserve(b, 10)) return PL_E_NOMEM;
-    b->len += put_varint(b->p + b->len, v);
+    if (pl__buf_reserve(b, 10)) return PL_E_NOMEM;
+    b->len += put_varint((uint8_t *)b->p + b->len, v);
     return PL_OK;
 }
 
-int pl__lbuf_str(pl__lbuf *b, const char *s)
+int pl__log_str(pl__buf *b, const char *s)
 {
     size_t n = s ? strlen(s) : 0;
-    if (pl__lbuf_varint(b, n)) return PL_E_NOMEM;
-    return pl__lbuf_put(b, s, n);
-}
-
-void pl__lbuf_free(pl__lbuf *b)
-{
-    free(b->p);
-    b->p = NULL;
-    b->len = b->cap = 0;
+    if (pl__log_varint(b, n)) return PL_E_NOMEM;
+    return n ? pl__buf_append(b, s, n) : PL_OK;
 }
 
 /* ------------------------------------------------------------- reader */
@@ -174,24 +146,24 @@ static uint64_t word_at(const uint8_t *b, size_t len, size_t i)
 /* Tokens: one varint per word, the zigzag of (word - key word) as a signed
  * 64-bit difference; a 0 is followed by a varint count of further zero
  * words (so a run of n zero words costs 2 bytes or a little more). */
-int pl__delta_encode(const uint8_t *cur, size_t len, const uint8_t *key, size_t keylen, pl__lbuf *out)
+int pl__delta_encode(const uint8_t *cur, size_t len, const uint8_t *key, size_t keylen, pl__buf *out)
 {
     size_t nw = (len + 7) / 8;
-    if (pl__lbuf_reserve(out, 16)) return PL_E_NOMEM;
+    if (pl__buf_reserve(out, 16)) return PL_E_NOMEM;
     size_t i = 0;
     while (i < nw) {
-        if (pl__lbuf_reserve(out, 20)) return PL_E_NOMEM;
+        if (pl__buf_reserve(out, 20)) return PL_E_NOMEM;
         uint64_t d = word_at(cur, len, i) - word_at(key, keylen, i);
         uint64_t z = pl__zigzag((int64_t)d);
         if (z != 0) {
-            out->len += put_varint(out->p + out->len, z);
+            out->len += put_varint((uint8_t *)out->p + out->len, z);
             i++;
             continue;
         }
         size_t run = 1;
         while (i + run < nw && word_at(cur, len, i + run) == word_at(key, keylen, i + run)) run++;
         out->p[out->len++] = 0;
-        out->len += put_varint(out->p + out->len, run - 1);
+        out->len += put_varint((uint8_t *)out->p + out->len, run - 1);
         i += run;
     }
     return PL_OK;
@@ -223,15 +195,15 @@ int pl__delta_decode(const uint8_t *tok, size_t ntok, const uint8_t *key, size_t
 
 /* ------------------------------------------------------------ packing */
 
-int pl__pack(const pl__lbuf *tokens, pl__lbuf *payload, uint8_t *flags)
+int pl__pack(const pl__buf *tokens, pl__buf *payload, uint8_t *flags)
 {
     payload->len = 0;
     *flags = 0;
     if (tokens->len >= 256 && tokens->len <= UINT32_MAX) {
         uLong bound = compressBound((uLong)tokens->len);
-        if (pl__lbuf_reserve(payload, 4 + (size_t)bound)) return PL_E_NOMEM;
+        if (pl__buf_reserve(payload, 4 + (size_t)bound)) return PL_E_NOMEM;
         uLongf outlen = bound;
-        if (compress2(payload->p + 4, &outlen, tokens->p, (uLong)tokens->len, 1) == Z_OK &&
+        if (compress2((Bytef *)payload->p + 4, &outlen, (const Bytef *)tokens->p, (uLong)tokens->len, 1) == Z_OK &&
             outlen + 4 < tokens->len) {
             pl__wr32(payload->p, (uint32_t)tokens->len);
             payload->len = 4 + (size_t)outlen;
@@ -239,7 +211,7 @@ int pl__pack(const pl__lbuf *tokens, pl__lbuf *payload, uint8_t *flags)
             return PL_OK;
         }
     }
-    return pl__lbuf_put(payload, tokens->p, tokens->len);
+    return pl__buf_append(payload, tokens->p, tokens->len);
 }
 
 int pl__unpack(const uint8_t *payload, size_t n, uint8_t flags, size_t max, uint8_t **tokens, size_t *ntok)

@@ -53,16 +53,10 @@ void pl__frame_put(uint8_t out[PL__FRAME_HDR], const pl__frame *f);
  * right and the fields are within limits, -1 otherwise. */
 int pl__frame_get(const uint8_t in[PL__FRAME_HDR], pl__frame *f);
 
-/* A growable byte buffer. */
-typedef struct pl__lbuf {
-    uint8_t *p;
-    size_t len, cap;
-} pl__lbuf;
-int pl__lbuf_reserve(pl__lbuf *b, size_t more);
-int pl__lbuf_put(pl__lbuf *b, const void *p, size_t n);
-int pl__lbuf_varint(pl__lbuf *b, uint64_t v);
-int pl__lbuf_str(pl__lbuf *b, const char *s);   /* varint length + bytes */
-void pl__lbuf_free(pl__lbuf *b);
+/* Appended to a pl__buf (pl_buf.h): a varint; a string as its varint
+ * length and bytes. PL_OK or PL_E_NOMEM. */
+int pl__log_varint(pl__buf *b, uint64_t v);
+int pl__log_str(pl__buf *b, const char *s);
 
 /* A bounded reader over untrusted bytes. Every get fails (returns -1 and
  * sets bad) instead of reading past the end. */
@@ -81,14 +75,14 @@ static inline int64_t pl__unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(in
 
 /* Delta codec over 8-byte little-endian words: cur against key (key may be
  * NULL/0 for a key frame). Appends the token stream to out (docs). */
-int pl__delta_encode(const uint8_t *cur, size_t len, const uint8_t *key, size_t keylen, pl__lbuf *out);
+int pl__delta_encode(const uint8_t *cur, size_t len, const uint8_t *key, size_t keylen, pl__buf *out);
 /* Decode `len` bytes into out (capacity >= pl__align8(len)). -1 when the
  * tokens do not describe exactly len bytes. */
 int pl__delta_decode(const uint8_t *tok, size_t ntok, const uint8_t *key, size_t keylen, uint8_t *out, size_t len);
 
 /* Payload packing: tokens, deflated when that is smaller (flag set), with
  * the token length in front. */
-int pl__pack(const pl__lbuf *tokens, pl__lbuf *payload, uint8_t *flags);
+int pl__pack(const pl__buf *tokens, pl__buf *payload, uint8_t *flags);
 /* Unpack into *tokens (malloc'd, *ntok bytes, at most max). -1 on a
  * corrupt payload. */
 int pl__unpack(const uint8_t *payload, size_t n, uint8_t flags, size_t max, uint8_t **tokens, size_t *ntok);
@@ -105,7 +99,7 @@ typedef struct pl__log_meta {
     pl_titles *titles, *titles_en;
 } pl__log_meta;
 /* Serialise h (with id) into out. */
-int pl__meta_encode(const pl_log_header *h, const uint8_t id[16], pl__lbuf *out, pl_error *err);
+int pl__meta_encode(const pl_log_header *h, const uint8_t id[16], pl__buf *out, pl_error *err);
 /* Parse a header payload (hostile). */
 int pl__meta_decode(const uint8_t *p, size_t n, pl__log_meta *m, pl_error *err);
 void pl__meta_free(pl__log_meta *m);

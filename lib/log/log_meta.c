@@ -4,17 +4,17 @@
 
 #include "log_internal.h"
 
-static int put_titles(pl__lbuf *b, const pl_titles *t, pl_error *err)
+static int put_titles(pl__buf *b, const pl_titles *t, pl_error *err)
 {
-    if (pl__lbuf_str(b, t ? pl_titles_language(t) : "")) return pl__fail(err, PL_E_NOMEM, "out of memory");
+    if (pl__log_str(b, t ? pl_titles_language(t) : "")) return pl__fail(err, PL_E_NOMEM, "out of memory");
     for (int kind = PL_TITLE_NAME; kind <= PL_TITLE_HELP; kind++) {
         size_t need = 0;
         if (!t) {
-            if (pl__lbuf_varint(b, 0)) return pl__fail(err, PL_E_NOMEM, "out of memory");
+            if (pl__log_varint(b, 0)) return pl__fail(err, PL_E_NOMEM, "out of memory");
             continue;
         }
         pl_titles_export_multisz(t, kind, 0, NULL, 0, &need);
-        if (pl__lbuf_varint(b, need) || pl__lbuf_reserve(b, need)) return pl__fail(err, PL_E_NOMEM, "out of memory");
+        if (pl__log_varint(b, need) || pl__buf_reserve(b, need)) return pl__fail(err, PL_E_NOMEM, "out of memory");
         if (pl_titles_export_multisz(t, kind, 0, b->p + b->len, need, &need) != PL_OK)
             return pl__fail(err, PL_E_INVAL, "log header: the title database could not be exported");
         b->len += need;
@@ -22,19 +22,19 @@ static int put_titles(pl__lbuf *b, const pl_titles *t, pl_error *err)
     return PL_OK;
 }
 
-int pl__meta_encode(const pl_log_header *h, const uint8_t id[16], pl__lbuf *out, pl_error *err)
+int pl__meta_encode(const pl_log_header *h, const uint8_t id[16], pl__buf *out, pl_error *err)
 {
     if (!h || (h->kind != PL_LOG_BLOCKS && h->kind != PL_LOG_VALUES) || h->ncolumns == 0 || !h->columns ||
         h->ncolumns > PL__LOG_MAX_COLUMNS)
         return pl__fail(err, PL_E_INVAL, "log header: kind must be BLOCKS or VALUES with 1 to %u columns",
                         PL__LOG_MAX_COLUMNS);
-    int s = pl__lbuf_put(out, id, 16) || pl__lbuf_varint(out, 1) || pl__lbuf_varint(out, (uint64_t)h->kind) ||
-            pl__lbuf_str(out, h->machine) || pl__lbuf_varint(out, h->ncolumns);
+    int s = pl__buf_append(out, id, 16) || pl__log_varint(out, 1) || pl__log_varint(out, (uint64_t)h->kind) ||
+            pl__log_str(out, h->machine) || pl__log_varint(out, h->ncolumns);
     for (size_t i = 0; i < h->ncolumns && !s; i++) {
         const pl_log_column *c = &h->columns[i];
         if (!c->path || !*c->path) return pl__fail(err, PL_E_INVAL, "log header: column %zu has no path", i);
-        s = pl__lbuf_str(out, c->path) || pl__lbuf_varint(out, c->type) || pl__lbuf_varint(out, pl__zigzag(c->scale)) ||
-            pl__lbuf_str(out, c->help);
+        s = pl__log_str(out, c->path) || pl__log_varint(out, c->type) || pl__log_varint(out, pl__zigzag(c->scale)) ||
+            pl__log_str(out, c->help);
     }
     if (s) return pl__fail(err, PL_E_NOMEM, "out of memory");
     if ((s = put_titles(out, h->titles, err)) != 0) return s;

@@ -4,6 +4,7 @@
  * prints nothing). Parameters and results travel as text; the schema logic
  * checks every cell. A record's CounterData rows go in one COPY. */
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,8 +71,7 @@ static void pq_load(void)
 typedef struct pg {
     pl__sqldb b;
     PGconn *c;
-    char *buf;                /* COPY text */
-    size_t cap;
+    pl__buf copy;             /* COPY text, kept between calls */
 } pg;
 
 static int pg_fail(pg *p, pl_error *err, const PGresult *r, const char *what)
@@ -132,14 +132,7 @@ static int pg_data(pl__sqldb *b, const char *guid, int64_t record, const char *d
                    size_t n, pl_error *err)
 {
     pg *p = (pg *)b;
-    size_t need = n * 256 + 1;
-    if (need > p->cap) {
-        char *nb = realloc(p->buf, need);
-        if (!nb) return pl__fail(err, PL_E_NOMEM, "out of memory");
-        p->buf = nb;
-        p->cap = need;
-    }
-    size_t w = 0;
+    p->copy.len = 0;
     for (size_t i = 0; i < n; i++) {
         const pl__sql_data *r = &rows[i];
         char v[40] = "\\N", raw[96] = "\\N\t\\N\t\\N\t\\N\t\\N";
@@ -150,8 +143,12 @@ static int pg_data(pl__sqldb *b, const char *guid, int64_t record, const char *d
                      (int32_t)(uint32_t)(f & 0xFFFFFFFFu), (int32_t)(uint32_t)(f >> 32),
                      (int32_t)(uint32_t)(s2 & 0xFFFFFFFFu), (int32_t)(uint32_t)(s2 >> 32), (int32_t)r->multi);
         }
-        w += (size_t)snprintf(p->buf + w, p->cap - w, "%s\t%" PRId64 "\t%" PRId64 "\t%s\t%s\t%s\n", guid,
-                              r->counter_id, record, datetime, v, raw);
+        pl__buf_printf(&p->copy, "%s\t%" PRId64 "\t%" PRId64 "\t%s\t%s\t%s\n", guid, r->counter_id, record,
+                       datetime, v, raw);
+    }
+    if (p->copy.failed || p->copy.len > INT_MAX) {
+        pl__buf_free(&p->copy);
+        return pl__fail(err, PL_E_NOMEM, "out of memory");
     }
     PGresult *res = pq.PQexec(p->c, "COPY CounterData (GUID, CounterID, RecordIndex, CounterDateTime, CounterValue,"
                                  " FirstValueA, FirstValueB, SecondValueA, SecondValueB, MultiCount) FROM STDIN");
@@ -162,7 +159,7 @@ static int pg_data(pl__sqldb *b, const char *guid, int64_t record, const char *d
     }
     pq.PQclear(res);
     int s = PL_OK;
-    if (pq.PQputCopyData(p->c, p->buf, (int)w) != 1 || pq.PQputCopyEnd(p->c, NULL) != 1)
+    if (pq.PQputCopyData(p->c, p->copy.p, (int)p->copy.len) != 1 || pq.PQputCopyEnd(p->c, NULL) != 1)
         s = pg_fail(p, err, NULL, "COPY CounterData");
     while ((res = pq.PQgetResult(p->c))) {
         if (s == PL_OK && pq.PQresultStatus(res) != PGRES_COMMAND_OK) s = pg_fail(p, err, res, "COPY CounterData");
@@ -176,7 +173,7 @@ static void pg_close(pl__sqldb *b)
     pg *p = (pg *)b;
     if (!p) return;
     pq.PQfinish(p->c);
-    free(p->buf);
+    pl__buf_free(&p->copy);
     free(p);
 }
 

@@ -25,12 +25,12 @@ struct pl_log_writer {
     uint64_t records;
     int failed;               /* a write failed: refuse further records */
     /* the current key frame (decoded) */
-    pl__lbuf key;
+    pl__buf key;
     uint64_t key_off;
     size_t key_stored;
     unsigned since_key;
     int have_key;
-    pl__lbuf tok, payload, frame, vals;
+    pl__buf tok, payload, frame, vals;
 };
 
 static int write_all(int fd, const void *p, size_t n)
@@ -62,8 +62,8 @@ static int put_frame(pl_log_writer *w, pl__frame *f, const uint8_t *payload, siz
     f->stored = (uint32_t)n;
     f->crc = pl__crc32(payload, n);
     w->frame.len = 0;
-    if (pl__lbuf_reserve(&w->frame, PL__FRAME_HDR + n)) return pl__fail(err, PL_E_NOMEM, "out of memory");
-    pl__frame_put(w->frame.p, f);
+    if (pl__buf_reserve(&w->frame, PL__FRAME_HDR + n)) return pl__fail(err, PL_E_NOMEM, "out of memory");
+    pl__frame_put((uint8_t *)w->frame.p, f);
     if (n) memcpy(w->frame.p + PL__FRAME_HDR, payload, n);
     w->frame.len = PL__FRAME_HDR + n;
     if (write_all(w->fd, w->frame.p, w->frame.len) != 0) {
@@ -139,11 +139,11 @@ static void writer_free(pl_log_writer *w)
     if (!w) return;
     if (w->fd >= 0) close(w->fd);
     if (w->ifd >= 0) close(w->ifd);
-    pl__lbuf_free(&w->key);
-    pl__lbuf_free(&w->tok);
-    pl__lbuf_free(&w->payload);
-    pl__lbuf_free(&w->frame);
-    pl__lbuf_free(&w->vals);
+    pl__buf_free(&w->key);
+    pl__buf_free(&w->tok);
+    pl__buf_free(&w->payload);
+    pl__buf_free(&w->frame);
+    pl__buf_free(&w->vals);
     free(w->path);
     free(w);
 }
@@ -160,15 +160,15 @@ PL_EXTERN int pl_log_create(const char *path, const pl_log_header *h, unsigned f
         clock_gettime(CLOCK_REALTIME, &ts);
         memcpy(id, &ts, sizeof ts < 16 ? sizeof ts : 16);
     }
-    pl__lbuf meta = {0};
+    pl__buf meta = {0};
     int s = pl__meta_encode(h, id, &meta, err);
     if (s) {
-        pl__lbuf_free(&meta);
+        pl__buf_free(&meta);
         return s;
     }
     pl_log_writer *w = writer_new(path, h, flags);
     if (!w) {
-        pl__lbuf_free(&meta);
+        pl__buf_free(&meta);
         return pl__fail(err, PL_E_NOMEM, "out of memory");
     }
     int oflags = O_WRONLY | O_CREAT | O_CLOEXEC | ((flags & PL_LOG_OVERWRITE) ? O_TRUNC : O_EXCL);
@@ -187,15 +187,15 @@ PL_EXTERN int pl_log_create(const char *path, const pl_log_header *h, unsigned f
     w->size = sizeof pre;
     uint8_t fl = 0;
     /* the header is deflated when that helps (the titles are text) */
-    pl__lbuf packed = {0};
+    pl__buf packed = {0};
     if (pl__pack(&meta, &packed, &fl)) {
-        pl__lbuf_free(&packed);
+        pl__buf_free(&packed);
         s = pl__fail(err, PL_E_NOMEM, "out of memory");
         goto fail;
     }
     pl__frame f = {.kind = PL__KIND_HEADER, .flags = fl, .decoded = (uint32_t)meta.len};
     if (meta.len > PL__LOG_MAX_DECODED) {
-        pl__lbuf_free(&packed);
+        pl__buf_free(&packed);
         s = pl__fail(err, PL_E_RANGE, "log header of %zu bytes is too large", meta.len);
         goto fail;
     }
@@ -203,28 +203,28 @@ PL_EXTERN int pl_log_create(const char *path, const pl_log_header *h, unsigned f
      * byte in the header must not lose every record), in one write: a
      * reader sees both or neither. */
     f.stored = (uint32_t)packed.len;
-    f.crc = pl__crc32(packed.p, packed.len);
+    f.crc = pl__crc32((const uint8_t *)packed.p, packed.len);
     size_t one = PL__FRAME_HDR + packed.len;
-    if (pl__lbuf_reserve(&w->frame, 2 * one)) {
-        pl__lbuf_free(&packed);
+    if (pl__buf_reserve(&w->frame, 2 * one)) {
+        pl__buf_free(&packed);
         s = pl__fail(err, PL_E_NOMEM, "out of memory");
         goto fail;
     }
-    pl__frame_put(w->frame.p, &f);
+    pl__frame_put((uint8_t *)w->frame.p, &f);
     if (packed.len) memcpy(w->frame.p + PL__FRAME_HDR, packed.p, packed.len);
     memcpy(w->frame.p + one, w->frame.p, one);
-    pl__lbuf_free(&packed);
+    pl__buf_free(&packed);
     if (write_all(w->fd, w->frame.p, 2 * one) != 0 || ((flags & PL_LOG_SYNC) && fdatasync(w->fd) != 0)) {
         s = fail_os(err, "cannot write", path);
         goto fail;
     }
     w->size += 2 * one;
     open_index(w, id, 1, 0);
-    pl__lbuf_free(&meta);
+    pl__buf_free(&meta);
     *out = w;
     return PL_OK;
 fail:
-    pl__lbuf_free(&meta);
+    pl__buf_free(&meta);
     if (w->fd >= 0) unlink(path);
     writer_free(w);
     return s;
@@ -238,7 +238,7 @@ static int put_data(pl_log_writer *w, int64_t time, const uint8_t *data, size_t 
     uint8_t fl = 0;
     for (int attempt = 0; attempt < 2; attempt++) {
         w->tok.len = 0;
-        if (pl__delta_encode(data, len, key ? NULL : w->key.p, key ? 0 : w->key.len, &w->tok) ||
+        if (pl__delta_encode(data, len, key ? NULL : (const uint8_t *)w->key.p, key ? 0 : w->key.len, &w->tok) ||
             pl__pack(&w->tok, &w->payload, &fl))
             return pl__fail(err, PL_E_NOMEM, "out of memory");
         if (key || w->payload.len <= w->key_stored / 2 + 64) break;
@@ -247,12 +247,12 @@ static int put_data(pl_log_writer *w, int64_t time, const uint8_t *data, size_t 
     pl__frame f = {.kind = key ? PL__KIND_KEY : PL__KIND_DELTA, .flags = fl, .decoded = (uint32_t)len,
                    .time = time, .key_off = key ? 0 : w->key_off};
     uint64_t off = w->size;
-    int s = put_frame(w, &f, w->payload.p, w->payload.len, err);
+    int s = put_frame(w, &f, (const uint8_t *)w->payload.p, w->payload.len, err);
     if (s) return s;
     w->records++;
     if (key) {
         w->key.len = 0;
-        if (pl__lbuf_put(&w->key, data, len)) {
+        if (pl__buf_append(&w->key, data, len)) {
             w->have_key = 0;
             return PL_OK;
         }
@@ -290,7 +290,7 @@ PL_EXTERN int pl_log_append_values(pl_log_writer *w, int64_t time, const double 
     if (w->kind != PL_LOG_VALUES) return pl__fail(err, PL_E_INVAL, "%s holds blocks: use pl_log_append", w->path);
     size_t n = w->ncolumns, len = n * 8 + (n + 7) / 8;
     w->vals.len = 0;
-    if (pl__lbuf_reserve(&w->vals, len)) return pl__fail(err, PL_E_NOMEM, "out of memory");
+    if (pl__buf_reserve(&w->vals, len)) return pl__fail(err, PL_E_NOMEM, "out of memory");
     memset(w->vals.p, 0, len);
     for (size_t i = 0; i < n; i++) {
         if (present[i]) {
@@ -299,7 +299,7 @@ PL_EXTERN int pl_log_append_values(pl_log_writer *w, int64_t time, const double 
         }
     }
     w->vals.len = len;
-    return put_data(w, time, w->vals.p, len, err);
+    return put_data(w, time, (const uint8_t *)w->vals.p, len, err);
 }
 
 PL_EXTERN uint64_t pl_log_writer_records(const pl_log_writer *w) { return w ? w->records : 0; }

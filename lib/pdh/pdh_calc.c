@@ -287,6 +287,29 @@ PL_EXTERN int64_t pl_pdh_time_100ns(int64_t perf_time, int64_t perf_freq, int64_
     return q * 10000000 + (int64_t)part;
 }
 
+/* The one time base of perflib (pdh.h): PDH's values, perfd's /metrics
+ * and whoever else turns a raw timer into seconds read it here. */
+PL_EXTERN void pl_pdh_time_base(const pl_block *b, const pl_object *o, uint32_t type, int64_t *time, int64_t *freq)
+{
+    int64_t t, f;
+    switch (type & PERF_TIMER_MASK) {
+    case PERF_TIMER_100NS: /* the monotonic PerfTime in 100 ns: a clock step is no rate (issue 33) */
+        t = pl_pdh_time_100ns(b->hdr.PerfTime.QuadPart, b->hdr.PerfFreq.QuadPart, b->hdr.PerfTime100nSec.QuadPart);
+        f = 10000000;
+        break;
+    case PERF_OBJECT_TIMER:
+        t = o->hdr.PerfTime.QuadPart;
+        f = o->hdr.PerfFreq.QuadPart;
+        break;
+    default:
+        t = b->hdr.PerfTime.QuadPart;
+        f = b->hdr.PerfFreq.QuadPart;
+        break;
+    }
+    if (time) *time = t;
+    if (freq) *freq = f;
+}
+
 PL_EXTERN uint32_t pl_pdh_calc_type(uint32_t type, int64_t freq, int32_t scale, uint32_t fmt,
                                     const pl_pdh_raw *raw1, const pl_pdh_raw *raw2, pl_pdh_value *value)
 {

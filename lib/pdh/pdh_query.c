@@ -251,32 +251,23 @@ static unsigned narrow_of(const pl_counter *c)
 
 static int64_t freq_of(const pl_block *b, const pl_object *o, uint32_t type)
 {
-    switch (type & PERF_TIMER_MASK) {
-    case PERF_TIMER_100NS: return 10000000;
-    case PERF_OBJECT_TIMER: return o->hdr.PerfFreq.QuadPart;
-    default: return b->hdr.PerfFreq.QuadPart;
-    }
+    int64_t f;
+    pl_pdh_time_base(b, o, type, NULL, &f);
+    return f;
 }
 
-/* fill_raw's stamp is the sample's time as a local-time FILETIME, as
- * Windows fills PDH_RAW_COUNTER.TimeStamp (query->stamp). */
-static void fill_raw(const pl_block *b, const pl_object *o, const pl_counter *c, const pl_instance *in, int64_t stamp,
-                     pl_pdh_raw *r)
+PL_EXTERN uint32_t pl_pdh_block_raw(const pl_block *b, const pl_object *o, const pl_counter *c, const pl_instance *in,
+                                    pl_pdh_raw *r, int64_t *freq)
 {
     uint32_t type = c->def.CounterType;
     memset(r, 0, sizeof *r);
-    r->timestamp = stamp;
+    if (freq) *freq = freq_of(b, o, type);
     uint64_t v = 0, base = 0;
-    if (!pl__pdh_displayable(type) || pl_counter_value(c, in, &v) != PL_OK) {
-        r->cstatus = PL_PDH_CSTATUS_INVALID_DATA;
-        return;
-    }
+    r->cstatus = PL_PDH_CSTATUS_INVALID_DATA;
+    if (!pl__pdh_displayable(type) || pl_counter_value(c, in, &v) != PL_OK) return r->cstatus;
     /* Marked unreadable by its provider (docs/block-format.md, "Unavailable
      * values"): no number, not even the raw 0. */
-    if (!pl_counter_available(c, in)) {
-        r->cstatus = PL_PDH_CSTATUS_INVALID_DATA;
-        return;
-    }
+    if (!pl_counter_available(c, in)) return r->cstatus;
     r->first = (int64_t)v;
     switch (type) {
     case PERF_COUNTER_RAWCOUNT: case PERF_COUNTER_LARGE_RAWCOUNT: case PERF_COUNTER_RAWCOUNT_HEX:
@@ -286,27 +277,27 @@ static void fill_raw(const pl_block *b, const pl_object *o, const pl_counter *c,
     case PERF_RAW_FRACTION: case PERF_LARGE_RAW_FRACTION: case PERF_SAMPLE_FRACTION: case PERF_AVERAGE_TIMER:
     case PERF_AVERAGE_BULK: case PERF_PRECISION_SYSTEM_TIMER: case PERF_PRECISION_100NS_TIMER:
     case PERF_PRECISION_OBJECT_TIMER:
-        if (pl_counter_base(c, in, &base) != PL_OK) { r->cstatus = PL_PDH_CSTATUS_INVALID_DATA; return; }
+        if (pl_counter_base(c, in, &base) != PL_OK) return r->cstatus;
         r->second = (int64_t)base;
         break;
-    case PERF_ELAPSED_TIME:
-        r->second = o->hdr.PerfTime.QuadPart;
-        break;
-    default:
-        switch (type & PERF_TIMER_MASK) {
-        case PERF_TIMER_100NS: /* the monotonic PerfTime in 100 ns: a clock step is no rate (issue 33) */
-            r->second = pl_pdh_time_100ns(b->hdr.PerfTime.QuadPart, b->hdr.PerfFreq.QuadPart,
-                                          b->hdr.PerfTime100nSec.QuadPart);
-            break;
-        case PERF_OBJECT_TIMER: r->second = o->hdr.PerfTime.QuadPart; break;
-        default: r->second = b->hdr.PerfTime.QuadPart; break;
-        }
+    default: /* PERF_ELAPSED_TIME too: an object-timer type */
+        pl_pdh_time_base(b, o, type, &r->second, NULL);
         if (type & PERF_MULTI_COUNTER) {
-            if (pl_counter_base(c, in, &base) != PL_OK) { r->cstatus = PL_PDH_CSTATUS_INVALID_DATA; return; }
+            if (pl_counter_base(c, in, &base) != PL_OK) return r->cstatus;
             r->multi_count = (uint32_t)base;
         }
     }
     r->cstatus = PL_PDH_CSTATUS_VALID_DATA;
+    return r->cstatus;
+}
+
+/* fill_raw's stamp is the sample's time as a local-time FILETIME, as
+ * Windows fills PDH_RAW_COUNTER.TimeStamp (query->stamp). */
+static void fill_raw(const pl_block *b, const pl_object *o, const pl_counter *c, const pl_instance *in, int64_t stamp,
+                     pl_pdh_raw *r)
+{
+    pl_pdh_block_raw(b, o, c, in, r, NULL);
+    r->timestamp = stamp;
 }
 
 static void no_data(pl_pdh_raw *r, uint32_t cs)

@@ -437,7 +437,7 @@ static int run_data_query(pl_engine *e, const char *query, void **out, size_t *l
         pl_query_items asked = q;
         for (int round = 0; round < PARENT_ROUNDS && rc == PL_OK; round++) {
             pl_query_items need;
-            rc = missing_parents(objs.p + hlen, objs.len - hlen, nobj, &asked, &need);
+            rc = missing_parents((const uint8_t *)objs.p + hlen, objs.len - hlen, nobj, &asked, &need);
             if (rc != PL_OK || need.n == 0) break;
             rc = pl__host_collect(e->host, &need, -1, &objs, &nobj); /* parents whole */
             for (size_t j = 0; j < need.n && asked.n < PL_QUERY_MAX_ITEMS; j++) asked.items[asked.n++] = need.items[j];

@@ -200,7 +200,7 @@ static int validate_backup(const pl_backup *bk, pl_error *err)
 
 static int step_done(pl_store *st, sqlite3_stmt *q, const char *what, pl_error *err)
 {
-    int rc = sqlite3_step(q);
+    int rc = pl__sql_write(st, q);
     sqlite3_reset(q);
     return rc == SQLITE_DONE ? PL_OK : pl__sql_fail(st, err, rc, what);
 }
@@ -208,7 +208,7 @@ static int step_done(pl_store *st, sqlite3_stmt *q, const char *what, pl_error *
 static int restore_locked(pl_store *st, const pl_backup *bk, pl_error *err)
 {
     int s;
-    if ((s = pl__sql_exec(st, "DELETE FROM titles; DELETE FROM languages;", err))) return s;
+    if ((s = pl__sql_exec_write(st, "DELETE FROM titles; DELETE FROM languages;", err))) return s;
     sqlite3_stmt *ql = NULL, *qt = NULL, *qp = NULL;
     if ((s = pl__sql_prepare(st, "INSERT INTO languages(lang) VALUES(?1)", &ql, err)) ||
         (s = pl__sql_prepare(st, "INSERT INTO titles(lang, kind, idx, text) VALUES(?1, ?2, ?3, ?4)", &qt, err)))
@@ -239,10 +239,10 @@ static int restore_locked(pl_store *st, const pl_backup *bk, pl_error *err)
     /* Providers the backup does not name lose their ranges: their names are
      * gone. Built-in providers keep theirs: the indices they use are facts of
      * this perflib, whatever title database was restored. */
-    if ((s = pl__sql_exec(st,
-                          "UPDATE providers SET first_counter = 0, last_counter = 0, first_help = 0, last_help = 0"
-                          " WHERE builtin = 0",
-                          err)))
+    if ((s = pl__sql_exec_write(st,
+                                "UPDATE providers SET first_counter = 0, last_counter = 0, first_help = 0,"
+                                " last_help = 0 WHERE builtin = 0",
+                                err)))
         goto out;
     if ((s = pl__sql_prepare(st,
                              "INSERT INTO providers(name, first_counter, last_counter, first_help, last_help)"

@@ -183,7 +183,7 @@ static int insert_texts(pl_store *st, const pl_install_req *req, const itext *v,
                 sqlite3_bind_int(q, 2, kind);
                 sqlite3_bind_int64(q, 3, (sqlite3_int64)(kind ? fh : fc) + v[i].offset);
                 sqlite3_bind_text(q, 4, text, -1, SQLITE_STATIC);
-                int rc = sqlite3_step(q);
+                int rc = pl__sql_write(st, q);
                 if (rc != SQLITE_DONE) s = pl__sql_fail(st, err, rc, "insert title");
             }
             i = j;
@@ -238,7 +238,7 @@ static int write_provider(pl_store *st, const pl_install_req *req, int exists, c
     sqlite3_bind_text(q, 4, req->collect, -1, SQLITE_STATIC);
     sqlite3_bind_text(q, 5, req->close, -1, SQLITE_STATIC);
     sqlite3_bind_text(q, 7, req->wraps, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(q);
+    int rc = pl__sql_write(st, q);
     sqlite3_finalize(q);
     if (rc != SQLITE_DONE) return pl__sql_fail(st, err, rc, "write provider");
     s = pl__sql_prepare(st,
@@ -252,7 +252,7 @@ static int write_provider(pl_store *st, const pl_install_req *req, int exists, c
     sqlite3_bind_int64(q, 4, r->first_help);
     sqlite3_bind_int64(q, 5, r->last_help);
     sqlite3_bind_text(q, 6, objects, -1, SQLITE_STATIC);
-    rc = sqlite3_step(q);
+    rc = pl__sql_write(st, q);
     sqlite3_finalize(q);
     if (rc != SQLITE_DONE) return pl__sql_fail(st, err, rc, "write provider ranges");
     return PL_OK;
@@ -393,7 +393,7 @@ static int uninstall_locked(pl_store *st, const char *name, pl_error *err)
         sqlite3_bind_int64(q, 3, p.first_help ? p.first_help : 1);
         sqlite3_bind_int64(q, 4, p.first_help ? p.last_help : 0);
         sqlite3_bind_text(q, 5, name, -1, SQLITE_STATIC);
-        int rc = sqlite3_step(q);
+        int rc = pl__sql_write(st, q);
         if (rc != SQLITE_DONE) s = pl__sql_fail(st, err, rc, "delete titles");
         sqlite3_finalize(q);
     }
@@ -403,7 +403,7 @@ static int uninstall_locked(pl_store *st, const char *name, pl_error *err)
                                 &q, err);
     if (!s) {
         sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
-        int rc = sqlite3_step(q);
+        int rc = pl__sql_write(st, q);
         if (rc != SQLITE_DONE) s = pl__sql_fail(st, err, rc, "clear provider ranges");
         sqlite3_finalize(q);
     }

@@ -219,7 +219,7 @@ PL_EXTERN int pl_store_set_provider(pl_store *st, const pl_provider_info *p, pl_
             sqlite3_bind_text(q, 10, p->object_list, -1, SQLITE_STATIC);
             sqlite3_bind_int(q, 11, p->isolation);
             sqlite3_bind_text(q, 12, p->wraps, -1, SQLITE_STATIC);
-            int rc = sqlite3_step(q);
+            int rc = pl__sql_write(st, q);
             if (rc != SQLITE_DONE) s = pl__sql_fail(st, err, rc, "write provider");
             sqlite3_finalize(q);
         }
@@ -253,7 +253,7 @@ PL_EXTERN int pl_store_remove_provider(pl_store *st, const char *name, pl_error 
             s = pl__sql_prepare(st, "DELETE FROM providers WHERE name = ?1", &q, err);
             if (!s) {
                 sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
-                int rc = sqlite3_step(q);
+                int rc = pl__sql_write(st, q);
                 if (rc != SQLITE_DONE) s = pl__sql_fail(st, err, rc, "remove provider");
                 sqlite3_finalize(q);
             }
@@ -346,7 +346,7 @@ static int set_disabled(pl_store *st, const char *name, int disabled, const char
                 sqlite3_bind_null(q, 3);
                 sqlite3_bind_int64(q, 4, 0);
             }
-            int rc = sqlite3_step(q);
+            int rc = pl__sql_write(st, q);
             if (rc != SQLITE_DONE) s = pl__sql_fail(st, err, rc, "update provider");
             else if (sqlite3_changes(st->db) == 0)
                 s = pl__fail(err, PL_E_NOT_FOUND, "%s: no provider '%s'", st->path, name);

@@ -74,6 +74,27 @@ int pl__provider_get(pl_store *st, const char *name, pl_provider_info *out, pl_e
  * control characters or backslashes. */
 int pl__provider_check_name(const char *name, pl_error *err);
 
+/* sqlite3_step of a statement that changes the store, and sqlite3_exec of
+ * SQL that does: each passes a fault point first (below). Same results as
+ * sqlite3_step / pl__sql_exec. */
+int pl__sql_write(pl_store *st, sqlite3_stmt *q);
+int pl__sql_exec_write(pl_store *st, const char *sql, pl_error *err);
+
+/* Fault points, in the manner of PCP's PM_FAULT_POINT: every write above
+ * and every COMMIT passes one. Only in pl_registry_faults, the static
+ * library compiled with PL_FAULT_POINTS for tests/registry (never in
+ * libperflib): pl__fault_arm(n) makes the n-th point passed from then on
+ * fail as an I/O error (SQLITE_IOERR) would, so a test can fail each write
+ * of a transaction in turn and check that nothing of it stays. */
+#ifdef PL_FAULT_POINTS
+void pl__fault_arm(unsigned long n); /* 0: no fault */
+unsigned long pl__fault_passed(void); /* points passed since the last arm */
+int pl__fault_point(void);            /* 1: fail here */
+#define PL__FAULT_POINT() pl__fault_point()
+#else
+#define PL__FAULT_POINT() 0
+#endif
+
 /* Tests only (tests/registry): when set, called inside the write transaction
  * of pl_store_install ("install") and pl_store_restore ("restore") after
  * every change is written and before the commit, so a test can kill the

@@ -22,11 +22,20 @@
 
 /* ------------------------------------------------------------ helpers */
 
+#ifdef PL_FAULT_POINTS
+static unsigned long fault_at, fault_passed;
+static int fault_fired;
+#endif
+
 int pl__sql_fail(pl_store *st, pl_error *err, int rc, const char *what)
 {
     int prim = rc & 0xff;
     int status = (prim == SQLITE_BUSY || prim == SQLITE_LOCKED) ? PL_E_BUSY : PL_E_STORE;
     const char *detail = st && st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc);
+#ifdef PL_FAULT_POINTS
+    if (fault_fired) detail = "injected fault (a PL_FAULT_POINTS test build)";
+    fault_fired = 0;
+#endif
     if (status == PL_E_BUSY)
         return pl__fail(err, status, "%s: store busy: another process holds its lock; gave up after %u ms (%s: %s)",
                         st && st->path ? st->path : "store", st ? st->busy_ms : 0, what, detail);
@@ -39,6 +48,36 @@ int pl__sql_exec(pl_store *st, const char *sql, pl_error *err)
     int rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);
     if (rc != SQLITE_OK) return pl__sql_fail(st, err, rc, sql);
     return PL_OK;
+}
+
+#ifdef PL_FAULT_POINTS
+void pl__fault_arm(unsigned long n)
+{
+    fault_at = n;
+    fault_passed = 0;
+}
+
+unsigned long pl__fault_passed(void) { return fault_passed; }
+
+int pl__fault_point(void)
+{
+    fault_passed++;
+    fault_fired = fault_at && fault_passed == fault_at;
+    return fault_fired;
+}
+#endif
+
+int pl__sql_write(pl_store *st, sqlite3_stmt *q)
+{
+    (void)st;
+    if (PL__FAULT_POINT()) return SQLITE_IOERR;
+    return sqlite3_step(q);
+}
+
+int pl__sql_exec_write(pl_store *st, const char *sql, pl_error *err)
+{
+    if (PL__FAULT_POINT()) return pl__sql_fail(st, err, SQLITE_IOERR, sql);
+    return pl__sql_exec(st, sql, err);
 }
 
 int pl__sql_prepare(pl_store *st, const char *sql, sqlite3_stmt **out, pl_error *err)
@@ -60,7 +99,7 @@ int pl__tx_begin(pl_store *st, int immediate, pl_error *err)
 
 int pl__tx_commit(pl_store *st, pl_error *err)
 {
-    int rc = sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
+    int rc = PL__FAULT_POINT() ? SQLITE_IOERR : sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
     if (rc != SQLITE_OK) {
         int s = pl__sql_fail(st, err, rc, "commit");
         pl__tx_rollback(st);
@@ -142,7 +181,7 @@ int pl__meta_set(pl_store *st, const char *key, uint32_t v, pl_error *err)
     if (s) return s;
     sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
     sqlite3_bind_int64(q, 2, v);
-    int rc = sqlite3_step(q);
+    int rc = pl__sql_write(st, q);
     if (rc != SQLITE_DONE) s = pl__sql_fail(st, err, rc, "write meta");
     sqlite3_finalize(q);
     return s;
@@ -420,7 +459,7 @@ static int write_base_titles(pl_store *st, int or_ignore, pl_error *err)
             sqlite3_bind_int(q, 1, kind);
             sqlite3_bind_int64(q, 2, idx);
             sqlite3_bind_text(q, 3, text, -1, SQLITE_STATIC);
-            int rc = sqlite3_step(q);
+            int rc = pl__sql_write(st, q);
             if (rc != SQLITE_DONE) s = pl__sql_fail(st, err, rc, "write built-in titles");
         }
     }
@@ -433,7 +472,7 @@ static int write_base_titles(pl_store *st, int or_ignore, pl_error *err)
 static int seed(pl_store *st, pl_error *err)
 {
     int s;
-    if ((s = pl__sql_exec(st, "INSERT INTO languages(lang) VALUES('009')", err)) ||
+    if ((s = pl__sql_exec_write(st, "INSERT INTO languages(lang) VALUES('009')", err)) ||
         (s = write_base_titles(st, 0, err)) ||
         (s = pl__meta_set(st, "Base Index", PL_IDX_LAST_BASE, err)) ||
         (s = pl__meta_set(st, "Last Counter", PL_IDX_BUILTIN_RESERVED_LAST, err)) ||
@@ -476,7 +515,7 @@ static int seed_providers(pl_store *st, int refresh, pl_error *err)
         sqlite3_bind_int64(q, 8, p->last);
         sqlite3_bind_int64(q, 9, p->first ? PL_HELP(p->first) : 0);
         sqlite3_bind_int64(q, 10, p->last ? PL_HELP(p->last) : 0);
-        int rc = sqlite3_step(q);
+        int rc = pl__sql_write(st, q);
         if (rc != SQLITE_DONE) s = pl__sql_fail(st, err, rc, "seed providers");
     }
     sqlite3_finalize(q);
@@ -499,7 +538,7 @@ static int refresh_seed(pl_store *st, pl_error *err)
         return s;
     }
     uint32_t lc = 0, lh = 0;
-    s = pl__sql_exec(st, "INSERT OR IGNORE INTO languages(lang) VALUES('009')", err);
+    s = pl__sql_exec_write(st, "INSERT OR IGNORE INTO languages(lang) VALUES('009')", err);
     if (!s) s = write_base_titles(st, 1, err);
     if (!s) s = seed_providers(st, 1, err);
     if (!s) s = pl__meta_get(st, "Last Counter", &lc, err);
@@ -909,7 +948,7 @@ PL_EXTERN int pl_store_add_language(pl_store *st, const char *lang, pl_error *er
             s = pl__sql_prepare(st, "INSERT INTO languages(lang) VALUES(?1)", &q, err);
             if (!s) {
                 sqlite3_bind_text(q, 1, norm, -1, SQLITE_STATIC);
-                int rc = sqlite3_step(q);
+                int rc = pl__sql_write(st, q);
                 if (rc != SQLITE_DONE) s = pl__sql_fail(st, err, rc, "add language");
                 sqlite3_finalize(q);
             }
@@ -979,7 +1018,7 @@ PL_EXTERN int pl_store_set_title(pl_store *st, const char *lang, int kind, uint3
             sqlite3_bind_int(q, 2, kind);
             sqlite3_bind_int64(q, 3, index);
             if (text) sqlite3_bind_text(q, 4, text, -1, SQLITE_STATIC);
-            int rc = sqlite3_step(q);
+            int rc = pl__sql_write(st, q);
             if (rc != SQLITE_DONE) s = pl__sql_fail(st, err, rc, "write title");
             sqlite3_finalize(q);
         }

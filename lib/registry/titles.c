@@ -25,8 +25,7 @@ typedef struct tkind {
 struct pl_titles {
     char lang[PL__LANG_MAX + 1];
     tkind k[2];
-    char *pool;
-    size_t pool_len, pool_cap;
+    pl__buf pool;             /* every text, each with its NUL */
     uint32_t last_counter, last_help;
 };
 
@@ -37,28 +36,14 @@ PL_EXTERN void pl_titles_free(pl_titles *t)
         free(t->k[i].e);
         free(t->k[i].byname);
     }
-    free(t->pool);
+    pl__buf_free(&t->pool);
     free(t);
 }
 
 static int pool_add(pl_titles *t, const char *s, size_t n, size_t *off)
 {
-    if (t->pool_cap - t->pool_len < n + 1) {
-        size_t cap = t->pool_cap ? t->pool_cap : 65536;
-        while (cap - t->pool_len < n + 1) {
-            if (cap > SIZE_MAX / 2) return PL_E_NOMEM;
-            cap *= 2;
-        }
-        char *p = realloc(t->pool, cap);
-        if (!p) return PL_E_NOMEM;
-        t->pool = p;
-        t->pool_cap = cap;
-    }
-    memcpy(t->pool + t->pool_len, s, n);
-    t->pool[t->pool_len + n] = '\0';
-    *off = t->pool_len;
-    t->pool_len += n + 1;
-    return PL_OK;
+    *off = t->pool.len;
+    return pl__buf_append(&t->pool, s, n) || pl__buf_append(&t->pool, "", 1) ? PL_E_NOMEM : PL_OK;
 }
 
 static int kind_push(tkind *k, uint32_t idx, size_t off, size_t len, uint32_t u16len)
@@ -95,7 +80,7 @@ static int finish(pl_titles *t)
 {
     for (int i = 0; i < 2; i++) {
         tkind *k = &t->k[i];
-        for (size_t j = 0; j < k->n; j++) k->e[j].text = t->pool + (uintptr_t)k->e[j].text;
+        for (size_t j = 0; j < k->n; j++) k->e[j].text = t->pool.p + (uintptr_t)k->e[j].text;
         k->byname = malloc((k->n ? k->n : 1) * sizeof *k->byname);
         if (!k->byname) return PL_E_NOMEM;
         for (size_t j = 0; j < k->n; j++) k->byname[j] = (tname){k->e[j].text, k->e[j].idx};

@@ -255,8 +255,7 @@ static void give_handle(pl_remote *r, CURL *h)
 /* ------------------------------------------------------------ transfer */
 
 typedef struct sink {
-    uint8_t *p;
-    size_t len, cap;
+    pl__buf b;                /* the answer */
     uint64_t max;
     int over;                 /* the answer passed max */
     int said;                 /* perfd's X-Perflib-Type: 0 none, 1 REG_BINARY, 2 REG_MULTI_SZ, 3 other */
@@ -284,22 +283,11 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *ctx)
 {
     sink *s = ctx;
     size_t n = size * nmemb;
-    if ((uint64_t)s->len + n > s->max) {
+    if ((uint64_t)s->b.len + n > s->max) {
         s->over = 1;
         return 0; /* aborts the transfer: CURLE_WRITE_ERROR */
     }
-    if (s->len + n > s->cap) {
-        size_t nc = s->cap ? s->cap : 65536;
-        while (nc < s->len + n) nc *= 2;
-        if ((uint64_t)nc > s->max) nc = (size_t)s->max;
-        uint8_t *np = realloc(s->p, nc);
-        if (!np) return 0;
-        s->p = np;
-        s->cap = nc;
-    }
-    memcpy(s->p + s->len, data, n);
-    s->len += n;
-    return n;
+    return pl__buf_append(&s->b, data, n) == PL_OK ? n : 0;
 }
 
 /* Is this a title query ("Counter 009", "Explain", "help")? Then perfd
@@ -365,18 +353,19 @@ static int map_curl(CURLcode cc, const sink *s, const char *target, const char *
 static int check_answer(const sink *s, int titles, const char *target, pl_error *err)
 {
     if (titles) {
-        if (s->len < 2 || s->len % 2 != 0 || s->p[s->len - 1] != 0 || s->p[s->len - 2] != 0 ||
-            (s->len >= 4 && (s->p[s->len - 3] != 0 || s->p[s->len - 4] != 0)))
-            return pl__fail(err, PL_E_BAD_BLOCK, "%s: the answer (%zu bytes) is not a UTF-16 MULTI_SZ", target, s->len);
+        if (s->b.len < 2 || s->b.len % 2 != 0 || s->b.p[s->b.len - 1] != 0 || s->b.p[s->b.len - 2] != 0 ||
+            (s->b.len >= 4 && (s->b.p[s->b.len - 3] != 0 || s->b.p[s->b.len - 4] != 0)))
+            return pl__fail(err, PL_E_BAD_BLOCK, "%s: the answer (%zu bytes) is not a UTF-16 MULTI_SZ", target,
+                            s->b.len);
         return PL_OK;
     }
     pl_block blk;
     pl_error e2;
-    if (pl_block_open(&blk, s->p, s->len, 0, 0, &e2) != PL_OK)
+    if (pl_block_open(&blk, s->b.p, s->b.len, 0, 0, &e2) != PL_OK)
         return pl__fail(err, PL_E_BAD_BLOCK, "%s: malformed block: %s", target, e2.msg);
-    if (blk.hdr.TotalByteLength != s->len)
+    if (blk.hdr.TotalByteLength != s->b.len)
         return pl__fail(err, PL_E_BAD_BLOCK, "%s: malformed block: TotalByteLength %u but %zu bytes arrived", target,
-                        (unsigned)blk.hdr.TotalByteLength, s->len);
+                        (unsigned)blk.hdr.TotalByteLength, s->b.len);
     return PL_OK;
 }
 
@@ -520,7 +509,7 @@ PL_EXTERN int pl_remote_query(pl_remote *r, const char *target, const char *quer
     pl__curl.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
     if (code != 200) {
         char why[160];
-        clean_text(s.p, s.len < 200 ? s.len : 200, why, sizeof why);
+        clean_text((const uint8_t *)s.b.p, s.b.len < 200 ? s.b.len : 200, why, sizeof why);
         rc = pl__fail(err, code == 401 || code == 403 ? PL_E_AUTH : PL_E_REMOTE, "%s: perfd answered HTTP %ld%s%s",
                       target, code, why[0] ? ": " : "", why);
         goto done;
@@ -536,13 +525,13 @@ PL_EXTERN int pl_remote_query(pl_remote *r, const char *target, const char *quer
     }
     rc = check_answer(&s, titles, target, err);
     if (rc != PL_OK) goto done;
-    if (s.len == 0) { /* cannot happen for a checked answer; keeps *out non-NULL */
+    if (s.b.len == 0) { /* cannot happen for a checked answer; keeps *out non-NULL */
         rc = pl__fail(err, PL_E_BAD_BLOCK, "%s: empty answer", target);
         goto done;
     }
-    *out = s.p;
-    *len = s.len;
-    s.p = NULL;
+    *out = s.b.p;
+    *len = s.b.len;
+    s.b.p = NULL;
     if (type) *type = titles ? REG_MULTI_SZ : REG_BINARY;
     rc = PL_OK;
 done:
@@ -556,7 +545,7 @@ done:
     pl__curl.slist_free_all(ct);
     pl__curl.free(q);
     free(url);
-    free(s.p);
+    pl__buf_free(&s.b);
     explicit_bzero(tok, sizeof tok);
     pl_remote_settings_free(&st);
     return rc;

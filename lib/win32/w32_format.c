@@ -18,64 +18,6 @@
 #include "pl_internal.h"
 #include "win32_internal.h"
 
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-    int failed;
-} sbuf;
-
-static void put(sbuf *b, const char *s, size_t n)
-{
-    if (b->failed) return;
-    if (n > SIZE_MAX - b->len - 1) {
-        b->failed = PL_E_NOMEM;
-        return;
-    }
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 64;
-        while (cap < b->len + n + 1) cap *= 2;
-        char *np = realloc(b->p, cap);
-        if (!np) {
-            b->failed = PL_E_NOMEM;
-            return;
-        }
-        b->p = np;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-/* Format one converted item with the C library into b. */
-static void putf(sbuf *b, const char *spec, ...) __attribute__((format(printf, 2, 3)));
-static void putf(sbuf *b, const char *spec, ...)
-{
-    char small[256];
-    va_list ap;
-    va_start(ap, spec);
-    int n = vsnprintf(small, sizeof small, spec, ap);
-    va_end(ap);
-    if (n < 0) {
-        b->failed = PL_E_INVAL;
-        return;
-    }
-    if ((size_t)n < sizeof small) {
-        put(b, small, (size_t)n);
-        return;
-    }
-    char *big = malloc((size_t)n + 1);
-    if (!big) {
-        b->failed = PL_E_NOMEM;
-        return;
-    }
-    va_start(ap, spec);
-    vsnprintf(big, (size_t)n + 1, spec, ap);
-    va_end(ap);
-    put(b, big, (size_t)n);
-    free(big);
-}
-
 /* The UTF-8 of a NUL-terminated WCHAR string (lenient: lone surrogates
  * become U+FFFD), or NULL. */
 static char *narrow(const WCHAR *w)
@@ -96,19 +38,19 @@ PL_EXTERN int pl_win32_vformat(int wide, const char *fmt, va_list ap, char **out
 {
     *out = NULL;
     if (!fmt) return PL_E_INVAL;
-    sbuf b = {0};
-    put(&b, "", 0);
+    pl__buf b = {0};
+    pl__buf_append(&b, "", 0); /* "" when nothing else comes */
     const char *p = fmt;
     while (*p && !b.failed) {
         const char *pct = strchr(p, '%');
         if (!pct) {
-            put(&b, p, strlen(p));
+            pl__buf_append(&b, p, strlen(p));
             break;
         }
-        put(&b, p, (size_t)(pct - p));
+        pl__buf_append(&b, p, (size_t)(pct - p));
         p = pct + 1;
         if (*p == '%') {
-            put(&b, "%", 1);
+            pl__buf_append(&b, "%", 1);
             p++;
             continue;
         }
@@ -172,14 +114,14 @@ PL_EXTERN int pl_win32_vformat(int wide, const char *fmt, va_list ap, char **out
             else v = sgn ? (long long)va_arg(ap, int) : (long long)va_arg(ap, unsigned);
             int ll = len == L_LL || len == L_PTR;
             if (star_w && star_p) {
-                if (ll) putf(&b, spec, wv, pv, v);
-                else putf(&b, spec, wv, pv, (int)v);
+                if (ll) pl__buf_printf(&b, spec, wv, pv, v);
+                else pl__buf_printf(&b, spec, wv, pv, (int)v);
             } else if (star_w || star_p) {
-                if (ll) putf(&b, spec, star_w ? wv : pv, v);
-                else putf(&b, spec, star_w ? wv : pv, (int)v);
+                if (ll) pl__buf_printf(&b, spec, star_w ? wv : pv, v);
+                else pl__buf_printf(&b, spec, star_w ? wv : pv, (int)v);
             } else {
-                if (ll) putf(&b, spec, v);
-                else putf(&b, spec, (int)v);
+                if (ll) pl__buf_printf(&b, spec, v);
+                else pl__buf_printf(&b, spec, (int)v);
             }
             break;
         }
@@ -194,17 +136,17 @@ PL_EXTERN int pl_win32_vformat(int wide, const char *fmt, va_list ap, char **out
             spec[sl++] = conv;
             spec[sl] = '\0';
             double v = len == L_LD ? (double)va_arg(ap, long double) : va_arg(ap, double);
-            if (star_w && star_p) putf(&b, spec, wv, pv, v);
-            else if (star_w || star_p) putf(&b, spec, star_w ? wv : pv, v);
-            else putf(&b, spec, v);
+            if (star_w && star_p) pl__buf_printf(&b, spec, wv, pv, v);
+            else if (star_w || star_p) pl__buf_printf(&b, spec, star_w ? wv : pv, v);
+            else pl__buf_printf(&b, spec, v);
             break;
         }
         case 'p': {
             spec[sl++] = 'p';
             spec[sl] = '\0';
             void *v = va_arg(ap, void *);
-            if (star_w) putf(&b, spec, wv, v);
-            else putf(&b, spec, v);
+            if (star_w) pl__buf_printf(&b, spec, wv, v);
+            else pl__buf_printf(&b, spec, v);
             break;
         }
         case 'n':
@@ -241,21 +183,22 @@ PL_EXTERN int pl_win32_vformat(int wide, const char *fmt, va_list ap, char **out
             }
             spec[sl++] = 's';
             spec[sl] = '\0';
-            if (star_w && star_p) putf(&b, spec, wv, pv, str);
-            else if (star_w || star_p) putf(&b, spec, star_w ? wv : pv, str);
-            else putf(&b, spec, str);
+            if (star_w && star_p) pl__buf_printf(&b, spec, wv, pv, str);
+            else if (star_w || star_p) pl__buf_printf(&b, spec, star_w ? wv : pv, str);
+            else pl__buf_printf(&b, spec, str);
             free(tmp);
             break;
         }
         default:
             /* not a conversion: print it as it was written */
-            put(&b, pct, (size_t)(p - pct));
+            pl__buf_append(&b, pct, (size_t)(p - pct));
             break;
         }
     }
     if (b.failed) {
-        free(b.p);
-        return b.failed;
+        int failed = b.failed;
+        pl__buf_free(&b);
+        return failed;
     }
     *out = b.p;
     return PL_OK;

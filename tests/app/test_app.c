@@ -413,6 +413,21 @@ static void test_instance_limit(void **state)
 
 /* ------------------------------------------------ torn values, lost updates */
 
+/* An application of one object with up to `max` instances (one counter),
+ * started in fresh directories, and the view of its segment. */
+static pl_app *one_object_app(const char *app, const char *object, uint32_t max, pl__seg_view **v, size_t *n)
+{
+    setup_dirs();
+    pl_app_object_decl objs[] = {{object, NULL, 0, 0, PL_APP_NO_PARENT_OBJECT, max, HERD_CTRS, 1}};
+    pl_app_decl d = {app, objs, 1, NULL, 0};
+    pl_app *a = NULL;
+    pl_error err;
+    assert_int_equal(pl_app_start(&d, NULL, &a, &err), PL_OK);
+    assert_int_equal(pl__seg_find(dir, &me_uid, 1, v, n, NULL), PL_OK);
+    assert_int_equal(*n, 1);
+    return a;
+}
+
 typedef struct torn_ctx {
     pl_app *app;
     _Atomic int done;
@@ -452,16 +467,10 @@ static void *torn_writer(void *arg)
 static void test_no_torn_values(void **state)
 {
     (void)state;
-    setup_dirs();
-    pl_app_object_decl objs[] = {{"Torn", NULL, 0, 0, PL_APP_NO_PARENT_OBJECT, 64, HERD_CTRS, 1}};
-    pl_app_decl d = {"TornApp", objs, 1, NULL, 0};
     torn_ctx c = {.writes = PL_TORN_WRITES};
-    pl_error err;
-    assert_int_equal(pl_app_start(&d, NULL, &c.app, &err), PL_OK);
     pl__seg_view *v;
     size_t n;
-    assert_int_equal(pl__seg_find(dir, &me_uid, 1, &v, &n, NULL), PL_OK);
-    assert_int_equal(n, 1);
+    c.app = one_object_app("TornApp", "Torn", 64, &v, &n);
     pthread_t t;
     pthread_create(&t, NULL, torn_writer, &c);
     uint64_t reads = 0, torn = 0, names_bad = 0, seen = 0;
@@ -485,6 +494,109 @@ static void test_no_torn_values(void **state)
     assert_true(seen > 0);
     assert_int_equal(torn, 0);
     assert_int_equal(names_bad, 0);
+    pl__seg_views_free(v, n);
+    pl_app_stop(c.app);
+    teardown_dirs();
+}
+
+/* The slot seqlock against a writer that never stops: one thread deletes
+ * and creates an instance in the same slots as fast as it can (every
+ * create rewrites id, parent and a 100-byte name under the slot's
+ * generation), while this thread reads the slots. Each name spells its
+ * instance's id and fills the rest from it, so a read that mixes two
+ * versions of a slot (words of the old name with the new id, or of two
+ * names) shows. A reader that trusted its first even generation without
+ * checking it again after the copy would return such mixes. */
+typedef struct churn_ctx {
+    pl_app *app;
+    pl_app_instance in[2];
+    uint64_t next; /* the id the next create gets: the library counts them up by one */
+    _Atomic int stop, bad;
+    _Atomic uint64_t rewrites;
+} churn_ctx;
+
+static void churn_name(uint64_t id, char *out, size_t cap)
+{
+    int n = snprintf(out, cap, "%llu:", (unsigned long long)id);
+    for (size_t k = (size_t)n; k < 100 && k + 1 < cap; k++) out[k] = (char)('a' + (id * 7 + k) % 26);
+    out[cap > 100 ? 100 : cap - 1] = '\0';
+}
+
+/* Create instance i of the churn with the name of the id it will get. */
+static int churn_create(churn_ctx *c, int i)
+{
+    char name[128];
+    pl_error err;
+    churn_name(c->next, name, sizeof name);
+    if (pl_app_instance_create(c->app, 0, name, PL_APP_NONE, &c->in[i], &err) != PL_OK || c->in[i].id != c->next)
+        return -1;
+    c->next++;
+    return 0;
+}
+
+static void *churn_writer(void *arg)
+{
+    churn_ctx *c = arg;
+    pl_error err;
+    for (uint64_t w = 0; !atomic_load_explicit(&c->stop, memory_order_relaxed); w++) {
+        int i = (int)(w & 1);
+        if (pl_app_instance_delete(c->app, c->in[i], &err) != PL_OK || churn_create(c, i) != 0) {
+            atomic_store(&c->bad, 1);
+            return NULL;
+        }
+        atomic_fetch_add_explicit(&c->rewrites, 2, memory_order_relaxed);
+    }
+    return NULL;
+}
+
+static void seqlock_reader_never_mixes_two_writes(void **state)
+{
+    (void)state;
+    churn_ctx c = {0};
+    pl__seg_view *v;
+    size_t n;
+    c.app = one_object_app("ChurnApp", "Churn", 2, &v, &n);
+    pl_error err;
+    /* learn the next id from a first instance, then name each by its id */
+    pl_app_instance first;
+    assert_int_equal(pl_app_instance_create(c.app, 0, "first", PL_APP_NONE, &first, &err), PL_OK);
+    assert_int_equal(pl_app_instance_delete(c.app, first, &err), PL_OK);
+    c.next = first.id + 1;
+    assert_int_equal(churn_create(&c, 0), 0);
+    assert_int_equal(churn_create(&c, 1), 0);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, churn_writer, &c), 0);
+    uint64_t whole = 0, mixed = 0, attempts = 0;
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double elapsed = 0;
+    /* 1.5 s of reading, at least 100,000 whole reads (a loaded machine
+     * may starve one of the two threads for a while: up to 20 s) */
+    while (elapsed < 20 && (elapsed < 1.5 || whole < 100000)) {
+        for (uint32_t s = 0; s < 2; s++) {
+            pl__seg_inst in;
+            attempts++;
+            if (!pl__seg_read_slot(v[0].map, &v[0].lay, 0, s, &in)) continue;
+            char want[128];
+            churn_name(in.id, want, sizeof want);
+            if (strcmp(in.name, want) != 0) {
+                if (mixed++ < 5) print_message("slot %u: id %llu with the name \"%s\"\n", s, (unsigned long long)in.id, in.name);
+            } else {
+                whole++;
+            }
+        }
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        elapsed = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
+    }
+    atomic_store(&c.stop, 1);
+    pthread_join(t, NULL);
+    print_message("seqlock: %llu slot rewrites, %llu reads tried, %llu whole, %llu mixed, in %.1f s\n",
+                  (unsigned long long)atomic_load(&c.rewrites), (unsigned long long)attempts,
+                  (unsigned long long)whole, (unsigned long long)mixed, elapsed);
+    assert_int_equal(atomic_load(&c.bad), 0);
+    assert_true(atomic_load(&c.rewrites) >= 10000); /* the writer ran alongside */
+    assert_true(whole >= 100000);
+    assert_int_equal(mixed, 0);
     pl__seg_views_free(v, n);
     pl_app_stop(c.app);
     teardown_dirs();
@@ -769,10 +881,10 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_index_query_brings_parent),
         cmocka_unit_test(test_instance_limit),
         cmocka_unit_test(test_no_torn_values),
+        cmocka_unit_test(seqlock_reader_never_mixes_two_writes),
         cmocka_unit_test(test_no_lost_updates),
         cmocka_unit_test(test_kill9_disappears_restart_is_new),
         cmocka_unit_test(test_hostile_segments),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

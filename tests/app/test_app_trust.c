@@ -620,6 +620,5 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_squatted_directory, setup, teardown),
         cmocka_unit_test_setup_teardown(reader_not_root_sees_its_own, setup, teardown),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -259,6 +259,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_wrapper_passthrough),
         cmocka_unit_test(test_wrapper_of_nothing),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -115,7 +115,6 @@ int main(int argc, char **argv)
     const struct CMUnitTest child[] = {
         {"clock_step_child", clock_step_child, NULL, xc_cleanup, NULL},
     };
-    if (getenv("PL_CLOCK_STEP_CHILD")) return cmocka_run_group_tests(child, NULL, NULL);
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(parent, NULL, NULL);
+    if (getenv("PL_CLOCK_STEP_CHILD")) return pl_test_run(child, argc, argv);
+    return pl_test_run(parent, argc, argv);
 }

@@ -198,7 +198,10 @@ static void process_vs_pidstat(void)
     pid_t wr = xc_spawn(writer, &w, 25);
     pid_t rd = xc_spawn(reader, &r, 25);
     pid_t mem = xc_spawn(toucher, &ma, 25);
-    xc_sleep_ms(300); /* every load named */
+    /* every load named: PDH finds them by name */
+    if (xc_wait_named(spin, sa.name) || xc_wait_named(wr, w.name) || xc_wait_named(rd, r.name) ||
+        xc_wait_named(mem, ma.name))
+        fail_msg("a load did not take its name within 10 s");
 
     xc_samples sm = {.q = xc_pdh_open(dir), .n = 8};
     char path[256];
@@ -547,8 +550,8 @@ static void pidns_init(int fd, const char *dir)
     if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) _exit(9);
     if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) _exit(10);
     int threads[3] = {0, 2, 5};
-    for (int i = 0; i < 3; i++) xc_spawn(sleeper, &threads[i], 25);
-    xc_sleep_ms(200); /* the threads are started */
+    for (int i = 0; i < 3; i++) /* each with its threads started */
+        if (xc_wait_threads(xc_spawn(sleeper, &threads[i], 25), 1 + threads[i]) != 0) _exit(13);
     char store[4200];
     snprintf(store, sizeof store, "%s/store.db", dir);
     setenv("PERFLIB_REGISTRY", store, 1);
@@ -671,7 +674,7 @@ static void live_idle_threads_objects_cache(void **state)
     char *out = xc_run(cmd);
     xc_sample(&sm, 1);
     for (long c = 0; c < ncpu; c++) {
-        char key[16], what[64];
+        char key[24], what[128];
         snprintf(key, sizeof key, "%ld", c);
         snprintf(what, sizeof what, "Thread(Idle/%ld) %% Processor Time", c);
         double ours = xc_pdh_seconds(&sm, (int)c, what);
@@ -732,6 +735,5 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(live_idle_threads_objects_cache, xc_cleanup),
         cmocka_unit_test_teardown(live_commit_vs_committed_as, xc_cleanup),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -137,9 +138,10 @@ void live_tcp_vs_ss(void **state)
     }
     /* IPv4: 2 pairs whose client closes: the server end waits in
      * CLOSE_WAIT (counted, as on Windows), the client in FIN_WAIT2 (not) */
+    int closing[3];
     for (int i = 0; i < 2; i++) {
         close(pair(AF_INET, "127.0.0.1", p4, l4, &srv));
-        fds[n++] = srv;
+        fds[n++] = closing[i] = srv;
     }
     /* IPv6: 3 established pairs, 1 in CLOSE_WAIT */
     for (int i = 0; i < 3; i++) {
@@ -147,12 +149,16 @@ void live_tcp_vs_ss(void **state)
         fds[n++] = srv;
     }
     close(pair(AF_INET6, "::1", p6, l6, &srv));
-    fds[n++] = srv;
+    fds[n++] = closing[2] = srv;
     /* A dual-stack listener reached over IPv4: an IPv4 client and an IPv6
      * socket with v4-mapped addresses, both IPv4 connections. */
     fds[n++] = pair(AF_INET, "127.0.0.1", pd, ld, &srv);
     fds[n++] = srv;
-    xc_sleep_ms(100); /* the FINs arrive */
+    /* the FINs have arrived when the server ends see the hang-up (CLOSE_WAIT) */
+    for (int i = 0; i < 3; i++) {
+        struct pollfd pf = {.fd = closing[i], .events = POLLRDHUP};
+        if (poll(&pf, 1, 10000) != 1 || !(pf.revents & POLLRDHUP)) fail_msg("no FIN within 10 s on a closed pair");
+    }
     const double want4 = 10 + 2 + 2, want6 = 6 + 1;
 
     char dir[2100];
@@ -254,7 +260,8 @@ void live_network_interface_vs_sar(void **state)
     close(l);
     close(urx);
     close(utx);
-    xc_sleep_ms(100); /* the handshake's packets are behind us */
+    /* The handshake's packets are behind us: pair() returned from accept(),
+     * which the last ACK of the handshake woke, counted on lo by then. */
 
     char dir[2100];
     xc_mkdtemp(dir, sizeof dir);

@@ -1,6 +1,7 @@
 /* Helpers of the live cross-checks: see xc_util.h. */
 #include "xc_util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -336,6 +337,45 @@ void xc_sleep_ms(long ms)
 
 
 
+
+/* Look at /proc/<pid> every millisecond until ok() says so, 10 s at most. */
+static int wait_proc(pid_t pid, int (*ok)(pid_t, const void *), const void *arg)
+{
+    double until = xc_now() + 10;
+    while (!ok(pid, arg)) {
+        if (xc_now() > until) return -1;
+        xc_sleep_ms(1);
+    }
+    return 0;
+}
+
+static int named(pid_t pid, const void *name)
+{
+    char p[64], comm[64] = "";
+    snprintf(p, sizeof p, "/proc/%d/comm", (int)pid);
+    FILE *f = fopen(p, "r");
+    if (!f) return 0;
+    if (fgets(comm, sizeof comm, f)) comm[strcspn(comm, "\n")] = 0;
+    fclose(f);
+    return strcmp(comm, name) == 0;
+}
+
+static int has_threads(pid_t pid, const void *n)
+{
+    char p[64];
+    snprintf(p, sizeof p, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(p);
+    if (!d) return 0;
+    int k = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) k += e->d_name[0] != '.';
+    closedir(d);
+    return k == *(const int *)n;
+}
+
+int xc_wait_named(pid_t pid, const char *name) { return wait_proc(pid, named, name); }
+
+int xc_wait_threads(pid_t pid, int threads) { return wait_proc(pid, has_threads, &threads); }
 
 void go_init(struct go *g)
 {

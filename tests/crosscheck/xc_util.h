@@ -79,6 +79,10 @@ int xc_cleanup(void **state);
 void xc_close_to(const char *what, double ours, double theirs, double rel, double abs);
 
 void xc_sleep_ms(long ms);
+/* Wait (10 s at most) until process pid is named `name` (its comm), or
+ * has `threads` threads; 0 once it is so, -1 when the time ran out. */
+int xc_wait_named(pid_t pid, const char *name);
+int xc_wait_threads(pid_t pid, int threads);
 
 /* The tools' interval (s), and when the loads start after the tool (ms). */
 #define XC_T 5

@@ -147,6 +147,5 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(perfd_provider_exit0, setup, teardown),
         cmocka_unit_test_setup_teardown(perfquery_output_survives_a_crash_in_close, setup, teardown),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

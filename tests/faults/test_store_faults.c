@@ -374,6 +374,5 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(read_only_retry_error_is_shown, setup, teardown),
         cmocka_unit_test_setup_teardown(hot_journal_on_a_read_only_mount, setup, teardown),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -192,6 +192,5 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(tools_fail_on_a_full_device, setup, teardown),
         cmocka_unit_test_setup_teardown(tools_fail_on_a_closed_stdout, setup, teardown),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

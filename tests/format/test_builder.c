@@ -740,6 +740,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(reset_reuses_memory),
         cmocka_unit_test(emit_large_5000x30),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

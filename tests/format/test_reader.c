@@ -641,6 +641,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(windows_2003_shape),
         cmocka_unit_test(type_helpers),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

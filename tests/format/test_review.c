@@ -687,6 +687,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(builder_exact_buffers_and_reuse),
         cmocka_unit_test(header_writer_edges),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -71,6 +71,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(every_seed_opens),
         cmocka_unit_test(full_seed_content),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -258,6 +258,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(single_counter_block),
         cmocka_unit_test(bad_arguments),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -125,12 +125,11 @@ static void perfproc_makes_no_promise(void **state)
 
 int main(int argc, char **argv)
 {
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(perfos_yes_on_live_root_only),
         cmocka_unit_test(perfnet_yes_on_live_root_only),
         cmocka_unit_test(perfdisk_yes_on_live_root_only),
         cmocka_unit_test(perfproc_makes_no_promise),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -48,11 +48,11 @@ static void other_providers_not_filtered(void **state)
     assert_int_equal(pl__host_may_own(&other, &q), 1);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(app_provider_skips_builtin_indices),
         cmocka_unit_test(other_providers_not_filtered),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

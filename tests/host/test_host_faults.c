@@ -455,7 +455,10 @@ static void inproc_one_killed_consumer_does_not_disable(void **s)
         pl_engine_query_alloc(e, "Global", &data, &len, NULL, &err); /* sleeps 2 s inside Collect */
         _exit(0);
     }
-    usleep(700000);
+    /* slow_once makes its mark in $TP_TRACE as it starts to sleep inside Collect */
+    char slow[400];
+    snprintf(slow, sizeof slow, "%s/slow_once.slow", dir);
+    if (pl_wait_file(slow, 20000) != 0) fail_msg("the consumer never got inside Collect (no %s)", slow);
     kill(pid, SIGKILL);
     int ws;
     assert_int_equal(waitpid(pid, &ws, 0), pid);
@@ -1205,6 +1208,5 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(iso_file_limit, setup, teardown),
         cmocka_unit_test_setup_teardown(iso_helper_limits_applied, setup, teardown),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -4,6 +4,8 @@
  * the very moment the deadline passes or they are abandoned, where one
  * compare-and-swap decides who owns the call. Built alone with the worker, so the ThreadSanitizer tree
  * runs it too (scripts/test.sh). */
+#include <dirent.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -20,6 +22,48 @@ static void busy_us(long us)
 }
 
 static long work_us; /* set before each call (the worker reads it after the hand-over) */
+
+/* The threads of this process (/proc/self/task). */
+static int threads(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d) fail_msg("cannot list /proc/self/task");
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+static void *noop(void *arg) { return arg; }
+
+/* The threads before a case makes workers. A first thread made and joined
+ * here: ThreadSanitizer starts a thread of its own at the first
+ * pthread_create, which must be in this count, not taken for a worker. */
+static int threads_before(void)
+{
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, noop, NULL), 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    return threads();
+}
+
+/* Abandoned workers end on their own once their call returns: wait (10 s
+ * at most, a loaded machine) until the process is back to `n` threads, the
+ * ones it had before the case made workers. The orphans they freed on the
+ * way are LeakSanitizer's to check at exit. */
+static void wait_workers_gone(int n)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int now;
+    while ((now = threads()) > n) {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if (t.tv_sec - t0.tv_sec > 10) fail_msg("%d worker threads still running 10 s after their calls", now - n);
+        struct timespec tick = {0, 1000000};
+        nanosleep(&tick, NULL);
+    }
+}
 
 static DWORD collect(LPWSTR q, LPVOID *data, LPDWORD bytes, LPDWORD nobj)
 {
@@ -97,6 +141,7 @@ static void call_late_then_returns(void **state)
 static void call_abandoned(void **state)
 {
     (void)state;
+    int before = threads_before();
     pl__worker *w = pl__worker_new();
     assert_non_null(w);
     work_us = 150000;
@@ -104,8 +149,7 @@ static void call_abandoned(void **state)
     pl__call c = call_with(buf, 64);
     assert_int_equal(pl__worker_call(w, &c, 20), 0);
     assert_int_equal(pl__worker_abandon(w, &c, buf), 1);
-    struct timespec wait = {0, 400 * 1000000L};
-    nanosleep(&wait, NULL); /* the worker returns, frees buf and itself */
+    wait_workers_gone(before); /* the worker returns, frees buf and itself, and ends */
 }
 
 /* Calls that end about when their 1 ms deadline passes: each returns in
@@ -115,7 +159,7 @@ static void call_abandoned(void **state)
 static void deadline_races(void **state)
 {
     (void)state;
-    int returned = 0, waited = 0, abandoned = 0, returned_at_abandon = 0;
+    int returned = 0, waited = 0, abandoned = 0, returned_at_abandon = 0, before = threads_before();
     pl__worker *w = pl__worker_new();
     assert_non_null(w);
     for (int i = 0; i < 300; i++) {
@@ -143,11 +187,10 @@ static void deadline_races(void **state)
     print_message("deadline races: %d returned, %d waited for, %d abandoned, %d returned as abandoned\n", returned,
                   waited, abandoned, returned_at_abandon);
     assert_int_equal(returned + waited + abandoned + returned_at_abandon, 300);
-    struct timespec wait = {0, 300 * 1000000L};
-    nanosleep(&wait, NULL); /* abandoned workers finish and free themselves */
+    wait_workers_gone(before); /* abandoned workers finish, free themselves and end */
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(calls_return),
@@ -155,5 +198,5 @@ int main(void)
         cmocka_unit_test(call_abandoned),
         cmocka_unit_test(deadline_races),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -183,6 +183,5 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(costly_has_image_objects, setup, teardown),
         cmocka_unit_test_setup_teardown(process_count_matches_proc, setup, teardown),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

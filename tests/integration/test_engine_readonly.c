@@ -71,10 +71,7 @@ static int as_nobody(void)
 static void readonly_store_for_ordinary_users(void **state)
 {
     (void)state;
-    if (geteuid() != 0) {
-        skip();
-        return;
-    }
+    if (geteuid() != 0) pl_skip("needs root: it makes the store as root and reads it as nobody");
     /* root creates and seeds the store; the directory and file are then
      * readable but not writable by others, as /var/lib/perflib is. */
     pl_store *st = NULL;
@@ -103,6 +100,5 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(readonly_store_for_ordinary_users, setup, teardown),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -354,6 +354,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(unwritable_backups_refused),
         cmocka_unit_test(non_ascii_backup_reads_back),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -564,6 +564,5 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(unlodctr_exit_codes, setup, teardown),
         cmocka_unit_test_setup_teardown(restore_real_backups_then_install, setup, teardown),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

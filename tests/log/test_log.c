@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <cmocka.h>
+#include "pl_test.h"
 
 #include "pdh_canned.h"
 #include "perflib/log.h"
@@ -747,6 +747,5 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(not_a_log, setup, teardown),
         cmocka_unit_test_setup_teardown(windows_names_read_a_log, setup, teardown),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

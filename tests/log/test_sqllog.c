@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <cmocka.h>
+#include "pl_test.h"
 #include <libpq-fe.h>
 #include <sqlite3.h>
 
@@ -517,6 +517,5 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(hostile_sqlite, setup, teardown),
         cmocka_unit_test_setup_teardown(postgresql_real_server, setup, teardown),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -333,6 +333,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(names_read_once_and_found_as_walked),
         cmocka_unit_test(many_instances_agree_with_the_walk),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -513,6 +513,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(extreme_inputs_every_type),
         cmocka_unit_test(status_names),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

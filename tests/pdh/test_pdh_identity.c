@@ -377,6 +377,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(thread_key_moves_to_another_thread),
         cmocka_unit_test(listed_paths_name_their_instance),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

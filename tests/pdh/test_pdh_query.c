@@ -782,6 +782,57 @@ static void raw_timestamp_is_local_time(void **state)
     tzset();
 }
 
+/* The one time base (pl_pdh_time_base): tick types on the block's clock,
+ * 100 ns types on the block's PerfTime in 100 ns (pl_pdh_time_100ns, not
+ * the wall clock's PerfTime100nSec: issue 33), object-timer types and
+ * ELAPSED_TIME on the object's own clock; different clocks, so a mix-up
+ * shows. */
+static void time_base_of_each_timer(void **state)
+{
+    (void)state;
+    pl_builder *b = pl_builder_new();
+    assert_non_null(b);
+    pl_object_desc od = {.name_index = 238, .help_index = 239, .perf_time = 777000, .perf_freq = 1000};
+    int obj, ctr;
+    assert_int_equal(pl_builder_add_object(b, &od, &obj), PL_OK);
+    pl_counter_desc cd = {.name_index = 6, .help_index = 7, .type = PERF_COUNTER_TIMER};
+    assert_int_equal(pl_builder_add_counter(b, obj, &cd, &ctr), PL_OK);
+    size_t olen = pl_builder_size(b), hlen = 0, used;
+    pl_block_header h = {.system_name = "TB", .perf_freq = 3000000, .perf_time = 5000000, .perf_time_100ns = CANNED_FT0};
+    pl_block_write_header(&h, 1, olen, NULL, 0, &hlen);
+    uint8_t *buf = calloc(1, hlen + olen);
+    assert_non_null(buf);
+    uint32_t n;
+    assert_int_equal(pl_builder_emit(b, buf + hlen, olen, &used, &n), PL_OK);
+    assert_int_equal(pl_block_write_header(&h, n, olen, buf, hlen, &used), PL_OK);
+    pl_builder_free(b);
+    pl_block blk;
+    pl_object o;
+    assert_int_equal(pl_block_open(&blk, buf, hlen + olen, 0, 0, NULL), PL_OK);
+    assert_int_equal(pl_block_object(&blk, 0, &o), PL_OK);
+    const int64_t t100 = 16666666; /* 5,000,000 ticks at 3 MHz, in 100 ns */
+    assert_true(pl_pdh_time_100ns(5000000, 3000000, CANNED_FT0) == t100);
+    const struct { uint32_t type; int64_t time, freq; } want[] = {
+        {PERF_COUNTER_TIMER, 5000000, 3000000},          {PERF_COUNTER_COUNTER, 5000000, 3000000},
+        {PERF_COUNTER_QUEUELEN_TYPE, 5000000, 3000000},  {PERF_PRECISION_SYSTEM_TIMER, 5000000, 3000000},
+        {PERF_100NSEC_TIMER, t100, 10000000},      {PERF_100NSEC_MULTI_TIMER_INV, t100, 10000000},
+        {PERF_PRECISION_100NS_TIMER, t100, 10000000}, {PERF_COUNTER_100NS_QUEUELEN_TYPE, t100, 10000000},
+        {PERF_OBJ_TIME_TIMER, 777000, 1000},             {PERF_PRECISION_OBJECT_TIMER, 777000, 1000},
+        {PERF_COUNTER_OBJ_TIME_QUEUELEN_TYPE, 777000, 1000}, {PERF_ELAPSED_TIME, 777000, 1000},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        int64_t t = -1, f = -1;
+        pl_pdh_time_base(&blk, &o, want[i].type, &t, &f);
+        if (t != want[i].time || f != want[i].freq)
+            fail_msg("type 0x%08x: time %lld freq %lld, want %lld %lld", want[i].type, (long long)t, (long long)f,
+                     (long long)want[i].time, (long long)want[i].freq);
+    }
+    int64_t f = 0;
+    pl_pdh_time_base(&blk, &o, PERF_OBJ_TIME_TIMER, NULL, &f); /* either output may be left out */
+    assert_int_equal(f, 1000);
+    free(buf);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -801,7 +852,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(parent_wildcards_with_counter_wildcard, setup, teardown),
         cmocka_unit_test_setup_teardown(expand_counter_wildcards, setup, teardown),
         cmocka_unit_test_setup_teardown(raw_timestamp_is_local_time, setup, teardown),
+        cmocka_unit_test(time_base_of_each_timer),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -144,6 +144,5 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(duplicates_parents_and_exclusions, setup, teardown),
         cmocka_unit_test_setup_teardown(refused, setup, teardown),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

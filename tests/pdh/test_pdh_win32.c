@@ -496,6 +496,5 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(names_and_indices, setup, teardown),
         cmocka_unit_test_setup_teardown(wildcard_arrays, setup, teardown),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -325,6 +325,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(refuses_public_address),
         cmocka_unit_test(usage_errors),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pd_util.h"
@@ -91,9 +92,16 @@ static void app_started_after_perfd(void **state)
     assert_int_equal(pl_app_instance_create(app, 0, "Gloria", PL_APP_NONE, &in, &err), PL_OK);
     assert_int_equal(pl_app_counter(app, in, 0, &w, &err), PL_OK);
     pl_app_set(w, 1046);
-    usleep(200 * 1000); /* one refresh: the snapshots are 100 ms old at most */
-
+    /* perfd rereads the titles when the store changed (every 200 ms at
+     * most): the new application's value within 5 s */
     char *m = get("/metrics");
+    for (long deadline = pd_now_ms() + 5000;
+         !strstr(m, "perflib_latecomer_weight{latecomer=\"Gloria\"} 1046") && pd_now_ms() < deadline;) {
+        free(m);
+        struct timespec ts = {0, 20000000};
+        nanosleep(&ts, NULL);
+        m = get("/metrics");
+    }
     if (!strstr(m, "perflib_latecomer_weight{latecomer=\"Gloria\"} 1046")) fprintf(stderr, "/metrics:\n%s\n", m);
     assert_non_null(strstr(m, "perflib_latecomer_weight{latecomer=\"Gloria\"} 1046"));
     free(m);
@@ -116,6 +124,5 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(app_started_after_perfd, setup, teardown),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -255,6 +255,5 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(request_strictness, teardown),
         cmocka_unit_test_teardown(auth_first_and_libmicrohttpd_errors, teardown),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -52,12 +52,6 @@ static int teardown(void **state)
     return 0;
 }
 
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
-    nanosleep(&ts, NULL);
-}
-
 /* The "Collections" value of the block's first instance. */
 static uint64_t collections(const pd_resp *r)
 {
@@ -89,6 +83,98 @@ static int send_str(int fd, const char *s)
 {
     size_t n = strlen(s);
     return send(fd, s, n, MSG_NOSIGNAL) == (ssize_t)n ? 0 : -1;
+}
+
+/* Pacing, not waiting for an event: the idle-eviction cases space their
+ * connections so that their idle times differ, and the flood keeps its
+ * rate (ten reconnects a second). */
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
+    nanosleep(&ts, NULL);
+}
+
+/* Has perfd let go of its end of the connection from our local port
+ * `client` to its port (/proc/net/tcp: the server's socket no longer
+ * ESTABLISHED, or orphaned: no inode)? 1 yes, 0 no. */
+static int server_end_released(unsigned client)
+{
+    for (int v6 = 0; v6 < 2; v6++) {
+        FILE *f = fopen(v6 ? "/proc/net/tcp6" : "/proc/net/tcp", "r");
+        if (!f) continue;
+        char line[512];
+        while (fgets(line, sizeof line, f)) {
+            unsigned lport, rport, st;
+            unsigned long inode;
+            if (sscanf(line, " %*u: %*[0-9A-Fa-f]:%x %*[0-9A-Fa-f]:%x %x %*s %*s %*s %*s %*s %lu", &lport, &rport, &st,
+                       &inode) != 4)
+                continue;
+            if (lport == (unsigned)pd.port && rport == client && st == 1 && inode != 0) {
+                fclose(f);
+                return 0;
+            }
+        }
+        fclose(f);
+    }
+    return 1;
+}
+
+/* perfd's side of its port (/proc/net/tcp): the connections it holds
+ * (ESTABLISHED or CLOSE_WAIT, with a socket), the request bytes it has not
+ * read yet and the connections waiting in its accept queue. */
+static void server_side(unsigned *held, unsigned long *unread, unsigned long *backlog)
+{
+    *held = 0;
+    *unread = *backlog = 0;
+    FILE *f = fopen("/proc/net/tcp", "r");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        unsigned lport, st;
+        unsigned long rxq, inode;
+        if (sscanf(line, " %*u: %*[0-9A-Fa-f]:%x %*[0-9A-Fa-f]:%*x %x %*x:%lx %*s %*s %*s %*s %lu", &lport, &st, &rxq,
+                   &inode) != 4 ||
+            lport != (unsigned)pd.port)
+            continue;
+        if (st == 0x0A) {
+            *backlog += rxq;
+        } else if ((st == 0x01 || st == 0x08) && inode != 0) {
+            (*held)++;
+            *unread += rxq;
+        }
+    }
+    fclose(f);
+}
+
+/* Waits (5 s at most) until perfd has accepted every connection made to
+ * it, read every request sent on them, and holds exactly n. */
+static void wait_held(unsigned n)
+{
+    long deadline = pd_now_ms() + 5000;
+    unsigned held = 0;
+    unsigned long unread = 0, backlog = 0;
+    for (;;) {
+        server_side(&held, &unread, &backlog);
+        if (held == n && unread == 0 && backlog == 0) return;
+        if (pd_now_ms() > deadline) break;
+        struct timespec ts = {0, 2000000};
+        nanosleep(&ts, NULL);
+    }
+    fail_msg("perfd holds %u connections (%lu bytes unread, %lu not accepted), not %u", held, unread, backlog, n);
+}
+
+/* perfd's log once `done` says it has what the case waits for (or at a
+ * 10 s deadline: the case's checks then say what is missing). */
+static char *log_when(int (*done)(const char *log))
+{
+    long deadline = pd_now_ms() + 10000;
+    for (;;) {
+        char *log = pd_log(&pd);
+        if ((log && done(log)) || pd_now_ms() > deadline) return log;
+        free(log);
+        struct timespec ts = {0, 20000000};
+        nanosleep(&ts, NULL);
+    }
 }
 
 /* Six clients ask while a collection runs (600 ms): one collection, one
@@ -174,7 +260,9 @@ static void client_that_never_reads(void **state)
     assert_int_equal(connect(stalled, (struct sockaddr *)&sa, sizeof sa), 0);
     static const char keep[] = "GET /v1/query?q=Global HTTP/1.1\r\nHost: localhost\r\n\r\n";
     for (int i = 0; i < 10; i++) assert_int_equal(send_str(stalled, keep), 0);
-    sleep_ms(1000);
+    /* perfd is answering it (and will stall on its full buffers) */
+    struct pollfd spf = {stalled, POLLIN, 0};
+    assert_int_equal(poll(&spf, 1, 20000), 1);
 
     size_t full = 0;
     unsigned long last = 0;
@@ -194,8 +282,16 @@ static void client_that_never_reads(void **state)
     }
     assert_true(full > 1000000);
     /* Now read the stalled one: perfd must have closed it short of its ten
-     * answers. */
-    sleep_ms(5500);
+     * answers. Reading unstalls it, so first wait for the idle timeout
+     * (5 s) to make perfd let go of its end. */
+    struct sockaddr_in me;
+    socklen_t ml = sizeof me;
+    assert_int_equal(getsockname(stalled, (struct sockaddr *)&me, &ml), 0);
+    long released_by = pd_now_ms() + 20000;
+    while (!server_end_released(ntohs(me.sin_port))) {
+        if (pd_now_ms() > released_by) fail_msg("perfd kept the stalled connection 20 s past its 5 s idle timeout");
+        poll(NULL, 0, 20);
+    }
     size_t got = 0;
     long deadline = pd_now_ms() + 15000;
     int eof = 0;
@@ -338,9 +434,8 @@ static void per_ip_limit(void **state)
     for (int i = 0; i < 8; i++) {
         fds[i] = pd_connect("127.0.0.1", pd.port, NULL);
         assert_true(fds[i] >= 0);
-        sleep_ms(20); /* fds[0] is the longest idle */
+        wait_held((unsigned)i + 1); /* fds[0] is the longest idle */
     }
-    sleep_ms(200);
     int extra_fd = pd_connect("127.0.0.1", pd.port, NULL);
     assert_true(extra_fd >= 0);
     assert_int_equal(send_str(extra_fd, "GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"), 0);
@@ -352,11 +447,11 @@ static void per_ip_limit(void **state)
     long ms = pd_wait_closed(fds[0], 3000); /* the one evicted */
     assert_true(ms >= 0 && ms < 1000);
     for (int i = 0; i < 8; i++) close(fds[i]);
-    sleep_ms(300);
+    wait_held(0);
     /* eight busy ones: no room to make */
     int busy[8];
     for (int i = 0; i < 8; i++) busy[i] = busy_conn(NULL);
-    sleep_ms(300);
+    wait_held(8);
     int more = pd_connect("127.0.0.1", pd.port, NULL);
     assert_true(more >= 0); /* the kernel accepts; perfd closes */
     ms = pd_wait_closed(more, 3000);
@@ -397,10 +492,9 @@ static void total_limit(void **state)
         for (int i = 0; i < 8; i++) {
             fds[a * 8 + i] = pd_connect("127.0.0.1", pd.port, src);
             assert_true(fds[a * 8 + i] >= 0);
-            sleep_ms(10);
+            wait_held((unsigned)(a * 8 + i) + 1);
         }
     }
-    sleep_ms(300);
     pd_resp r;
     int extra_fd = pd_connect("127.0.0.1", pd.port, "127.0.0.9");
     assert_true(extra_fd >= 0);
@@ -412,14 +506,14 @@ static void total_limit(void **state)
     long ms = pd_wait_closed(fds[0], 3000);
     assert_true(ms >= 0 && ms < 1000);
     for (int i = 0; i < 16; i++) close(fds[i]);
-    sleep_ms(300);
+    wait_held(0);
     int busy[16];
     for (int a = 0; a < 2; a++) {
         char src[32];
         snprintf(src, sizeof src, "127.0.0.%d", a + 1);
         for (int i = 0; i < 8; i++) busy[a * 8 + i] = busy_conn(src);
     }
-    sleep_ms(300);
+    wait_held(16);
     int more = pd_connect("127.0.0.1", pd.port, "127.0.0.9");
     assert_true(more >= 0);
     ms = pd_wait_closed(more, 3000);
@@ -434,11 +528,17 @@ static void total_limit(void **state)
     char *log = pd_log(&pd);
     assert_non_null(strstr(log, "refused 127.0.0.9: 16 connections open, none idle (limit 16)"));
     free(log);
-    /* The slots come back once those close. */
-    sleep_ms(300);
-    assert_int_equal(pd_get(pd.port, "/healthz", "", &r, 5000), 0);
-    assert_int_equal(r.status, 200);
-    pd_resp_free(&r);
+    /* The slots come back once perfd sees those close: a new connection
+     * is answered (each refused one is closed at once; 10 s at most). */
+    long back_by = pd_now_ms() + 10000;
+    for (;;) {
+        int rc = pd_get(pd.port, "/healthz", "", &r, 5000);
+        long status = rc == 0 ? r.status : 0;
+        if (rc == 0) pd_resp_free(&r);
+        if (status == 200) break;
+        if (pd_now_ms() > back_by) fail_msg("no connection slot came back within 10 s of closing all 16");
+        poll(NULL, 0, 10); /* a refused one is closed at once: do not flood perfd's log */
+    }
     stop();
 }
 
@@ -484,6 +584,16 @@ static int by_long(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+static int flood_evicting(const char *log)
+{
+    return strstr(log, "evicted an idle connection of 127.0.1.") != NULL;
+}
+
+static int eviction_summarised(const char *log)
+{
+    return strstr(log, "more like this in the last 2 s: evicted an idle connection") != NULL;
+}
+
 /* Issue 23 finding 6: at the default limits (64 connections, 8 an address),
  * 1,000 idle connections from 125 loopback addresses, kept open, made 40 of
  * 50 scrapes fail and wrote a refusal line each. Now idle connections make
@@ -519,7 +629,7 @@ static void idle_connections_never_lock_out_scrapes(void **state)
     for (int i = 0; i < 1000; i++) f.fds[i] = flood_connect(i);
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, flood_main, &f), 0);
-    sleep_ms(500);
+    free(log_when(flood_evicting)); /* the flood has filled perfd's limits */
     long t[50];
     int ok = 0;
     for (int i = 0; i < 50; i++) {
@@ -561,8 +671,7 @@ static void idle_connections_never_lock_out_scrapes(void **state)
     long bound = 5000;
 #endif
     assert_true(t[25] < bound || t[25] < 2 * idle_t[25] + 2000);
-    sleep_ms(2500); /* the last summaries */
-    char *log = pd_log(&pd);
+    char *log = log_when(eviction_summarised);
     size_t lines = 0;
     for (const char *p = log; (p = strchr(p, '\n')) != NULL; p++) lines++;
     fprintf(stderr, "perfd wrote %zu log lines\n", lines);
@@ -571,6 +680,29 @@ static void idle_connections_never_lock_out_scrapes(void **state)
     assert_true(lines < 60);
     free(log);
     stop();
+}
+
+/* The wrong-token refusals in perfd's log: full lines, summaries and the
+ * refusals the summaries count. */
+static void count_refusals(const char *log, size_t *full, size_t *summaries, unsigned long *summed)
+{
+    *full = *summaries = 0;
+    *summed = 0;
+    for (const char *p = log; (p = strstr(p, "401 127.0.0.1 GET /metrics: wrong bearer token")) != NULL; p++) (*full)++;
+    for (const char *p = log; (p = strstr(p, " more like this in the last 1 s: 401 ")) != NULL; p++) {
+        const char *b = p;
+        while (b > log && b[-1] != ' ') b--;
+        *summed += strtoul(b, NULL, 10);
+        (*summaries)++;
+    }
+}
+
+static int refusals_counted(const char *log)
+{
+    size_t full, summaries;
+    unsigned long summed;
+    count_refusals(log, &full, &summaries, &summed);
+    return summaries >= 1 && full - summaries + summed >= 300;
 }
 
 /* A client with a wrong token, 300 times: one line, then one summary a
@@ -595,17 +727,10 @@ static void refusals_logged_with_a_rate_limit(void **state)
         assert_int_equal(r.status, 401);
         pd_resp_free(&r);
     }
-    sleep_ms(2500);
-    char *log = pd_log(&pd);
+    char *log = log_when(refusals_counted);
     size_t full = 0, summaries = 0;
     unsigned long summed = 0;
-    for (const char *p = log; (p = strstr(p, "401 127.0.0.1 GET /metrics: wrong bearer token")) != NULL; p++) full++;
-    for (const char *p = log; (p = strstr(p, " more like this in the last 1 s: 401 ")) != NULL; p++) {
-        const char *b = p;
-        while (b > log && b[-1] != ' ') b--;
-        summed += strtoul(b, NULL, 10);
-        summaries++;
-    }
+    count_refusals(log, &full, &summaries, &summed);
     fprintf(stderr, "300 refusals: %zu lines (%zu summaries of %lu)\n", full, summaries, summed);
     assert_true(summaries >= 1);
     assert_int_equal(full - summaries + summed, 300); /* every refusal counted once */
@@ -658,6 +783,5 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(refusals_logged_with_a_rate_limit, teardown),
         cmocka_unit_test_teardown(provider_disable_logged, teardown),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

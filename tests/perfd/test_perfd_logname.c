@@ -40,6 +40,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(plain_names_accepted),
         cmocka_unit_test(bad_names_refused),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -437,6 +437,5 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(black_hole_does_not_delay_metrics, teardown),
         cmocka_unit_test_teardown(streams_share_the_remote_pool, teardown),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

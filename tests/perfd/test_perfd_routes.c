@@ -165,6 +165,5 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(stale_snapshots_dropped_after_work, setup, teardown),
         cmocka_unit_test(bad_config_key),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

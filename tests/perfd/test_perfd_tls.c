@@ -290,6 +290,79 @@ static void sighup_reloads(void **state)
     stop_clean();
 }
 
+/* The number of times `what` is in perfd's log. */
+static int log_count(const char *what)
+{
+    char *log = pd_log(&pd);
+    int n = 0;
+    for (const char *p = strstr(log, what); p; p = strstr(p + 1, what)) n++;
+    free(log);
+    return n;
+}
+
+/* Send SIGHUP and wait (at most 10 s) for the reload it causes to be
+ * logged: the n-th "reloaded" line. */
+static void reload(int n)
+{
+    kill(pd.pid, SIGHUP);
+    for (int i = 0; i < 200 && log_count("SIGHUP: certificates and tokens reloaded") < n; i++) {
+        struct timespec ts = {0, 50000000};
+        nanosleep(&ts, NULL);
+    }
+    assert_int_equal(log_count("SIGHUP: certificates and tokens reloaded"), n);
+}
+
+static long status_with(const char *token)
+{
+    https_resp r;
+    https_get("/v1/query", NULL, token, &r);
+    assert_int_equal(r.code, CURLE_OK);
+    return r.status;
+}
+
+/* Every token of a token file is accepted, not only the first (comments,
+ * blank lines, CR LF, spaces around, no final newline), and keys rotate
+ * through SIGHUP: old and new together for a while, then the new alone.
+ * Two near misses are refused: tokens whose SHA-256 digests share the
+ * first three and the last three bytes with a configured one's (found by
+ * search: sha256("token-1111111111111111") = 2318cd...9add3f,
+ * sha256("token-near-0032996778") = 2318cd..., sha256("token-near-0059975142")
+ * = ...9add3f), so a comparison of part of the digest lets one in. */
+static void every_token_accepted_and_keys_rotate(void **state)
+{
+    (void)state;
+    assert_int_equal(write_text("tokens",
+                                "# three keys\n\n  token-1111111111111111  \r\ntoken-2222222222222222\n"
+                                "# the newest\n\ttoken-3333333333333333",
+                                0600),
+                     0);
+    char tokens[4200];
+    path(tokens, sizeof tokens, "tokens");
+    const char *extra[] = {"--token-file", tokens, NULL};
+    start_tls(extra);
+    assert_int_equal(status_with("token-1111111111111111"), 200);
+    assert_int_equal(status_with("token-2222222222222222"), 200);
+    assert_int_equal(status_with("token-3333333333333333"), 200);
+    assert_int_equal(status_with("token-4444444444444444"), 401);
+    assert_int_equal(status_with("token-near-0032996778"), 401);
+    assert_int_equal(status_with("token-near-0059975142"), 401);
+    assert_int_equal(status_with("# three keys"), 401);
+
+    /* rotation: the newest old key and a new one, together */
+    assert_int_equal(write_text("tokens", "token-3333333333333333\ntoken-4444444444444444\n", 0600), 0);
+    reload(1);
+    assert_int_equal(status_with("token-1111111111111111"), 401);
+    assert_int_equal(status_with("token-2222222222222222"), 401);
+    assert_int_equal(status_with("token-3333333333333333"), 200);
+    assert_int_equal(status_with("token-4444444444444444"), 200);
+    /* then the new one alone */
+    assert_int_equal(write_text("tokens", "token-4444444444444444\n", 0600), 0);
+    reload(2);
+    assert_int_equal(status_with("token-3333333333333333"), 401);
+    assert_int_equal(status_with("token-4444444444444444"), 200);
+    stop_clean();
+}
+
 static int check_config(const char *const *args, char **err)
 {
     return pd_run(args, err, 10000);
@@ -459,11 +532,11 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(token_accepted_and_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(client_certificates, setup, teardown),
         cmocka_unit_test_setup_teardown(sighup_reloads, setup, teardown),
+        cmocka_unit_test_setup_teardown(every_token_accepted_and_keys_rotate, setup, teardown),
         cmocka_unit_test_setup_teardown(config_file_and_check, setup, teardown),
         cmocka_unit_test(installed_config_is_valid),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    int rc = pl_test_run(tests, argc, argv);
     curl_global_cleanup();
     return rc;
 }

@@ -217,6 +217,5 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(builtin_counters_in_table, setup, teardown),
         cmocka_unit_test_setup_teardown(no_jargon_in_user_texts, setup, teardown),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -912,7 +912,7 @@ static void live_prometheus_rates_match_proc(void **state)
     double tsm[64], vsm[64];
     size_t nm = prom_samples(pp, "perflib_memory_available_bytes", 10, tsm, vsm, 64);
     assert_true(nm >= 4);
-    double mf, mt;
+    double mf = 0, mt = 0; /* set by collected_at (gcc -O3 cannot see that) */
     collected_at(pp, 10, tsm[nm - 1], &mf, &mt);
     const proc_sample *near = nearest(samples, ns, (mf + mt) / 2);
     print_message("perflib_memory_available_bytes at the last sample: Prometheus %.0f, /proc %.0f\n", vsm[nm - 1],
@@ -1133,6 +1133,5 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(live_prometheus_collect_top_identity, teardown),
         cmocka_unit_test_teardown(live_prometheus_target_relabel, teardown),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

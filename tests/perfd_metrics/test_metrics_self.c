@@ -154,6 +154,5 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(provider_error_is_down, teardown),
         cmocka_unit_test_teardown(provider_disabled_is_down, teardown),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

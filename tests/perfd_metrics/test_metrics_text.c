@@ -779,6 +779,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(help_in_metric_terms),
         cmocka_unit_test(table_sorted),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -85,6 +85,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(ranked_by_value_and_increase),
         cmocka_unit_test(other_sums_increases),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -426,6 +426,5 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(live_push_receiver_restart_no_gap, teardown),
         cmocka_unit_test_teardown(live_push_tls, teardown),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -312,6 +312,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(mountinfo_parse),
         cmocka_unit_test(mounts_fallback),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

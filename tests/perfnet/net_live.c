@@ -79,10 +79,7 @@ static int child_status(int (*fn)(void))
 void nl_run_in_child(int (*fn)(void))
 {
     int st = child_status(fn);
-    if (st == 77) {
-        print_message("no private network namespace or no tc (needs root, iproute2): skipped\n");
-        skip();
-    }
+    if (st == 77) pl_skip("no private network namespace or no tc here (needs root and iproute2)");
     assert_int_equal(st, 0);
 }
 

@@ -529,7 +529,6 @@ static void engine_query_with_a_stuck_dump(void **state)
 
 int main(int argc, char **argv)
 {
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(parallel_block_equals_sequential),
         cmocka_unit_test(live_queues_equal_direct_dump),
@@ -540,5 +539,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(fork_starts_afresh),
         cmocka_unit_test(engine_query_with_a_stuck_dump),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

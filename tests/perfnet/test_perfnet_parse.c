@@ -488,6 +488,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(tcp_malformed_lines),
         cmocka_unit_test(tcp_chunked_reader_large_file),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

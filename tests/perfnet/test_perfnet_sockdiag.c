@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -305,14 +306,22 @@ static int open_connections(void)
     if (l4 < 0 || l6 < 0 || lm < 0) return 10;
     for (int i = 0; i < N4; i++)
         if (nl_tcp_connect(AF_INET, "127.0.0.1", p4) < 0 || accept(l4, NULL, NULL) < 0) return 11;
+    int closed[C6];
     for (int i = 0; i < N6; i++) {
-        int c = nl_tcp_connect(AF_INET6, "::1", p6);
-        if (c < 0 || accept(l6, NULL, NULL) < 0) return 12;
-        if (i < C6) close(c);
+        int c = nl_tcp_connect(AF_INET6, "::1", p6), a = c < 0 ? -1 : accept(l6, NULL, NULL);
+        if (c < 0 || a < 0) return 12;
+        if (i < C6) {
+            close(c);
+            closed[i] = a;
+        }
     }
     for (int i = 0; i < NM; i++)
         if (nl_tcp_connect(AF_INET, "127.0.0.1", pm) < 0 || accept(lm, NULL, NULL) < 0) return 13;
-    usleep(50000); /* let the FINs arrive */
+    /* the FINs have arrived when the accepted ends see the hang-up (CLOSE_WAIT) */
+    for (int i = 0; i < C6; i++) {
+        struct pollfd pf = {.fd = closed[i], .events = POLLRDHUP};
+        if (poll(&pf, 1, 10000) != 1 || !(pf.revents & POLLRDHUP)) return 14;
+    }
     return 0;
 }
 
@@ -463,6 +472,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(live_provider_uses_netlink),
         cmocka_unit_test(live_provider_falls_back_to_files),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -492,6 +492,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(late_cpu_not_summed),
         cmocka_unit_test(live_cpu1_offline_online),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

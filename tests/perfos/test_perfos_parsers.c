@@ -933,6 +933,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(cpu_track_frozen_cpu_stays_in_the_sum),
         cmocka_unit_test(live_machine),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -815,6 +815,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(processor_information_hostile),
         cmocka_unit_test(live_processor_information),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -1093,6 +1093,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(live_socket_io_not_counted),
         cmocka_unit_test(live_unavailable_matches_direct_read),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

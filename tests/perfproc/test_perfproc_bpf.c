@@ -1023,21 +1023,32 @@ static int ns_collector(void)
 {
     if (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) return 10;
     if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) return 11;
-    int go[2];
-    if (pipe(go) != 0) return 12;
+    int go[2], ready[2];
+    if (pipe(go) != 0 || pipe(ready) != 0) return 12;
     pid_t kids[2];
     for (int i = 0; i < 2; i++) {
         kids[i] = fork();
         if (kids[i] == 0) {
             prctl(PR_SET_NAME, i ? "ns kid b" : "ns kid a");
             close(go[1]);
+            close(ready[0]);
+            if (write(ready[1], "r", 1) != 1) _exit(1); /* named: the zoo may be read */
+            close(ready[1]);
             char ch;
             while (read(go[0], &ch, 1) < 0 && errno == EINTR) {
             }
             _exit(0);
         }
     }
-    usleep(100000);
+    close(ready[1]);
+    for (int i = 0; i < 2; i++) {
+        char ch;
+        ssize_t n;
+        while ((n = read(ready[0], &ch, 1)) < 0 && errno == EINTR) {
+        }
+        if (n != 1) return 16; /* a kid died before it was named */
+    }
+    close(ready[0]);
     snap a, b, c;
     for (int round = 0; round < 5; round++) {
         take(&a, "proc");
@@ -1347,6 +1358,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(live_switch_forced_bpf_that_cannot_load),
         cmocka_unit_test(canned_tree_reads_proc),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

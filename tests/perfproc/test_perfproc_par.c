@@ -513,6 +513,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(threads_refused_one_reader),
         cmocka_unit_test(live_churn_consistent),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

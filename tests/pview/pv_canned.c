@@ -1,8 +1,11 @@
 /* Canned Process+Thread snapshots for the pview tests. Every number can be
  * worked out by hand; samples are exactly 1 s apart on every clock.
  *
- * Header: system "CANNED", PerfTime100nSec = PerfTime = T0 + k*1e7
- * (T0 = 2026-01-02 03:04:05 UTC), PerfFreq 1e7.
+ * Header: system "CANNED", PerfTime100nSec = T0 + k*1e7 (T0 = 2026-01-02
+ * 03:04:05 UTC); the tick clock on another scale and origin, PerfTime =
+ * 5e8 + k*1e6 at PerfFreq 1e6 (still 1 s a sample), so a rate read against
+ * the wrong time base of its type comes out wrong; the objects' own clock
+ * (PERF_OBJECT_TIMER, Elapsed Time) is PerfTime100nSec at 1e7.
  * Process (230), in this order:
  *   Idle     pid 0   start BOOT
  *   init     pid 1   start BOOT+1s      cpu k*2.5e6 (25 %), user k*1e6 (10 %)
@@ -142,8 +145,8 @@ int pv_canned(int k, void **out, size_t *outlen)
     size_t objlen = pl_builder_size(b), hlen = 0, used = 0;
     uint32_t nobj = 0;
     pl_block_header h = {0};
-    h.perf_time = now;
-    h.perf_freq = 10000000;
+    h.perf_time = 500000000LL + (int64_t)k * 1000000LL;
+    h.perf_freq = 1000000;
     h.perf_time_100ns = now;
     h.default_object = 238;
     h.system_name = "CANNED";

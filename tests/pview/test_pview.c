@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -20,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <cmocka.h>
+#include "pl_test.h"
 
 #include "perflib/log.h"
 #include "perflib/registry.h"
@@ -236,6 +237,22 @@ static void start(tm_fx *f, int w, int h, const char *env, const char *args)
                      0);
 }
 
+/* End the tmux server and wait until it is gone, so that the next start
+ * makes a new one (pview's whole environment is the new one's). */
+static void end_server(tm_fx *f)
+{
+    char cmd[256], line[64] = "";
+    snprintf(cmd, sizeof cmd, "tmux -L %s display-message -p '#{pid}' 2>/dev/null", f->sock);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    if (!fgets(line, sizeof line, p)) line[0] = '\0';
+    pclose(p);
+    int pid = atoi(line);
+    if (pid <= 0) fail_msg("no tmux server to end (display-message said '%s')", line);
+    assert_int_equal(sh("tmux -L %s kill-server >/dev/null 2>&1", f->sock), 0);
+    if (pl_wait_exit(pid, 10000) != 0) fail_msg("the tmux server %d is still there 10 s after kill-server", pid);
+}
+
 static char *capture(tm_fx *f)
 {
     char cmd[256];
@@ -423,8 +440,11 @@ static void *sleeper(void *arg)
 static pid_t spawn_target(char *name, size_t cap)
 {
     snprintf(name, cap, "pvt%d", (int)getpid() % 1000000);
+    int ready[2];
+    if (pipe2(ready, O_CLOEXEC) != 0) return -1;
     pid_t pid = fork();
     if (pid == 0) {
+        close(ready[0]);
         /* never outlive the test, and never hold its output pipes (ctest
          * waits for every holder: a failed assertion would look like a
          * hang) */
@@ -437,7 +457,20 @@ static pid_t spawn_target(char *name, size_t cap)
         prctl(PR_SET_NAME, name);
         pthread_t t;
         for (int i = 0; i < 3; i++) pthread_create(&t, NULL, sleeper, NULL);
+        /* named, with its three threads: the test may look now */
+        if (write(ready[1], "r", 1) != 1) _exit(1);
+        close(ready[1]);
         for (;;) pause();
+    }
+    close(ready[1]);
+    char c;
+    struct pollfd pf = {.fd = ready[0], .events = POLLIN};
+    int ok = pid > 0 && poll(&pf, 1, 20000) == 1 && read(ready[0], &c, 1) == 1;
+    close(ready[0]);
+    if (!ok && pid > 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        return -1;
     }
     return pid;
 }
@@ -485,7 +518,6 @@ static void tmux_live_filter_threads_priority_end(void **state)
     char name[32];
     pid_t child = spawn_target(name, sizeof name);
     assert_true(child > 0);
-    usleep(100000);
     char env[300];
     snprintf(env, sizeof env, "TERM=screen PERFLIB_PVIEW_TRACE=%s/q.trace", f->dir);
     start(f, 100, 30, env, "-d 0.5 --no-perfd");
@@ -676,8 +708,7 @@ static void tmux_live_cheapest_local_source(void **state)
     snprintf(path, sizeof path, "%s/nobody.trace", f->dir);
     expect_queries(path, "230");
     assert_int_equal(sh("grep -q '^230 232 pid=' %s", path), 0);
-    assert_int_equal(sh("tmux -L %s kill-session -t pv >/dev/null 2>&1", f->sock), 0);
-    usleep(300000); /* the emptied server exits: the next start makes a new one */
+    end_server(f);
     /* root: its own BPF collection, the perfd not used */
     start(f, 120, 30, "TERM=screen", args);
     s = wait_for(f, "_Total");
@@ -687,8 +718,7 @@ static void tmux_live_cheapest_local_source(void **state)
     free(wait_for(f, "PVIEW-EXIT=0"));
     kill(pd, SIGTERM);
     waitpid(pd, NULL, 0);
-    assert_int_equal(sh("tmux -L %s kill-session -t pv >/dev/null 2>&1", f->sock), 0);
-    usleep(300000); /* the emptied server exits: the next start makes a new one */
+    end_server(f);
     /* no perfd: an unprivileged pview collects itself */
     snprintf(env, sizeof env, "TERM=screen setpriv --reuid=65534 --regid=65534 --clear-groups --");
     start(f, 120, 30, env, args);
@@ -835,6 +865,5 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(tmux_prompt_terminal_gone_no_sighup, setup_tmux, teardown_tmux),
         cmocka_unit_test_setup_teardown(tmux_prompt_sigterm, setup_tmux, teardown_tmux),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -790,6 +790,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(snapshot_restore_roundtrip),
         cmocka_unit_test(restore_refuses_bad_backup),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

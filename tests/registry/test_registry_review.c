@@ -726,6 +726,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(files_that_are_not_stores),
         cmocka_unit_test(edge_indices_and_texts),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -735,6 +735,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(languages_and_default),
         cmocka_unit_test(set_title_cases),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -285,6 +285,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(export_utf16_exact),
         cmocka_unit_test(export_seeded_starts_like_windows),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cmocka.h>
+#include "pl_test.h"
 
 #include "pl_test_logs.h"
 
@@ -635,6 +635,5 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(typeperf_logs_into_sql, setup, teardown),
         cmocka_unit_test_setup_teardown(windows_csv_through_sql, setup, teardown),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -783,6 +783,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(foreign_token),
         cmocka_unit_test(foreign_failure_is_that_machines),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

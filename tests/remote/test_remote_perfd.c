@@ -320,6 +320,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(pdh_two_machines),
         cmocka_unit_test(typeperf_other_computer),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -404,6 +404,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(busy_readers_in_the_loop),
         cmocka_unit_test(readers_see_one_snapshot),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -114,6 +114,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(diff_snmp),
         cmocka_unit_test(diff_snmp6),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -278,7 +278,6 @@ static void forked_child_reads_its_own_namespace(void **state)
 
 int main(int argc, char **argv)
 {
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(live_files_kept_and_fresh),
         cmocka_unit_test(other_root_not_kept),
@@ -286,5 +285,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(declared_root_forgotten_at_close),
         cmocka_unit_test(forked_child_reads_its_own_namespace),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

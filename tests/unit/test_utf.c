@@ -120,6 +120,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(casecmp_folds),
         cmocka_unit_test(grow_doubles_zeroes_and_refuses_overflow),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -476,6 +476,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(service_control),
         cmocka_unit_test(message_box_and_assert),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

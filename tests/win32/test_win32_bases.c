@@ -230,6 +230,5 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(builtin_bases_carry_the_counter_index, setup, teardown),
         cmocka_unit_test_setup_teardown(processor_time_read_by_type, setup, teardown),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

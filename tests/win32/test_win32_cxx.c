@@ -59,12 +59,13 @@ static int run(const char *cmd, char *out, size_t cap)
 static void compile_with(const char *cxx, const char *flags, const char *src, const char *out, int provider)
 {
     char cmd[4096], log[8192];
-    snprintf(cmd, sizeof cmd,
-             "%s %s %s %s -I%s/include/win32 -I%s/include %s/tests/win32/w32gen/%s -o %s %s -L%s -lperflib "
-             "-Wl,-rpath,%s 2>&1",
-             cxx, flags, provider ? "-fPIC -shared" : "", provider ? "" : W32_EXE_FLAGS, PL_SOURCE_DIR,
-             PL_SOURCE_DIR,
-             PL_SOURCE_DIR, src, out, provider ? "" : "-L" W32_WMAIN_DIR " -lperflib_wmain", W32_LIB_DIR, W32_LIB_DIR);
+    int n = snprintf(cmd, sizeof cmd,
+                     "%s %s %s %s -I%s/include/win32 -I%s/include %s/tests/win32/w32gen/%s -o %s %s -L%s -lperflib "
+                     "-Wl,-rpath,%s 2>&1",
+                     cxx, flags, provider ? "-fPIC -shared" : "", provider ? "" : W32_EXE_FLAGS, PL_SOURCE_DIR,
+                     PL_SOURCE_DIR, PL_SOURCE_DIR, src, out, provider ? "" : "-L" W32_WMAIN_DIR " -lperflib_wmain",
+                     W32_LIB_DIR, W32_LIB_DIR);
+    if (n < 0 || n >= (int)sizeof cmd) fail_msg("the %s command line is longer than %zu bytes", cxx, sizeof cmd);
     int rc = run(cmd, log, sizeof log);
     if (rc != 0) fail_msg("%s failed (%d): %s\n%s", cxx, rc, cmd, log);
 }
@@ -236,6 +237,5 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(rsdn_style_gxx, setup, teardown),
         cmocka_unit_test_setup_teardown(rsdn_style_clangxx, setup, teardown),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

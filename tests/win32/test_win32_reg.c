@@ -741,6 +741,5 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(status_mapping, setup, teardown),
         cmocka_unit_test_setup_teardown(registry_details, setup, teardown),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

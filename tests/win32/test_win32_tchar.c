@@ -245,6 +245,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(change_case),
         cmocka_unit_test(open_s),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }

@@ -66,7 +66,7 @@ static int machine_prefix(perfd_req *r, char *out, size_t cap, int *rc)
 
 static int reply_json(perfd_req *r, wb *b)
 {
-    if (b->oom) {
+    if (b->failed) {
         wb_free(b);
         return perfd_reply_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
     }

@@ -86,11 +86,10 @@ int perfd_parse_listen(const char *s, perfd_listen *out, char *why, size_t whyle
         return -1;
     }
     out->loopback = is_loopback(out->family, buf);
-    if (strlen(host) >= sizeof out->host) {
+    if (snprintf(out->host, sizeof out->host, "%s", host) >= (int)sizeof out->host) {
         snprintf(why, whylen, "listen address \"%s\": too long", s);
         return -1;
     }
-    snprintf(out->host, sizeof out->host, "%s", host);
     out->port = PERFD_DEFAULT_PORT;
     if (port) {
         char *end = NULL;

@@ -101,7 +101,7 @@ static int h_logs(perfd_req *r)
     }
     wb_printf(&b, "],\"truncated\":%s}\n", truncated ? "true" : "false");
     free(list);
-    if (b.oom) {
+    if (b.failed) {
         wb_free(&b);
         return perfd_reply_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
     }

@@ -526,7 +526,7 @@ static void self_metrics(pm_out *o, const mjob *j, const pl_block *blk, const pl
               "or the wait for it included, the transfer not).");
     pm_sample(o, "perflib_scrape_duration_seconds", "", NULL, (double)(mono_ns() - j->t0) / 1e9);
     perfd_push_self_metrics(o, om);
-    if (l.oom) o->failed = 1;
+    if (l.failed) o->failed = 1;
     wb_free(&l);
 }
 
@@ -572,7 +572,7 @@ static void render_job(void *arg)
             pm_label(&prefix, "system_name", blk.system_name);
             o.prefix = prefix.p;
             o.prefix_len = prefix.len;
-            if (prefix.oom) o.failed = 1;
+            if (prefix.failed) o.failed = 1;
         }
         if (!have) o.failed = 1;
         else if (!o.failed) pm_render_objects(&blk, j->snap->seq, &names, &j->opt, state, &o);
@@ -582,7 +582,7 @@ static void render_job(void *arg)
     if (!o.failed) self_metrics(&o, j, have ? &blk : NULL, t);
     pm_eof(&o, j->opt.openmetrics);
     if (!o.b.p) wb_put(&o.b, "", 0);
-    if (o.failed || o.b.oom) {
+    if (o.failed || o.b.failed) {
         j->failed = 1;
     } else if (j->gzip) {
         j->failed = perfd_gzip(o.b.p, o.b.len, &j->body, &j->len) != 0;
@@ -605,7 +605,7 @@ typedef struct collect_arg {
     mjob *j;
     size_t n;
     int bad;
-    char why[300];
+    char why[sizeof ((pl_error *)0)->msg]; /* a selection error whole */
 } collect_arg;
 
 static enum MHD_Result each_collect(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)

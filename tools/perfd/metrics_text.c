@@ -8,8 +8,8 @@
  * written once, contiguous, HELP and TYPE first; every series once (label
  * sets made unique per object). 32-bit counters are extended to 64 bits
  * across wraps with state kept between scrapes. A timer's raw value is
- * divided by the frequency of its time base, the one PDH gives a counter
- * (pl_pdh_get_time_base, docs/pdh.md). Values are written exactly where
+ * divided by the frequency of its time base, PDH's (pl_pdh_time_base,
+ * docs/pdh.md). Values are written exactly where
  * they can be (an integer times a power of ten or of two), so that a
  * conversion adds no rounding of its own. */
 #include "metrics_text.h"
@@ -22,6 +22,7 @@
 
 #include "metrics_top.h"
 #include "perflib/indices.h"
+#include "perflib/pdh.h"
 #include "perflib/winperf.h"
 
 #define FILETIME_UNIX_EPOCH 116444736000000000LL
@@ -39,7 +40,7 @@ static int is_total(const char *name)
 static void put(pm_out *o, const char *s, size_t n)
 {
     wb_put(&o->b, s, n);
-    if (o->b.oom) o->failed = 1;
+    if (o->b.failed) o->failed = 1;
 }
 
 static void put_s(pm_out *o, const char *s) { put(o, s, strlen(s)); }
@@ -356,7 +357,7 @@ static int parents_load(parents *pp, const pl_block *blk, uint32_t index)
     }
     pp->n = k;
     pp->found = 1;
-    return pp->text.oom ? -1 : 0;
+    return pp->text.failed ? -1 : 0;
 }
 
 static void parents_free(parents *pp)
@@ -459,13 +460,13 @@ static int view_open(view *w, const pl_block *blk, const pl_object *o, const cha
             if (w->lab.len > mark) wb_put(&w->lab, ",", 1);
             wb_put(&w->lab, ids.p, ids.len);
         }
-        if (ids.oom) fail = 1;
+        if (ids.failed) fail = 1;
         x->lab_len = w->lab.len - x->lab_off;
     }
     parents_free(&pp);
     wb_free(&ids);
     w->n = k;
-    if (fail || w->lab.oom) return -1;
+    if (fail || w->lab.failed) return -1;
     /* duplicates: order positions by (labels, position); in each run of
      * equal label sets the 2nd, 3rd... get index="1", "2"... (no base label
      * set holds `index`, so the results are unique) */
@@ -494,7 +495,7 @@ static int view_open(view *w, const pl_block *blk, const pl_object *o, const cha
         b->lab_len += (size_t)il;
     }
     free(ord);
-    return w->lab.oom ? -1 : 0;
+    return w->lab.failed ? -1 : 0;
 }
 
 /* ----------------------------------------------------------------- render */
@@ -630,21 +631,6 @@ void pm_eof(pm_out *o, int om)
     if (om) put(o, "# EOF\n", 6);
 }
 
-/* A timer's clock in the block: the stamp its values are measured against
- * and that stamp's frequency, as PDH reads them for a counter (the second of
- * its raw value, pl_pdh_get_time_base's frequency; docs/pdh.md): the
- * block's PerfTime/PerfFreq for tick types, PerfTime100nSec and 10^7 for
- * 100 ns types, the object's PerfTime/PerfFreq for object timers. /metrics
- * renders whole blocks without PDH counters, so it reads the clock here. */
-static void timer_clock(const pl_block *b, const pl_object *o, uint32_t type, int64_t *now, int64_t *freq)
-{
-    switch (type & PERF_TIMER_MASK) {
-    case PERF_TIMER_100NS: *now = b->hdr.PerfTime100nSec.QuadPart; *freq = 10000000; break;
-    case PERF_OBJECT_TIMER: *now = o->hdr.PerfTime.QuadPart; *freq = o->hdr.PerfFreq.QuadPart; break;
-    default: *now = b->hdr.PerfTime.QuadPart; *freq = b->hdr.PerfFreq.QuadPart; break;
-    }
-}
-
 /* Is a counter-like family's _Total of a transient object (processes,
  * threads) left out? It falls when an instance ends: never a counter. */
 static int counter_like(pm_kind k)
@@ -740,7 +726,7 @@ static void other_line(pm_out *o, const view *w, const pl_counter *c, const char
     }
     wb l = {0};
     pm_label(&l, w->L.instance, "_Other");
-    if (l.oom) o->failed = 1;
+    if (l.failed) o->failed = 1;
     else line(o, fam, strlen(fam), cum ? "_total" : "", l.p, l.len, num, nl);
     wb_free(&l);
 }
@@ -750,8 +736,8 @@ static void one_counter(pm_out *o, const pl_block *blk, const view *w, const pl_
                         const pm_metric *m, uint64_t seq, pm_state *st, int base_family)
 {
     uint32_t type = c->def.CounterType;
-    int64_t now = 0, freq = 0;
-    timer_clock(blk, w->o, type, &now, &freq);
+    int64_t now = 0, freq = 0; /* the stamp its values are measured against, and its frequency */
+    pl_pdh_time_base(blk, w->o, type, &now, &freq);
     size_t famlen = strlen(fam);
     int drop_totals = w->L.transient && counter_like(m->kind);
     for (uint32_t i = 0; i < w->n; i++) {
@@ -770,7 +756,7 @@ static void one_counter(pm_out *o, const pl_block *blk, const view *w, const pl_
             wb l = {0};
             if (lablen) wb_put(&l, lab, lablen);
             pm_label(&l, "value", text);
-            if (l.oom) {
+            if (l.failed) {
                 o->failed = 1;
                 wb_free(&l);
                 return;
@@ -944,7 +930,7 @@ int pm_render_objects(const pl_block *blk, uint64_t seq, const pm_names *names, 
         if (pick) opt->pick_close(pick);
     }
     ns_free(&fams);
-    if (o->b.oom) o->failed = 1;
+    if (o->b.failed) o->failed = 1;
     return o->failed ? -1 : 0;
 }
 
@@ -958,7 +944,7 @@ int pm_render(const pl_block *blk, uint64_t seq, const pm_names *names, const pm
     }
     pm_eof(&o, opt->openmetrics);
     if (!o.b.p) wb_put(&o.b, "", 0);
-    if (o.b.oom) {
+    if (o.b.failed) {
         wb_free(&o.b);
         return -1;
     }

@@ -69,8 +69,8 @@ typedef struct stream {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     struct MHD_Connection *conn;
-    char *buf;            /* pending event text: buf[off..len) */
-    size_t len, cap, off;
+    wb pending;           /* event text not yet read: pending.p[off..pending.len) */
+    size_t off;
     int suspended;        /* the reader suspended conn and nobody resumed it */
     int gone;             /* libmicrohttpd freed the response */
     int closing;          /* end the response (overflow, shutdown) */
@@ -105,7 +105,7 @@ static void stream_unref(stream *st)
     for (size_t i = 0; i < st->n; i++) free(st->paths[i]);
     free(st->paths);
     free(st->log_path);
-    free(st->buf);
+    wb_free(&st->pending);
     pthread_cond_destroy(&st->cv);
     pthread_mutex_destroy(&st->mu);
     free(st);
@@ -118,11 +118,11 @@ static ssize_t reader(void *cls, uint64_t pos, char *out, size_t max)
     (void)pos;
     stream *st = cls;
     pthread_mutex_lock(&st->mu);
-    if (st->off < st->len) {
-        size_t k = st->len - st->off < max ? st->len - st->off : max;
-        memcpy(out, st->buf + st->off, k);
+    if (st->off < st->pending.len) {
+        size_t k = st->pending.len - st->off < max ? st->pending.len - st->off : max;
+        memcpy(out, st->pending.p + st->off, k);
         st->off += k;
-        if (st->off == st->len) st->off = st->len = 0;
+        if (st->off == st->pending.len) st->off = st->pending.len = 0;
         pthread_cond_signal(&st->cv);  /* a replay waits for the client to read */
         pthread_mutex_unlock(&st->mu);
         return (ssize_t)k;
@@ -153,30 +153,17 @@ static void response_freed(void *cls)
 static int emit_locked(stream *st, const char *text, size_t n)
 {
     if (st->gone || st->closing) return -1;
-    if (st->len - st->off + n > STREAM_MAX_PENDING) {
+    if (st->pending.len - st->off + n > STREAM_MAX_PENDING) {
         st->closing = 1;
-        perfd_log("stream: dropped a client that read nothing for %zu bytes", st->len - st->off);
+        perfd_log("stream: dropped a client that read nothing for %zu bytes", st->pending.len - st->off);
     } else {
         if (st->off) {
-            memmove(st->buf, st->buf + st->off, st->len - st->off);
-            st->len -= st->off;
+            memmove(st->pending.p, st->pending.p + st->off, st->pending.len - st->off);
+            st->pending.len -= st->off;
             st->off = 0;
         }
-        if (st->len + n > st->cap) {
-            size_t cap = st->cap ? st->cap : 4096;
-            while (cap < st->len + n) cap *= 2;
-            char *p = realloc(st->buf, cap);
-            if (!p) {
-                st->closing = 1;
-            } else {
-                st->buf = p;
-                st->cap = cap;
-            }
-        }
-        if (!st->closing) {
-            memcpy(st->buf + st->len, text, n);
-            st->len += n;
-        }
+        wb_put(&st->pending, text, n);
+        if (st->pending.failed) st->closing = 1;
     }
     if (st->suspended) {
         st->suspended = 0;
@@ -343,7 +330,7 @@ static int emit_meta(stream *st, pl_pdh_query *q, pl_pdh_counter **cs, const int
     wb_str(&meta, "],\"machine\":");
     wb_json(&meta, q ? pl_pdh_query_machine(q) : "");
     wb_str(&meta, "}\n\n");
-    int rc = meta.oom || emit(st, meta.p, meta.len) != 0 ? -1 : 0;
+    int rc = meta.failed || emit(st, meta.p, meta.len) != 0 ? -1 : 0;
     wb_free(&meta);
     return rc;
 }
@@ -508,7 +495,7 @@ static void *stream_main(void *arg)
     while (!over) {
         b.len = 0;
         sample_json(&b, q, cs, multi, st->n, collected, 0);
-        if (b.oom || emit(st, b.p, b.len) != 0) break;
+        if (b.failed || emit(st, b.p, b.len) != 0) break;
         last_sent = now_ms(CLOCK_MONOTONIC);
         next += st->interval_ms;
         if (next < last_sent) next = last_sent + st->interval_ms;  /* fell behind: no burst */
@@ -553,7 +540,7 @@ static int wait_drained(stream *st)
     uint64_t until = now_ms(CLOCK_MONOTONIC) + REPLAY_DRAIN_MS;
     struct timespec ts = {(time_t)(until / 1000u), (long)(until % 1000u) * 1000000L};
     pthread_mutex_lock(&st->mu);
-    while (!st->gone && !st->closing && st->len - st->off > STREAM_MAX_PENDING / 2)
+    while (!st->gone && !st->closing && st->pending.len - st->off > STREAM_MAX_PENDING / 2)
         if (pthread_cond_timedwait(&st->cv, &st->mu, &ts) == ETIMEDOUT) break;
     int over = st->gone || st->closing;
     pthread_mutex_unlock(&st->mu);
@@ -624,7 +611,7 @@ static void *replay_main(void *arg)
         int collected = pl_log_source_set(ls, i, NULL) == PL_OK && pl_pdh_collect(q, NULL) == PL_PDH_CSTATUS_VALID_DATA;
         b.len = 0;
         sample_json(&b, q, cs, multi, st->n, collected, pl_log_time(log, i));
-        if (b.oom || wait_drained(st) != 0 || emit(st, b.p, b.len) != 0) goto out;
+        if (b.failed || wait_drained(st) != 0 || emit(st, b.p, b.len) != 0) goto out;
     }
     static const char end_event[] = "event: end\ndata: {}\n\n";
     emit(st, end_event, sizeof end_event - 1);

@@ -8,60 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int grow(wb *b, size_t extra)
-{
-    if (b->oom) return -1;
-    if (b->len + extra + 1 <= b->cap) return 0;
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->len + extra + 1) {
-        if (cap > SIZE_MAX / 2) {
-            b->oom = 1;
-            return -1;
-        }
-        cap *= 2;
-    }
-    char *p = realloc(b->p, cap);
-    if (!p) {
-        b->oom = 1;
-        return -1;
-    }
-    b->p = p;
-    b->cap = cap;
-    return 0;
-}
+void wb_put(wb *b, const char *s, size_t n) { pl__buf_append(b, s, n); }
 
-int wb_reserve(wb *b, size_t extra) { return grow(b, extra); }
+int wb_reserve(wb *b, size_t extra) { return pl__buf_reserve(b, extra) == PL_OK ? 0 : -1; }
 
-void wb_put(wb *b, const char *s, size_t n)
-{
-    if (grow(b, n) != 0) return;
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = 0;
-}
-
-void wb_str(wb *b, const char *s) { wb_put(b, s, strlen(s)); }
+void wb_str(wb *b, const char *s) { pl__buf_str(b, s); }
 
 void wb_printf(wb *b, const char *fmt, ...)
 {
-    char tmp[256];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    pl__buf_vprintf(b, fmt, ap);
     va_end(ap);
-    if (n < 0) {
-        b->oom = 1;
-        return;
-    }
-    if ((size_t)n < sizeof tmp) {
-        wb_put(b, tmp, (size_t)n);
-        return;
-    }
-    if (grow(b, (size_t)n) != 0) return;
-    va_start(ap, fmt);
-    vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
 }
 
 /* Length of a valid UTF-8 sequence at s (at most n bytes), 0 if invalid. */
@@ -119,9 +77,4 @@ void wb_num(wb *b, double v)
     wb_printf(b, "%.10g", v);
 }
 
-void wb_free(wb *b)
-{
-    free(b->p);
-    b->p = NULL;
-    b->len = b->cap = 0;
-}
+void wb_free(wb *b) { pl__buf_free(b); }

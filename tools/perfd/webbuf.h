@@ -1,19 +1,18 @@
-/* perfd: a growing text buffer for the page's JSON and event-stream text
- * (web.c, browse.c, stream.c, and /metrics). A failed allocation sets oom and stops
- * appending; the caller checks oom once at the end. */
+/* perfd: the page's JSON and event-stream text and /metrics (web.c, browse.c,
+ * stream.c) in perflib's one growable buffer (lib/common/pl_buf.h, linked
+ * as pl_buf_tool). A failure sets `failed` and stops appending; the caller
+ * checks it once at the end. */
 #ifndef PERFD_WEBBUF_H
 #define PERFD_WEBBUF_H
 
 #include <stddef.h>
 
-typedef struct wb {
-    char *p;
-    size_t len, cap;
-    int oom;
-} wb;
+#include "pl_buf.h"
+
+typedef pl__buf wb;
 
 void wb_put(wb *b, const char *s, size_t n);
-/* Room for extra more bytes (and the NUL) at p + len: 0, or -1 with oom set.
+/* Room for extra more bytes (and the NUL) at p + len: 0, or -1 with failed set.
  * For a writer that fills the room itself and then adds to len. */
 int wb_reserve(wb *b, size_t extra);
 void wb_str(wb *b, const char *s);                 /* raw text */

@@ -1,8 +1,9 @@
 /* pview: turning snapshots into process and thread rows.
  *
  * One block per refresh (Process, and Thread when the thread pane needs it).
- * Rates are computed by PDH's formulas (pl_pdh_calc_type) from this sample
- * and the previous one of the SAME process or thread: rows are matched by
+ * Rates are computed by PDH's formulas (pl_pdh_calc_type) from PDH's raw
+ * samples (pl_pdh_block_raw: the value and its type's time base) of this
+ * snapshot and the previous one of the SAME process or thread: rows are matched by
  * (ID Process, start time) and (ID Process, ID Thread, start time), so a pid
  * that was reused or a name that now belongs to another process never mixes
  * two processes' numbers; such a row shows no rate for that interval. */
@@ -17,40 +18,22 @@
 struct pv_praw {
     uint32_t pid;
     int64_t start;
-    uint64_t v[5];            /* cpu, user, priv, faults, io */
-    unsigned avail;           /* bit i: v[i] is valid */
+    pl_pdh_raw r[5];          /* cpu, user, priv, faults, io: PDH's raw samples */
 };
 
 struct pv_traw {
     uint32_t pid, tid;
     int64_t start;
-    uint64_t v[4];            /* cpu, user, priv, context switches */
-    unsigned avail;
+    pl_pdh_raw r[4];          /* cpu, user, priv, context switches */
 };
 
-typedef pv_timebase tbase;
-
-/* Time base of a counter type (docs/pdh.md "Raw values"). */
-static void base_of(const tbase *tb, uint32_t type, int64_t *time, int64_t *freq)
+/* A two-sample rate by PDH's formulas from PDH's raw samples (time bases
+ * included: pl_pdh_block_raw), or NaN. */
+static double rate(uint32_t type, int64_t freq, const pl_pdh_raw *now, const pl_pdh_raw *then, uint32_t fmt_extra)
 {
-    switch (type & PERF_TIMER_MASK) {
-    case PERF_TIMER_100NS: *time = tb->t100; *freq = 10000000; break;
-    case PERF_OBJECT_TIMER: *time = tb->obj_time; *freq = tb->obj_freq; break;
-    default: *time = tb->tick; *freq = tb->freq; break;
-    }
-}
-
-/* A two-sample rate, or NaN. */
-static double rate(uint32_t type, const tbase *now, const tbase *then, uint64_t v1, uint64_t v0, uint32_t fmt_extra)
-{
-    pl_pdh_raw r1 = {0}, r0 = {0};
-    int64_t freq;
-    r1.first = (int64_t)v1;
-    r0.first = (int64_t)v0;
-    base_of(now, type, &r1.second, &freq);
-    base_of(then, type, &r0.second, &freq);
+    if (now->cstatus != PL_PDH_CSTATUS_VALID_DATA || then->cstatus != PL_PDH_CSTATUS_VALID_DATA) return NAN;
     pl_pdh_value out;
-    if (pl_pdh_calc_type(type, freq, 0, PL_PDH_FMT_DOUBLE | PL_PDH_FMT_NOSCALE | fmt_extra, &r1, &r0, &out) !=
+    if (pl_pdh_calc_type(type, freq, 0, PL_PDH_FMT_DOUBLE | PL_PDH_FMT_NOSCALE | fmt_extra, now, then, &out) !=
         PL_PDH_CSTATUS_VALID_DATA)
         return NAN;
     return out.v.double_value;
@@ -91,16 +74,28 @@ static double getd(const cols *k, int i, const pl_instance *in)
 }
 
 /* Elapsed seconds of a PERF_ELAPSED_TIME value, or NaN. */
-static double elapsed(const cols *k, int i, const pl_instance *in, const tbase *tb)
+static double elapsed(const pl_block *b, const pl_object *o, const cols *k, int i, const pl_instance *in)
 {
-    uint64_t v;
-    if (!get(k, i, in, &v)) return NAN;
-    pl_pdh_raw r = {.first = (int64_t)v, .second = tb->obj_time};
+    if (!k->have[i]) return NAN;
+    pl_pdh_raw r;
+    int64_t freq;
+    if (pl_pdh_block_raw(b, o, &k->c[i], in, &r, &freq) != PL_PDH_CSTATUS_VALID_DATA) return NAN;
     pl_pdh_value out;
-    if (pl_pdh_calc_type(k->c[i].def.CounterType, tb->obj_freq, 0, PL_PDH_FMT_DOUBLE | PL_PDH_FMT_NOSCALE, &r, NULL,
-                         &out) != PL_PDH_CSTATUS_VALID_DATA)
+    if (pl_pdh_calc_type(k->c[i].def.CounterType, freq, 0, PL_PDH_FMT_DOUBLE | PL_PDH_FMT_NOSCALE, &r, NULL, &out) !=
+        PL_PDH_CSTATUS_VALID_DATA)
         return NAN;
     return out.v.double_value;
+}
+
+/* PDH's raw sample of rated column i, and the frequency of its time base;
+ * cstatus INVALID_DATA when the column is missing or unavailable. */
+static void raw_of(const pl_block *b, const pl_object *o, const cols *k, int i, const pl_instance *in, pl_pdh_raw *r,
+                   int64_t *freq)
+{
+    memset(r, 0, sizeof *r);
+    r->cstatus = PL_PDH_CSTATUS_INVALID_DATA;
+    *freq = 0;
+    if (k->have[i]) pl_pdh_block_raw(b, o, &k->c[i], in, r, freq);
 }
 
 static int cmp_praw(const void *a, const void *b)
@@ -160,7 +155,7 @@ void pv_model_free(pv_model *m)
 
 /* Rows go to the spare buffers (procs_b, praw_b, ...); the previous sample's
  * raws (praw, traw) are what rates are computed against. */
-static int read_procs(pv_model *m, const pl_object *o, const tbase *tb, size_t *nout, size_t *nraw, pl_error *err)
+static int read_procs(pv_model *m, const pl_block *b, const pl_object *o, size_t *nout, size_t *nraw, pl_error *err)
 {
     cols k;
     find_cols(o, proc_idx, P_N, &k);
@@ -195,29 +190,27 @@ static int read_procs(pv_model *m, const pl_object *o, const tbase *tb, size_t *
         p->handles = getd(&k, P_HANDLES, &in);
         p->prio = getd(&k, P_PRIO, &in);
         p->nice = getd(&k, P_NICE, &in);
-        p->elapsed = p->special == 2 ? NAN : elapsed(&k, P_ELAPSED, &in, tb);
+        p->elapsed = p->special == 2 ? NAN : elapsed(b, o, &k, P_ELAPSED, &in);
         pv_praw *r = &m->praw_b[np];
         memset(r, 0, sizeof *r);
         r->pid = p->special == 2 ? UINT32_MAX : p->pid;
         r->start = p->start;
         static const int rated[5] = {P_CPU, P_USER, P_PRIV, P_FAULTS, P_IO};
-        for (int i = 0; i < 5; i++)
-            if (get(&k, rated[i], &in, &r->v[i])) r->avail |= 1u << i;
+        int64_t freq[5];
+        for (int i = 0; i < 5; i++) raw_of(b, o, &k, rated[i], &in, &r->r[i], &freq[i]);
         double *out[5] = {&p->cpu, &p->user, &p->priv, &p->faults, &p->io};
         for (int i = 0; i < 5; i++) *out[i] = NAN;
         const pv_praw *old = m->npraw ? bsearch(r, m->praw, m->npraw, sizeof *r, cmp_praw) : NULL;
         if (old)
             for (int i = 0; i < 5; i++)
-                if ((r->avail & old->avail) & (1u << i))
-                    *out[i] = rate(k.c[rated[i]].def.CounterType, tb, &m->ptb, r->v[i], old->v[i],
-                                   PL_PDH_FMT_NOCAP100);
+                *out[i] = rate(k.c[rated[i]].def.CounterType, freq[i], &r->r[i], &old->r[i], PL_PDH_FMT_NOCAP100);
         np++;
     }
     *nout = *nraw = np;
     return PL_OK;
 }
 
-static int read_threads(pv_model *m, const pl_object *o, const tbase *tb, size_t *nout, pl_error *err)
+static int read_threads(pv_model *m, const pl_block *b, const pl_object *o, size_t *nout, pl_error *err)
 {
     cols k;
     find_cols(o, thr_idx, T_N, &k);
@@ -253,16 +246,14 @@ static int read_threads(pv_model *m, const pl_object *o, const tbase *tb, size_t
         if (t->pid == 0) r->tid = 0x80000000u | nzero++;
         r->start = t->start;
         static const int rated[4] = {T_CPU, T_USER, T_PRIV, T_CSW};
-        for (int i = 0; i < 4; i++)
-            if (get(&k, rated[i], &in, &r->v[i])) r->avail |= 1u << i;
+        int64_t freq[4];
+        for (int i = 0; i < 4; i++) raw_of(b, o, &k, rated[i], &in, &r->r[i], &freq[i]);
         double *out[4] = {&t->cpu, &t->user, &t->priv, &t->cswitch};
         for (int i = 0; i < 4; i++) *out[i] = NAN;
         const pv_traw *old = m->ntraw ? bsearch(r, m->traw, m->ntraw, sizeof *r, cmp_traw) : NULL;
         if (old)
             for (int i = 0; i < 4; i++)
-                if ((r->avail & old->avail) & (1u << i))
-                    *out[i] = rate(k.c[rated[i]].def.CounterType, tb, &m->ttb, r->v[i], old->v[i],
-                                   PL_PDH_FMT_NOCAP100);
+                *out[i] = rate(k.c[rated[i]].def.CounterType, freq[i], &r->r[i], &old->r[i], PL_PDH_FMT_NOCAP100);
         nt++;
     }
     *nout = nt;
@@ -284,16 +275,9 @@ int pv_model_update(pv_model *m, const void *block, size_t len, pl_error *err)
         return PL_E_NOT_FOUND;
     }
     int have_thr = pl_block_find_object(&b, 232, &to) == PL_OK;
-    tbase ptb = {pl_pdh_time_100ns(b.hdr.PerfTime.QuadPart, b.hdr.PerfFreq.QuadPart, b.hdr.PerfTime100nSec.QuadPart),
-                 b.hdr.PerfTime.QuadPart, b.hdr.PerfFreq.QuadPart, po.hdr.PerfTime.QuadPart, po.hdr.PerfFreq.QuadPart};
-    tbase ttb = ptb;
-    if (have_thr) {
-        ttb.obj_time = to.hdr.PerfTime.QuadPart;
-        ttb.obj_freq = to.hdr.PerfFreq.QuadPart;
-    }
     size_t np = 0, npraw = 0, nt = 0;
-    rc = read_procs(m, &po, &ptb, &np, &npraw, err);
-    if (rc == PL_OK && have_thr) rc = read_threads(m, &to, &ttb, &nt, err);
+    rc = read_procs(m, &b, &po, &np, &npraw, err);
+    if (rc == PL_OK && have_thr) rc = read_threads(m, &b, &to, &nt, err);
     if (rc != PL_OK) return rc; /* nothing visible changed */
     SWAP(pv_proc *, m->procs, m->procs_b);
     SWAP(size_t, m->cap_procs, m->cap_procs_b);
@@ -302,7 +286,6 @@ int pv_model_update(pv_model *m, const void *block, size_t len, pl_error *err)
     m->nprocs = np;
     m->npraw = npraw;
     qsort(m->praw, m->npraw, sizeof *m->praw, cmp_praw);
-    m->ptb = ptb;
     if (have_thr) {
         SWAP(pv_thread *, m->threads, m->threads_b);
         SWAP(size_t, m->cap_threads, m->cap_threads_b);
@@ -310,7 +293,6 @@ int pv_model_update(pv_model *m, const void *block, size_t len, pl_error *err)
         SWAP(size_t, m->cap_traw, m->cap_traw_b);
         m->ntraw = nt;
         qsort(m->traw, m->ntraw, sizeof *m->traw, cmp_traw);
-        m->ttb = ttb;
     }
     m->nthreads = have_thr ? nt : 0; /* the thread raws stay for when the pane comes back */
     m->have_threads = have_thr;

@@ -74,10 +74,6 @@ typedef struct pv_thread {
 typedef struct pv_praw pv_praw;
 typedef struct pv_traw pv_traw;
 
-typedef struct pv_timebase {
-    int64_t t100, tick, freq, obj_time, obj_freq; /* t100: pl_pdh_time_100ns, the 100 ns timers' base */
-} pv_timebase;
-
 typedef struct pv_model {
     pv_proc *procs;           /* this sample's rows, block order */
     size_t nprocs;
@@ -96,7 +92,6 @@ typedef struct pv_model {
     size_t npraw, cap_praw, cap_praw_b;
     pv_traw *traw, *traw_b;
     size_t ntraw, cap_traw, cap_traw_b;
-    pv_timebase ptb, ttb;     /* time bases of praw and traw */
 } pv_model;
 
 void pv_model_init(pv_model *m);

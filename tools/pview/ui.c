@@ -192,7 +192,7 @@ static void title(pv_app *a, int maxx)
         struct tm tm;
         if (localtime_r(&t, &tm)) strftime(when, sizeof when, "%H:%M:%S", &tm);
     }
-    char line[512];
+    char line[1024]; /* room for every part at its longest; fill_line cuts it to the screen */
     size_t nproc = 0;
     double nthr = NAN;
     for (size_t i = 0; i < a->model.nprocs; i++) {
