@@ -348,8 +348,8 @@ static void live_push_tls(void **state)
     snprintf(url_name, sizeof url_name, "https://localhost:%u/api/v1/write", R.port);
     perfd_push_to(&D, url, rwca);       /* the wrong CA */
     perfd_push_to(&D2, url_name, ca);   /* the right CA, the wrong name */
-    pst_wait_log(&D, "the receiver's certificate is refused", 1, 20000);
-    pst_wait_log(&D2, "the receiver's certificate is refused", 1, 20000);
+    pst_wait_log(&D, "the receiver's certificate is refused", 1, 10000);
+    pst_wait_log(&D2, "the receiver's certificate is refused", 1, 10000);
     pst_wait_log(&D, rwca, 1, 1000);
     pst_wait_log(&D2, "'localhost'", 1, 1000); /* libcurl's reason names the host */
     sleep(2); /* ~6 intervals: held, not retried */

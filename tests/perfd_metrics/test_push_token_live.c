@@ -521,6 +521,5 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(live_push_token_missing_403, setup, teardown),
         cmocka_unit_test_setup_teardown(live_push_refused_400_dropped, setup, teardown),
     };
-    if (argc > 1) cmocka_set_test_filter(argv[1]);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return pl_test_run(tests, argc, argv);
 }
