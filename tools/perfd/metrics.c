@@ -605,7 +605,7 @@ typedef struct collect_arg {
     mjob *j;
     size_t n;
     int bad;
-    char why[300];
+    char why[sizeof ((pl_error *)0)->msg]; /* a selection error whole */
 } collect_arg;
 
 static enum MHD_Result each_collect(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
