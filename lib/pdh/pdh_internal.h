@@ -109,10 +109,6 @@ uint32_t pl__pdh_inames_find(const pl__inames *x, const pl__pdh_path *p);
  * counters read it (pdh_collect.c, objview). For tests. */
 extern uint64_t pl__pdh_name_loads;
 
-/* The frequency of a counter's time base (its object's PerfFreq for
- * object-timer types), 0 when it is not known yet. */
-int64_t pl__pdh_counter_freq(const pl_pdh_counter *c);
-
 /* ---------------------------------------------- queries and counters
  * pdh_query.c (lifetime, resolution), pdh_collect.c (collection, raw
  * values), pdh_value.c (values), pdh_enum.c (validate, expand, enumerate). */

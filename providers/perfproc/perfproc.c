@@ -42,9 +42,9 @@ pp_state pl__pp_state = {.lock = PTHREAD_MUTEX_INITIALIZER, .rootfd = -1, .procf
 
 static void close_fds(void)
 {
-    if (S.procfd >= 0) close(S.procfd);
-    if (S.rootfd >= 0) close(S.rootfd);
-    S.procfd = S.rootfd = -1;
+    if (pl__pp_state.procfd >= 0) close(pl__pp_state.procfd);
+    if (pl__pp_state.rootfd >= 0) close(pl__pp_state.rootfd);
+    pl__pp_state.procfd = pl__pp_state.rootfd = -1;
 }
 
 PL_PROVIDER_EXPORT DWORD PerfProcOpen(LPWSTR device_names);
@@ -69,12 +69,12 @@ static int source_setting(void)
  * (PERFLIB_SYSROOT) or another namespace's /proc does not. */
 static int proc_is_ours(char *why, size_t cap)
 {
-    if (!pl__proc_is_procfs(S.procfd)) {
+    if (!pl__proc_is_procfs(pl__pp_state.procfd)) {
         snprintf(why, cap, "%s/proc is not the kernel's procfs", strcmp(pl__sysroot(), "/") == 0 ? "" : pl__sysroot());
         return 0;
     }
     char link[32];
-    ssize_t n = readlinkat(S.procfd, "self", link, sizeof link - 1);
+    ssize_t n = readlinkat(pl__pp_state.procfd, "self", link, sizeof link - 1);
     char mine[16];
     size_t ml = pl__fmt_i32(mine, (int32_t)getpid());
     if (n != (ssize_t)ml || memcmp(link, mine, ml) != 0) {
@@ -90,42 +90,44 @@ static int choose_source(void)
 {
     int setting = source_setting();
     const char *fault = getenv("PERFLIB_PERFPROC_BPF_FAULT");
-    S.fault_partial = fault && strcmp(fault, "partial") == 0;
-    S.why[0] = '\0';
-    S.pass_err[0] = '\0';
-    S.passes = S.failed_passes = 0;
-    S.last_tasks = S.last_procs = S.last_from_proc = 0;
+    pl__pp_state.fault_partial = fault && strcmp(fault, "partial") == 0;
+    pl__pp_state.why[0] = '\0';
+    pl__pp_state.pass_err[0] = '\0';
+    pl__pp_state.passes = pl__pp_state.failed_passes = 0;
+    pl__pp_state.last_tasks = pl__pp_state.last_procs = pl__pp_state.last_from_proc = 0;
     if (setting == SRC_PROC) {
-        snprintf(S.why, sizeof S.why, "PERFLIB_PERFPROC_SOURCE=proc");
+        snprintf(pl__pp_state.why, sizeof pl__pp_state.why, "PERFLIB_PERFPROC_SOURCE=proc");
         return 0;
     }
-    if (!proc_is_ours(S.why, sizeof S.why)) return setting == SRC_BPF ? -1 : 0;
-    if (pl__pp_bpf_open(&S.bpf, S.why, sizeof S.why) != 0) return setting == SRC_BPF ? -1 : 0;
+    if (!proc_is_ours(pl__pp_state.why, sizeof pl__pp_state.why)) return setting == SRC_BPF ? -1 : 0;
+    if (pl__pp_bpf_open(&pl__pp_state.bpf, pl__pp_state.why, sizeof pl__pp_state.why) != 0)
+        return setting == SRC_BPF ? -1 : 0;
     /* A first pass must show this very process whole: the per-CPU offsets
      * found, the group read, the name; else the source is not used. */
     const void *buf;
     size_t len;
-    int rc = pl__pp_bpf_pass(S.bpf, &buf, &len, S.why, sizeof S.why);
-    if (rc == 0 && pl__pp_bpf_index(buf, len, &S.ix) != 0) {
-        snprintf(S.why, sizeof S.why, "a first pass was not whole or well-formed");
+    int rc = pl__pp_bpf_pass(pl__pp_state.bpf, &buf, &len, pl__pp_state.why, sizeof pl__pp_state.why);
+    if (rc == 0 && pl__pp_bpf_index(buf, len, &pl__pp_state.ix) != 0) {
+        snprintf(pl__pp_state.why, sizeof pl__pp_state.why, "a first pass was not whole or well-formed");
         rc = -EINVAL;
     }
     int32_t me = (int32_t)getpid();
     size_t k = 0;
-    while (rc == 0 && k < S.ix.nproc && S.ix.proc[k]->pid != me) k++;
-    if (rc == 0 && (k == S.ix.nproc || !(S.ix.proc[k]->flags & PPF_COMPLETE))) {
-        snprintf(S.why, sizeof S.why, "a first pass did not show this process whole (%s)",
-                 k == S.ix.nproc ? "not in it" : "per-CPU counters, threads or descriptors not read");
+    while (rc == 0 && k < pl__pp_state.ix.nproc && pl__pp_state.ix.proc[k]->pid != me) k++;
+    if (rc == 0 && (k == pl__pp_state.ix.nproc || !(pl__pp_state.ix.proc[k]->flags & PPF_COMPLETE))) {
+        snprintf(pl__pp_state.why, sizeof pl__pp_state.why, "a first pass did not show this process whole (%s)",
+                 k == pl__pp_state.ix.nproc ? "not in it" : "per-CPU counters, threads or descriptors not read");
         rc = -EINVAL;
     }
     if (rc != 0) {
-        pl__pp_bpf_close(S.bpf);
-        S.bpf = NULL;
+        pl__pp_bpf_close(pl__pp_state.bpf);
+        pl__pp_state.bpf = NULL;
         return setting == SRC_BPF ? -1 : 0;
     }
     unsigned shift = 0;
-    while (shift < 63 && ((uint64_t)1 << shift) < S.page_size) shift++;
-    S.cv = (pp_bpf_conv){.hz = S.hz, .page_shift = shift, .boot_offset_ns = pl__pp_boot_offset(S.procfd)};
+    while (shift < 63 && ((uint64_t)1 << shift) < pl__pp_state.page_size) shift++;
+    pl__pp_state.cv = (pp_bpf_conv){
+        .hz = pl__pp_state.hz, .page_shift = shift, .boot_offset_ns = pl__pp_boot_offset(pl__pp_state.procfd)};
     return 0;
 }
 
@@ -145,42 +147,43 @@ static void linkage_ascii(const WCHAR *w, char *out, size_t cap)
 
 PL_PROVIDER_EXPORT DWORD PerfProcOpen(LPWSTR device_names)
 {
-    pthread_mutex_lock(&S.lock);
+    pthread_mutex_lock(&pl__pp_state.lock);
     DWORD ret = ERROR_SUCCESS;
-    if (S.opened++ > 0) goto out;
+    if (pl__pp_state.opened++ > 0) goto out;
     char linkage[32];
     linkage_ascii(device_names, linkage, sizeof linkage);
-    S.workers = pl__pp_workers_setting(linkage);
-    S.rootfd = pl__root_open(pl__sysroot(), "");
-    if (S.rootfd >= 0) S.procfd = openat(S.rootfd, "proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (S.rootfd < 0 || S.procfd < 0) {
+    pl__pp_state.workers = pl__pp_workers_setting(linkage);
+    pl__pp_state.rootfd = pl__root_open(pl__sysroot(), "");
+    if (pl__pp_state.rootfd >= 0)
+        pl__pp_state.procfd = openat(pl__pp_state.rootfd, "proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (pl__pp_state.rootfd < 0 || pl__pp_state.procfd < 0) {
         ret = ERROR_FILE_NOT_FOUND;
         goto fail;
     }
     /* Without a usable btime (absent, malformed such as "1e9x", beyond 63
      * bits) every Elapsed Time is marked unavailable, never computed from a
      * made-up boot time (issue 11 item 8). */
-    S.boot_ft = 0;
-    S.have_boot = pl__boot_filetime(S.rootfd, &S.boot_ft) == 0;
+    pl__pp_state.boot_ft = 0;
+    pl__pp_state.have_boot = pl__boot_filetime(pl__pp_state.rootfd, &pl__pp_state.boot_ft) == 0;
     /* the objects' clock (object_now): boot time plus CLOCK_BOOTTIME, when
      * the boot time is this machine's own (the clocks agree with it); a
      * canned tree's btime keeps the wall clock */
-    int64_t off = pl__filetime_now() - pl__boot_time_now() - S.boot_ft;
-    S.boot_live = S.have_boot && off > -2 * PL_TICKS_PER_SEC && off < 2 * PL_TICKS_PER_SEC;
-    S.hz = pl__clock_ticks();
-    pl__cpu_track_init(&S.idle_track, 1);
-    S.tick_100ns = pl__ticks_to_100ns(1, S.hz);
+    int64_t off = pl__filetime_now() - pl__boot_time_now() - pl__pp_state.boot_ft;
+    pl__pp_state.boot_live = pl__pp_state.have_boot && off > -2 * PL_TICKS_PER_SEC && off < 2 * PL_TICKS_PER_SEC;
+    pl__pp_state.hz = pl__clock_ticks();
+    pl__cpu_track_init(&pl__pp_state.idle_track, 1);
+    pl__pp_state.tick_100ns = pl__ticks_to_100ns(1, pl__pp_state.hz);
     long ps = sysconf(_SC_PAGESIZE);
-    S.page_size = ps > 0 ? (uint64_t)ps : 4096;
-    S.fd_by_stat = pl__proc_fd_stat_works(S.procfd);
+    pl__pp_state.page_size = ps > 0 ? (uint64_t)ps : 4096;
+    pl__pp_state.fd_by_stat = pl__proc_fd_stat_works(pl__pp_state.procfd);
     /* On the kernel's procfs every file is regular: the per-file fstat()
      * check (against a FIFO or device planted in a canned tree) is skipped,
      * 5 system calls per process with a thread (docs/providers/perfproc.md). */
-    pl__proc_trust_procfs(pl__proc_is_procfs(S.procfd));
-    S.statbuf_cap = 65536;
-    S.statbuf = malloc(S.statbuf_cap);
-    S.b = pl_builder_new();
-    if (!S.statbuf || !S.b) {
+    pl__proc_trust_procfs(pl__proc_is_procfs(pl__pp_state.procfd));
+    pl__pp_state.statbuf_cap = 65536;
+    pl__pp_state.statbuf = malloc(pl__pp_state.statbuf_cap);
+    pl__pp_state.b = pl_builder_new();
+    if (!pl__pp_state.statbuf || !pl__pp_state.b) {
         ret = ERROR_OUTOFMEMORY;
         goto fail;
     }
@@ -191,13 +194,13 @@ PL_PROVIDER_EXPORT DWORD PerfProcOpen(LPWSTR device_names)
     goto out;
 fail:
     close_fds();
-    free(S.statbuf);
-    S.statbuf = NULL;
-    pl_builder_free(S.b);
-    S.b = NULL;
-    S.opened = 0;
+    free(pl__pp_state.statbuf);
+    pl__pp_state.statbuf = NULL;
+    pl_builder_free(pl__pp_state.b);
+    pl__pp_state.b = NULL;
+    pl__pp_state.opened = 0;
 out:
-    pthread_mutex_unlock(&S.lock);
+    pthread_mutex_unlock(&pl__pp_state.lock);
     return ret;
 }
 
@@ -210,9 +213,9 @@ static int same_query(const pl_query_items *a, const pl_query_items *b)
 PL_PROVIDER_EXPORT DWORD PerfProcCollect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects)
 {
     if (!data || !bytes || !objects) return ERROR_INVALID_PARAMETER;
-    pthread_mutex_lock(&S.lock);
+    pthread_mutex_lock(&pl__pp_state.lock);
     DWORD ret;
-    if (!S.opened || !S.b) {
+    if (!pl__pp_state.opened || !pl__pp_state.b) {
         *bytes = 0;
         *objects = 0;
         ret = ERROR_INVALID_HANDLE;
@@ -224,12 +227,12 @@ PL_PROVIDER_EXPORT DWORD PerfProcCollect(LPWSTR query, LPVOID *data, LPDWORD byt
     int64_t only = pl_query_process_filter_w(query, &fpid) ? (int64_t)fpid : -1;
     /* A retry after ERROR_MORE_DATA gets the very same snapshot (within 5 s). */
     int64_t now = pl__perf_time_now();
-    if (!(S.pending && same_query(&q, &S.pending_q) && only == S.pending_only &&
-          now - S.pending_time < 5 * PL_TICKS_PER_SEC)) {
+    if (!(pl__pp_state.pending && same_query(&q, &pl__pp_state.pending_q) && only == pl__pp_state.pending_only &&
+          now - pl__pp_state.pending_time < 5 * PL_TICKS_PER_SEC)) {
         int rc = pl__pp_collect(&q, only);
         if (rc != PL_OK) {
-            pl_builder_reset(S.b);
-            S.pending = 0;
+            pl_builder_reset(pl__pp_state.b);
+            pl__pp_state.pending = 0;
             *bytes = 0;
             *objects = 0;
             /* /proc unreadable, or data the builder refused: not the
@@ -238,15 +241,15 @@ PL_PROVIDER_EXPORT DWORD PerfProcCollect(LPWSTR query, LPVOID *data, LPDWORD byt
             goto out;
         }
     }
-    ret = pl_provider_emit(S.b, data, bytes, objects);
-    S.pending = ret == ERROR_MORE_DATA;
-    if (S.pending) {
-        S.pending_q = q;
-        S.pending_only = only;
-        S.pending_time = now;
+    ret = pl_provider_emit(pl__pp_state.b, data, bytes, objects);
+    pl__pp_state.pending = ret == ERROR_MORE_DATA;
+    if (pl__pp_state.pending) {
+        pl__pp_state.pending_q = q;
+        pl__pp_state.pending_only = only;
+        pl__pp_state.pending_time = now;
     }
 out:
-    pthread_mutex_unlock(&S.lock);
+    pthread_mutex_unlock(&pl__pp_state.lock);
     return ret;
 }
 
@@ -254,33 +257,33 @@ out:
 static void release_all(void)
 {
     close_fds();
-    pl_builder_free(S.b);
-    S.b = NULL;
-    free(S.statbuf);
-    S.statbuf = NULL;
-    free(S.cpu_ids);
-    free(S.cpu_ticks);
-    S.cpu_ids = NULL;
-    S.cpu_ticks = NULL;
-    S.ncpus = S.cpus_cap = 0;
-    pl__cpu_track_free(&S.idle_track);
-    free(S.peaks);
-    free(S.npeaks);
-    S.peaks = S.npeaks = NULL;
-    S.npeak = S.nnpeak = S.peak_cap = 0;
-    pl__pidvec_free(&S.pids);
-    pl__pp_pool_stop(&S.pool);
-    for (unsigned w = 0; w < PP_MAX_WORKERS; w++) pl__pp_arena_free(&S.arenas[w]);
-    free(S.slots);
-    S.slots = NULL;
-    S.slot_cap = 0;
-    pl__pp_bpf_close(S.bpf);
-    S.bpf = NULL;
-    pl__pp_bpf_index_free(&S.ix);
-    pl__pp_floors_free(&S.pfloor);
-    pl__pp_floors_free(&S.tfloor);
-    S.pending = 0;
-    S.opened = 0;
+    pl_builder_free(pl__pp_state.b);
+    pl__pp_state.b = NULL;
+    free(pl__pp_state.statbuf);
+    pl__pp_state.statbuf = NULL;
+    free(pl__pp_state.cpu_ids);
+    free(pl__pp_state.cpu_ticks);
+    pl__pp_state.cpu_ids = NULL;
+    pl__pp_state.cpu_ticks = NULL;
+    pl__pp_state.ncpus = pl__pp_state.cpus_cap = 0;
+    pl__cpu_track_free(&pl__pp_state.idle_track);
+    free(pl__pp_state.peaks);
+    free(pl__pp_state.npeaks);
+    pl__pp_state.peaks = pl__pp_state.npeaks = NULL;
+    pl__pp_state.npeak = pl__pp_state.nnpeak = pl__pp_state.peak_cap = 0;
+    pl__pidvec_free(&pl__pp_state.pids);
+    pl__pp_pool_stop(&pl__pp_state.pool);
+    for (unsigned w = 0; w < PP_MAX_WORKERS; w++) pl__pp_arena_free(&pl__pp_state.arenas[w]);
+    free(pl__pp_state.slots);
+    pl__pp_state.slots = NULL;
+    pl__pp_state.slot_cap = 0;
+    pl__pp_bpf_close(pl__pp_state.bpf);
+    pl__pp_state.bpf = NULL;
+    pl__pp_bpf_index_free(&pl__pp_state.ix);
+    pl__pp_floors_free(&pl__pp_state.pfloor);
+    pl__pp_floors_free(&pl__pp_state.tfloor);
+    pl__pp_state.pending = 0;
+    pl__pp_state.opened = 0;
 }
 
 /* Unloaded without a last Close (a host that dlcloses, a program that
@@ -289,16 +292,16 @@ static void release_all(void)
  * (the program exits meanwhile) is left alone. */
 __attribute__((destructor)) static void perfproc_unload(void)
 {
-    if (pthread_mutex_trylock(&S.lock) != 0) return;
-    if (S.opened > 0) release_all();
-    pthread_mutex_unlock(&S.lock);
+    if (pthread_mutex_trylock(&pl__pp_state.lock) != 0) return;
+    if (pl__pp_state.opened > 0) release_all();
+    pthread_mutex_unlock(&pl__pp_state.lock);
 }
 
 PL_PROVIDER_EXPORT DWORD PerfProcClose(void)
 {
-    pthread_mutex_lock(&S.lock);
-    if (S.opened > 0 && --S.opened == 0) release_all();
-    pthread_mutex_unlock(&S.lock);
+    pthread_mutex_lock(&pl__pp_state.lock);
+    if (pl__pp_state.opened > 0 && --pl__pp_state.opened == 0) release_all();
+    pthread_mutex_unlock(&pl__pp_state.lock);
     return ERROR_SUCCESS;
 }
 
@@ -307,22 +310,23 @@ PL_PROVIDER_EXPORT DWORD PerfProcClose(void)
 PL_PROVIDER_EXPORT DWORD PerfProcCollectNote(char *text, DWORD cap)
 {
     if (!text || cap == 0) return ERROR_INVALID_PARAMETER;
-    pthread_mutex_lock(&S.lock);
+    pthread_mutex_lock(&pl__pp_state.lock);
     int n;
-    if (S.bpf && S.passes > S.failed_passes)
+    if (pl__pp_state.bpf && pl__pp_state.passes > pl__pp_state.failed_passes)
         n = snprintf(text, cap,
                      "Process and Thread from the BPF task iterator (last pass: %zu tasks, %zu processes, %zu of "
                      "them read from /proc)",
-                     S.last_tasks, S.last_procs, S.last_from_proc);
-    else if (S.bpf)
+                     pl__pp_state.last_tasks, pl__pp_state.last_procs, pl__pp_state.last_from_proc);
+    else if (pl__pp_state.bpf)
         n = snprintf(text, cap, "Process and Thread from the BPF task iterator");
-    else if (S.why[0])
-        n = snprintf(text, cap, "Process and Thread from /proc; BPF task iterator not used: %s", S.why);
+    else if (pl__pp_state.why[0])
+        n = snprintf(text, cap, "Process and Thread from /proc; BPF task iterator not used: %s", pl__pp_state.why);
     else
-        n = snprintf(text, cap, "%s", S.opened ? "Process and Thread from /proc" : "");
-    if (n >= 0 && (DWORD)n < cap && S.failed_passes)
+        n = snprintf(text, cap, "%s", pl__pp_state.opened ? "Process and Thread from /proc" : "");
+    if (n >= 0 && (DWORD)n < cap && pl__pp_state.failed_passes)
         snprintf(text + n, cap - (DWORD)n, "; %llu of %llu passes failed and were read from /proc, the last: %s",
-                 (unsigned long long)S.failed_passes, (unsigned long long)S.passes, S.pass_err);
-    pthread_mutex_unlock(&S.lock);
+                 (unsigned long long)pl__pp_state.failed_passes, (unsigned long long)pl__pp_state.passes,
+                 pl__pp_state.pass_err);
+    pthread_mutex_unlock(&pl__pp_state.lock);
     return ERROR_SUCCESS;
 }

@@ -233,7 +233,7 @@ struct pp_peak {
  * whose boot time is not this machine's: the wall clock. */
 static int64_t object_now(void)
 {
-    return S.boot_live ? S.boot_ft + pl__boot_time_now() : pl__filetime_now();
+    return pl__pp_state.boot_live ? pl__pp_state.boot_ft + pl__boot_time_now() : pl__filetime_now();
 }
 
 /* ------------------------------------------------------- mappings */
@@ -322,7 +322,7 @@ static int add_object(uint32_t index, uint32_t detail, const struct ctr_row *row
         .perf_time = now_ft,
         .perf_freq = PL_TICKS_PER_SEC,
     };
-    int rc = pl_builder_add_object(S.b, &d, obj);
+    int rc = pl_builder_add_object(pl__pp_state.b, &d, obj);
     for (int i = 0; rc == PL_OK && i < n; i++) {
         pl_counter_desc c = {
             .name_index = rows[i].index,
@@ -332,7 +332,7 @@ static int add_object(uint32_t index, uint32_t detail, const struct ctr_row *row
             .default_scale = rows[i].scale,
         };
         int h;
-        rc = pl_builder_add_counter(S.b, *obj, &c, &h);
+        rc = pl_builder_add_counter(pl__pp_state.b, *obj, &c, &h);
         if (rc == PL_OK && h != i) rc = PL_E_INVAL;
     }
     return rc;
@@ -341,7 +341,7 @@ static int add_object(uint32_t index, uint32_t detail, const struct ctr_row *row
 static int put_values(int obj, int inst, const uint64_t *v, int n)
 {
     for (int i = 0; i < n; i++) {
-        int rc = pl_builder_set_u64(S.b, obj, inst, i, v[i]);
+        int rc = pl_builder_set_u64(pl__pp_state.b, obj, inst, i, v[i]);
         if (rc != PL_OK) return rc;
     }
     return PL_OK;
@@ -350,7 +350,7 @@ static int put_values(int obj, int inst, const uint64_t *v, int n)
 static int add_inst(int obj, const char *name, uint32_t parent_idx, uint32_t parent_pos, int *inst)
 {
     char tmp[PL_PROC_COMM_MAX];
-    return pl_builder_add_instance(S.b, obj, clean_name(name, tmp, sizeof tmp), parent_idx, parent_pos,
+    return pl_builder_add_instance(pl__pp_state.b, obj, clean_name(name, tmp, sizeof tmp), parent_idx, parent_pos,
                                    PERF_NO_UNIQUE_ID, inst);
 }
 
@@ -358,16 +358,16 @@ static int add_inst(int obj, const char *name, uint32_t parent_idx, uint32_t par
 
 int pl__pp_peaks_reserve(size_t n)
 {
-    if (n <= S.peak_cap) return 0;
-    size_t cap = S.peak_cap ? S.peak_cap : 1024;
+    if (n <= pl__pp_state.peak_cap) return 0;
+    size_t cap = pl__pp_state.peak_cap ? pl__pp_state.peak_cap : 1024;
     while (cap < n) cap *= 2;
-    struct pp_peak *a = realloc(S.peaks, cap * sizeof *a);
+    struct pp_peak *a = realloc(pl__pp_state.peaks, cap * sizeof *a);
     if (!a) return -ENOMEM;
-    S.peaks = a;
-    struct pp_peak *b = realloc(S.npeaks, cap * sizeof *b);
+    pl__pp_state.peaks = a;
+    struct pp_peak *b = realloc(pl__pp_state.npeaks, cap * sizeof *b);
     if (!b) return -ENOMEM;
-    S.npeaks = b;
-    S.peak_cap = cap;
+    pl__pp_state.npeaks = b;
+    pl__pp_state.peak_cap = cap;
     return 0;
 }
 
@@ -378,11 +378,12 @@ int pl__pp_peaks_reserve(size_t n)
  * the table is full (cannot happen: reserved for every listed pid). */
 static struct pp_peak *memo_next(size_t *cursor, int32_t pid, uint64_t start)
 {
-    while (*cursor < S.npeak && S.peaks[*cursor].pid < pid) (*cursor)++;
-    if (S.nnpeak >= S.peak_cap) return NULL;
-    struct pp_peak *m = &S.npeaks[S.nnpeak++];
-    if (*cursor < S.npeak && S.peaks[*cursor].pid == pid && S.peaks[*cursor].start == start) {
-        *m = S.peaks[*cursor];
+    while (*cursor < pl__pp_state.npeak && pl__pp_state.peaks[*cursor].pid < pid) (*cursor)++;
+    if (pl__pp_state.nnpeak >= pl__pp_state.peak_cap) return NULL;
+    struct pp_peak *m = &pl__pp_state.npeaks[pl__pp_state.nnpeak++];
+    if (*cursor < pl__pp_state.npeak && pl__pp_state.peaks[*cursor].pid == pid &&
+        pl__pp_state.peaks[*cursor].start == start) {
+        *m = pl__pp_state.peaks[*cursor];
     } else {
         memset(m, 0, sizeof *m);
         m->pid = pid;
@@ -413,7 +414,7 @@ static int commit_of(struct pp_peak *m, const pl_proc_status *ss)
     size_t n = pl__fmt_i32(rel, m->pid);
     memcpy(rel + n, "/smaps", 7);
     char *buf = NULL;
-    ssize_t len = pl__slurp_at(S.procfd, rel, &buf);
+    ssize_t len = pl__slurp_at(pl__pp_state.procfd, rel, &buf);
     if (len < 0) m->commit_rc = (int)len;
     else m->commit_rc = pl__text_complete(buf, (size_t)len) ? pl__parse_smaps_commit(buf, &m->commit) : -EINVAL;
     free(buf);
@@ -423,11 +424,11 @@ static int commit_of(struct pp_peak *m, const pl_proc_status *ss)
 
 static void peaks_commit(void)
 {
-    struct pp_peak *t = S.peaks;
-    S.peaks = S.npeaks;
-    S.npeaks = t;
-    S.npeak = S.nnpeak;
-    S.nnpeak = 0;
+    struct pp_peak *t = pl__pp_state.peaks;
+    pl__pp_state.peaks = pl__pp_state.npeaks;
+    pl__pp_state.npeaks = t;
+    pl__pp_state.npeak = pl__pp_state.nnpeak;
+    pl__pp_state.nnpeak = 0;
 }
 
 /* ------------------------------------------------------- costly objects */
@@ -444,8 +445,8 @@ static int build_costly(const pp_slot *s, const pp_arena *ar, uint32_t pos, int 
         const pp_image *im = &ar->img[c->i0 + i];
         int inst;
         char tmp[256];
-        rc = pl_builder_add_instance(S.b, img_obj, clean_name(im->name, tmp, sizeof tmp), PL_OBJ_PROCESS, pos,
-                                     PERF_NO_UNIQUE_ID, &inst);
+        rc = pl_builder_add_instance(pl__pp_state.b, img_obj, clean_name(im->name, tmp, sizeof tmp), PL_OBJ_PROCESS,
+                                     pos, PERF_NO_UNIQUE_ID, &inst);
         uint64_t iv[I_COUNT];
         uint64_t total = 0;
         for (int k = 0; k < PL_PROT_COUNT; k++) {
@@ -482,16 +483,16 @@ static void fill_process(const pp_slot *pi, const struct pp_peak *m, uint64_t *v
     const pl_proc_stat *st = &pi->st;
     const pl_proc_status *ss = &pi->ss;
     memset(v, 0, sizeof(uint64_t) * P_COUNT);
-    uint64_t ut = st->utime * S.tick_100ns, kt = st->stime * S.tick_100ns;
+    uint64_t ut = st->utime * pl__pp_state.tick_100ns, kt = st->stime * pl__pp_state.tick_100ns;
     v[P_PCT_PROC] = ut + kt;
     v[P_PCT_USER] = ut;
     v[P_PCT_PRIV] = kt;
     v[P_VIRT] = st->vsize;
     v[P_PAGE_FAULTS] = st->minflt + st->majflt;
-    v[P_WS] = st->rss * S.page_size;
+    v[P_WS] = st->rss * pl__pp_state.page_size;
     v[P_THREADS] = st->num_threads;
     v[P_PRIO] = base_priority(st->policy, st->rt_priority, st->nice);
-    v[P_ELAPSED] = (uint64_t)S.boot_ft + st->starttime * S.tick_100ns;
+    v[P_ELAPSED] = (uint64_t)pl__pp_state.boot_ft + st->starttime * pl__pp_state.tick_100ns;
     v[P_PID] = (uint64_t)st->pid;
     v[P_PPID] = (uint64_t)st->ppid;
     v[P_MAJ] = st->majflt;
@@ -499,7 +500,7 @@ static void fill_process(const pp_slot *pi, const struct pp_peak *m, uint64_t *v
     v[P_NICE] = (uint32_t)(int32_t)st->nice;
     v[P_LASTCPU] = st->processor < 0 ? 0 : (uint64_t)st->processor;
     v[P_STATE] = (uint8_t)st->state;
-    uint32_t unav = pi->unav | UNAV_IO_OTHER | UNAV_POOL | (S.have_boot ? 0 : UNAV_BOOT) |
+    uint32_t unav = pi->unav | UNAV_IO_OTHER | UNAV_POOL | (pl__pp_state.have_boot ? 0 : UNAV_BOOT) |
                     (m && m->commit_rc == 0 ? 0 : UNAV_COMMIT);
     if (!(unav & UNAV_STATUS)) {
         v[P_VIRT_PEAK] = kib(ss->vm_peak);
@@ -550,14 +551,14 @@ static int build_threads(const pp_slot *s, const pp_arena *a, uint32_t ppos, int
     for (size_t i = 0; i < s->nt && rc == PL_OK; i++) {
         const pp_thread *t = &a->t[s->t0 + i];
         const pl_proc_stat *st = &t->st;
-        uint32_t unav = t->unav | (S.have_boot ? 0 : UNAV_BOOT);
+        uint32_t unav = t->unav | (pl__pp_state.have_boot ? 0 : UNAV_BOOT);
         uint64_t v[T_COUNT];
-        uint64_t ut = st->utime * S.tick_100ns, kt = st->stime * S.tick_100ns;
+        uint64_t ut = st->utime * pl__pp_state.tick_100ns, kt = st->stime * pl__pp_state.tick_100ns;
         v[T_PCT_PROC] = ut + kt;
         v[T_PCT_USER] = ut;
         v[T_PCT_PRIV] = kt;
         v[T_CSW] = t->ss.slices;
-        v[T_ELAPSED] = (uint64_t)S.boot_ft + st->starttime * S.tick_100ns;
+        v[T_ELAPSED] = (uint64_t)pl__pp_state.boot_ft + st->starttime * pl__pp_state.tick_100ns;
         v[T_PRIO_BASE] = base_priority(st->policy, st->rt_priority, st->nice);
         v[T_PRIO_CUR] = v[T_PRIO_BASE];
         v[T_STATE] = thread_state(st->state);
@@ -573,7 +574,7 @@ static int build_threads(const pp_slot *s, const pp_arena *a, uint32_t ppos, int
         char name[12];
         pl__fmt_i32(name, (int32_t)i);
         int inst;
-        rc = pl_builder_add_instance(S.b, tobj, name, PL_OBJ_PROCESS, ppos, PERF_NO_UNIQUE_ID, &inst);
+        rc = pl_builder_add_instance(pl__pp_state.b, tobj, name, PL_OBJ_PROCESS, ppos, PERF_NO_UNIQUE_ID, &inst);
         if (rc == PL_OK) rc = put_values(tobj, inst, v, T_COUNT);
         thread_total_add(tt, v);
     }
@@ -593,24 +594,24 @@ static int idle_threads(int tobj, uint32_t iunav, struct pp_thread_total *tt)
     /* /proc/stat unreadable or malformed: no Idle threads, and _Total/_Total
      * would miss their part (as _Total misses Idle's) */
     if (iunav & UNAV_PROCSTAT) tt->unav |= POSITIONS(UNAV_PROCSTAT, thread_groups);
-    for (size_t i = 0; i < S.ncpus && rc == PL_OK; i++) {
+    for (size_t i = 0; i < pl__pp_state.ncpus && rc == PL_OK; i++) {
         memset(v, 0, sizeof v);
         /* the CPU's idle ticks kept continuous across hotplug; marked in the
          * collection that has no honest difference for it (it came back,
          * or its count restarted) */
         uint64_t ticks = 0, m = 0;
-        if (pl__cpu_track_get(&S.idle_track, S.cpu_ids[i], &ticks, &m) != 0) m = 1;
-        v[T_PCT_PROC] = v[T_PCT_PRIV] = ticks * S.tick_100ns;
-        v[T_ELAPSED] = (uint64_t)S.boot_ft;
+        if (pl__cpu_track_get(&pl__pp_state.idle_track, pl__pp_state.cpu_ids[i], &ticks, &m) != 0) m = 1;
+        v[T_PCT_PROC] = v[T_PCT_PRIV] = ticks * pl__pp_state.tick_100ns;
+        v[T_ELAPSED] = (uint64_t)pl__pp_state.boot_ft;
         v[T_STATE] = thread_state('R');
         v[T_WAIT] = wait_reason('R');
-        v[T_LASTCPU] = S.cpu_ids[i];
+        v[T_LASTCPU] = pl__pp_state.cpu_ids[i];
         v[T_UNAV] = POSITIONS(UNAV_IDLE_THREAD | (iunav & UNAV_BOOT) | (m ? UNAV_PROCSTAT : 0), thread_groups);
         zero_marked(v, T_COUNT, v[T_UNAV]);
         char name[12];
-        pl__fmt_i32(name, (int32_t)S.cpu_ids[i]);
+        pl__fmt_i32(name, (int32_t)pl__pp_state.cpu_ids[i]);
         int inst;
-        rc = pl_builder_add_instance(S.b, tobj, name, PL_OBJ_PROCESS, 0, PERF_NO_UNIQUE_ID, &inst);
+        rc = pl_builder_add_instance(pl__pp_state.b, tobj, name, PL_OBJ_PROCESS, 0, PERF_NO_UNIQUE_ID, &inst);
         if (rc == PL_OK) rc = put_values(tobj, inst, v, T_COUNT);
         thread_total_add(tt, v);
     }
@@ -657,7 +658,7 @@ int pl__pp_collect(const pl_query_items *q, int64_t only)
      * the same snapshot: parent positions in a second, later snapshot could
      * point at other processes. */
     if (q->kind == PL_QUERY_KIND_ITEMS && (want_t || want_i)) want_p = 1;
-    pl_builder_reset(S.b);
+    pl_builder_reset(pl__pp_state.b);
     if (!want_p && !want_t && !want_i && !want_a) return PL_OK;
 
     /* One snapshot time for every object, taken before anything is read. */
@@ -684,14 +685,14 @@ int pl__pp_collect(const pl_query_items *q, int64_t only)
          * over the CPUs present in both of its readings (the tracker) */
         uint64_t idle = 0, m = 0;
         uint32_t ncpu = 0;
-        uint32_t iunav = S.have_boot ? 0 : UNAV_BOOT;
+        uint32_t iunav = pl__pp_state.have_boot ? 0 : UNAV_BOOT;
         if (pl__pp_read_cpu_idle(&ncpu) != 0) iunav |= UNAV_PROCSTAT;
-        else pl__cpu_track_sum(&S.idle_track, PL__CPU_TRACK_ALL, &idle, &m);
+        else pl__cpu_track_sum(&pl__pp_state.idle_track, PL__CPU_TRACK_ALL, &idle, &m);
         if (m) iunav |= UNAV_PROCSTAT;
         memset(v, 0, sizeof v);
-        v[P_PCT_PROC] = v[P_PCT_PRIV] = idle * S.tick_100ns;
+        v[P_PCT_PROC] = v[P_PCT_PRIV] = idle * pl__pp_state.tick_100ns;
         v[P_THREADS] = ncpu;
-        v[P_ELAPSED] = (uint64_t)S.boot_ft;
+        v[P_ELAPSED] = (uint64_t)pl__pp_state.boot_ft;
         v[P_UNAV] = POSITIONS(iunav | UNAV_POOL, proc_groups);
         zero_marked(v, P_COUNT, v[P_UNAV]);
         rc = add_inst(bd.o.proc, "Idle", 0, 0, &inst);
@@ -704,16 +705,16 @@ int pl__pp_collect(const pl_query_items *q, int64_t only)
         bd.tunav |= v[P_UNAV];
     }
 
-    ssize_t np = pl__proc_list_numeric(S.procfd, &S.pids);
+    ssize_t np = pl__proc_list_numeric(pl__pp_state.procfd, &pl__pp_state.pids);
     if (np < 0) return np == -ENOMEM ? PL_E_NOMEM : PL_E_OS;
     if (pl__pp_peaks_reserve((size_t)np) != 0) return PL_E_NOMEM;
-    S.nnpeak = 0;
+    pl__pp_state.nnpeak = 0;
     bd.pos = 1; /* Idle is position 0 */
     /* The BPF source gives Process and Thread; the costly objects read
      * maps and smaps_rollup, so a query for them is read from /proc whole
      * (their instances and the processes they belong to from one reading). */
     rc = PP_FALLBACK;
-    if (S.bpf && bd.o.image < 0 && bd.o.pas < 0) rc = pl__pp_collect_processes_bpf(&bd);
+    if (pl__pp_state.bpf && bd.o.image < 0 && bd.o.pas < 0) rc = pl__pp_collect_processes_bpf(&bd);
     if (rc == PP_FALLBACK) rc = pl__pp_collect_processes(&bd);
     if (rc != PL_OK) return rc;
     if (want_p) {
@@ -735,8 +736,8 @@ int pl__pp_collect(const pl_query_items *q, int64_t only)
             for (size_t k = 0; k < sizeof ident / sizeof ident[0]; k++) tv[ident[k]] = 0;
             tv[T_UNAV] = bd.tt.unav;
             zero_marked(tv, T_COUNT, tv[T_UNAV]);
-            rc = pl_builder_add_instance(S.b, bd.o.thread, "_Total", PL_OBJ_PROCESS, bd.pos, PERF_NO_UNIQUE_ID,
-                                         &inst);
+            rc = pl_builder_add_instance(pl__pp_state.b, bd.o.thread, "_Total", PL_OBJ_PROCESS, bd.pos,
+                                         PERF_NO_UNIQUE_ID, &inst);
             if (rc == PL_OK) rc = put_values(bd.o.thread, inst, tv, T_COUNT);
         }
     }

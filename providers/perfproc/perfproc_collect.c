@@ -26,7 +26,7 @@ static int cpu_fields(const char **s, uint64_t f[5])
     return 0;
 }
 
-/* Idle ticks (idle + iowait) of each cpuN line, into S.cpu_ids/cpu_ticks
+/* Idle ticks (idle + iowait) of each cpuN line, into pl__pp_state.cpu_ids/cpu_ticks
  * and the tracker. A malformed line (the aggregate one included) makes the
  * whole read malformed: Idle's threads and Idle itself come from one
  * reading or none. The aggregate "cpu" line is not used: an offline CPU's
@@ -36,20 +36,20 @@ static int cpu_fields(const char **s, uint64_t f[5])
 int pl__pp_read_cpu_idle(uint32_t *ncpu)
 {
     ssize_t n;
-    S.ncpus = 0;
+    pl__pp_state.ncpus = 0;
     /* One read of the whole file: /proc/stat grows with the CPUs (about
      * 80 bytes each, 330 KiB for 4096), so a full buffer is grown and the
      * file read again rather than counted short. */
-    while ((n = pl__proc_read1(S.procfd, "stat", S.statbuf, S.statbuf_cap)) >= 0 &&
-           (size_t)n == S.statbuf_cap - 1) {
-        if (S.statbuf_cap >= ((size_t)64 << 20)) return -EFBIG;
-        char *nb = realloc(S.statbuf, S.statbuf_cap * 2);
+    while ((n = pl__proc_read1(pl__pp_state.procfd, "stat", pl__pp_state.statbuf, pl__pp_state.statbuf_cap)) >= 0 &&
+           (size_t)n == pl__pp_state.statbuf_cap - 1) {
+        if (pl__pp_state.statbuf_cap >= ((size_t)64 << 20)) return -EFBIG;
+        char *nb = realloc(pl__pp_state.statbuf, pl__pp_state.statbuf_cap * 2);
         if (!nb) return -ENOMEM;
-        S.statbuf = nb;
-        S.statbuf_cap *= 2;
+        pl__pp_state.statbuf = nb;
+        pl__pp_state.statbuf_cap *= 2;
     }
     if (n < 0) return (int)n;
-    const char *s = S.statbuf;
+    const char *s = pl__pp_state.statbuf;
     if (strncmp(s, "cpu ", 4) != 0) return -EINVAL;
     s += 4;
     uint64_t f[5] = {0};
@@ -59,33 +59,34 @@ int pl__pp_read_cpu_idle(uint32_t *ncpu)
         s += 3;
         uint64_t num;
         if (!pl__parse_u64(&s, &num) || num > UINT32_MAX || cpu_fields(&s, f) != 0) {
-            S.ncpus = 0;
+            pl__pp_state.ncpus = 0;
             return -EINVAL;
         }
-        if (S.ncpus == S.cpus_cap) {
-            size_t cap = S.cpus_cap ? S.cpus_cap * 2 : 64;
-            uint32_t *ni = realloc(S.cpu_ids, cap * sizeof *ni);
-            if (ni) S.cpu_ids = ni;
-            uint64_t *nt = ni ? realloc(S.cpu_ticks, cap * sizeof *nt) : NULL;
-            if (nt) S.cpu_ticks = nt;
+        if (pl__pp_state.ncpus == pl__pp_state.cpus_cap) {
+            size_t cap = pl__pp_state.cpus_cap ? pl__pp_state.cpus_cap * 2 : 64;
+            uint32_t *ni = realloc(pl__pp_state.cpu_ids, cap * sizeof *ni);
+            if (ni) pl__pp_state.cpu_ids = ni;
+            uint64_t *nt = ni ? realloc(pl__pp_state.cpu_ticks, cap * sizeof *nt) : NULL;
+            if (nt) pl__pp_state.cpu_ticks = nt;
             if (!ni || !nt) {
-                S.ncpus = 0;
+                pl__pp_state.ncpus = 0;
                 return -ENOMEM;
             }
-            S.cpus_cap = cap;
+            pl__pp_state.cpus_cap = cap;
         }
-        S.cpu_ids[S.ncpus] = (uint32_t)num;
-        S.cpu_ticks[S.ncpus++] = f[3] + f[4];
+        pl__pp_state.cpu_ids[pl__pp_state.ncpus] = (uint32_t)num;
+        pl__pp_state.cpu_ticks[pl__pp_state.ncpus++] = f[3] + f[4];
         pl__skip_line(&s);
     }
     /* ascending CPU numbers, as the kernel prints them (the tracker's
      * order); anything else is not its file */
-    int rc = pl__cpu_track_update(&S.idle_track, (uint32_t)S.ncpus, S.cpu_ids, S.cpu_ticks, NULL, NULL, NULL, 0);
+    int rc = pl__cpu_track_update(&pl__pp_state.idle_track, (uint32_t)pl__pp_state.ncpus, pl__pp_state.cpu_ids,
+                                  pl__pp_state.cpu_ticks, NULL, NULL, NULL, 0);
     if (rc != 0) {
-        S.ncpus = 0;
+        pl__pp_state.ncpus = 0;
         return rc;
     }
-    *ncpu = (uint32_t)S.ncpus;
+    *ncpu = (uint32_t)pl__pp_state.ncpus;
     return 0;
 }
 
@@ -108,13 +109,13 @@ static void read_range(void *arg, unsigned w, size_t b, size_t e)
 
 static int slots_reserve(size_t n)
 {
-    if (n <= S.slot_cap) return 0;
-    size_t cap = S.slot_cap ? S.slot_cap : 1024;
+    if (n <= pl__pp_state.slot_cap) return 0;
+    size_t cap = pl__pp_state.slot_cap ? pl__pp_state.slot_cap : 1024;
     while (cap < n) cap *= 2;
-    pp_slot *s = realloc(S.slots, cap * sizeof *s);
+    pp_slot *s = realloc(pl__pp_state.slots, cap * sizeof *s);
     if (!s) return -ENOMEM;
-    S.slots = s;
-    S.slot_cap = cap;
+    pl__pp_state.slots = s;
+    pl__pp_state.slot_cap = cap;
     return 0;
 }
 
@@ -128,38 +129,39 @@ static int slots_reserve(size_t n)
  * every process is read first, by the pool, then built. */
 int pl__pp_collect_processes(struct pp_build *bd)
 {
-    pp_read_ctx c = {.procfd = S.procfd,
-                     .fd_by_stat = S.fd_by_stat,
+    pp_read_ctx c = {.procfd = pl__pp_state.procfd,
+                     .fd_by_stat = pl__pp_state.fd_by_stat,
                      .want_p = bd->want_p,
                      .want_t = bd->want_t,
                      .want_img = bd->o.image >= 0,
                      .want_pas = bd->o.pas >= 0,
                      .only = bd->only};
-    size_t np = S.pids.n;
+    size_t np = pl__pp_state.pids.n;
     unsigned readers = 1;
-    if (S.workers > 1 && np > READ_CHUNK) readers = pl__pp_pool_start(&S.pool, S.workers);
-    for (unsigned w = 0; w < readers; w++) S.arenas[w].n = S.arenas[w].nimg = 0;
+    if (pl__pp_state.workers > 1 && np > READ_CHUNK)
+        readers = pl__pp_pool_start(&pl__pp_state.pool, pl__pp_state.workers);
+    for (unsigned w = 0; w < readers; w++) pl__pp_state.arenas[w].n = pl__pp_state.arenas[w].nimg = 0;
     if (readers == 1) {
-        pp_slot *s = &S.one;
+        pp_slot *s = &pl__pp_state.one;
         for (size_t i = 0; i < np; i++) {
-            S.arenas[0].n = S.arenas[0].nimg = 0;
-            pl__pp_read_one(&c, S.pids.v[i], s, &S.arenas[0]);
+            pl__pp_state.arenas[0].n = pl__pp_state.arenas[0].nimg = 0;
+            pl__pp_read_one(&c, pl__pp_state.pids.v[i], s, &pl__pp_state.arenas[0]);
             if (s->state == PP_NOMEM) return PL_E_NOMEM;
             if (s->state != PP_OK) continue;
-            int rc = pl__pp_build_one(bd, s, &S.arenas[0]);
+            int rc = pl__pp_build_one(bd, s, &pl__pp_state.arenas[0]);
             if (rc != PL_OK) return rc;
             bd->pos++;
         }
         return PL_OK;
     }
     if (slots_reserve(np) != 0) return PL_E_NOMEM;
-    struct read_job j = {&c, S.pids.v, S.slots, S.arenas};
-    pl__pp_pool_run(&S.pool, np, READ_CHUNK, read_range, &j);
+    struct read_job j = {&c, pl__pp_state.pids.v, pl__pp_state.slots, pl__pp_state.arenas};
+    pl__pp_pool_run(&pl__pp_state.pool, np, READ_CHUNK, read_range, &j);
     for (size_t i = 0; i < np; i++) {
-        const pp_slot *s = &S.slots[i];
+        const pp_slot *s = &pl__pp_state.slots[i];
         if (s->state == PP_NOMEM) return PL_E_NOMEM;
         if (s->state != PP_OK) continue;
-        int rc = pl__pp_build_one(bd, s, &S.arenas[s->arena]);
+        int rc = pl__pp_build_one(bd, s, &pl__pp_state.arenas[s->arena]);
         if (rc != PL_OK) return rc;
         bd->pos++;
     }
@@ -170,13 +172,13 @@ int pl__pp_collect_processes(struct pp_build *bd)
  * show it whole), then built. */
 static int build_from_proc(struct pp_build *bd, const pp_read_ctx *c, int32_t pid)
 {
-    pp_slot *s = &S.one;
-    S.arenas[0].n = S.arenas[0].nimg = 0;
-    pl__pp_read_one(c, pid, s, &S.arenas[0]);
+    pp_slot *s = &pl__pp_state.one;
+    pl__pp_state.arenas[0].n = pl__pp_state.arenas[0].nimg = 0;
+    pl__pp_read_one(c, pid, s, &pl__pp_state.arenas[0]);
     if (s->state == PP_NOMEM) return PL_E_NOMEM;
     if (s->state != PP_OK) return PL_OK;
-    S.last_from_proc++;
-    int rc = pl__pp_build_one(bd, s, &S.arenas[0]);
+    pl__pp_state.last_from_proc++;
+    int rc = pl__pp_build_one(bd, s, &pl__pp_state.arenas[0]);
     if (rc == PL_OK) bd->pos++;
     return rc;
 }
@@ -193,43 +195,45 @@ int pl__pp_collect_processes_bpf(struct pp_build *bd)
 {
     const void *buf;
     size_t len;
-    S.passes++;
-    int rc = pl__pp_bpf_pass(S.bpf, &buf, &len, S.pass_err, sizeof S.pass_err);
+    pl__pp_state.passes++;
+    int rc = pl__pp_bpf_pass(pl__pp_state.bpf, &buf, &len, pl__pp_state.pass_err, sizeof pl__pp_state.pass_err);
     if (rc == 0) {
-        rc = pl__pp_bpf_index(buf, len, &S.ix);
-        if (rc == -EINVAL) snprintf(S.pass_err, sizeof S.pass_err, "a pass was not whole or well-formed");
+        rc = pl__pp_bpf_index(buf, len, &pl__pp_state.ix);
+        if (rc == -EINVAL)
+            snprintf(pl__pp_state.pass_err, sizeof pl__pp_state.pass_err, "a pass was not whole or well-formed");
     }
-    if (rc == 0) rc = pl__pp_bpf_times(&S.cv, &S.ix, &S.pfloor, &S.tfloor);
+    if (rc == 0) rc = pl__pp_bpf_times(&pl__pp_state.cv, &pl__pp_state.ix, &pl__pp_state.pfloor, &pl__pp_state.tfloor);
     if (rc == -ENOMEM) return PL_E_NOMEM;
     if (rc != 0) {
-        S.failed_passes++;
+        pl__pp_state.failed_passes++;
         return PP_FALLBACK;
     }
-    if (pl__pp_peaks_reserve(S.pids.n + S.ix.nproc) != 0) return PL_E_NOMEM;
-    pp_read_ctx c = {.procfd = S.procfd,
-                     .fd_by_stat = S.fd_by_stat,
+    if (pl__pp_peaks_reserve(pl__pp_state.pids.n + pl__pp_state.ix.nproc) != 0) return PL_E_NOMEM;
+    pp_read_ctx c = {.procfd = pl__pp_state.procfd,
+                     .fd_by_stat = pl__pp_state.fd_by_stat,
                      .want_p = bd->want_p,
                      .want_t = bd->want_t,
                      .only = bd->only};
-    S.last_tasks = S.ix.nall;
-    S.last_procs = S.ix.nproc;
-    S.last_from_proc = 0;
+    pl__pp_state.last_tasks = pl__pp_state.ix.nall;
+    pl__pp_state.last_procs = pl__pp_state.ix.nproc;
+    pl__pp_state.last_from_proc = 0;
     size_t i = 0, j = 0;
-    while (i < S.pids.n || j < S.ix.nproc) {
-        int32_t lp = i < S.pids.n ? S.pids.v[i] : INT32_MAX;
-        int32_t bp = j < S.ix.nproc ? S.ix.proc[j]->pid : INT32_MAX;
+    while (i < pl__pp_state.pids.n || j < pl__pp_state.ix.nproc) {
+        int32_t lp = i < pl__pp_state.pids.n ? pl__pp_state.pids.v[i] : INT32_MAX;
+        int32_t bp = j < pl__pp_state.ix.nproc ? pl__pp_state.ix.proc[j]->pid : INT32_MAX;
         if (lp < bp) { /* listed, not in the pass */
             rc = build_from_proc(bd, &c, lp);
             i++;
         } else {
             if (lp == bp) i++;
-            if (!(S.ix.proc[j]->flags & PPF_COMPLETE) || (S.fault_partial && (j & 1))) {
+            if (!(pl__pp_state.ix.proc[j]->flags & PPF_COMPLETE) || (pl__pp_state.fault_partial && (j & 1))) {
                 rc = build_from_proc(bd, &c, bp);
             } else {
-                pp_slot *s = &S.one;
-                S.arenas[0].n = S.arenas[0].nimg = 0;
-                if (pl__pp_bpf_slot(&S.cv, &S.ix, j, s, &S.arenas[0]) != 0) return PL_E_NOMEM;
-                rc = pl__pp_build_one(bd, s, &S.arenas[0]);
+                pp_slot *s = &pl__pp_state.one;
+                pl__pp_state.arenas[0].n = pl__pp_state.arenas[0].nimg = 0;
+                if (pl__pp_bpf_slot(&pl__pp_state.cv, &pl__pp_state.ix, j, s, &pl__pp_state.arenas[0]) != 0)
+                    return PL_E_NOMEM;
+                rc = pl__pp_build_one(bd, s, &pl__pp_state.arenas[0]);
                 if (rc == PL_OK) bd->pos++;
             }
             j++;

@@ -374,7 +374,5 @@ typedef struct pp_state {
     int fault_partial;     /* test hook: every other process of a pass counts as incomplete */
 } pp_state;
 extern pp_state pl__pp_state;
-/* Its short name in this provider's files. */
-#define S pl__pp_state
 
 #endif
