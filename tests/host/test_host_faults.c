@@ -782,9 +782,36 @@ static pl__pstate state_of(const char *name)
     return ps;
 }
 
-/* Nothing counted against the provider, nothing disabled, no warning. */
+/* A marker of `name` that shows a call in progress ('O', 'C', 'X'), or 0:
+ * what the next consumer would count. */
+static char busy_call(const char *name)
+{
+    char d[600];
+    snprintf(d, sizeof d, "%s.state", store);
+    DIR *dp = opendir(d);
+    if (!dp) return 0;
+    struct dirent *de;
+    char found = 0;
+    while (!found && (de = readdir(dp))) {
+        size_t nl = strlen(name);
+        if (strncmp(de->d_name, name, nl) != 0 || de->d_name[nl] != '-' || !strstr(de->d_name, ".busy")) continue;
+        char path[900];
+        snprintf(path, sizeof path, "%s/%s", d, de->d_name);
+        int fd = open(path, O_RDONLY);
+        char c = 0;
+        if (fd >= 0 && pread(fd, &c, 1, 0) == 1 && (c == 'O' || c == 'C' || c == 'X')) found = c;
+        if (fd >= 0) close(fd);
+    }
+    closedir(dp);
+    return found;
+}
+
+/* Nothing counted against the provider, nothing disabled, no warning, and
+ * no marker left that the next consumer would count. */
 static void assert_not_counted(const char *name)
 {
+    char c = busy_call(name);
+    if (c) fail_msg("a marker of %s still shows a call in progress ('%c')", name, c);
     pl__pstate ps = state_of(name);
     assert_int_equal(ps.timeouts, 0);
     assert_int_equal(ps.closefail, 0);
@@ -1128,27 +1155,6 @@ static void own_sigterm_handler_after_runs(void **s)
  * perfquery (its Open is slow with the BPF source), perfquery sent SIGTERM
  * while its in-flight marker shows a call, four times in a row. PerfProc
  * stays enabled and uncounted, and the next perfquery shows Process. */
-static char busy_call(void)
-{
-    char d[600];
-    snprintf(d, sizeof d, "%s.state", store);
-    DIR *dp = opendir(d);
-    if (!dp) return 0;
-    struct dirent *de;
-    char found = 0;
-    while (!found && (de = readdir(dp))) {
-        if (strncmp(de->d_name, "PerfProc-", 9) != 0 || !strstr(de->d_name, ".busy")) continue;
-        char path[900];
-        snprintf(path, sizeof path, "%s/%s", d, de->d_name);
-        int fd = open(path, O_RDONLY);
-        char c = 0;
-        if (fd >= 0 && pread(fd, &c, 1, 0) == 1 && (c == 'O' || c == 'C' || c == 'X')) found = c;
-        if (fd >= 0) close(fd);
-    }
-    closedir(dp);
-    return found;
-}
-
 static pid_t perfquery(const char *out)
 {
     pid_t pid = fork();
@@ -1180,7 +1186,7 @@ static void perfproc_perfquery_sigterm_not_counted(void **s)
         pid_t pid = perfquery(out);
         char c = 0;
         int64_t t0 = ms_now();
-        while (!(c = busy_call()) && ms_now() - t0 < 10000 && waitpid(pid, NULL, WNOHANG) == 0) usleep(500);
+        while (!(c = busy_call("PerfProc")) && ms_now() - t0 < 10000 && waitpid(pid, NULL, WNOHANG) == 0) usleep(500);
         if (c) kill(pid, SIGTERM);
         int ws;
         if (waitpid(pid, &ws, 0) != pid) ws = 0; /* reaped by the WNOHANG above: it ended first */
