@@ -987,41 +987,17 @@ static void sighup_in_open_not_counted(void **s)
     killed_during("open", SIGHUP);
 }
 
-/* exit() on a thread of the consumer's own while its main thread waits for
- * a Collect inside the provider (not late: within its timeout), three in a
- * row: the consumer's status stays, nothing counts. */
-static void consumer_exit_during_collect_not_counted(void **s)
+/* Consumers that end on their own (`run`), three in a row, with the
+ * provider's Collect slow for `slow_ms` and its timeout `collect_ms`: each
+ * keeps its status 0, nothing counts. */
+static void own_end_not_counted(int run, uint32_t collect_ms, const char *slow_ms)
 {
-    (void)s;
-    add("Slow", "slow_call", PL_ISOLATION_INPROC, 30000, 30000);
+    add("Slow", "slow_call", PL_ISOLATION_INPROC, 30000, collect_ms);
     setenv("TP_SLOW_CALL", "collect", 1);
+    setenv("TP_SLOW_MS", slow_ms, 1);
     for (int i = 0; i < 3; i++) {
         int ws;
-        pid_t pid = slow_consumer(RUN_EXIT_THREAD);
-        assert_int_equal(waitpid(pid, &ws, 0), pid);
-        assert_true(WIFEXITED(ws));
-        assert_int_equal(WEXITSTATUS(ws), 0);
-        assert_not_counted("Slow");
-    }
-    unsetenv("TP_SLOW_CALL");
-    pl_engine *e = engine();
-    assert_int_equal(query_objects(e, NULL), 1);
-    assert_int_equal(status_of(e, "Slow").disabled, 0);
-    pl_engine_close(e);
-    assert_not_counted("Slow");
-}
-
-/* A consumer that returns from main while a late Collect still runs on the
- * provider's thread (issue 33 made it normal), three in a row. */
-static void consumer_return_during_late_collect_not_counted(void **s)
-{
-    (void)s;
-    add("Slow", "slow_call", PL_ISOLATION_INPROC, 0, 300);
-    setenv("TP_SLOW_CALL", "collect", 1);
-    setenv("TP_SLOW_MS", "3000", 1);
-    for (int i = 0; i < 3; i++) {
-        int ws;
-        pid_t pid = slow_consumer(RUN_RETURN);
+        pid_t pid = slow_consumer(run);
         assert_int_equal(waitpid(pid, &ws, 0), pid);
         assert_true(WIFEXITED(ws));
         assert_int_equal(WEXITSTATUS(ws), 0);
@@ -1035,6 +1011,22 @@ static void consumer_return_during_late_collect_not_counted(void **s)
     assert_int_equal(status_of(e, "Slow").disabled, 0);
     pl_engine_close(e);
     assert_not_counted("Slow");
+}
+
+/* exit() on a thread of the consumer's own while its main thread waits for
+ * a Collect inside the provider (not late: within its timeout). */
+static void consumer_exit_during_collect_not_counted(void **s)
+{
+    (void)s;
+    own_end_not_counted(RUN_EXIT_THREAD, 30000, "20000");
+}
+
+/* A consumer that returns from main while a late Collect still runs on the
+ * provider's thread (issue 33 made it normal). */
+static void consumer_return_during_late_collect_not_counted(void **s)
+{
+    (void)s;
+    own_end_not_counted(RUN_RETURN, 300, "3000");
 }
 
 /* SIGKILL (the OOM killer, timeout -s KILL) cannot be caught: a consumer
