@@ -540,9 +540,11 @@ void pl__marker_free(pl__marker *m)
     if (!m) return;
     if (m->slot >= 0) {
         __atomic_store_n(&markers[m->slot], NULL, __ATOMIC_SEQ_CST);
-        /* an end that loaded it before finishes first (a signal's end then
-         * kills the process) */
-        while (__atomic_load_n(&walking, __ATOMIC_SEQ_CST)) sched_yield();
+        /* An end that loaded it before finishes first (a signal's end then
+         * kills the process); a walk takes microseconds. Bounded: a child
+         * forked during its parent's walk inherits the count, not the
+         * walker. */
+        for (int i = 0; i < 100000 && __atomic_load_n(&walking, __ATOMIC_SEQ_CST); i++) sched_yield();
     }
     if (m->map) munmap((void *)m->map, 1);
     close(m->fd);
