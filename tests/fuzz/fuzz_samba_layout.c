@@ -10,12 +10,15 @@
  * Samba's answer to it, as the model of Samba 4.17's reader
  * (tests/samba/samba_model.c) builds it, must: not overflow Samba's
  * buffers, not fail, pass perflib's reader, and carry the block's values
- * (check_answer). Names and help must be listable by Samba. */
+ * (check_answer). Names and help must be listable by Samba. The map text
+ * is also cut as an instance name, alone and split in two as "parent/own"
+ * (check_names): valid UTF-8 of at most 255 bytes, the longest such. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "perflib/registry.h"
+#include "pl_internal.h"
 #include "samba_model.h"
 #include "sb_layout.h"
 
@@ -40,12 +43,44 @@ static const char *title(void *ctx, int kind, uint32_t index)
     }
 }
 
+static int valid_utf8(const char *s, size_t n)
+{
+    size_t units;
+    return pl__utf8_to_utf16(s, n, NULL, 0, &units) != PL_E_ENCODING;
+}
+
+/* sb_cut_utf8 and sb_instance_name on any bytes: what they write is valid
+ * UTF-8 of at most SB_VALUE_MAX bytes, and the cut is the longest valid
+ * prefix (the next byte or character would be past the limit or broken). */
+static void check_names(const char *text, size_t len)
+{
+    char a[SB_VALUE_MAX * 2 + 2], b[SB_VALUE_MAX * 2 + 2], out[SB_VALUE_MAX + 1];
+    if (len > SB_VALUE_MAX * 2) len = SB_VALUE_MAX * 2;
+    memcpy(a, text, len);
+    a[len] = '\0';
+    size_t al = strlen(a), n = sb_cut_utf8(a, al, out);
+    if (n > SB_VALUE_MAX || strlen(out) != n || !valid_utf8(out, n) || memcmp(out, a, n) != 0) abort();
+    for (size_t k = 1; k <= 4 && n + k <= al && n + k <= SB_VALUE_MAX; k++)
+        if (valid_utf8(a, n + k)) abort(); /* a longer valid prefix was left */
+    size_t half = al / 2;
+    memcpy(b, a + half, al - half + 1);
+    a[half] = '\0';
+    n = sb_instance_name(a, b, out);
+    if (n > SB_VALUE_MAX || strlen(out) != n || !valid_utf8(out, n)) abort();
+    /* a valid own name that leaves room for the '/' is kept whole */
+    size_t ol = strlen(b);
+    if (ol + 1 < SB_VALUE_MAX && valid_utf8(b, ol) &&
+        (n < ol + 1 || out[n - ol - 1] != '/' || memcmp(out + n - ol, b, ol) != 0))
+        abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 2) return 0;
     size_t mlen = (size_t)data[0] | (size_t)data[1] << 8;
     if (mlen > size - 2) mlen = size - 2;
     const char *text = (const char *)data + 2;
+    check_names(text, mlen);
     sb_map map;
     char why[512];
     why[0] = '\0';

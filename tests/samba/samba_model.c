@@ -796,3 +796,21 @@ int check_answer(const pl_block *src, const sb_map *map, size_t dword_size, cons
     if (served != expected) return failf(why, cap, "%u objects served, %u expected", served, expected);
     return 0;
 }
+
+int model_block(pl_builder *b, uint8_t **buf, size_t *len, pl_block *blk, char *why, size_t cap)
+{
+    size_t olen = pl_builder_size(b), used = 0, oused = 0, hcap = 512;
+    uint32_t n = pl_builder_num_objects(b);
+    pl_block_header h = {.perf_time = 123456789, .perf_freq = 10000000, .perf_time_100ns = 134403620784847216LL,
+                         .default_object = 238, .system_name = "TESTHOST"};
+    pl_error err;
+    *buf = calloc(1, hcap + olen);
+    int rc = !*buf ? failf(why, cap, "no memory")
+             : pl_block_write_header(&h, n, olen, *buf, hcap, &used) != PL_OK ? failf(why, cap, "header")
+             : pl_builder_emit(b, *buf + used, olen, &oused, &n) != PL_OK     ? failf(why, cap, "objects")
+                                                                                : 0;
+    pl_builder_free(b);
+    *len = used + oused;
+    if (rc == 0 && pl_block_open(blk, *buf, *len, 0, 0, &err) != PL_OK) rc = failf(why, cap, "block: %s", err.msg);
+    return rc;
+}

@@ -39,6 +39,11 @@ int model_titles(const sb_recs *names, int help, uint8_t **out, size_t *len, cha
 int check_answer(const pl_block *src, const sb_map *map, size_t dword_size, const uint8_t *answer, size_t len,
                  char *why, size_t cap);
 
+/* The block of b (freed here) behind a header with PerfTime 123456789,
+ * PerfFreq 10^7 and system TESTHOST: *buf (malloc) holds its *len bytes,
+ * opened in *blk. 0, or -1 with why. */
+int model_block(pl_builder *b, uint8_t **buf, size_t *len, pl_block *blk, char *why, size_t cap);
+
 /* Decode a UTF-16LE MULTI_SZ "index\0text\0..." into names[index] (an
  * array of `n` strdup'ed UTF-8 strings, NULL where absent). Returns the
  * number of pairs, or -1 when the list is malformed. */

@@ -118,6 +118,25 @@ int load_tdb(const char *path, sb_recs *out)
     return rc;
 }
 
+int store_tdb(const char *path, const sb_recs *r)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.test-new", path);
+    unlink(tmp);
+    TDB_CONTEXT *t = tdb_open(tmp, 0, TDB_DEFAULT, O_RDWR | O_CREAT | O_EXCL, 0644);
+    if (!t) return -1;
+    int rc = 0;
+    for (size_t i = 0; i < r->n && rc == 0; i++) {
+        TDB_DATA k = {.dptr = (unsigned char *)r->v[i].key, .dsize = strlen(r->v[i].key)};
+        TDB_DATA v = {.dptr = r->v[i].val, .dsize = r->v[i].vlen};
+        rc = tdb_store(t, k, v, TDB_REPLACE) == 0 ? 0 : -1;
+    }
+    if (tdb_close(t) != 0) rc = -1;
+    if (rc == 0) rc = rename(tmp, path);
+    if (rc != 0) unlink(tmp);
+    return rc;
+}
+
 char *tdb_value(const char *path, const char *key)
 {
     TDB_CONTEXT *t = tdb_open(path, 0, TDB_DEFAULT, O_RDONLY, 0);

@@ -21,6 +21,9 @@ int wait_exit(pid_t pid, int timeout_ms);
 
 /* Every record of a tdb file. 0, or -1 when it cannot be opened. */
 int load_tdb(const char *path, sb_recs *out);
+/* Replace the tdb file at path with one holding exactly r's records
+ * (written beside it, then renamed). 0, or -1. */
+int store_tdb(const char *path, const sb_recs *r);
 /* One record's value as a NUL-terminated string (malloc), or NULL. */
 char *tdb_value(const char *path, const char *key);
 

@@ -11,6 +11,7 @@
 #include "perflib/indices.h"
 #include "perflib/query.h"
 #include "perflib/registry.h"
+#include "pl_internal.h" /* pl__utf8_to_utf16: perflib's decoder, the checker of cut names */
 #include "pl_test.h"
 #include "samba_model.h"
 #include "sb_layout.h"
@@ -50,20 +51,8 @@ typedef struct built {
 
 static void finish(built *x, pl_builder *b)
 {
-    size_t olen = pl_builder_size(b), used;
-    uint32_t n = pl_builder_num_objects(b);
-    pl_block_header h = {.perf_time = 123456789, .perf_freq = 10000000, .perf_time_100ns = 134403620784847216LL,
-                         .default_object = 238, .system_name = "TESTHOST"};
-    size_t hcap = 512;
-    x->buf = calloc(1, hcap + olen);
-    assert_non_null(x->buf);
-    ASSERT_OK(pl_block_write_header(&h, n, olen, x->buf, hcap, &used));
-    size_t oused;
-    ASSERT_OK(pl_builder_emit(b, x->buf + used, olen, &oused, &n));
-    x->len = used + oused;
-    pl_builder_free(b);
-    pl_error err;
-    ASSERT_OK(pl_block_open(&x->blk, x->buf, x->len, 0, 0, &err));
+    char why[256];
+    if (model_block(b, &x->buf, &x->len, &x->blk, why, sizeof why) != 0) fail_msg("block: %s", why);
 }
 
 /* Lay x out with *map, run the model, check the answer; returns the stats. */
@@ -435,6 +424,380 @@ static void instance_names(void **state)
     release(&names, &data, &map, x.buf);
 }
 
+/* ------------------------------------------- instance names cut at the limit */
+
+/* Samba copies at most 255 bytes of an instance name and converts them
+ * with rpcstr_push_talloc, which fails the whole answer on a cut or broken
+ * UTF-8 sequence (_reg_perfcount_get_instance_info): every name the layout
+ * writes must be valid UTF-8 of at most SB_VALUE_MAX bytes, and the longest
+ * such prefix. These checks judge by perflib's own decoder (and by lengths
+ * worked out by hand), not by the code under test. */
+
+#define C2 "\xc3\xa9"         /* U+00E9, 2 bytes, 1 UTF-16 unit */
+#define C3 "\xe2\x82\xac"     /* U+20AC, 3 bytes, 1 unit */
+#define C4 "\xf0\x9f\x98\x80" /* U+1F600, 4 bytes, 2 units */
+static const char *const g_chars[5] = {NULL, NULL, C2, C3, C4};
+
+static int valid_utf8(const char *s, size_t n, size_t *units)
+{
+    size_t u = 0;
+    int ok = pl__utf8_to_utf16(s, n, NULL, 0, &u) != PL_E_ENCODING;
+    if (units) *units = u;
+    return ok;
+}
+
+/* The longest prefix of s[0, n), at most max bytes, that is valid UTF-8:
+ * every length tried, longest first. */
+static size_t longest_valid(const char *s, size_t n, size_t max)
+{
+    size_t k = n < max ? n : max;
+    while (k > 0 && !valid_utf8(s, k, NULL)) k--;
+    return k;
+}
+
+/* s = `a` times 'a', then text, then `z` times 'z'; returns its length. */
+static size_t spell(char *s, size_t a, const char *text, size_t z)
+{
+    memset(s, 'a', a);
+    size_t n = a, t = strlen(text);
+    memcpy(s + n, text, t);
+    n += t;
+    memset(s + n, 'z', z);
+    n += z;
+    s[n] = '\0';
+    return n;
+}
+
+/* count copies of text in s; returns the length. */
+static size_t repeat(char *s, const char *text, size_t count)
+{
+    size_t t = strlen(text);
+    for (size_t i = 0; i < count; i++) memcpy(s + i * t, text, t);
+    s[count * t] = '\0';
+    return count * t;
+}
+
+/* A cut of from[0, from_len): got_len == strlen(got), at most 255 bytes,
+ * valid UTF-8, a prefix of from, the longest valid one, and `want` bytes. */
+static void check_cut(const char *what, const char *from, size_t from_len, const char *got, size_t got_len, size_t want)
+{
+    if (got_len != strlen(got)) fail_msg("%s: length %zu returned, %zu written", what, got_len, strlen(got));
+    if (got_len > SB_VALUE_MAX) fail_msg("%s: %zu bytes, Samba keeps %u", what, got_len, SB_VALUE_MAX);
+    if (!valid_utf8(got, got_len, NULL))
+        fail_msg("%s: %zu bytes, not valid UTF-8 (Samba fails the answer)", what, got_len);
+    if (got_len > from_len || memcmp(got, from, got_len) != 0) fail_msg("%s: not a prefix of the name", what);
+    size_t best = longest_valid(from, from_len, SB_VALUE_MAX);
+    if (got_len != best) fail_msg("%s: %zu bytes kept, the longest valid prefix is %zu", what, got_len, best);
+    if (got_len != want) fail_msg("%s: %zu bytes kept, %zu expected", what, got_len, want);
+}
+
+/* sb_cut_utf8 on name, expecting want bytes. */
+static void cut_expect(const char *what, const char *name, size_t len, size_t want)
+{
+    char out[SB_VALUE_MAX + 1];
+    memset(out, 0x55, sizeof out);
+    size_t n = sb_cut_utf8(name, len, out);
+    check_cut(what, name, len, out, n, want);
+}
+
+/* A 2-, 3- or 4-byte character at every position around the limit: cut
+ * when it would end past byte 255, kept whole when it ends at or before. */
+static void cut_inside_a_character(void **state)
+{
+    (void)state;
+    char name[600], what[64];
+    for (size_t L = 2; L <= 4; L++) {
+        /* from "ends two bytes early" through "starts on the last byte" */
+        for (size_t start = SB_VALUE_MAX - L - 1; start < SB_VALUE_MAX; start++) {
+            size_t len = spell(name, start, g_chars[L], 30);
+            int fits = start + L <= SB_VALUE_MAX;
+            snprintf(what, sizeof what, "%zu-byte character at byte %zu", L, start);
+            cut_expect(what, name, len, fits ? SB_VALUE_MAX : start); /* the 'z's fill up */
+        }
+        /* the name ends with the character exactly at the limit, and one
+         * byte past it */
+        size_t len = spell(name, SB_VALUE_MAX - L, g_chars[L], 0);
+        cut_expect("a name of exactly 255 bytes", name, len, SB_VALUE_MAX);
+        len = spell(name, SB_VALUE_MAX - L + 1, g_chars[L], 0);
+        cut_expect("a name of 256 bytes ending in a character", name, len, SB_VALUE_MAX - L + 1);
+    }
+    /* short names are not touched */
+    cut_expect("a short name", "firefox " C2 C3 C4, strlen("firefox " C2 C3 C4), strlen("firefox " C2 C3 C4));
+    cut_expect("the empty name", "", 0, 0);
+}
+
+/* Names of nothing but multi-byte characters, some after one to three
+ * ASCII bytes so that the limit falls at each offset in a character. */
+static void cut_all_multibyte(void **state)
+{
+    (void)state;
+    char name[1200], what[64];
+    size_t len = repeat(name, C2, 200);
+    cut_expect("400 bytes of 2-byte characters", name, len, 254);
+    len = repeat(name, C3, 100);
+    cut_expect("300 bytes of 3-byte characters", name, len, 255);
+    len = repeat(name, C4, 70);
+    cut_expect("280 bytes of 4-byte characters", name, len, 252);
+    /* after k ASCII bytes: the characters that fit, whole */
+    for (size_t L = 2; L <= 4; L++)
+        for (size_t k = 1; k < L; k++) {
+            memset(name, 'a', k);
+            len = k + repeat(name + k, g_chars[L], 400 / L);
+            snprintf(what, sizeof what, "%zu ASCII, then %zu-byte characters", k, L);
+            cut_expect(what, name, len, k + (SB_VALUE_MAX - k) / L * L);
+        }
+    /* 2-, 3- and 4-byte characters in turn: 9 bytes a round, 28 rounds
+     * are 252 bytes; the next 2-byte character ends at 254, the 3-byte
+     * one after it would end at 257 */
+    len = 0;
+    for (int r = 0; r < 40; r++) len += repeat(name + len, C2 C3 C4, 1);
+    cut_expect("mixed 2-, 3- and 4-byte characters", name, len, 254);
+    size_t units;
+    assert_true(valid_utf8(name, 254, &units));
+    assert_int_equal(units, 28 * 4 + 1); /* each round: 1 + 1 + 2 units */
+}
+
+/* Broken UTF-8 at (or before) the limit: what Samba's conversion would fail
+ * on is left out, and what is before it kept. perflib's reader always gives
+ * valid UTF-8 (pl_instance_name makes lone surrogates U+FFFD); the cut does
+ * not count on it. */
+static void cut_invalid_utf8(void **state)
+{
+    (void)state;
+    /* `before` valid bytes, the broken bytes, 'z's: `before` kept */
+    static const struct {
+        size_t before;
+        const char *bad, *what;
+    } cases[] = {
+        {254, "\xe2", "a lead byte without its continuation at byte 254"},
+        {253, "\xe2\x82", "a 3-byte sequence missing its last byte at 253"},
+        {252, "\xf0\x9f\x98", "a 4-byte sequence missing its last byte at 252"},
+        {250, "\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80", "stray continuation bytes from byte 250"},
+        {252, "\xed\xa0\x80", "a UTF-16 surrogate encoded at byte 252"},
+        {251, "\xf5\x80\x80\x80", "a code point past U+10FFFF at byte 251"},
+        {253, "\xc0\xaf", "an overlong '/' at byte 253"},
+        {10, "\xff", "a 0xFF byte at byte 10 of a long name"},
+    };
+    char name[600];
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        size_t len = spell(name, cases[k].before, cases[k].bad, 300);
+        cut_expect(cases[k].what, name, len, cases[k].before);
+    }
+    cut_expect("a short name ending in a cut character", "ab\xe2\x82", 4, 2);
+}
+
+/* sb_instance_name(parent, own): "parent/own", the parent shortened, at a
+ * character, to the room own leaves. */
+static void join_expect(const char *what, const char *parent, const char *own, size_t want_parent)
+{
+    char out[SB_VALUE_MAX + 1], from[2400];
+    memset(out, 0x55, sizeof out);
+    size_t n = sb_instance_name(parent, own, out), ol = strlen(own);
+    size_t room = SB_VALUE_MAX - 1 - ol;
+    /* what must come out: the longest valid part of the parent that fits
+     * the room, '/', the own name */
+    size_t keep = longest_valid(parent, strlen(parent), room);
+    if (keep != want_parent)
+        fail_msg("%s: the checker keeps %zu bytes of the parent, %zu expected", what, keep, want_parent);
+    memcpy(from, parent, keep);
+    from[keep] = '/';
+    memcpy(from + keep + 1, own, ol + 1);
+    check_cut(what, from, keep + 1 + ol, out, n, keep + 1 + ol);
+}
+
+/* The parent is cut where the room left by the instance's own name falls
+ * inside one of its characters, at every offset in one. */
+static void join_cut_in_the_parent(void **state)
+{
+    (void)state;
+    char parent[600], own[300], what[96];
+    static const char *const owns[] = {"0", "12345", C2 C3 C4 "x"};
+    for (size_t o = 0; o < sizeof owns / sizeof *owns; o++) {
+        size_t room = SB_VALUE_MAX - 1 - strlen(owns[o]);
+        for (size_t L = 2; L <= 4; L++)
+            for (size_t start = room - L - 1; start < room; start++) {
+                spell(parent, start, g_chars[L], 40);
+                snprintf(what, sizeof what, "own '%s', %zu-byte character of the parent at %zu (room %zu)", owns[o], L,
+                         start, room);
+                join_expect(what, parent, owns[o], start + L <= room ? room : start); /* 'z's fill up */
+            }
+    }
+    /* a parent of nothing but 4-byte characters */
+    repeat(parent, C4, 80);
+    join_expect("a parent of 4-byte characters, own '0'", parent, "0", 252);
+    join_expect("a parent of 4-byte characters, own '12'", parent, "12", 252);
+    join_expect("a parent of 4-byte characters, own '123'", parent, "123", 248);
+    /* room for one byte only: a parent that starts with a 2-byte character
+     * is left out whole, the own name and its '/' stay */
+    memset(own, 'o', 253);
+    own[253] = '\0';
+    join_expect("room for one byte, a 2-byte character", C2 C2 C2, own, 0);
+    join_expect("room for one byte, ASCII", "ab", own, 1);
+    /* broken UTF-8 in the parent where the room ends: left out */
+    spell(parent, 252, "\xe2", 20);
+    join_expect("a lead byte alone at the room's last byte", parent, "0", 252);
+    spell(parent, 251, "\xe2\x82", 20);
+    join_expect("a cut 3-byte sequence at the room's end", parent, "0", 251);
+}
+
+/* An own name that leaves no room for the parent (254 bytes or more):
+ * "parent/own" is cut at 255, inside a character of the own name. */
+static void join_cut_in_the_instance(void **state)
+{
+    (void)state;
+    char own[600], from[1200], out[SB_VALUE_MAX + 1], what[96];
+    const char *parent = "firefox";
+    size_t pl = strlen(parent);
+    for (size_t L = 2; L <= 4; L++)
+        for (size_t start = SB_VALUE_MAX - L - 1; start < SB_VALUE_MAX; start++) {
+            /* the character at byte `start` of "firefox/own" */
+            size_t ol = spell(own, start - pl - 1, g_chars[L], 300);
+            snprintf(from, sizeof from, "%s/%s", parent, own);
+            size_t n = sb_instance_name(parent, own, out);
+            snprintf(what, sizeof what, "%zu-byte character of the instance at %zu", L, start);
+            check_cut(what, from, pl + 1 + ol, out, n, start + L <= SB_VALUE_MAX ? SB_VALUE_MAX : start);
+        }
+    /* own names of 2-byte characters only, from 254 bytes on */
+    size_t ol = repeat(own, C2, 127);
+    snprintf(from, sizeof from, "%s/%s", parent, own);
+    check_cut("a 254-byte own name of 2-byte characters", from, pl + 1 + ol, out, sb_instance_name(parent, own, out),
+              8 + 246);
+    ol = repeat(own, C4, 70);
+    snprintf(from, sizeof from, "%s/%s", parent, own);
+    check_cut("an own name of 4-byte characters", from, pl + 1 + ol, out, sb_instance_name(parent, own, out), 8 + 244);
+    /* a parent longer than the limit too: the cut falls in the parent,
+     * at a character, and nothing of the own name is left */
+    char longp[400];
+    repeat(longp, C2, 150);
+    ol = repeat(own, C3, 100);
+    snprintf(from, sizeof from, "%s/%s", longp, own);
+    check_cut("parent and own both past the limit", from, 300 + 1 + ol, out, sb_instance_name(longp, own, out), 254);
+    /* broken UTF-8 in a short own name: cut where it breaks */
+    check_cut("a short own name ending in a cut character", "firefox/ab", 10, out,
+              sb_instance_name(parent, "ab\xe2\x82", out), 10);
+}
+
+/* Through the layout: each cut name is what names.tdb holds for its
+ * instance (bytes and length), Samba's answer (the model's) carries it as
+ * UTF-16 of the units counted here, and the layout's prediction of the
+ * answer's size, which counts those units, is the answer's. */
+static void cut_names_in_the_layout(void **state)
+{
+    (void)state;
+    enum { NP = 7, NT = 4 };
+    char pn[NP][600], tn[NT][400];
+    size_t pwant[NP], twant[NT];
+    const char *tparent_own[NT];
+    for (size_t L = 2; L <= 4; L++) { /* a character from byte 256 - L: cut */
+        spell(pn[L - 2], 256 - L, g_chars[L], 3);
+        pwant[L - 2] = 256 - L;
+    }
+    repeat(pn[3], C4, 70);
+    pwant[3] = 252;
+    repeat(pn[4], C2, 200);
+    pwant[4] = 254;
+    repeat(pn[5], C3, 100);
+    pwant[5] = 255;
+    spell(pn[6], 248, C3, 20); /* the parent of thread "12345": room 249 */
+    pwant[6] = 255;
+    /* threads: own name and its parent process (position in pn) */
+    static const size_t tparent[NT] = {3, 6, 4, 4};
+    tparent_own[0] = "0";
+    twant[0] = 252 + 2;          /* 63 4-byte characters of the parent, "/0" */
+    tparent_own[1] = "12345";
+    twant[1] = 248 + 1 + 5;      /* the 3-byte character at 248 is cut */
+    repeat(tn[2], C3, 90);        /* an own name of 270 bytes */
+    tparent_own[2] = tn[2];
+    twant[2] = 254;              /* the parent alone fills the limit: its 127 characters */
+    tparent_own[3] = "xyz";
+    twant[3] = 250 + 1 + 3;      /* room 251 falls inside the parent's 126th character */
+
+    pl_builder *b = pl_builder_new();
+    int p, t, c, i;
+    ASSERT_OK(pl_builder_add_object(b, &(pl_object_desc){.name_index = 230, .help_index = 231, .has_instances = 1}, &p));
+    ASSERT_OK(pl_builder_add_counter(b, p, &(pl_counter_desc){.name_index = 784, .type = PERF_COUNTER_RAWCOUNT}, &c));
+    for (int k = 0; k < NP; k++) ASSERT_OK(pl_builder_add_instance(b, p, pn[k], 0, 0, -1, &i));
+    ASSERT_OK(pl_builder_add_object(b, &(pl_object_desc){.name_index = 232, .help_index = 233, .has_instances = 1}, &t));
+    ASSERT_OK(pl_builder_add_counter(b, t, &(pl_counter_desc){.name_index = 804, .type = PERF_COUNTER_RAWCOUNT}, &c));
+    for (int k = 0; k < NT; k++)
+        ASSERT_OK(pl_builder_add_instance(b, t, tparent_own[k], 230, (uint32_t)tparent[k], -1, &i));
+    built x;
+    finish(&x, b);
+    sb_map map = {0};
+    sb_recs names, data;
+    round_trip(&x, &map, &names, &data); /* the model fails an answer with a broken name */
+    uint32_t pr = slot_index(&map, 'o', 230, 0, 0), th = slot_index(&map, 'o', 232, 0, 0);
+
+    /* the expected names, built here */
+    char want[NP + NT][SB_VALUE_MAX + 1];
+    for (int k = 0; k < NP; k++) {
+        memcpy(want[k], pn[k], pwant[k]);
+        want[k][pwant[k]] = '\0';
+    }
+    for (int k = 0; k < NT; k++) {
+        const char *par = pn[tparent[k]], *own = tparent_own[k];
+        size_t ol = strlen(own), keep = twant[k] - 1 - ol;
+        char *w = want[NP + k];
+        if (k == 2) {
+            /* parent and own name past the limit: "parent/own" cut at 255,
+             * in the parent: its 127 characters, no '/' */
+            memcpy(w, par, 254);
+            w[254] = '\0';
+            continue;
+        }
+        memcpy(w, par, keep);
+        w[keep] = '/';
+        memcpy(w + keep + 1, own, ol + 1);
+    }
+    char key[48];
+    for (int k = 0; k < NP + NT; k++) {
+        int is_t = k >= NP;
+        snprintf(key, sizeof key, "%ui%dname", is_t ? th : pr, is_t ? k - NP : k);
+        const sb_rec *r = rec(&names, key);
+        size_t wl = strlen(want[k]);
+        if (r->vlen != wl || memcmp(r->val, want[k], wl) != 0)
+            fail_msg("%s: %zu bytes written, %zu expected", key, r->vlen, wl);
+        assert_int_equal(wl, is_t ? twant[k - NP] : pwant[k]);
+        assert_true(valid_utf8(want[k], wl, NULL));
+    }
+    /* Samba's answer: every name, and NameLength = its UTF-16 units + 1, in bytes */
+    uint8_t *ans;
+    size_t len;
+    char why[256];
+    if (model_global(&names, &data, DW, "TESTHOST", &ans, &len, why, sizeof why) != 0 || len == 0)
+        fail_msg("model: %s", why);
+    uint32_t hl;
+    memcpy(&hl, ans + 24, 4);
+    pl_block objs;
+    pl_error err;
+    ASSERT_OK(pl_block_open(&objs, ans + hl, len - hl, PL_BLOCK_BARE, 2, &err));
+    pl_object o;
+    int k = 0;
+    for (int orc = pl_block_object(&objs, 0, &o); orc == PL_OK; orc = pl_object_next(&o, &o)) {
+        pl_instance in;
+        for (int r = pl_object_instance(&o, 0, &in); r == PL_OK; r = pl_instance_next(&in, &in), k++) {
+            char got[1024];
+            ASSERT_OK(pl_instance_name(&in, got, sizeof got));
+            assert_string_equal(got, want[k]);
+            size_t units;
+            assert_true(valid_utf8(want[k], strlen(want[k]), &units));
+            assert_int_equal(in.def.NameLength, 2 * (units + 1));
+        }
+    }
+    assert_int_equal(k, NP + NT);
+    /* the units counted by hand for the 4-byte names: 63 characters are
+     * 126 units, and with "/0" 128 */
+    ASSERT_OK(pl_block_object(&objs, 0, &o));
+    pl_instance in;
+    ASSERT_OK(pl_object_instance(&o, 3, &in));
+    assert_int_equal(in.def.NameLength, 2 * (126 + 1));
+    ASSERT_OK(pl_object_next(&o, &o));
+    ASSERT_OK(pl_object_instance(&o, 0, &in));
+    assert_int_equal(in.def.NameLength, 2 * (128 + 1));
+    free(ans);
+    release(&names, &data, &map, x.buf);
+}
+
 /* Names and help texts: printable ASCII only (Samba sizes them by their
  * bytes), at most 255 bytes (its buffer), cut at a word with "...". */
 static void titles_ascii_and_short(void **state)
@@ -789,6 +1152,12 @@ int main(int argc, char **argv)
         cmocka_unit_test(large_values),
         cmocka_unit_test(unavailable_values),
         cmocka_unit_test(instance_names),
+        cmocka_unit_test(cut_inside_a_character),
+        cmocka_unit_test(cut_all_multibyte),
+        cmocka_unit_test(cut_invalid_utf8),
+        cmocka_unit_test(join_cut_in_the_parent),
+        cmocka_unit_test(join_cut_in_the_instance),
+        cmocka_unit_test(cut_names_in_the_layout),
         cmocka_unit_test(titles_ascii_and_short),
         cmocka_unit_test(map_is_kept),
         cmocka_unit_test(map_renumbered),

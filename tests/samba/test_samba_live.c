@@ -29,6 +29,7 @@
 #include "perflib/indices.h"
 #include "perflib/query.h"
 #include "perflib/registry.h"
+#include "pl_internal.h" /* pl__utf8_to_utf16 */
 #include "pl_test.h"
 #include "samba_model.h"
 #include "samba_util.h"
@@ -765,10 +766,92 @@ static answer check_served(env *e, const local *lo, const local *hi, served_name
     return names_answer;
 }
 
+/* Instance names cut at Samba's 255 bytes inside a character
+ * (docs/samba.md, "Instance names"): files laid out from a made-up block
+ * replace the bridge's. smbd must serve what the model does (a name Samba
+ * could not convert would fail the whole answer), every name as the bytes
+ * in names.tdb, whose lengths are worked out here, and NameLength the
+ * UTF-16 of them; the layout's predicted size must be the answer's. */
+static void cut_names_through_samba(env *e)
+{
+    char n2[300], n4[300], n3[300];
+    memset(n2, 'a', 254);
+    strcpy(n2 + 254, "\xc3\xa9zz"); /* a 2-byte character over byte 255: 254 bytes kept */
+    for (int k = 0; k < 70; k++) memcpy(n4 + 4 * k, "\xf0\x9f\x98\x80", 4);
+    n4[280] = '\0'; /* 4-byte characters only: 63 kept, 252 bytes, 126 UTF-16 units */
+    memset(n3, 'a', 248);
+    strcpy(n3 + 248, "\xe2\x82\xac" "zzzzzzzzzz"); /* 258 bytes: 255 kept */
+    pl_builder *b = pl_builder_new();
+    int p, t, c, i, rc = 0;
+    rc |= pl_builder_add_object(b, &(pl_object_desc){.name_index = 230, .help_index = 231, .has_instances = 1}, &p);
+    rc |= pl_builder_add_counter(b, p, &(pl_counter_desc){.name_index = 784, .type = PERF_COUNTER_RAWCOUNT}, &c);
+    rc |= pl_builder_add_instance(b, p, n2, 0, 0, -1, &i);
+    rc |= pl_builder_add_instance(b, p, n4, 0, 0, -1, &i);
+    rc |= pl_builder_add_instance(b, p, n3, 0, 0, -1, &i);
+    rc |= pl_builder_add_object(b, &(pl_object_desc){.name_index = 232, .help_index = 233, .has_instances = 1}, &t);
+    rc |= pl_builder_add_counter(b, t, &(pl_counter_desc){.name_index = 804, .type = PERF_COUNTER_RAWCOUNT}, &c);
+    /* the room "/12345" leaves (249 bytes) falls inside n3's 3-byte character */
+    rc |= pl_builder_add_instance(b, t, "12345", 230, 2, -1, &i);
+    rc |= pl_builder_add_instance(b, t, "0", 230, 1, -1, &i);
+    assert_int_equal(rc, PL_OK);
+    static const size_t want_len[5] = {254, 252, 255, 248 + 6, 252 + 2};
+    uint8_t *buf;
+    size_t len;
+    pl_block blk;
+    char why[512];
+    if (model_block(b, &buf, &len, &blk, why, sizeof why) != 0) fail_msg("%s", why);
+    sb_layout_cfg cfg = {.dword_size = sizeof(long)};
+    sb_map map = {0};
+    sb_recs names = {0}, data = {0};
+    sb_stats st;
+    if (sb_layout(&blk, &cfg, &map, &names, &data, &st, why, sizeof why) != 0) fail_msg("layout: %s", why);
+    if (store_tdb(e->data, &data) != 0 || store_tdb(e->names, &names) != 0) fail_msg("cannot write the tdb files");
+    static const char *const q[] = {"Global"};
+    answer a;
+    assert_int_equal(hkpd(e, q, 1, &a), 1);
+    served sg, sm;
+    open_served(&a, &sg);
+    assert_int_equal(sg.nobj, 2);
+    assert_int_equal(a.len - sg.hl, st.objects_bytes);
+    uint8_t *m;
+    size_t ml;
+    if (model_global(&names, &data, sizeof(long), NETBIOS, &m, &ml, why, sizeof why) != 0 || ml == 0)
+        fail_msg("model: %s", why);
+    answer ma = {.ok = 1, .type = 3, .len = ml, .data = m};
+    open_served(&ma, &sm);
+    same_answer(&sg, &sm);
+    pl_object o;
+    int k = 0;
+    for (int r = pl_block_object(&sg.objs, 0, &o); r == PL_OK; r = pl_object_next(&o, &o)) {
+        pl_instance in;
+        for (int ri = pl_object_instance(&o, 0, &in); ri == PL_OK; ri = pl_instance_next(&in, &in), k++) {
+            char key[48], got[1024];
+            snprintf(key, sizeof key, "%ui%dname", o.hdr.ObjectNameTitleIndex, k < 3 ? k : k - 3);
+            const sb_rec *x = sb_recs_find(&names, key);
+            assert_non_null(x);
+            assert_int_equal(x->vlen, want_len[k]);
+            assert_int_equal(pl_instance_name(&in, got, sizeof got), PL_OK);
+            if (strlen(got) != x->vlen || memcmp(got, x->val, x->vlen) != 0)
+                fail_msg("%s: Samba serves %zu bytes, names.tdb holds %zu", key, strlen(got), x->vlen);
+            size_t units;
+            assert_int_not_equal(pl__utf8_to_utf16(got, strlen(got), NULL, 0, &units), PL_E_ENCODING);
+            assert_int_equal(in.def.NameLength, 2 * (units + 1));
+        }
+    }
+    assert_int_equal(k, 5);
+    free(m);
+    free(a.data);
+    free(buf);
+    sb_recs_free(&names);
+    sb_recs_free(&data);
+    sb_map_free(&map);
+}
+
 /* --------------------------------------------------------------- cases */
 
 /* --once: names, help, Global and "230 232" through Samba, the limits
- * Samba 4.17 has (docs/samba.md), and the answer's size the tool said. */
+ * Samba 4.17 has (docs/samba.md), and the answer's size the tool said;
+ * then instance names cut inside characters, through the same smbd. */
 static void live_samba_once(void **state)
 {
     env *e = *state;
@@ -817,6 +900,7 @@ static void live_samba_once(void **state)
     free(ga.data);
     free(c.data);
     free_names(&nm);
+    cut_names_through_samba(e);
 }
 
 /* --interval: twice over an interval (values advance, each time agreeing

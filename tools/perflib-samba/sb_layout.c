@@ -173,14 +173,37 @@ size_t sb_ascii_text(const char *utf8, char *out)
     return n;
 }
 
+/* The longest prefix of s[0, len) that is at most max bytes of valid UTF-8
+ * (RFC 3629: no cut, broken or overlong sequence, surrogate or code point
+ * past U+10FFFF; a NUL ends it, as it ends Samba's copy), and its UTF-16
+ * code units in *units (two for a character past U+FFFF). Samba converts an
+ * instance name with rpcstr_push_talloc, which fails the whole answer on a
+ * cut or broken sequence (_reg_perfcount_get_instance_info); the units are
+ * what its NameLength counts. */
+static size_t utf8_prefix(const char *s, size_t len, size_t max, size_t *units)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0, u = 0;
+    if (len > max) len = max;
+    static const uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000}; /* below: overlong */
+    while (i < len && p[i]) {
+        unsigned char c = p[i];
+        size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+        if (n == 0 || n > len - i) break;
+        uint32_t v = n == 1 ? c : c & (0x7Fu >> n);
+        size_t k = 1;
+        for (; k < n && (p[i + k] & 0xC0) == 0x80; k++) v = (v << 6) | (p[i + k] & 0x3Fu);
+        if (k < n || v < least[n] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) break;
+        i += n;
+        u += v >= 0x10000 ? 2 : 1;
+    }
+    if (units) *units = u;
+    return i;
+}
+
 size_t sb_cut_utf8(const char *utf8, size_t len, char *out)
 {
-    size_t n = len;
-    if (n > SB_VALUE_MAX) {
-        n = SB_VALUE_MAX;
-        /* back to the start of the character that would be cut */
-        while (n > 0 && ((unsigned char)utf8[n] & 0xC0) == 0x80) n--;
-    }
+    size_t n = utf8_prefix(utf8, len, SB_VALUE_MAX, NULL);
     memcpy(out, utf8, n);
     out[n] = '\0';
     return n;
@@ -190,34 +213,19 @@ size_t sb_instance_name(const char *parent, const char *own, char *out)
 {
     size_t ol = strlen(own);
     if (!parent) return sb_cut_utf8(own, ol, out);
-    size_t pl = strlen(parent);
-    if (pl + 1 + ol <= SB_VALUE_MAX || ol + 1 >= SB_VALUE_MAX) {
-        char full[2 * 1024 + 2];
-        int n = snprintf(full, sizeof full, "%s/%s", parent, own);
-        size_t fl = n < 0 ? 0 : (size_t)n < sizeof full ? (size_t)n : sizeof full - 1;
-        return sb_cut_utf8(full, fl, out);
-    }
-    size_t room = SB_VALUE_MAX - 1 - ol, p = sb_cut_utf8(parent, pl < room ? pl : room, out);
-    if (pl > room) {
-        /* sb_cut_utf8 only backs off past SB_VALUE_MAX: back off to room here */
-        p = room;
-        while (p > 0 && ((unsigned char)parent[p] & 0xC0) == 0x80) p--;
-        memcpy(out, parent, p);
-    }
-    out[p] = '/';
-    memcpy(out + p + 1, own, ol + 1);
-    return p + 1 + ol;
-}
-
-/* UTF-16 code units of valid UTF-8 text (a 4-byte sequence is two). */
-static size_t utf16_units(const char *s, size_t len)
-{
-    size_t u = 0;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if ((c & 0xC0) != 0x80) u += (c >= 0xF0) ? 2 : 1;
-    }
-    return u;
+    /* The parent part is shortened first, at a character, so that the own
+     * name survives; when the own name alone leaves no room for a byte of
+     * the parent, "parent/own" is cut at the limit instead. */
+    size_t pl = strlen(parent), n;
+    if (ol + 1 < SB_VALUE_MAX) n = utf8_prefix(parent, pl, SB_VALUE_MAX - 1 - ol, NULL);
+    else n = pl < SB_VALUE_MAX ? pl : SB_VALUE_MAX;
+    char full[SB_VALUE_MAX + 1];
+    memcpy(full, parent, n);
+    if (n < SB_VALUE_MAX) full[n++] = '/';
+    size_t k = ol < SB_VALUE_MAX - n ? ol : SB_VALUE_MAX - n;
+    memcpy(full + n, own, k);
+    /* a character cut at the limit, or anything broken, goes */
+    return sb_cut_utf8(full, n + k, out);
 }
 
 /* --------------------------------------------------- the snapshot's shape */
@@ -634,7 +642,9 @@ static int lay_object_inst(const obj_info *oi, const sb_map *m, sb_recs *names, 
         if (rec_add(data, key, rec, rec_len) != 0) rc = -1;
         snprintf(key, sizeof key, "%ui%uname", oidx, n);
         if (rc == 0 && rec_add(names, key, name, nlen) != 0) rc = -1;
-        bytes += align8(24 + 2 * (utf16_units(name, nlen) + 1)) + block;
+        size_t units;
+        utf8_prefix(name, nlen, nlen, &units);
+        bytes += align8(24 + 2 * (units + 1)) + block;
     }
     free(rec);
     /* the count Samba walks: exactly the instances written */

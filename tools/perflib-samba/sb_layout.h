@@ -121,13 +121,17 @@ int sb_type_needs_object_time(uint32_t type);
  * longer than SB_VALUE_MAX bytes is cut at a word and ends in "...". out
  * has room for SB_VALUE_MAX + 1 bytes. Returns the length. */
 size_t sb_ascii_text(const char *utf8, char *out);
-/* An instance name cut to at most SB_VALUE_MAX bytes at a UTF-8 character
- * boundary. Returns the length. */
+/* An instance name as Samba can convert it: the longest prefix of
+ * utf8[0, len) that is valid UTF-8 of at most SB_VALUE_MAX bytes (a
+ * character cut at the limit, and everything from a broken sequence on,
+ * left out). out has room for SB_VALUE_MAX + 1 bytes. Returns the length. */
 size_t sb_cut_utf8(const char *utf8, size_t len, char *out);
 /* The name Samba serves for an instance: "parent/own" (Samba sends no
- * parent), at most SB_VALUE_MAX bytes, the parent part shortened first so
- * that the instance's own name survives. parent may be NULL. out has room
- * for SB_VALUE_MAX + 1 bytes. Returns the length. */
+ * parent), at most SB_VALUE_MAX bytes, the parent part shortened first, at
+ * a character, so that the instance's own name survives; an own name of
+ * 254 bytes or more leaves no room, and "parent/own" is cut at the limit.
+ * Valid UTF-8 as sb_cut_utf8. parent may be NULL. out has room for
+ * SB_VALUE_MAX + 1 bytes. Returns the length. */
 size_t sb_instance_name(const char *parent, const char *own, char *out);
 
 #endif
