@@ -132,6 +132,14 @@ uint32_t pl__seg_high(const void *map, const pl__seg_layout *lay, uint32_t o);
  * free slot, one that stayed busy (being born or dying: not seen this
  * time) or one whose content is invalid (a hostile writer). */
 int pl__seg_read_slot(const void *map, const pl__seg_layout *lay, uint32_t o, uint32_t slot, pl__seg_inst *out);
+/* Tests only (tests/app): in pl_app_hooks, the module compiled with
+ * PL_TEST_HOOKS (never in libperflib), pl__seg_read_slot calls this, when
+ * set, in the middle of its copy of a slot (after the id, before the name),
+ * so a test can rewrite the slot exactly there and check that the reader's
+ * second look at the generation throws the mixed copy away. */
+#ifdef PL_TEST_HOOKS
+extern void (*pl__seg_read_hook)(uint32_t o, uint32_t slot);
+#endif
 
 /* The start time of process pid (field 22 of /proc/<pid>/stat, clock ticks
  * after boot) under `proc` ("/proc"); 0 when it cannot be read. */

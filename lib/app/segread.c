@@ -22,6 +22,16 @@
 
 #define SLOT_TRIES 16
 
+#ifdef PL_TEST_HOOKS
+void (*pl__seg_read_hook)(uint32_t o, uint32_t slot);
+#define PL__SEG_READ_HOOK(o, slot)                            \
+    do {                                                      \
+        if (pl__seg_read_hook) pl__seg_read_hook(o, slot);    \
+    } while (0)
+#else
+#define PL__SEG_READ_HOOK(o, slot) ((void)0)
+#endif
+
 int pl__app_type_ok(uint32_t type)
 {
     switch (type) {
@@ -210,6 +220,7 @@ int pl__seg_read_slot(const void *mapv, const pl__seg_layout *lay, uint32_t o, u
         uint64_t ps = ld(map, base + SL_PARENT);
         out->parent_slot = ps >= UINT32_MAX ? PL__SEG_NO_PARENT : (uint32_t)ps;
         out->parent_id = ld(map, base + SL_PARENT_ID);
+        PL__SEG_READ_HOOK(o, slot);
         copy_words(name, map, base + SL_NAME, sizeof name);
         for (uint32_t c = 0; c < ob->nctr; c++) out->values[c] = ld(map, base + SL_VALUES + 8u * c);
         atomic_thread_fence(memory_order_acquire);

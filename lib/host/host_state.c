@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,7 +33,23 @@ struct pl__marker {
     int fd;
     char *path;
     volatile char *map;         /* the file's first byte, mapped shared; NULL: pwrite */
+    pid_t pid;                  /* the process that made it (a forked child inherits the mapping) */
+    int slot;                   /* its place in `markers`, -1 when it has none */
 };
+
+/* Every marker of this process, for the consumer's own end
+ * (pl__markers_consumer_ends), which may run in a signal handler: a fixed
+ * table of atomic pointers, no lock. A marker is unmapped and freed only
+ * after it left the table and no end is walking it (`walking`). A marker
+ * that finds the table full keeps working, but a consumer's own end does
+ * not clear it (it counts as before). */
+#define MARKER_SLOTS 1024
+static pl__marker *markers[MARKER_SLOTS];
+static int walking;             /* ends walking `markers` now */
+/* Set once this process ends on its own: the thread that ends it (its
+ * pthread_self; 1 for a signal), whose later calls (Close in an exit
+ * handler) are still marked; another thread's marks are cleared at once. */
+static uintptr_t ending;
 
 static uint64_t fnv(uint64_t h, const char *s, int fold)
 {
@@ -470,23 +488,64 @@ pl__marker *pl__marker_new(pl__state *s, const char *name)
      * "In-process providers"). Without the mapping, one pwrite per set. */
     void *map = mmap(NULL, 1, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd, 0);
     m->map = map == MAP_FAILED ? NULL : map;
+    m->pid = getpid();
+    m->slot = -1;
+    for (int i = 0; i < MARKER_SLOTS && m->slot < 0; i++) {
+        pl__marker *none = NULL;
+        if (__atomic_compare_exchange_n(&markers[i], &none, m, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) m->slot = i;
+    }
     return m;
+}
+
+/* One byte, async-signal-safe. */
+static void marker_put(pl__marker *m, char call)
+{
+    if (m->map) {
+        __atomic_store_n(m->map, call, __ATOMIC_SEQ_CST);
+        return;
+    }
+    if (pwrite(m->fd, &call, 1, 0) != 1) { /* best effort: a marker that cannot be set is no marker */
+    }
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
 void pl__marker_set(pl__marker *m, char call)
 {
     if (!m) return;
-    if (m->map) {
-        *m->map = call;
-        return;
+    marker_put(m, call);
+    /* The process is ending on its own on another thread: a call this
+     * thread starts now is not one it died in. Either the end's walk comes
+     * after this store (and clears it) or this load sees `ending` (both
+     * sequentially consistent). */
+    if (call == '-') return;
+    uintptr_t e = __atomic_load_n(&ending, __ATOMIC_SEQ_CST);
+    if (e && e != (uintptr_t)pthread_self()) marker_put(m, '-');
+}
+
+void pl__markers_consumer_ends(uintptr_t self)
+{
+    __atomic_store_n(&ending, self ? self : 1, __ATOMIC_SEQ_CST);
+    __atomic_add_fetch(&walking, 1, __ATOMIC_SEQ_CST);
+    pid_t me = getpid();
+    for (int i = 0; i < MARKER_SLOTS; i++) {
+        pl__marker *m = __atomic_load_n(&markers[i], __ATOMIC_SEQ_CST);
+        /* a forked child's copy of its parent's markers is not its own */
+        if (m && m->pid == me) marker_put(m, '-');
     }
-    if (pwrite(m->fd, &call, 1, 0) != 1) { /* best effort: a marker that cannot be set is no marker */
-    }
+    __atomic_sub_fetch(&walking, 1, __ATOMIC_SEQ_CST);
 }
 
 void pl__marker_free(pl__marker *m)
 {
     if (!m) return;
+    if (m->slot >= 0) {
+        __atomic_store_n(&markers[m->slot], NULL, __ATOMIC_SEQ_CST);
+        /* An end that loaded it before finishes first (a signal's end then
+         * kills the process); a walk takes microseconds. Bounded: a child
+         * forked during its parent's walk inherits the count, not the
+         * walker. */
+        for (int i = 0; i < 100000 && __atomic_load_n(&walking, __ATOMIC_SEQ_CST); i++) sched_yield();
+    }
     if (m->map) munmap((void *)m->map, 1);
     close(m->fd);
     unlink(m->path);

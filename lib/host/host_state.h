@@ -106,6 +106,13 @@ pl__marker *pl__marker_new(pl__state *s, const char *name);
 void pl__marker_set(pl__marker *m, char call);
 /* Remove the file and free (accepts NULL). */
 void pl__marker_free(pl__marker *m);
+/* This process ends on its own (docs/provider-host.md, "The consumer's own
+ * end"): every marker it made is set to '-', so the next consumer does not
+ * count a call still running on another thread as one it died in; and from
+ * now on a call another thread starts is not marked either. `self`: the
+ * ending thread (pthread_self), whose own later calls stay marked; 0 for a
+ * signal. Async-signal-safe, lock-free. */
+void pl__markers_consumer_ends(uintptr_t self);
 /* Look for markers of this provider left by consumers that no longer run.
  * Each is removed; when one shows a call in progress, returns that call
  * ('O', 'C' or 'X') and describes it in `why` ("a consumer (pid 123) died

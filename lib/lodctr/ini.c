@@ -1,4 +1,6 @@
-/* perflib lodctr: the .ini + symbol file parser and the install step. */
+/* perflib lodctr: the .ini parser and the building of a counter set from
+ * the .ini and its symbol file (symfile.c reads the symbol file; install.c
+ * installs the set). */
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -11,61 +13,7 @@
 
 enum { K_NAME = 0, K_HELP = 1 };
 
-/* ------------------------------------------------------------ raw parse */
-
-typedef struct rtext {
-    char *sym;
-    char lang[5];
-    int kind;
-    char *value;               /* owned until moved into the set */
-    unsigned line;
-    int64_t off;
-} rtext;
-
-typedef struct robj {
-    char *sym;
-    unsigned line;
-    int64_t off;
-} robj;
-
-typedef struct sym {
-    char *name;
-    char *value;               /* the define's replacement text, trimmed */
-    unsigned line;
-    unsigned conflict_line;    /* a later define with a different value */
-    int state;                 /* 0 not yet, 1 resolved, 2 failed, 3 being resolved */
-    int fail;                  /* why it failed (R_*) */
-    struct sym *fail_at;       /* the symbol at which it failed (messages) */
-    int64_t off;
-} sym;
-
-enum { R_OK = 0, R_UNDEFINED, R_NOTNUM, R_CYCLE, R_CONFLICT, R_EXPR };
-
-typedef struct ctx {
-    const char *ini_name;
-    const char *sym_name;
-    pl_error *err;
-    /* [info] */
-    char *provider, *symfile, *library, *open, *collect, *close, *wraps;
-    unsigned provider_line, symfile_line, info_line, last_line;
-    int trusted;
-    rtext *texts;
-    size_t ntexts, ctexts;
-    robj *objs;
-    size_t nobjs, cobjs;
-    rtext *noeq;               /* [text] NAME keys on lines without '=' */
-    size_t nnoeq, cnoeq;
-    sym *syms;
-    size_t nsyms, csyms;
-    unsigned include_line;     /* first #include of the symbol file (not followed) */
-    sym **chain;               /* resolve(): the alias chain being followed */
-    size_t cchain;
-    char **warnings;
-    size_t nwarnings, cwarnings;
-    int nomem;
-} ctx;
-
-static int grow(void **arr, size_t *cap, size_t n, size_t elem)
+int pl__lc_grow(void **arr, size_t *cap, size_t n, size_t elem)
 {
     if (n < *cap) return 1;
     size_t nc = *cap ? *cap * 2 : 16;
@@ -77,15 +25,14 @@ static int grow(void **arr, size_t *cap, size_t n, size_t elem)
     return 1;
 }
 
-static void warn(ctx *c, const char *fmt, ...) PL__PRINTF(2, 3);
-static void warn(ctx *c, const char *fmt, ...)
+void pl__lc_warn(pl__lc_ctx *c, const char *fmt, ...)
 {
     char tmp[600];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
-    if (!grow((void **)&c->warnings, &c->cwarnings, c->nwarnings, sizeof *c->warnings)) {
+    if (!pl__lc_grow((void **)&c->warnings, &c->cwarnings, c->nwarnings, sizeof *c->warnings)) {
         c->nomem = 1;
         return;
     }
@@ -97,7 +44,7 @@ static void warn(ctx *c, const char *fmt, ...)
     c->warnings[c->nwarnings++] = w;
 }
 
-static int is_ident(const char *s, size_t n)
+int pl__lc_is_ident(const char *s, size_t n)
 {
     if (n == 0) return 0;
     if (!((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z') || s[0] == '_')) return 0;
@@ -109,7 +56,7 @@ static int is_ident(const char *s, size_t n)
     return 1;
 }
 
-static int hexval(char ch)
+int pl__lc_hexval(char ch)
 {
     if (ch >= '0' && ch <= '9') return ch - '0';
     if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
@@ -136,7 +83,7 @@ static int split_key(const char *k, size_t n, size_t *symlen, char lang[5], int 
     if (lgn == 0 || lgn > 4) return 0;
     unsigned v = 0;
     for (size_t i = 0; i < lgn; i++) {
-        int h = hexval(lg[i]);
+        int h = pl__lc_hexval(lg[i]);
         if (h < 0) return 0;
         v = v * 16 + (unsigned)h;
     }
@@ -145,18 +92,18 @@ static int split_key(const char *k, size_t n, size_t *symlen, char lang[5], int 
     return *symlen > 0;
 }
 
-static char *dup_or_flag(ctx *c, const char *s, size_t n)
+static char *dup_or_flag(pl__lc_ctx *c, const char *s, size_t n)
 {
     char *d = pl__lc_strndup(s, n);
     if (!d) c->nomem = 1;
     return d;
 }
 
-static void set_info(ctx *c, char **field, unsigned *line_out, const char *v, size_t vn, unsigned line,
+static void set_info(pl__lc_ctx *c, char **field, unsigned *line_out, const char *v, size_t vn, unsigned line,
                      const char *key)
 {
     if (*field) {
-        warn(c, "%s:%u: %s= given again; the first value is used", c->ini_name, line, key);
+        pl__lc_warn(c, "%s:%u: %s= given again; the first value is used", c->ini_name, line, key);
         return;
     }
     *field = dup_or_flag(c, v, vn);
@@ -168,7 +115,7 @@ enum { S_NONE, S_INFO, S_LANGUAGES, S_OBJECTS, S_TEXT, S_OTHER };
 /* A byte-order mark (U+FEFF) at the start of a line inside the file: what
  * concatenating two files with BOMs (`cat a.ini b.ini`) leaves. It is not
  * text; skip it and the blanks after it. */
-static void skip_bom(const char **s, size_t *n)
+void pl__lc_skip_bom(const char **s, size_t *n)
 {
     while (*n >= 3 && (unsigned char)(*s)[0] == 0xEF && (unsigned char)(*s)[1] == 0xBB &&
            (unsigned char)(*s)[2] == 0xBF) {
@@ -178,7 +125,7 @@ static void skip_bom(const char **s, size_t *n)
     }
 }
 
-static int parse_ini(ctx *c, const char *txt, size_t len)
+static int parse_ini(pl__lc_ctx *c, const char *txt, size_t len)
 {
     pl__lc_lines it;
     pl__lc_lines_init(&it, txt, len);
@@ -189,7 +136,7 @@ static int parse_ini(ctx *c, const char *txt, size_t len)
         unsigned line = it.line;
         c->last_line = line;
         pl__lc_trim(&s, &n);
-        skip_bom(&s, &n);
+        pl__lc_skip_bom(&s, &n);
         if (n == 0) continue;
         if (s[0] == ';' || s[0] == '#' || (n >= 2 && s[0] == '/' && s[1] == '/')) continue;
         if (s[0] == '[') {
@@ -197,7 +144,7 @@ static int parse_ini(ctx *c, const char *txt, size_t len)
             const char *nm = s + 1;
             size_t nn = e ? (size_t)(e - nm) : n - 1;
             pl__lc_trim(&nm, &nn);
-            if (!e) warn(c, "%s:%u: section header without ']'", c->ini_name, line);
+            if (!e) pl__lc_warn(c, "%s:%u: section header without ']'", c->ini_name, line);
             if (pl__lc_eq_ci(nm, nn, "info")) {
                 sec = S_INFO;
                 if (!c->info_line) c->info_line = line;
@@ -210,7 +157,7 @@ static int parse_ini(ctx *c, const char *txt, size_t len)
         if (sec == S_NONE || sec == S_OTHER) continue;
         const char *eq = memchr(s, '=', n);
         if (!eq) {
-            warn(c, "%s:%u: line without '=' skipped", c->ini_name, line);
+            pl__lc_warn(c, "%s:%u: line without '=' skipped", c->ini_name, line);
             /* A help text lost this way leaves a counter without help (the
              * real ntrace file has one); a name lost would leave a counter
              * nobody can find: kept to be judged once the file is read. */
@@ -219,8 +166,8 @@ static int parse_ini(ctx *c, const char *txt, size_t len)
             int kind;
             while (kn < n && s[kn] != ' ' && s[kn] != '\t') kn++;
             if (sec == S_TEXT && split_key(s, kn, &symlen, lang, &kind) && kind == K_NAME) {
-                if (!grow((void **)&c->noeq, &c->cnoeq, c->nnoeq, sizeof *c->noeq)) return PL_E_NOMEM;
-                rtext *t = &c->noeq[c->nnoeq];
+                if (!pl__lc_grow((void **)&c->noeq, &c->cnoeq, c->nnoeq, sizeof *c->noeq)) return PL_E_NOMEM;
+                pl__lc_rtext *t = &c->noeq[c->nnoeq];
                 memset(t, 0, sizeof *t);
                 t->sym = dup_or_flag(c, s, symlen);
                 if (!t->sym) return PL_E_NOMEM;
@@ -250,18 +197,18 @@ static int parse_ini(ctx *c, const char *txt, size_t len)
         char lang[5];
         int kind;
         if (!split_key(k, kn, &symlen, lang, &kind)) {
-            warn(c, "%s:%u: key '%.*s' is not SYMBOL_LANG_NAME or SYMBOL_LANG_HELP; skipped", c->ini_name, line,
-                 (int)(kn > 200 ? 200 : kn), k);
+            pl__lc_warn(c, "%s:%u: key '%.*s' is not SYMBOL_LANG_NAME or SYMBOL_LANG_HELP; skipped", c->ini_name, line,
+                        (int)(kn > 200 ? 200 : kn), k);
             continue;
         }
         if (sec == S_OBJECTS) {
             if (kind != K_NAME) {
-                warn(c, "%s:%u: [objects] key '%.*s' does not end in _NAME; skipped", c->ini_name, line,
-                     (int)(kn > 200 ? 200 : kn), k);
+                pl__lc_warn(c, "%s:%u: [objects] key '%.*s' does not end in _NAME; skipped", c->ini_name, line,
+                            (int)(kn > 200 ? 200 : kn), k);
                 continue;
             }
-            if (!grow((void **)&c->objs, &c->cobjs, c->nobjs, sizeof *c->objs)) return PL_E_NOMEM;
-            robj *o = &c->objs[c->nobjs];
+            if (!pl__lc_grow((void **)&c->objs, &c->cobjs, c->nobjs, sizeof *c->objs)) return PL_E_NOMEM;
+            pl__lc_robj *o = &c->objs[c->nobjs];
             o->sym = dup_or_flag(c, k, symlen);
             if (!o->sym) return PL_E_NOMEM;
             o->line = line;
@@ -271,11 +218,11 @@ static int parse_ini(ctx *c, const char *txt, size_t len)
         }
         /* [text] */
         if (vn == 0) {
-            warn(c, "%s:%u: empty value for %.*s skipped", c->ini_name, line, (int)(kn > 200 ? 200 : kn), k);
+            pl__lc_warn(c, "%s:%u: empty value for %.*s skipped", c->ini_name, line, (int)(kn > 200 ? 200 : kn), k);
             continue;
         }
-        if (!grow((void **)&c->texts, &c->ctexts, c->ntexts, sizeof *c->texts)) return PL_E_NOMEM;
-        rtext *t = &c->texts[c->ntexts];
+        if (!pl__lc_grow((void **)&c->texts, &c->ctexts, c->ntexts, sizeof *c->texts)) return PL_E_NOMEM;
+        pl__lc_rtext *t = &c->texts[c->ntexts];
         memset(t, 0, sizeof *t);
         t->sym = dup_or_flag(c, k, symlen);
         t->value = dup_or_flag(c, v, vn);
@@ -292,7 +239,7 @@ static int parse_ini(ctx *c, const char *txt, size_t len)
     }
     if (c->nomem) return PL_E_NOMEM;
     for (size_t i = 0; i < c->nnoeq; i++) {
-        const rtext *m = &c->noeq[i];
+        const pl__lc_rtext *m = &c->noeq[i];
         int named = 0;
         for (size_t k = 0; k < c->ntexts && !named; k++)
             named = c->texts[k].kind == K_NAME && strcmp(c->texts[k].sym, m->sym) == 0;
@@ -302,330 +249,6 @@ static int parse_ini(ctx *c, const char *txt, size_t len)
                             "(write %s_%s_NAME=its name)",
                             c->ini_name, m->line, m->sym, m->lang, m->sym, m->sym, m->lang);
     }
-    return PL_OK;
-}
-
-/* ------------------------------------------------------- symbol file */
-
-/* Blank out C comments (keeping line breaks) and skip string literals. */
-static void strip_comments(char *t, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        char ch = t[i];
-        if (ch == '"' || ch == '\'') {
-            i++;
-            while (i < n && t[i] != ch && t[i] != '\n' && t[i] != '\r') {
-                if (t[i] == '\\' && i + 1 < n) i++;
-                i++;
-            }
-            if (i < n && t[i] == ch) i++;
-        } else if (ch == '/' && i + 1 < n && t[i + 1] == '/') {
-            while (i < n && t[i] != '\n' && t[i] != '\r') t[i++] = ' ';
-        } else if (ch == '/' && i + 1 < n && t[i + 1] == '*') {
-            t[i++] = ' ';
-            t[i++] = ' ';
-            while (i < n && !(t[i] == '*' && i + 1 < n && t[i + 1] == '/')) {
-                if (t[i] != '\n' && t[i] != '\r') t[i] = ' ';
-                i++;
-            }
-            if (i < n) {
-                t[i++] = ' ';
-                t[i++] = ' ';
-            }
-        } else {
-            i++;
-        }
-    }
-}
-
-static int sym_cmp(const void *a, const void *b)
-{
-    const sym *x = a, *y = b;
-    int r = strcmp(x->name, y->name);
-    if (r) return r;
-    return (x->line > y->line) - (x->line < y->line);
-}
-
-static int parse_symbols(ctx *c, char *txt, size_t len)
-{
-    strip_comments(txt, len);
-    pl__lc_lines it;
-    pl__lc_lines_init(&it, txt, len);
-    const char *s;
-    size_t n;
-    while (pl__lc_next_line(&it, &s, &n)) {
-        pl__lc_trim(&s, &n);
-        skip_bom(&s, &n);
-        if (n < 1 || s[0] != '#') continue;
-        s++;
-        n--;
-        pl__lc_trim(&s, &n);
-        if (n >= 7 && memcmp(s, "include", 7) == 0) {
-            if (!c->include_line) c->include_line = it.line;
-            continue;
-        }
-        if (n < 6 || memcmp(s, "define", 6) != 0 || (n > 6 && s[6] != ' ' && s[6] != '\t')) continue;
-        s += 6;
-        n -= 6;
-        pl__lc_trim(&s, &n);
-        if (!is_ident(s, 1)) continue;
-        size_t in = 1;
-        while (in < n && ((s[in] >= 'A' && s[in] <= 'Z') || (s[in] >= 'a' && s[in] <= 'z') ||
-                          (s[in] >= '0' && s[in] <= '9') || s[in] == '_'))
-            in++;
-        if (in < n && s[in] == '(') continue; /* a function-like macro */
-        const char *v = s + in;
-        size_t vn = n - in;
-        pl__lc_trim(&v, &vn);
-        if (vn == 0) continue; /* include guard */
-        if (!grow((void **)&c->syms, &c->csyms, c->nsyms, sizeof *c->syms)) return PL_E_NOMEM;
-        sym *y = &c->syms[c->nsyms];
-        memset(y, 0, sizeof *y);
-        y->name = pl__lc_strndup(s, in);
-        y->value = pl__lc_strndup(v, vn);
-        if (!y->name || !y->value) {
-            free(y->name);
-            free(y->value);
-            return PL_E_NOMEM;
-        }
-        y->line = it.line;
-        c->nsyms++;
-    }
-    if (c->nsyms) qsort(c->syms, c->nsyms, sizeof *c->syms, sym_cmp);
-    /* Collapse repeated defines: same value is harmless; a different value
-     * is remembered and refused if the symbol is used. */
-    size_t w = 0;
-    for (size_t i = 0; i < c->nsyms; i++) {
-        if (w > 0 && strcmp(c->syms[w - 1].name, c->syms[i].name) == 0) {
-            if (strcmp(c->syms[w - 1].value, c->syms[i].value) != 0 && !c->syms[w - 1].conflict_line)
-                c->syms[w - 1].conflict_line = c->syms[i].line;
-            free(c->syms[i].name);
-            free(c->syms[i].value);
-            continue;
-        }
-        c->syms[w++] = c->syms[i];
-    }
-    c->nsyms = w;
-    return PL_OK;
-}
-
-static sym *find_sym(ctx *c, const char *name)
-{
-    size_t lo = 0, hi = c->nsyms;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int r = strcmp(c->syms[mid].name, name);
-        if (r == 0) return &c->syms[mid];
-        if (r < 0) lo = mid + 1;
-        else hi = mid;
-    }
-    return NULL;
-}
-
-/* A C integer constant, possibly in parentheses and with a sign and an
- * integer suffix. Saturates far beyond any valid offset. */
-static int parse_number(const char *s, size_t n, int64_t *out)
-{
-    pl__lc_trim(&s, &n);
-    while (n >= 2 && s[0] == '(' && s[n - 1] == ')') {
-        s++;
-        n -= 2;
-        pl__lc_trim(&s, &n);
-    }
-    int neg = 0;
-    if (n > 0 && (s[0] == '-' || s[0] == '+')) {
-        neg = s[0] == '-';
-        s++;
-        n--;
-        pl__lc_trim(&s, &n);
-        while (n >= 2 && s[0] == '(' && s[n - 1] == ')') {
-            s++;
-            n -= 2;
-            pl__lc_trim(&s, &n);
-        }
-    }
-    while (n > 0 && (s[n - 1] == 'u' || s[n - 1] == 'U' || s[n - 1] == 'l' || s[n - 1] == 'L')) n--;
-    if (n == 0 || s[0] < '0' || s[0] > '9') return 0;
-    int base = 10;
-    size_t i = 0;
-    if (n >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-        base = 16;
-        i = 2;
-        if (n == 2) return 0;
-    } else if (n >= 2 && s[0] == '0') {
-        base = 8;
-        i = 1;
-    }
-    uint64_t v = 0;
-    for (; i < n; i++) {
-        int d = hexval(s[i]);
-        if (d < 0 || d >= base) return 0;
-        if (v < (1ull << 40)) v = v * (uint64_t)base + (uint64_t)d;
-    }
-    *out = neg ? -(int64_t)v : (int64_t)v;
-    return 1;
-}
-
-/* 1 when a #define's replacement text is arithmetic (`(OTHER + 2)`, `A|B`,
- * `-A`) rather than a number or the name of another symbol. */
-static int is_expression(const char *v)
-{
-    for (; *v; v++)
-        if (strchr("+-*/%<>|&^~!?", *v)) return 1;
-    return 0;
-}
-
-/* Resolve a symbol through alias chains. Returns R_*; *where is the symbol
- * at which it failed (for messages). Every symbol on the chain remembers the
- * result, so resolving n symbols costs O(n) even when they form one long
- * chain of aliases. */
-static int resolve(ctx *c, const char *name, int64_t *off, sym **where)
-{
-    sym *y = find_sym(c, name);
-    *where = y;
-    if (!y) return R_UNDEFINED;
-    if (y->state == 1) {
-        *off = y->off;
-        return R_OK;
-    }
-    if (y->state == 2) {
-        *where = y->fail_at;
-        return y->fail;
-    }
-    sym *cur = y;
-    int rc = R_OK;
-    int64_t v = 0;
-    size_t nchain = 0;
-    for (;;) {
-        if (cur->state == 1) {
-            v = cur->off;
-            break;
-        }
-        if (cur->state == 2) {
-            rc = cur->fail;
-            *where = cur->fail_at;
-            break;
-        }
-        if (cur->state == 3) { /* back on the chain: a cycle */
-            rc = R_CYCLE;
-            *where = y;
-            break;
-        }
-        if (nchain == c->cchain) {
-            size_t nc = c->cchain ? c->cchain * 2 : 16;
-            sym **np = realloc(c->chain, nc * sizeof *np);
-            if (!np) {
-                c->nomem = 1;
-                rc = R_NOTNUM;
-                *where = cur;
-                break;
-            }
-            c->chain = np;
-            c->cchain = nc;
-        }
-        c->chain[nchain++] = cur;
-        cur->state = 3;
-        if (cur->conflict_line) {
-            rc = R_CONFLICT;
-            *where = cur;
-            break;
-        }
-        if (parse_number(cur->value, strlen(cur->value), &v)) break;
-        const char *a = cur->value;
-        size_t an = strlen(a);
-        while (an >= 2 && a[0] == '(' && a[an - 1] == ')') {
-            a++;
-            an -= 2;
-            pl__lc_trim(&a, &an);
-        }
-        if (!is_ident(a, an)) {
-            rc = is_expression(cur->value) ? R_EXPR : R_NOTNUM;
-            *where = cur;
-            break;
-        }
-        char *tmp = pl__lc_strndup(a, an);
-        if (!tmp) {
-            c->nomem = 1;
-            rc = R_NOTNUM;
-            *where = cur;
-            break;
-        }
-        sym *nx = find_sym(c, tmp);
-        free(tmp);
-        if (!nx) {
-            rc = R_UNDEFINED;
-            *where = cur;
-            break;
-        }
-        cur = nx;
-    }
-    for (size_t i = 0; i < nchain; i++) {
-        sym *z = c->chain[i];
-        if (rc == R_OK) {
-            z->state = 1;
-            z->off = v;
-        } else {
-            z->state = 2;
-            z->fail = rc;
-            z->fail_at = *where;
-        }
-    }
-    if (rc == R_OK) *off = v;
-    return rc;
-}
-
-/* Check a used symbol; returns PL_OK, 1 for "skip with warning" (text) or an
- * error status. */
-static int check_use(ctx *c, const char *symname, unsigned line, int is_object, int64_t *off)
-{
-    sym *where = NULL;
-    int r = resolve(c, symname, off, &where);
-    switch (r) {
-    case R_OK:
-        break;
-    case R_UNDEFINED:
-    case R_NOTNUM:
-        if (is_object)
-            return pl__fail(c->err, PL_E_PARSE, "%s:%u: [objects] entry %s has no offset in %s", c->ini_name, line,
-                            symname, c->sym_name);
-        char inc[300] = "";
-        if (r == R_UNDEFINED && c->include_line)
-            snprintf(inc, sizeof inc, " (%s:%u #includes another file; lodctr reads only the symbol file itself)",
-                     c->sym_name, c->include_line);
-        if (r == R_UNDEFINED && where && strcmp(where->name, symname) != 0)
-            warn(c, "%s:%u: symbol %s is an alias of an undefined symbol in %s:%u; skipped%s", c->ini_name, line,
-                 symname, c->sym_name, where->line, inc);
-        else if (r == R_UNDEFINED)
-            warn(c, "%s:%u: symbol %s is not defined in %s; skipped%s", c->ini_name, line, symname, c->sym_name, inc);
-        else
-            warn(c, "%s:%u: symbol %s is not a number in %s:%u; skipped", c->ini_name, line, symname, c->sym_name,
-                 where ? where->line : 0);
-        return 1;
-    case R_EXPR:
-        return pl__fail(c->err, PL_E_PARSE,
-                        "%s:%u: symbol %s is defined as the expression '%s' (%s:%u); lodctr reads only numbers and"
-                        " names of other symbols, write the offset as a number",
-                        c->ini_name, line, symname, where ? where->value : "?", c->sym_name, where ? where->line : 0);
-    case R_CYCLE:
-        return pl__fail(c->err, PL_E_PARSE, "%s:%u: symbol %s is defined in a cycle of aliases (%s:%u)",
-                        c->ini_name, line, symname, c->sym_name, where ? where->line : 0);
-    case R_CONFLICT:
-        return pl__fail(c->err, PL_E_PARSE, "%s:%u: symbol %s is defined twice with different values (%s:%u and %u)",
-                        c->sym_name, where ? where->line : 0, where ? where->name : symname, c->sym_name,
-                        where ? where->line : 0, where ? where->conflict_line : 0);
-    }
-    sym *y = find_sym(c, symname);
-    unsigned dl = y ? y->line : 0;
-    if (*off < 0)
-        return pl__fail(c->err, PL_E_INVAL, "%s:%u: symbol %s has a negative offset %lld (used at %s:%u)", c->sym_name,
-                        dl, symname, (long long)*off, c->ini_name, line);
-    if (*off % 2)
-        return pl__fail(c->err, PL_E_INVAL, "%s:%u: symbol %s has an odd offset %lld (used at %s:%u)", c->sym_name, dl,
-                        symname, (long long)*off, c->ini_name, line);
-    if (*off > (int64_t)PL_LODCTR_MAX_OFFSET)
-        return pl__fail(c->err, PL_E_RANGE, "%s:%u: symbol %s has offset %lld, above the limit %u (used at %s:%u)",
-                        c->sym_name, dl, symname, (long long)*off, PL_LODCTR_MAX_OFFSET, c->ini_name, line);
     return PL_OK;
 }
 
@@ -648,8 +271,8 @@ static int use_cmp(const void *a, const void *b)
 
 static int rtext_cmp(const void *a, const void *b)
 {
-    const rtext *const *px = a, *const *py = b;
-    const rtext *x = *px, *y = *py;
+    const pl__lc_rtext *const *px = a, *const *py = b;
+    const pl__lc_rtext *x = *px, *y = *py;
     if (x->off != y->off) return x->off < y->off ? -1 : 1;
     int r = strcmp(x->lang, y->lang);
     if (r) return r;
@@ -668,7 +291,7 @@ static int str_cmp(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void ctx_free(ctx *c)
+static void ctx_free(pl__lc_ctx *c)
 {
     free(c->provider);
     free(c->symfile);
@@ -723,7 +346,7 @@ PL_EXTERN void pl_lodctr_free(pl_lodctr_set *set)
 }
 
 /* Everything after both files are read: resolve, check, build the set. */
-static int build(ctx *c, pl_lodctr_set **out)
+static int build(pl__lc_ctx *c, pl_lodctr_set **out)
 {
     pl_error *err = c->err;
     int rc;
@@ -733,15 +356,15 @@ static int build(ctx *c, pl_lodctr_set **out)
     while (ti < c->ntexts || oi < c->nobjs) {
         int take_obj = oi < c->nobjs && (ti >= c->ntexts || c->objs[oi].line < c->texts[ti].line);
         if (take_obj) {
-            robj *o = &c->objs[oi++];
+            pl__lc_robj *o = &c->objs[oi++];
             int64_t off;
-            rc = check_use(c, o->sym, o->line, 1, &off);
+            rc = pl__lc_check_use(c, o->sym, o->line, 1, &off);
             if (rc != PL_OK) return rc;
             o->off = off;
         } else {
-            rtext *t = &c->texts[ti++];
+            pl__lc_rtext *t = &c->texts[ti++];
             int64_t off;
-            rc = check_use(c, t->sym, t->line, 0, &off);
+            rc = pl__lc_check_use(c, t->sym, t->line, 0, &off);
             if (rc == 1) continue; /* skipped, off stays -1 */
             if (rc != PL_OK) return rc;
             t->off = off;
@@ -775,7 +398,7 @@ static int build(ctx *c, pl_lodctr_set **out)
     free(uses);
 
     /* Order the placed texts; the first of a repeated key wins. */
-    rtext **order = malloc((c->ntexts + 1) * sizeof *order);
+    pl__lc_rtext **order = malloc((c->ntexts + 1) * sizeof *order);
     if (!order) return pl__fail(err, PL_E_NOMEM, "out of memory");
     size_t nord = 0;
     for (size_t i = 0; i < c->ntexts; i++)
@@ -794,11 +417,11 @@ static int build(ctx *c, pl_lodctr_set **out)
     if (!set->texts || !set->text_lines || !set->object_offsets || !set->languages) goto nomem;
     uint32_t maxoff = 0;
     for (size_t i = 0; i < nord; i++) {
-        rtext *t = order[i];
+        pl__lc_rtext *t = order[i];
         if (i > 0 && order[i - 1]->off == t->off && strcmp(order[i - 1]->lang, t->lang) == 0 &&
             order[i - 1]->kind == t->kind) {
-            warn(c, "%s:%u: %s_%s_%s repeats line %u; the first value is used", c->ini_name, t->line, t->sym, t->lang,
-                 t->kind == K_NAME ? "NAME" : "HELP", order[i - 1]->line);
+            pl__lc_warn(c, "%s:%u: %s_%s_%s repeats line %u; the first value is used", c->ini_name, t->line, t->sym,
+                        t->lang, t->kind == K_NAME ? "NAME" : "HELP", order[i - 1]->line);
             continue;
         }
         pl_install_text *x;
@@ -852,8 +475,8 @@ static int build(ctx *c, pl_lodctr_set **out)
             else hi = mid;
         }
         if (lo == set->ntexts || set->texts[lo].offset != off) {
-            warn(c, "%s:%u: [objects] entry %s has no [text]; left out of the Object List", c->ini_name,
-                 c->objs[i].line, c->objs[i].sym);
+            pl__lc_warn(c, "%s:%u: [objects] entry %s has no [text]; left out of the Object List", c->ini_name,
+                        c->objs[i].line, c->objs[i].sym);
             continue;
         }
         set->object_offsets[set->nobjects++] = off;
@@ -903,7 +526,7 @@ nomem:
 }
 
 /* Checks on [info] after the .ini is read. */
-static int check_info(ctx *c, int need_symfile)
+static int check_info(pl__lc_ctx *c, int need_symfile)
 {
     if (!c->provider || !c->provider[0])
         return pl__fail(c->err, PL_E_PARSE, "%s:%u: [info] has no drivername=", c->ini_name,
@@ -923,7 +546,7 @@ static int check_info(ctx *c, int need_symfile)
     return PL_OK;
 }
 
-static int run_ini(ctx *c, const void *ini, size_t ini_len)
+static int run_ini(pl__lc_ctx *c, const void *ini, size_t ini_len)
 {
     char *txt = NULL;
     size_t tl = 0;
@@ -935,13 +558,13 @@ static int run_ini(ctx *c, const void *ini, size_t ini_len)
     return rc;
 }
 
-static int run_sym(ctx *c, const void *sym_data, size_t sym_len)
+static int run_sym(pl__lc_ctx *c, const void *sym_data, size_t sym_len)
 {
     char *txt = NULL;
     size_t tl = 0;
     int rc = pl__lc_decode(sym_data, sym_len, c->sym_name, &txt, &tl, NULL, c->err);
     if (rc != PL_OK) return rc;
-    rc = parse_symbols(c, txt, tl);
+    rc = pl__lc_parse_symbols(c, txt, tl);
     free(txt);
     if (rc == PL_E_NOMEM) return pl__fail(c->err, PL_E_NOMEM, "out of memory");
     return rc;
@@ -953,7 +576,7 @@ PL_EXTERN int pl_lodctr_parse_mem(const void *ini, size_t ini_len, const char *i
     if (!out) return pl__fail(err, PL_E_INVAL, "pl_lodctr_parse_mem: out is NULL");
     *out = NULL;
     pl__clear(err);
-    ctx c;
+    pl__lc_ctx c;
     memset(&c, 0, sizeof c);
     c.ini_name = ini_name ? ini_name : "ini";
     c.sym_name = sym_name ? sym_name : "symbols";
@@ -1027,7 +650,7 @@ PL_EXTERN int pl_lodctr_parse_ex(const char *ini_path, const pl_lodctr_parse_opt
     *out = NULL;
     if (!ini_path || !ini_path[0]) return pl__fail(err, PL_E_INVAL, "pl_lodctr_parse: no .ini file given");
     pl__clear(err);
-    ctx c;
+    pl__lc_ctx c;
     memset(&c, 0, sizeof c);
     c.ini_name = ini_path;
     c.err = err;
@@ -1082,190 +705,4 @@ PL_EXTERN int pl_lodctr_parse_ex(const char *ini_path, const pl_lodctr_parse_opt
 PL_EXTERN int pl_lodctr_parse(const char *ini_path, pl_lodctr_set **out, pl_error *err)
 {
     return pl_lodctr_parse_ex(ini_path, NULL, out, err);
-}
-
-/* ------------------------------------------------------------- install */
-
-static int add_warning(pl_lodctr_set *set, const char *msg)
-{
-    char **nw = realloc(set->warnings, (set->nwarnings + 1) * sizeof *nw);
-    if (!nw) return PL_E_NOMEM;
-    set->warnings = nw;
-    char *d = pl__strdup(msg);
-    if (!d) return PL_E_NOMEM;
-    set->warnings[set->nwarnings++] = d;
-    return PL_OK;
-}
-
-PL_EXTERN int pl_lodctr_install(pl_store *st, pl_lodctr_set *set, const pl_lodctr_overrides *ov,
-                                pl_install_result *res, pl_error *err)
-{
-    if (!st || !set || !set->provider) return pl__fail(err, PL_E_INVAL, "pl_lodctr_install: NULL argument");
-    pl__clear(err);
-    char **langs = NULL;
-    size_t nl = 0;
-    int rc = pl_store_languages(st, &langs, &nl, err);
-    if (rc != PL_OK) return rc;
-    pl_install_text *keep = malloc((set->ntexts + 1) * sizeof *keep);
-    uint32_t *objs = malloc((set->nobjects + 1) * sizeof *objs);
-    /* Per language of the set (sorted): in the store?, how many texts, the
-     * first text's line. One pass over the texts, so big files stay fast. */
-    int *in_store = calloc(set->nlanguages + 1, sizeof *in_store);
-    size_t *count = calloc(set->nlanguages + 1, sizeof *count);
-    size_t *first = calloc(set->nlanguages + 1, sizeof *first);
-    size_t nkeep = 0, nobj = 0;
-    if (!keep || !objs || !in_store || !count || !first) {
-        rc = pl__fail(err, PL_E_NOMEM, "out of memory");
-        goto out;
-    }
-    for (size_t j = 0; j < set->nlanguages; j++)
-        for (size_t k = 0; k < nl && !in_store[j]; k++)
-            in_store[j] = pl__lc_eq_ci(set->languages[j], strlen(set->languages[j]), langs[k]);
-    for (size_t i = 0; i < set->ntexts; i++) {
-        const char *lang = set->texts[i].lang;
-        size_t lo = 0, hi = set->nlanguages;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (strcmp(set->languages[mid], lang) < 0) lo = mid + 1;
-            else hi = mid;
-        }
-        if (lo == set->nlanguages || strcmp(set->languages[lo], lang) != 0) {
-            /* A set edited by the caller: a language languages[] lacks. */
-            int have = 0;
-            for (size_t k = 0; k < nl && !have; k++) have = pl__lc_eq_ci(lang, strlen(lang), langs[k]);
-            if (have) keep[nkeep++] = set->texts[i];
-            continue;
-        }
-        if (in_store[lo]) {
-            keep[nkeep++] = set->texts[i];
-            continue;
-        }
-        if (count[lo]++ == 0) first[lo] = i;
-    }
-    for (size_t j = 0; j < set->nlanguages; j++) {
-        if (!count[j]) continue;
-        char msg[600];
-        snprintf(msg, sizeof msg, "%s:%u: language %s is not in the registry store; its %zu entr%s skipped",
-                 set->ini_path, set->text_lines[first[j]], set->languages[j], count[j],
-                 count[j] == 1 ? "y is" : "ies are");
-        if (add_warning(set, msg) != PL_OK) {
-            rc = pl__fail(err, PL_E_NOMEM, "out of memory");
-            goto out;
-        }
-    }
-    if (nkeep == 0) {
-        rc = pl__fail(err, PL_E_PARSE, "%s: no [text] entry is in a language of the registry store", set->ini_path);
-        goto out;
-    }
-    /* keep[] is sorted by offset (as set->texts is): binary search. */
-    for (size_t i = 0; i < set->nobjects; i++) {
-        uint32_t off = set->object_offsets[i];
-        size_t lo = 0, hi = nkeep;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (keep[mid].offset < off) lo = mid + 1;
-            else hi = mid;
-        }
-        if (lo < nkeep && keep[lo].offset == off) objs[nobj++] = off;
-    }
-    pl_install_req req;
-    memset(&req, 0, sizeof req);
-    req.provider = set->provider;
-    req.library = ov && ov->library ? ov->library : set->library;
-    req.open = ov && ov->open ? ov->open : set->open;
-    req.collect = ov && ov->collect ? ov->collect : set->collect;
-    req.close = ov && ov->close ? ov->close : set->close;
-    req.isolation = ov ? ov->isolation : PL_INSTALL_ISOLATION_DEFAULT;
-    req.wraps = set->wraps;
-    req.max_offset = set->max_offset;
-    req.texts = keep;
-    req.ntexts = nkeep;
-    req.object_offsets = objs;
-    req.nobjects = nobj;
-    pl_install_result r;
-    memset(&r, 0, sizeof r);
-    rc = pl_store_install(st, &req, &r, err);
-    if (rc == PL_OK && res) *res = r;
-out:
-    free(keep);
-    free(objs);
-    free(in_store);
-    free(count);
-    free(first);
-    pl_free(langs);
-    return rc;
-}
-
-PL_EXTERN int pl_lodctr_uninstall(pl_store *st, const char *provider, pl_error *err)
-{
-    if (!st || !provider) return pl__fail(err, PL_E_INVAL, "pl_lodctr_uninstall: NULL argument");
-    int rc = pl_store_uninstall(st, provider, err);
-    if (rc != PL_OK) return rc;
-    pl_provider_info p;
-    memset(&p, 0, sizeof p);
-    pl_error e2;
-    if (pl_store_provider(st, provider, &p, &e2) == PL_OK) {
-        int bare = !p.builtin && (!p.library || !p.library[0]) && !p.first_counter && !p.last_counter &&
-                   !p.first_help && !p.last_help;
-        pl_provider_info_clear(&p);
-        /* Best effort: the names are gone either way. */
-        if (bare) (void)pl_store_remove_provider(st, provider, &e2);
-    }
-    return PL_OK;
-}
-
-/* ------------------------------------------------- loadperf entry points */
-
-/* The last token of a command line; double quotes group. Returns a new
- * string or NULL (empty line or no memory; *nomem tells which). */
-static char *last_token(const char *cmd, int *nomem)
-{
-    const char *p = cmd, *tb = NULL;
-    size_t tn = 0;
-    *nomem = 0;
-    while (*p) {
-        while (*p == ' ' || *p == '\t') p++;
-        if (!*p) break;
-        if (*p == '"') {
-            const char *q = strchr(p + 1, '"');
-            tb = p + 1;
-            tn = q ? (size_t)(q - tb) : strlen(tb);
-            p = q ? q + 1 : tb + tn;
-        } else {
-            tb = p;
-            while (*p && *p != ' ' && *p != '\t') p++;
-            tn = (size_t)(p - tb);
-        }
-    }
-    if (!tb || tn == 0) return NULL;
-    char *r = pl__lc_strndup(tb, tn);
-    if (!r) *nomem = 1;
-    return r;
-}
-
-PL_EXTERN int pl_load_counter_strings(pl_store *st, const char *cmdline, pl_error *err)
-{
-    if (!st || !cmdline) return pl__fail(err, PL_E_INVAL, "pl_load_counter_strings: NULL argument");
-    int nomem;
-    char *ini = last_token(cmdline, &nomem);
-    if (!ini) return nomem ? pl__fail(err, PL_E_NOMEM, "out of memory")
-                           : pl__fail(err, PL_E_INVAL, "pl_load_counter_strings: no .ini file in the command line");
-    pl_lodctr_set *set = NULL;
-    int rc = pl_lodctr_parse(ini, &set, err);
-    if (rc == PL_OK) rc = pl_lodctr_install(st, set, NULL, NULL, err);
-    pl_lodctr_free(set);
-    free(ini);
-    return rc;
-}
-
-PL_EXTERN int pl_unload_counter_strings(pl_store *st, const char *cmdline, pl_error *err)
-{
-    if (!st || !cmdline) return pl__fail(err, PL_E_INVAL, "pl_unload_counter_strings: NULL argument");
-    int nomem;
-    char *name = last_token(cmdline, &nomem);
-    if (!name) return nomem ? pl__fail(err, PL_E_NOMEM, "out of memory")
-                            : pl__fail(err, PL_E_INVAL, "pl_unload_counter_strings: no provider name in the command line");
-    int rc = pl_lodctr_uninstall(st, name, err);
-    free(name);
-    return rc;
 }

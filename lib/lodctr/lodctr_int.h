@@ -1,6 +1,7 @@
 /* This file is private to libperflib's lodctr module: no API/ABI guarantee.
  * Text decoding, line splitting and a growable buffer shared by the .ini,
- * symbol-file and backup-file code. */
+ * symbol-file and backup-file code; the parse state the .ini and
+ * symbol-file code share. */
 #ifndef PL_LODCTR_INT_H
 #define PL_LODCTR_INT_H
 
@@ -41,5 +42,75 @@ int pl__lc_eq_ci(const char *s, size_t n, const char *lit);
 /* strndup that returns NULL on allocation failure. */
 char *pl__lc_strndup(const char *s, size_t n);
 
+
+/* ------------------------------------------------ the .ini and its symbols
+ * ini.c reads the .ini and builds the set; symfile.c reads the symbol file
+ * and resolves the symbols the .ini uses. */
+
+typedef struct pl__lc_rtext {
+    char *sym;
+    char lang[5];
+    int kind;
+    char *value;               /* owned until moved into the set */
+    unsigned line;
+    int64_t off;
+} pl__lc_rtext;
+
+typedef struct pl__lc_robj {
+    char *sym;
+    unsigned line;
+    int64_t off;
+} pl__lc_robj;
+
+typedef struct pl__lc_sym {
+    char *name;
+    char *value;               /* the define's replacement text, trimmed */
+    unsigned line;
+    unsigned conflict_line;    /* a later define with a different value */
+    int state;                 /* 0 not yet, 1 resolved, 2 failed, 3 being resolved */
+    int fail;                  /* why it failed (R_*, symfile.c) */
+    struct pl__lc_sym *fail_at; /* the symbol at which it failed (messages) */
+    int64_t off;
+} pl__lc_sym;
+
+typedef struct pl__lc_ctx {
+    const char *ini_name;
+    const char *sym_name;
+    pl_error *err;
+    /* [info] */
+    char *provider, *symfile, *library, *open, *collect, *close, *wraps;
+    unsigned provider_line, symfile_line, info_line, last_line;
+    int trusted;
+    pl__lc_rtext *texts;
+    size_t ntexts, ctexts;
+    pl__lc_robj *objs;
+    size_t nobjs, cobjs;
+    pl__lc_rtext *noeq;        /* [text] NAME keys on lines without '=' */
+    size_t nnoeq, cnoeq;
+    pl__lc_sym *syms;
+    size_t nsyms, csyms;
+    unsigned include_line;     /* first #include of the symbol file (not followed) */
+    pl__lc_sym **chain;        /* resolve(): the alias chain being followed */
+    size_t cchain;
+    char **warnings;
+    size_t nwarnings, cwarnings;
+    int nomem;
+} pl__lc_ctx;
+
+/* Make room for element n of a growable array (1, or 0: no memory). */
+int pl__lc_grow(void **arr, size_t *cap, size_t n, size_t elem);
+/* Add a warning to the set being parsed (c->nomem on failure). */
+void pl__lc_warn(pl__lc_ctx *c, const char *fmt, ...) PL__PRINTF(2, 3);
+/* Is [s, s+n) a C identifier? */
+int pl__lc_is_ident(const char *s, size_t n);
+/* A hex digit's value, -1 when it is not one. */
+int pl__lc_hexval(char ch);
+/* Skip a byte-order mark at the start of a line and the blanks after it. */
+void pl__lc_skip_bom(const char **s, size_t *n);
+/* Read the symbol file's #defines into c->syms (symfile.c). PL_OK or PL_E_NOMEM. */
+int pl__lc_parse_symbols(pl__lc_ctx *c, char *txt, size_t len);
+/* Resolve a symbol the .ini uses at `line` to its offset (symfile.c): PL_OK,
+ * 1 to skip it with a warning (text), or an error status in c->err. */
+int pl__lc_check_use(pl__lc_ctx *c, const char *symname, unsigned line, int is_object, int64_t *off);
 
 #endif

@@ -106,11 +106,112 @@ uint32_t pl__pdh_inames_find(const pl__inames *x, const pl__pdh_path *p);
 
 /* How many times an object's instance names were read (every instance's
  * name, parent and key): once per object and collection however many
- * counters read it (pdh_query.c, objview). For tests. */
+ * counters read it (pdh_collect.c, objview). For tests. */
 extern uint64_t pl__pdh_name_loads;
 
-/* The frequency of a counter's time base (its object's PerfFreq for
- * object-timer types), 0 when it is not known yet. */
-int64_t pl__pdh_counter_freq(const pl_pdh_counter *c);
+/* ---------------------------------------------- queries and counters
+ * pdh_query.c (lifetime, resolution), pdh_collect.c (collection, raw
+ * values), pdh_value.c (values), pdh_enum.c (validate, expand, enumerate). */
+
+/* What an instance is, beyond its key (issue 11 item 2): its UniqueID and
+ * the raw values of its object's ID Process, ID Thread and first
+ * PERF_ELAPSED_TIME counter (the creation time), each 0 when the object has
+ * none or the value is not available. */
+typedef struct pl__pdh_ident {
+    int32_t uid;
+    uint64_t pid, tid, start;
+} pl__pdh_ident;
+
+typedef struct pl__pdh_item {
+    char *key;                /* instance key "parent/name#k", "" without instance;
+                                 counter wildcards: "key\\counter" or "counter" */
+    pl_pdh_raw cur, prev;
+    uint32_t type;            /* counter wildcards: this item's counter type */
+    int64_t freq;             /* and its time base frequency */
+    unsigned narrow;          /* and which of its values are 4 bytes (PL__PDH_NARROW_*) */
+    pl__pdh_ident cur_id, prev_id; /* the instance each sample was taken from */
+} pl__pdh_item;
+
+struct pl_pdh_counter {
+    uint32_t magic;
+    pl_pdh_query *q;
+    pl__pdh_path p;
+    char *full_path;
+    char *machine;            /* the path's machine, else the block's at add time */
+    char *remote;             /* another machine's target ("Foreign <remote> ..."), NULL: this one */
+    char *explain;
+    uint32_t obj_index, ctr_index;
+    uint32_t type;
+    int32_t scale, default_scale;
+    int64_t freq;
+    unsigned narrow;          /* PL__PDH_NARROW_*: values read from 4 bytes (may wrap once) */
+    int wild;                 /* instance, parent or counter wildcard: items follow the data */
+    int cwild;                /* counter wildcard: one item per counter x instance */
+    pl__pdh_item *items;
+    size_t nitems;
+};
+
+/* The snapshot the last pl_pdh_add_counter resolved its path against,
+ * kept for the next adds (docs/pdh.md, "Adding counters"). */
+typedef struct pl__pdh_add_cache {
+    void *buf;                /* the snapshot's bytes (NULL: none kept) */
+    pl_block blk;
+    char *key;                /* "<machine>|<query string>" */
+    int remote;
+    int64_t ms;               /* when it was collected (CLOCK_MONOTONIC) */
+} pl__pdh_add_cache;
+
+struct pl_pdh_query {
+    uint32_t magic;
+    pl_pdh_source src;
+    pl_pdh_counter **ctrs;
+    size_t n, cap;
+    int64_t time;
+    int64_t stamp;            /* time of the collect being processed, local FILETIME */
+    char machine[256];
+    pl__pdh_add_cache ac;
+};
+
+/* A block collected from the source: its bytes (free()) and the opened block. */
+typedef struct pl__pdh_snap {
+    void *buf;
+    pl_block blk;
+} pl__pdh_snap;
+
+/* pdh_query.c */
+int pl__pdh_query_ok(const pl_pdh_query *q);
+int pl__pdh_counter_ok(const pl_pdh_counter *c);
+void pl__pdh_add_cache_drop(pl__pdh_add_cache *ac);
+void pl__pdh_snap_free(pl__pdh_snap *s);
+/* Collect `query` from the source into a checked block. */
+uint32_t pl__pdh_collect_snap(const pl_pdh_source *src, const char *query, pl__pdh_snap *s, pl_error *err);
+/* "Foreign <machine> <query>" through the source: another machine's data. */
+uint32_t pl__pdh_collect_foreign(const pl_pdh_source *src, const char *machine, const char *query, pl__pdh_snap *s,
+                                 pl_error *err);
+/* An index's title (default language, then English), NULL when none. */
+const char *pl__pdh_title_of(const pl_pdh_source *src, int kind, uint32_t index);
+/* A counter's title, or its index in decimal written to num. */
+const char *pl__pdh_counter_label(const pl_pdh_source *src, uint32_t index, char *num, size_t cap);
+/* The query string naming n indices ("238 4"). */
+void pl__pdh_query_string(const uint32_t *idx, size_t n, char *out, size_t cap);
+uint32_t pl__pdh_find_object(const pl__pdh_snap *s, const uint32_t *oc, size_t no, pl_object *obj, const char *name,
+                             pl_error *err);
+uint32_t pl__pdh_find_counter(const pl_object *obj, const uint32_t *cc, size_t nc, pl_counter *out);
+/* A counter a user can name or list (not a base, not the Unavailable
+ * Counters marker). */
+int pl__pdh_listed_counter(const pl_counter *c);
+int pl__pdh_instanced(const pl_object *o);
+/* Resolve a split path's object (and counter) in a snapshot; ac NULL: a
+ * fresh snapshot the caller frees. */
+uint32_t pl__pdh_resolve(const pl_pdh_source *src, const pl__pdh_path *p, pl__pdh_snap *s, pl_object *obj,
+                         pl_counter *ctr, int *remote, pl_error *err, pl__pdh_add_cache *ac);
+
+/* pdh_collect.c */
+/* Which of a counter's values are 4 bytes wide (PL__PDH_NARROW_*). */
+unsigned pl__pdh_counter_narrow(const pl_counter *c);
+/* The frequency of a counter type's time base in object o. */
+int64_t pl__pdh_freq_of(const pl_block *b, const pl_object *o, uint32_t type);
+/* A raw value with no data: all 0, status cs. */
+void pl__pdh_no_data(pl_pdh_raw *r, uint32_t cs);
 
 #endif

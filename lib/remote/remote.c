@@ -45,8 +45,11 @@ static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 static CURLcode curl_init_rc = CURLE_OK;
 static char curl_load_why[256]; /* set when libcurl could not be loaded */
 
-/* libcurl is loaded here, at the first remote client, not at start-up
- * (curl_dl.h). */
+/* libcurl is loaded here, at the first transfer, not at start-up or at
+ * pl_remote_open (curl_dl.h): perfd opens a client at start to guard its
+ * engine, and libcurl with the libraries it needs (Kerberos, OpenSSL, LDAP,
+ * SSH...) was ~5 MB of perfd's resident memory on a machine with no remote
+ * machine configured. */
 static void curl_init(void)
 {
     if (pl__curl_load(curl_load_why, sizeof curl_load_why) != 0) {
@@ -188,10 +191,6 @@ PL_EXTERN int pl_remote_open_ex(const char *config_path, unsigned flags, pl_remo
 {
     pl__clear(err);
     if (!out) return pl__fail(err, PL_E_INVAL, "pl_remote_open: out is NULL");
-    pthread_once(&curl_once, curl_init);
-    if (curl_load_why[0]) return pl__fail(err, PL_E_UNSUPPORTED, "remote queries need libcurl: %s", curl_load_why);
-    if (curl_init_rc != CURLE_OK)
-        return pl__fail(err, PL_E_UNSUPPORTED, "libcurl could not start: %s", pl__curl.easy_strerror(curl_init_rc));
     pl_remote *r = calloc(1, sizeof *r);
     if (!r) return pl__fail(err, PL_E_NOMEM, "out of memory");
     if (config_path && !(r->config_path = pl__strdup(config_path))) {
@@ -228,6 +227,18 @@ PL_EXTERN void pl_remote_close(pl_remote *r)
     pthread_mutex_destroy(&r->mu);
     free(r->config_path);
     free(r);
+}
+
+/* libcurl loaded and started, once per process: PL_OK, or why not. */
+static int curl_ready(const char *target, pl_error *err)
+{
+    pthread_once(&curl_once, curl_init);
+    if (curl_load_why[0])
+        return pl__fail(err, PL_E_UNSUPPORTED, "%s: remote queries need libcurl: %s", target, curl_load_why);
+    if (curl_init_rc != CURLE_OK)
+        return pl__fail(err, PL_E_UNSUPPORTED, "%s: libcurl could not start: %s", target,
+                        pl__curl.easy_strerror(curl_init_rc));
+    return PL_OK;
 }
 
 static CURL *take_handle(pl_remote *r)
@@ -417,6 +428,12 @@ PL_EXTERN int pl_remote_query(pl_remote *r, const char *target, const char *quer
         return pl__fail(err, PL_E_RANGE, "%s: the query is longer than 65536 bytes", target);
     }
 
+    rc = curl_ready(target, err);
+    if (rc != PL_OK) {
+        explicit_bzero(tok, sizeof tok);
+        pl_remote_settings_free(&st);
+        return rc;
+    }
     CURL *h = take_handle(r);
     if (!h) {
         explicit_bzero(tok, sizeof tok);

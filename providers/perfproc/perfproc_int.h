@@ -1,5 +1,5 @@
-/* perflib: private to the PerfProc provider (perfproc.c, perfproc_read.c,
- * perfproc_pool.c). Nothing here is exported from libperfproc.so.
+/* perflib: private to the PerfProc provider (perfproc*.c). Nothing here is
+ * exported from libperfproc.so.
  *
  * A collection has two phases (docs/providers/perfproc.md, "Parallel
  * collection"): the READ phase fills one pp_slot per listed pid with what
@@ -17,7 +17,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "linux/collect_os.h"
 #include "linux/collect_proc.h"
+#include "perflib/block.h"
+#include "perflib/provider.h"
 #include "perfproc_bpf.h"
 
 /* Sources that can fail for one instance (docs/providers/perfproc.md,
@@ -248,5 +251,128 @@ void pl__pp_bpf_close(pp_bpf *b);
 /* The reader's time namespace's boottime offset (ns), from
  * <procfd>/self/timens_offsets; 0 when there is none. */
 int64_t pl__pp_boot_offset(int procfd);
+
+
+/* ------------------------------------------------------------ the build */
+
+/* perfproc_build.c turns what the read phase kept into the block (the
+ * objects' definitions, every instance, Idle and _Total); perfproc_collect.c
+ * drives the read phase for a collection (the pool or a BPF pass, and
+ * /proc/stat) and hands each process to the build in pid order; perfproc.c
+ * holds the state below and the entry points. */
+
+/* The Process counters' positions (perfproc_build.c's proc_ctrs). */
+enum {
+    P_PCT_PROC, P_PCT_USER, P_PCT_PRIV, P_VIRT_PEAK, P_VIRT, P_PAGE_FAULTS, P_WS_PEAK, P_WS, P_PFB_PEAK, P_PFB,
+    P_PRIVATE, P_THREADS, P_PRIO, P_ELAPSED, P_PID, P_PPID, P_HANDLES, P_IO_RD_OPS, P_IO_WR_OPS, P_IO_DATA_OPS,
+    P_IO_OTHER_OPS, P_IO_RD_BYTES, P_IO_WR_BYTES, P_IO_DATA_BYTES, P_IO_OTHER_BYTES, P_WS_PRIV, P_WS_SHARED,
+    P_MAJ, P_MIN, P_VCS, P_IVCS, P_NICE, P_SWAP, P_RSS_SHARED, P_LASTCPU, P_STATE, P_POOL_PAGED, P_POOL_NONPAGED, P_UNAV,
+    P_COUNT
+};
+/* The Thread counters' positions (perfproc_build.c's thread_ctrs). */
+enum {
+    T_PCT_PROC, T_PCT_USER, T_PCT_PRIV, T_CSW, T_ELAPSED, T_PRIO_CUR, T_PRIO_BASE, T_STATE, T_WAIT, T_PID, T_TID,
+    T_MAJ, T_MIN, T_NICE, T_LASTCPU, T_UNAV, T_COUNT
+};
+
+/* What PerfProc keeps of each process between collections (perfproc_build.c). */
+struct pp_peak;
+
+/* The objects' handles in the builder (-1: not asked for). */
+struct pp_objs {
+    int proc, thread, image, pas;
+};
+
+/* The running sums of the Thread object's _Total/_Total instance. */
+struct pp_thread_total {
+    uint64_t v[T_COUNT];
+    uint64_t unav; /* the OR of every thread's mask */
+};
+
+/* What the build phase carries from one process to the next. */
+struct pp_build {
+    struct pp_objs o;
+    int want_p, want_t;
+    int64_t only;   /* "pid=N": Thread, Image, Process Address Space of process N only (-1: all) */
+    uint64_t total[P_COUNT];
+    uint64_t tunav; /* the OR of every instance's mask, for _Total */
+    struct pp_thread_total tt;
+    size_t cursor;  /* in the previous peaks */
+    uint32_t pos;   /* the next Process position */
+};
+
+/* The instances of one read process (PP_OK), in pid order. */
+int pl__pp_build_one(struct pp_build *bd, const pp_slot *s, const pp_arena *a);
+/* Room in the peak tables for n processes. 0 or -ENOMEM. */
+int pl__pp_peaks_reserve(size_t n);
+/* One collection into the builder (perfproc_build.c); `only` >= 0: the
+ * query's "pid=N". PL_OK or a builder or OS error. */
+int pl__pp_collect(const pl_query_items *q, int64_t only);
+
+/* Idle ticks of each cpuN line of /proc/stat into S.cpu_ids/cpu_ticks and
+ * the tracker (perfproc_collect.c). 0 or -errno. */
+int pl__pp_read_cpu_idle(uint32_t *ncpu);
+/* Every listed process read from /proc, then built in pid order. */
+int pl__pp_collect_processes(struct pp_build *bd);
+/* pl__pp_collect_processes_bpf(): the pass could not be used, read /proc. */
+#define PP_FALLBACK (-1)
+/* Every process from one BPF pass, in pid order: PL_OK, a builder error, or
+ * PP_FALLBACK (nothing was built). */
+int pl__pp_collect_processes_bpf(struct pp_build *bd);
+
+/* ------------------------------------------------------------ the state */
+
+/* The provider's state (perfproc.c), under S.lock in Open, Collect and
+ * Close. */
+typedef struct pp_state {
+    pthread_mutex_t lock;
+    int opened;
+    int rootfd, procfd;
+    int fd_by_stat;
+    long hz;
+    uint64_t tick_100ns;
+    int64_t boot_ft;
+    int have_boot;            /* boot_ft is known (else Elapsed Time is marked unavailable) */
+    int boot_live;            /* boot_ft is this machine's (the objects' clock counts from it) */
+    uint64_t page_size;
+    pl_builder *b;
+    pl_pidvec pids;
+    /* the read phase (perfproc_int.h) */
+    unsigned workers;      /* readers wanted: the setting (1: no threads) */
+    pp_pool pool;
+    pp_arena arenas[PP_MAX_WORKERS];
+    pp_slot one;           /* the slot of the one-reader path */
+    pp_slot *slots;        /* a slot per listed pid (pool path) */
+    size_t slot_cap;
+    struct pp_peak *peaks, *npeaks;
+    size_t npeak, peak_cap, nnpeak;
+    char *statbuf;         /* /proc/stat */
+    size_t statbuf_cap;
+    /* the last /proc/stat read: each cpuN line's number and idle + iowait
+     * ticks (the Idle process's thread on that CPU) */
+    uint32_t *cpu_ids;
+    uint64_t *cpu_ticks;
+    size_t ncpus, cpus_cap;
+    /* kept between collections: each CPU's idle ticks continuous across
+     * CPU hotplug, and Idle's sum over the CPUs present in both readings
+     * of each interval (issue 33 item 2; docs/providers/perfproc.md) */
+    struct pl__cpu_track idle_track;
+    /* a block kept after ERROR_MORE_DATA, so the retry returns the same data */
+    int pending;
+    pl_query_items pending_q;
+    int64_t pending_only;
+    int64_t pending_time;
+    /* the BPF source (docs/providers/perfproc.md, "The BPF source") */
+    pp_bpf *bpf;           /* loaded: Process and Thread come from its passes */
+    pp_bpf_index ix;
+    pp_bpf_conv cv;
+    pp_floors pfloor, tfloor;
+    char why[200];         /* why the BPF source is not used (empty: it is) */
+    char pass_err[200];    /* the last pass that failed, and why */
+    uint64_t passes, failed_passes;
+    size_t last_tasks, last_procs, last_from_proc;
+    int fault_partial;     /* test hook: every other process of a pass counts as incomplete */
+} pp_state;
+extern pp_state pl__pp_state;
 
 #endif

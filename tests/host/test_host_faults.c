@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -768,6 +769,438 @@ static void consumer_exit_is_its_own(void **s)
     assert_store_reason("Good", "");
 }
 
+/* ------------------------------- 2c. the consumer's own end (not counted) */
+
+/* The provider's failure state, as the next consumer reads it. */
+static pl__pstate state_of(const char *name)
+{
+    pl__state *s = pl__state_open(store);
+    assert_non_null(s);
+    pl__pstate ps;
+    pl__state_get(s, name, &ps);
+    pl__state_close(s);
+    return ps;
+}
+
+/* A marker of `name` that shows a call in progress ('O', 'C', 'X'), or 0:
+ * what the next consumer would count. */
+static char busy_call(const char *name)
+{
+    char d[600];
+    snprintf(d, sizeof d, "%s.state", store);
+    DIR *dp = opendir(d);
+    if (!dp) return 0;
+    struct dirent *de;
+    char found = 0;
+    while (!found && (de = readdir(dp))) {
+        size_t nl = strlen(name);
+        if (strncmp(de->d_name, name, nl) != 0 || de->d_name[nl] != '-' || !strstr(de->d_name, ".busy")) continue;
+        char path[900];
+        snprintf(path, sizeof path, "%s/%s", d, de->d_name);
+        int fd = open(path, O_RDONLY);
+        char c = 0;
+        if (fd >= 0 && pread(fd, &c, 1, 0) == 1 && (c == 'O' || c == 'C' || c == 'X')) found = c;
+        if (fd >= 0) close(fd);
+    }
+    closedir(dp);
+    return found;
+}
+
+/* Nothing counted against the provider, nothing disabled, no warning, and
+ * no marker left that the next consumer would count. */
+static void assert_not_counted(const char *name)
+{
+    char c = busy_call(name);
+    if (c) fail_msg("a marker of %s still shows a call in progress ('%c')", name, c);
+    pl__pstate ps = state_of(name);
+    assert_int_equal(ps.timeouts, 0);
+    assert_int_equal(ps.closefail, 0);
+    assert_int_equal(ps.disabled, 0);
+    assert_store_reason(name, "");
+}
+
+/* The path of slow_call's mark: it is inside the call it was told to make slow. */
+static void inside_path(char *path, size_t cap) { snprintf(path, cap, "%s/slow_call.inside", dir); }
+
+/* How a consumer child in slow_consumer ends its run, when nothing ends it
+ * first. */
+enum {
+    RUN_CLOSE,        /* query, close the engine, _exit(0) */
+    RUN_EXIT_THREAD,  /* a thread of its own calls exit(0) once the call is inside the provider */
+    RUN_RETURN,       /* query, then exit(0) with the engine open (a return from main) */
+    RUN_OWN_BEFORE,   /* its own SIGTERM handler (exit(7)), installed before the engine opens */
+    RUN_OWN_AFTER,    /* the same, installed after a first query armed the host */
+    RUN_FORK_INSIDE,  /* a thread of its own forks a child (which waits) once the call is inside */
+};
+
+static volatile sig_atomic_t own_handler_fd = -1;
+
+static void own_term_handler(int sig)
+{
+    (void)sig;
+    if (write(own_handler_fd, "handled\n", 8) != 8) _exit(8);
+    exit(7); /* ends through exit(): the host's hook sees the consumer's own end */
+}
+
+static void install_own_handler(void)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/own_handler", dir);
+    own_handler_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (own_handler_fd < 0) _exit(9);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = own_term_handler;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGTERM, &sa, NULL) != 0) _exit(9);
+}
+
+static void *exit_when_inside(void *arg)
+{
+    char path[400];
+    inside_path(path, sizeof path);
+    if (pl_wait_file(path, 20000) != 0) _exit(10);
+    if (!arg) exit(0);
+    /* a child with a copy of the consumer's markers (their mapping too) and
+     * of the host's handlers, for the test to end */
+    pid_t child = fork();
+    if (child == 0) {
+        for (;;) pause();
+    }
+    char tmp[400], done[400], line[32];
+    snprintf(tmp, sizeof tmp, "%s/grandchild.tmp", dir);
+    snprintf(done, sizeof done, "%s/grandchild", dir);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int n = snprintf(line, sizeof line, "%ld\n", (long)child);
+    if (fd < 0 || write(fd, line, (size_t)n) != n || close(fd) != 0 || rename(tmp, done) != 0) _exit(14);
+    return NULL;
+}
+
+/* A consumer child that makes one Global query (and, RUN_CLOSE, closes the
+ * engine), with the call $TP_SLOW_CALL names slow. */
+static pid_t slow_consumer(int run)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid != 0) return pid;
+    signal(SIGSEGV, SIG_DFL);
+    if (run == RUN_OWN_BEFORE) install_own_handler();
+    pl_engine_config cfg = {.store_path = store, .provider_dir = TP_DIR, .system_name = "T"};
+    pl_engine *e = NULL;
+    pl_error err;
+    if (pl_engine_open(&cfg, &e, &err) != PL_OK) _exit(11);
+    void *data = NULL;
+    size_t len = 0;
+    if (run == RUN_OWN_AFTER) {
+        const char *slow = getenv("TP_SLOW_CALL");
+        char keep[32];
+        snprintf(keep, sizeof keep, "%s", slow ? slow : "");
+        setenv("TP_SLOW_CALL", "none", 1);
+        if (pl_engine_query_alloc(e, "Global", &data, &len, NULL, &err) != PL_OK) _exit(12); /* loads: arms */
+        free(data);
+        data = NULL;
+        install_own_handler();
+        setenv("TP_SLOW_CALL", keep, 1);
+    }
+    if (run == RUN_EXIT_THREAD || run == RUN_FORK_INSIDE) {
+        pthread_t th;
+        if (pthread_create(&th, NULL, exit_when_inside, run == RUN_FORK_INSIDE ? &th : NULL) != 0) _exit(13);
+    }
+    if (pl_engine_query_alloc(e, "Global", &data, &len, NULL, &err) != PL_OK) _exit(12);
+    free(data);
+    if (run == RUN_RETURN || run == RUN_EXIT_THREAD) exit(0);
+    pl_engine_close(e);
+    _exit(0);
+}
+
+/* Wait until the child is inside the slow call (slow_call's mark), then
+ * send it `sig`; returns its wait status. */
+static int kill_inside(pid_t pid, int sig)
+{
+    char path[400];
+    inside_path(path, sizeof path);
+    if (pl_wait_file(path, 20000) != 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        fail_msg("the consumer never got inside the slow call (no %s)", path);
+    }
+    assert_int_equal(kill(pid, sig), 0);
+    int ws;
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    unlink(path);
+    return ws;
+}
+
+/* The issue's case: consumers killed from outside (Ctrl-C, kill, a service
+ * manager) during a slow in-process call, four in a row. Each dies by the
+ * signal as before (status and default action kept), and none counts: the
+ * next consumer calls the provider, nothing is disabled, nothing warned. */
+static void killed_during(const char *call, int sig)
+{
+    add("Good", "good", PL_ISOLATION_INPROC, 0, 0);
+    add("Slow", "slow_call", PL_ISOLATION_INPROC, 30000, 30000);
+    setenv("TP_SLOW_CALL", call, 1);
+    for (int i = 0; i < 4; i++) {
+        int ws = kill_inside(slow_consumer(RUN_CLOSE), sig);
+        assert_true(WIFSIGNALED(ws));
+        assert_int_equal(WTERMSIG(ws), sig);
+        assert_not_counted("Slow");
+    }
+    assert_int_equal(traced("slow_call", strcmp(call, "open") == 0 ? "open" : "collect", NULL, 0), 4);
+    unsetenv("TP_SLOW_CALL");
+    pl_engine *e = engine();
+    assert_int_equal(query_objects(e, NULL), 2); /* Slow was not even warned about */
+    pl_provider_status ps = status_of(e, "Slow");
+    assert_int_equal(ps.disabled, 0);
+    assert_null(strstr(ps.last_error, "ended during"));
+    pl_engine_close(e);
+    assert_not_counted("Slow");
+}
+
+static void sigterm_in_open_not_counted(void **s)
+{
+    (void)s;
+    killed_during("open", SIGTERM);
+}
+
+static void sigterm_in_collect_not_counted(void **s)
+{
+    (void)s;
+    killed_during("collect", SIGTERM);
+}
+
+static void sigterm_in_close_not_counted(void **s)
+{
+    (void)s;
+    killed_during("close", SIGTERM);
+}
+
+static void sigint_in_collect_not_counted(void **s)
+{
+    (void)s;
+    killed_during("collect", SIGINT);
+}
+
+static void sighup_in_open_not_counted(void **s)
+{
+    (void)s;
+    killed_during("open", SIGHUP);
+}
+
+/* Consumers that end on their own (`run`), three in a row, with the
+ * provider's Collect slow for `slow_ms` and its timeout `collect_ms`: each
+ * keeps its status 0, nothing counts. */
+static void own_end_not_counted(int run, uint32_t collect_ms, const char *slow_ms)
+{
+    add("Slow", "slow_call", PL_ISOLATION_INPROC, 30000, collect_ms);
+    setenv("TP_SLOW_CALL", "collect", 1);
+    setenv("TP_SLOW_MS", slow_ms, 1);
+    char inside[400];
+    inside_path(inside, sizeof inside);
+    for (int i = 0; i < 3; i++) {
+        unlink(inside); /* the last consumer's mark: this one waits for its own */
+        int ws;
+        pid_t pid = slow_consumer(run);
+        assert_int_equal(waitpid(pid, &ws, 0), pid);
+        assert_true(WIFEXITED(ws));
+        assert_int_equal(WEXITSTATUS(ws), 0);
+        assert_not_counted("Slow");
+    }
+    assert_int_equal(traced("slow_call", "collect", NULL, 0), 3);
+    unsetenv("TP_SLOW_CALL");
+    unsetenv("TP_SLOW_MS");
+    pl_engine *e = engine();
+    assert_int_equal(query_objects(e, NULL), 1);
+    assert_int_equal(status_of(e, "Slow").disabled, 0);
+    pl_engine_close(e);
+    assert_not_counted("Slow");
+}
+
+/* exit() on a thread of the consumer's own while its main thread waits for
+ * a Collect inside the provider (not late: within its timeout). */
+static void consumer_exit_during_collect_not_counted(void **s)
+{
+    (void)s;
+    own_end_not_counted(RUN_EXIT_THREAD, 30000, "20000");
+}
+
+/* A consumer that returns from main while a late Collect still runs on the
+ * provider's thread (issue 33 made it normal). */
+static void consumer_return_during_late_collect_not_counted(void **s)
+{
+    (void)s;
+    own_end_not_counted(RUN_RETURN, 300, "3000");
+}
+
+/* SIGKILL (the OOM killer, timeout -s KILL) cannot be caught: a consumer
+ * killed so inside a call counts as before. The first warns, the second
+ * in a row disables. */
+static void sigkill_still_counted(void **s)
+{
+    (void)s;
+    add("Good", "good", PL_ISOLATION_INPROC, 0, 0);
+    add("Slow", "slow_call", PL_ISOLATION_INPROC, 30000, 30000);
+    setenv("TP_SLOW_CALL", "collect", 1);
+    pid_t pid = 0;
+    for (int i = 0; i < 2; i++) {
+        pid = slow_consumer(RUN_CLOSE);
+        int ws = kill_inside(pid, SIGKILL);
+        assert_true(WIFSIGNALED(ws) && WTERMSIG(ws) == SIGKILL);
+    }
+    /* the second consumer counted (and was warned about) the first */
+    assert_int_equal(state_of("Slow").timeouts, 1);
+    assert_store_reason("Slow", "");
+    unsetenv("TP_SLOW_CALL");
+    pl_engine *e = engine();
+    assert_int_equal(query_objects(e, NULL), 1);
+    assert_int_equal(status_of(e, "Slow").disabled, 1);
+    pl_engine_close(e);
+    char want[200];
+    snprintf(want, sizeof want, "a consumer process (pid %ld) ended during its in-process Collect (2 failures in a row)",
+             (long)pid);
+    assert_store_reason("Slow", want);
+}
+
+/* A child forked by the consumer while a call is inside the provider (as a
+ * provider's fork would be) holds a copy of the consumer's markers, their
+ * shared mapping too, and the host's handlers: its own end (here a SIGTERM)
+ * must not clear its parent's markers. The consumer is then killed inside
+ * the call (SIGKILL): counted, as before. */
+static void forked_child_end_does_not_clear_parent(void **s)
+{
+    (void)s;
+    add("Slow", "slow_call", PL_ISOLATION_INPROC, 30000, 30000);
+    setenv("TP_SLOW_CALL", "collect", 1);
+    pid_t pid = slow_consumer(RUN_FORK_INSIDE);
+    char path[400];
+    snprintf(path, sizeof path, "%s/grandchild", dir);
+    if (pl_wait_file(path, 20000) != 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        fail_msg("the consumer's child never started (no %s)", path);
+    }
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    long child = 0;
+    assert_int_equal(fscanf(f, "%ld", &child), 1);
+    fclose(f);
+    assert_true(child > 0);
+    assert_int_equal(kill((pid_t)child, SIGTERM), 0);
+    assert_int_equal(pl_wait_exit((int)child, 20000), 0);
+    int ws = kill_inside(pid, SIGKILL);
+    assert_true(WIFSIGNALED(ws) && WTERMSIG(ws) == SIGKILL);
+    unsetenv("TP_SLOW_CALL");
+    pl_engine *e = engine();
+    assert_int_equal(query_objects(e, NULL), 1); /* warned, called again */
+    pl_provider_status ps = status_of(e, "Slow");
+    assert_int_equal(ps.disabled, 0);
+    char want[200];
+    snprintf(want, sizeof want, "a consumer process (pid %ld) ended during its in-process Collect", (long)pid);
+    if (!strstr(ps.last_error, want)) fail_msg("not counted: last_error '%s'", ps.last_error);
+    pl_engine_close(e);
+    assert_int_equal(state_of("Slow").timeouts, 0); /* the Collect that answered cleared it */
+}
+
+/* A provider that sends its own process SIGTERM is no consumer's choice:
+ * counted as before (a signal from this process itself is not from outside). */
+static void provider_sigterm_to_itself_counted(void **s)
+{
+    (void)s;
+    inproc_kill_then_next_disables("term_self", "Collect");
+}
+
+/* A consumer with a SIGTERM handler of its own, installed before the
+ * engine opens or after the host armed: its handler runs (and its exit()
+ * is the consumer's own end), three in a row. */
+static void own_handler(int run)
+{
+    add("Slow", "slow_call", PL_ISOLATION_INPROC, 30000, 30000);
+    setenv("TP_SLOW_CALL", "collect", 1);
+    char path[400];
+    snprintf(path, sizeof path, "%s/own_handler", dir);
+    for (int i = 0; i < 3; i++) {
+        unlink(path);
+        int ws = kill_inside(slow_consumer(run), SIGTERM);
+        assert_true(WIFEXITED(ws));
+        assert_int_equal(WEXITSTATUS(ws), 7);
+        char buf[32] = "";
+        FILE *f = fopen(path, "r");
+        assert_non_null(f);
+        if (!fgets(buf, sizeof buf, f)) buf[0] = '\0';
+        fclose(f);
+        assert_string_equal(buf, "handled\n");
+        assert_not_counted("Slow");
+    }
+    unsetenv("TP_SLOW_CALL");
+}
+
+static void own_sigterm_handler_before_runs(void **s)
+{
+    (void)s;
+    own_handler(RUN_OWN_BEFORE);
+}
+
+static void own_sigterm_handler_after_runs(void **s)
+{
+    (void)s;
+    own_handler(RUN_OWN_AFTER);
+}
+
+/* The issue's reproduction, end to end: the real PerfProc in-process in
+ * perfquery (its Open is slow with the BPF source), perfquery sent SIGTERM
+ * while its in-flight marker shows a call, four times in a row. PerfProc
+ * stays enabled and uncounted, and the next perfquery shows Process. */
+static pid_t perfquery(const char *out)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fd < 0 || dup2(fd, 1) != 1) _exit(9);
+        execl(PERFQUERY, "perfquery", "--registry", store, "230", (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+static void perfproc_perfquery_sigterm_not_counted(void **s)
+{
+    (void)s;
+    pl_store *st;
+    pl_error err;
+    assert_int_equal(pl_store_open(store, 0, &st, &err), PL_OK);
+    assert_int_equal(pl_store_enable_provider(st, "PerfProc", &err), PL_OK);
+    pl_store_close(st);
+    setenv("PERFLIB_PROVIDER_DIR", PERFPROC_DIR, 1);
+    char out[400];
+    snprintf(out, sizeof out, "%s/perfquery.out", dir);
+    int hits = 0, tries = 0;
+    char calls[8] = "";
+    while (hits < 4 && tries < 40) {
+        tries++;
+        pid_t pid = perfquery(out);
+        char c = 0;
+        int64_t t0 = ms_now();
+        while (!(c = busy_call("PerfProc")) && ms_now() - t0 < 10000 && waitpid(pid, NULL, WNOHANG) == 0) usleep(500);
+        if (c) kill(pid, SIGTERM);
+        int ws;
+        if (waitpid(pid, &ws, 0) != pid) ws = 0; /* reaped by the WNOHANG above: it ended first */
+        if (!c || !WIFSIGNALED(ws)) continue; /* ended before the signal: try again */
+        assert_int_equal(WTERMSIG(ws), SIGTERM);
+        calls[hits++] = c;
+        assert_not_counted("PerfProc");
+    }
+    print_message("perfquery killed inside PerfProc's %s (%d tries)\n", calls, tries);
+    if (hits < 4) fail_msg("perfquery was sent SIGTERM inside a PerfProc call only %d times in %d tries", hits, tries);
+    pid_t pid = perfquery(out);
+    int ws;
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    unsetenv("PERFLIB_PROVIDER_DIR");
+    assert_true(WIFEXITED(ws));
+    assert_int_equal(WEXITSTATUS(ws), 0);
+    assert_not_counted("PerfProc");
+}
+
 /* ------------------------------------------------ 3-5. helper processes */
 
 /* 'Z' or gone: the process no longer runs. */
@@ -1194,6 +1627,19 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(inproc_exit0_in_close, setup, teardown),
         cmocka_unit_test_setup_teardown(consumer_exit_is_its_own, setup, teardown),
         cmocka_unit_test_setup_teardown(inproc_forked_child_exit_is_its_own, setup, teardown),
+        cmocka_unit_test_setup_teardown(sigterm_in_open_not_counted, setup, teardown),
+        cmocka_unit_test_setup_teardown(sigterm_in_collect_not_counted, setup, teardown),
+        cmocka_unit_test_setup_teardown(sigterm_in_close_not_counted, setup, teardown),
+        cmocka_unit_test_setup_teardown(sigint_in_collect_not_counted, setup, teardown),
+        cmocka_unit_test_setup_teardown(sighup_in_open_not_counted, setup, teardown),
+        cmocka_unit_test_setup_teardown(consumer_exit_during_collect_not_counted, setup, teardown),
+        cmocka_unit_test_setup_teardown(consumer_return_during_late_collect_not_counted, setup, teardown),
+        cmocka_unit_test_setup_teardown(sigkill_still_counted, setup, teardown),
+        cmocka_unit_test_setup_teardown(provider_sigterm_to_itself_counted, setup, teardown),
+        cmocka_unit_test_setup_teardown(forked_child_end_does_not_clear_parent, setup, teardown),
+        cmocka_unit_test_setup_teardown(own_sigterm_handler_before_runs, setup, teardown),
+        cmocka_unit_test_setup_teardown(own_sigterm_handler_after_runs, setup, teardown),
+        cmocka_unit_test_setup_teardown(perfproc_perfquery_sigterm_not_counted, setup, teardown),
         cmocka_unit_test_setup_teardown(iso_crash_in_open, setup, teardown),
         cmocka_unit_test_setup_teardown(inproc_spin_watchdog, setup, teardown),
         cmocka_unit_test_setup_teardown(inproc_hang_collect_watchdog, setup, teardown),

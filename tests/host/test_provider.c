@@ -8,6 +8,7 @@
  * tests see calls made inside a helper process. */
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +65,9 @@
 #define TP_CHILD_MEMORY 40   /* Collect forks a child that touches 64 MiB and sleeps, then answers */
 #define TP_FORK_EXIT0 41     /* Collect forks a child that calls exit(0), waits for it, then answers */
 #define TP_BREAK_TWICE 42    /* *bytes wrong on Collects 1-2 and 4-5, right on 3 and 6, wrong from 7 on */
+#define TP_SLOW_CALL 43      /* the call $TP_SLOW_CALL names ("open", "collect", "close") writes its name into
+                                $TP_TRACE/<name>.inside, then sleeps $TP_SLOW_MS ms (default 20000), then works */
+#define TP_TERM_SELF 44      /* Collect sends its own process SIGTERM (kill(getpid())), then answers */
 
 #ifndef TP_MODE
 #error "build with -DTP_MODE=..."
@@ -120,6 +124,29 @@ static void hang(void)
     for (;;) sleep(1000);
 }
 
+#if TP_MODE == TP_SLOW_CALL
+/* Read at each call: a consumer may choose after its first query. */
+static void slow_call(const char *call)
+{
+    const char *want = getenv("TP_SLOW_CALL");
+    if (!want || strcmp(want, call) != 0) return;
+    const char *ms = getenv("TP_SLOW_MS");
+    long wait = ms ? atol(ms) : 20000;
+    char path[512];
+    if (trace_path(path, sizeof path, ".inside")) {
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        if (fd >= 0) {
+            if (write(fd, call, strlen(call)) < 0) { /* the test waits for the file, not its text */
+            }
+            close(fd);
+        }
+    }
+    usleep((useconds_t)(wait * 1000));
+}
+#else
+static void slow_call(const char *call) { (void)call; }
+#endif
+
 /* As a Windows provider may: DllMain, and a library destructor. The host
  * calls DllMain on load and unload (in process and in the helper). */
 PL_PROVIDER_EXPORT int DllMain(void *inst, DWORD reason, void *reserved);
@@ -154,6 +181,7 @@ PL_PROVIDER_EXPORT DWORD TpOpen(LPWSTR linkage)
     tp_open_calls++;
     trace("open", linkage);
     if (TP_MODE == TP_HANG_OPEN) hang();
+    slow_call("open");
 #if TP_MODE == TP_CRASH_OPEN
     crash();
 #endif
@@ -175,6 +203,7 @@ PL_PROVIDER_EXPORT DWORD TpClose(void)
     crash();
 #endif
     if (TP_MODE == TP_HANG_CLOSE) hang();
+    slow_call("close");
     if (TP_MODE == TP_EXIT0_CLOSE) exit(0);
     pl_builder_free(b);
     b = NULL;
@@ -312,6 +341,8 @@ static DWORD collect(LPWSTR query, LPVOID *data, LPDWORD bytes, LPDWORD objects)
     crash();
 #endif
     if (TP_MODE == TP_HANG) hang();
+    slow_call("collect");
+    if (TP_MODE == TP_TERM_SELF) kill(getpid(), SIGTERM);
     if (TP_MODE == TP_EXIT) _exit(3);
     if (TP_MODE == TP_EXIT0) exit(0);
 #if TP_MODE == TP_FORK_EXIT0

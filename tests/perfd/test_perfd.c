@@ -179,6 +179,39 @@ static void healthz(void **state)
     pd_resp_free(&r);
 }
 
+/* perfd opens its remote client at start (to keep its engine to the
+ * listed machines) but loads libcurl, with the ~27 libraries it brings
+ * (~5 MB resident here), only when it first asks another machine, and
+ * libsnappy (C++: libstdc++, ~0.9 MB) only when remote_write starts: with
+ * neither configured, serving every route maps none of them. */
+static void no_libcurl_without_remote_machines(void **state)
+{
+    (void)state;
+    const char *paths[] = {"/metrics", "/v1/query?q=Global", "/v1/json?q=Global", "/healthz"};
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        pd_resp r;
+        assert_int_equal(pd_get(pd.port, paths[i], "", &r, 10000), 0);
+        assert_int_equal(r.status, 200);
+        pd_resp_free(&r);
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/maps", (int)pd.pid);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[600];
+    int any = 0;
+    const char *lib = NULL;
+    while (fgets(line, sizeof line, f)) {
+        any = 1;
+        if (strstr(line, "libcurl")) lib = "libcurl";
+        else if (strstr(line, "libsnappy")) lib = "libsnappy";
+        else if (strstr(line, "libstdc++")) lib = "libstdc++";
+    }
+    fclose(f);
+    assert_true(any);
+    if (lib) fail_msg("perfd without remote machines or remote_write mapped %s", lib);
+}
+
 static void expect_status(const char *req, int status, const char *body_part)
 {
     pd_resp r;
@@ -319,6 +352,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(query_costly_and_unknown, setup, teardown),
         cmocka_unit_test_setup_teardown(query_titles, setup, teardown),
         cmocka_unit_test_setup_teardown(healthz, setup, teardown),
+        cmocka_unit_test_setup_teardown(no_libcurl_without_remote_machines, setup, teardown),
         cmocka_unit_test_setup_teardown(json_is_perfquery_json, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_requests, setup, teardown),
         cmocka_unit_test_setup_teardown(stream_client_leaving_not_logged, setup, teardown),

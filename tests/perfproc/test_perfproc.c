@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -563,6 +564,108 @@ static void more_data_contract(void **state)
     ph_unload(&prov);
 }
 
+/* The kept block (docs/providers/perfproc.md): after ERROR_MORE_DATA the
+ * provider keeps what it built, and a retry with the same query (and the
+ * same process filter) within 5 s returns exactly that, even though /proc
+ * has changed in between; any other Collect reads /proc afresh. Process p
+ * changes its user time between the calls: 3 ticks, then 30, 40, 50, 60. */
+static void pp_set_utime(const char *root, unsigned utime)
+{
+    char stat[160];
+    snprintf(stat, sizeof stat, "10 (p) S 1 10 10 0 -1 0 1 0 2 0 %u 4 0 0 20 0 1 0 5 6 7\n", utime);
+    ph_put(root, "proc/10/stat", stat);
+    ph_put(root, "proc/10/task/10/stat", stat);
+}
+
+/* Collect refused for want of room, the caller's buffer untouched. */
+static void pp_refused(const char *query)
+{
+    _Alignas(8) uint8_t small[64];
+    memset(small, 0xAB, sizeof small);
+    void *p = small;
+    DWORD bytes = sizeof small, objects = 7;
+    assert_int_equal(prov.collect(ph_w(query), &p, &bytes, &objects), ERROR_MORE_DATA);
+    assert_ptr_equal(p, small);
+    assert_int_equal(bytes, 0);
+    assert_int_equal(objects, 0);
+    for (size_t i = 0; i < sizeof small; i++) assert_int_equal(small[i], 0xAB);
+}
+
+/* p's user time, in ticks, in a collection of query with a buffer of cap
+ * bytes (ph_collect doubles a too small one, retrying each time). */
+static uint64_t pp_user_ticks(const char *query, size_t cap)
+{
+    ph_result r;
+    ph_collect_ok(&prov, query, cap, &r);
+    pl_object o;
+    ph_object(&r, PL_OBJ_PROCESS, &o);
+    uint64_t v = ph_value_of(&o, "p", PL_CTR_PCT_USER_TIME);
+    assert_int_equal(v % TICK, 0);
+    ph_result_free(&r);
+    return v / TICK;
+}
+
+static void pp_kept_tree(char *root)
+{
+    ph_tempdir(root);
+    ph_put(root, "proc/stat", "cpu  1 0 1 100 0 0 0 0 0 0\ncpu0 1 0 1 100 0 0 0 0 0 0\nbtime 1700000000\n");
+    ph_put(root, "proc/10/status", "Name:\tp\nState:\tS (sleeping)\nThreads:\t1\n");
+    ph_mkdir(root, "proc/10/fd");
+    pp_set_utime(root, 3);
+    load(root);
+    assert_int_equal(prov.open(NULL), 0);
+}
+
+static void more_data_retry_gets_kept_block(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/perfproc_kept_XXXXXX";
+    pp_kept_tree(root);
+    /* refused, /proc changes, the retry gets the block built before */
+    pp_refused("230");
+    pp_set_utime(root, 30);
+    assert_int_equal(pp_user_ticks("230", 8u << 20), 3);
+    /* the block was handed over: the next Collect is fresh */
+    assert_int_equal(pp_user_ticks("230", 8u << 20), 30);
+    /* refused again and again (ph_collect doubles from 64 bytes): each
+     * retry still gets the block of the first refusal */
+    pp_refused("230 232");
+    pp_set_utime(root, 40);
+    assert_int_equal(pp_user_ticks("230 232", 64), 30);
+    assert_int_equal(pp_user_ticks("230 232", 64), 40);
+    /* a retry with another query, or another process filter, is fresh */
+    pp_refused("230");
+    pp_set_utime(root, 50);
+    assert_int_equal(pp_user_ticks("230 232", 8u << 20), 50);
+    pp_refused("230 232");
+    pp_set_utime(root, 60);
+    assert_int_equal(pp_user_ticks("230 232 pid=10", 8u << 20), 60);
+    /* a refusal then Close and Open: nothing kept across */
+    pp_refused("230");
+    pp_set_utime(root, 3);
+    assert_int_equal(prov.close(), 0);
+    assert_int_equal(prov.open(NULL), 0);
+    assert_int_equal(pp_user_ticks("230", 8u << 20), 3);
+    ph_unload(&prov);
+    ph_rmtree(root);
+}
+
+/* The kept block expires 5 s after the refusal: a later retry is fresh. */
+static void more_data_kept_block_expires(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/perfproc_expire_XXXXXX";
+    pp_kept_tree(root);
+    pp_refused("230");
+    pp_set_utime(root, 30);
+    struct timespec gap = {5, 200000000};
+    while (nanosleep(&gap, &gap) != 0 && errno == EINTR) {
+    }
+    assert_int_equal(pp_user_ticks("230", 8u << 20), 30);
+    ph_unload(&prov);
+    ph_rmtree(root);
+}
+
 static void open_close_errors(void **state)
 {
     (void)state;
@@ -1083,6 +1186,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(process_filter),
         cmocka_unit_test(costly_image_and_address_space),
         cmocka_unit_test(more_data_contract),
+        cmocka_unit_test(more_data_retry_gets_kept_block),
+        cmocka_unit_test(more_data_kept_block_expires),
         cmocka_unit_test(open_close_errors),
         cmocka_unit_test(hostile_btime_and_fifo),
         cmocka_unit_test(malformed_files_skipped),

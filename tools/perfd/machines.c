@@ -149,12 +149,9 @@ int perfd_machines_client(pl_engine *e, const perfd_config *c, char *why, size_t
 {
     pl_error err = {0};
     pl_remote *r = NULL;
+    /* libcurl is loaded at the client's first transfer (without it, each
+     * remote request fails saying so) */
     if (pl_remote_open_ex(c->remote_config[0] ? c->remote_config : NULL, MACHINES_FLAGS, &r, &err) != PL_OK) {
-        /* Without libcurl no machine can be reached: nothing to guard. */
-        if (err.status == PL_E_UNSUPPORTED) {
-            perfd_log("remote machines: %s", err.msg);
-            return 0;
-        }
         snprintf(why, whylen, "remote client: %s", err.msg);
         return -1;
     }

@@ -41,9 +41,28 @@
 #include <snappy-c.h>
 
 #include "curl_dl.h"
+#include "pl_internal.h"
 #include "push.h"
 #include "push_text.h"
 #include "remote_write.pb-c.h"
+
+/* libsnappy is C++: linked, it brought libstdc++ into every perfd (~0.9 MB
+ * resident), also one that never pushes. Loaded when remote_write starts,
+ * as libcurl is (lib/common/dl.c). */
+static struct {
+    size_t (*max_len)(size_t);
+    snappy_status (*compress)(const char *, size_t, char *, size_t *);
+} SNAPPY;
+
+static int snappy_load(char *why, size_t cap)
+{
+    static const char *const sonames[] = {"libsnappy.so.1"};
+    const pl__dl_sym syms[] = {
+        {"snappy_max_compressed_length", &SNAPPY.max_len},
+        {"snappy_compress", &SNAPPY.compress},
+    };
+    return pl__dl_load("libsnappy", sonames, 1, syms, sizeof syms / sizeof syms[0], why, cap);
+}
 
 #define PUSH_BACKOFF_MIN_MS 250u
 #define PUSH_BACKOFF_MAX_MS 10000u
@@ -350,9 +369,9 @@ static int encode(uint8_t **out, size_t *outlen, size_t *nb)
     raw = malloc(rawlen ? rawlen : 1);
     if (!raw) goto done;
     prometheus__write_request__pack(&wr, raw);
-    size_t zlen = snappy_max_compressed_length(rawlen);
+    size_t zlen = SNAPPY.max_len(rawlen);
     z = malloc(zlen);
-    if (!z || snappy_compress((const char *)raw, rawlen, (char *)z, &zlen) != SNAPPY_OK) goto done;
+    if (!z || SNAPPY.compress((const char *)raw, rawlen, (char *)z, &zlen) != SNAPPY_OK) goto done;
     *out = z;
     *outlen = zlen;
     *nb = nbatch;
@@ -606,7 +625,7 @@ int perfd_push_start(char *why, size_t whylen)
 {
     if (!P.url[0]) return 0;
     char reason[300];
-    if (pl__curl_load(reason, sizeof reason) != 0) {
+    if (pl__curl_load(reason, sizeof reason) != 0 || snappy_load(reason, sizeof reason) != 0) {
         snprintf(why, whylen, "remote_write: %s", reason);
         return -1;
     }
