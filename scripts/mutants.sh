@@ -90,6 +90,20 @@ mutant token_digest_prefix_only tools/perfd/tls.c \
   '        for (unsigned k = 0; k < 3; k++) diff |= (unsigned)(d[k] ^ s->tokens[i][k]);' \
   '^test_perfd_tls[.]every_token_accepted_and_keys_rotate$'
 
+# --- perfd's remote_write credentials (tools/perfd/push.c) -----------------
+mutant push_token_not_reloaded tools/perfd/push.c \
+  '    if (rc == 1) memcpy(P.token, tok, sizeof tok);' \
+  '    if (rc == 2) memcpy(P.token, tok, sizeof tok);' \
+  '^test_push_token_live[.]live_push_token_rotation$'
+mutant push_401_retried_as_transient tools/perfd/push.c \
+  '    if ((cc == CURLE_OK && (code == 401 || code == 403)) || tls_refused(cc)) {' \
+  '    if (tls_refused(cc)) {' \
+  '^test_push_token_live[.]live_push_token_401_held$'
+mutant push_tls_name_unchecked tools/perfd/push.c \
+  '    pl__curl.easy_setopt(c, CURLOPT_CA_CACHE_TIMEOUT, 0L);' \
+  '    pl__curl.easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);' \
+  '^test_push_live[.]live_push_tls$'
+
 # --- what gets a provider disabled (lib/host) ------------------------------
 mutant disable_after_four_close_timeouts lib/host/host_helper.c \
   '            if (p->closefail_in_row >= MAX_CLOSE_TIMEOUTS_IN_ROW) {' \

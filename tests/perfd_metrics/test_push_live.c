@@ -5,8 +5,14 @@
  * HTTP API (/api/v1/query). Then the receiver is stopped for a few seconds
  * and started again on the same port and data directory: the samples
  * perfd took while it was down must arrive (no gap within the queue
- * bound). And perfd --check-config refuses bad remote_write settings. */
+ * bound). Over https (the receiver with a certificate from a test CA
+ * made by tests/remote/make_certs.sh, served through Prometheus'
+ * --web.config.file): a CA that did not sign it and a URL host that is not
+ * its name are refused (logged, counted, nothing reaches Prometheus), and
+ * the right CA file and a SIGHUP make the push go. And perfd
+ * --check-config refuses bad remote_write settings. */
 #include <arpa/inet.h>
+#include <curl/curl.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,6 +27,7 @@
 #include "pd_util.h"
 #include "pl_test.h"
 #include "pq_run.h"
+#include "push_test.h"
 
 #define INTERVAL_MS 500
 
@@ -28,10 +35,51 @@ typedef struct recv {
     pid_t pid;
     unsigned port;
     char *dir;
+    int tls;                 /* https with dir/srv.pem, verified with dir/ca.pem */
 } recv_t;
 
 static recv_t R;
-static pd_proc D;
+static pd_proc D, D2;
+
+static size_t keep(char *p, size_t size, size_t n, void *ud)
+{
+    pd_resp *r = ud;
+    unsigned char *b = realloc(r->body, r->body_len + size * n + 1);
+    if (!b) return 0;
+    memcpy(b + r->body_len, p, size * n);
+    r->body = b;
+    r->body_len += size * n;
+    b[r->body_len] = 0;
+    return size * n;
+}
+
+/* GET path from the receiver (https when it has TLS). 0 or -1. */
+static int recv_get(const char *path, pd_resp *r, int timeout_ms)
+{
+    if (!R.tls) return pd_get(R.port, path, "", r, timeout_ms);
+    memset(r, 0, sizeof *r);
+    r->status = -1;
+    char url[1400], ca[800];
+    snprintf(url, sizeof url, "https://127.0.0.1:%u%s", R.port, path);
+    snprintf(ca, sizeof ca, "%s/ca.pem", R.dir);
+    CURL *c = curl_easy_init();
+    if (!c) return -1;
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_CAINFO, ca);
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L); /* the certificate's name is perfd-push.test */
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)timeout_ms);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, keep);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
+    CURLcode cc = curl_easy_perform(c);
+    long code = 0;
+    if (cc == CURLE_OK) curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+    curl_easy_cleanup(c);
+    if (cc != CURLE_OK) return -1;
+    r->status = (int)code;
+    if (!r->body) r->body = (unsigned char *)calloc(1, 1);
+    return r->body ? 0 : -1;
+}
 
 static unsigned free_port(void)
 {
@@ -62,6 +110,15 @@ static void recv_run(recv_t *r)
     snprintf(dataarg, sizeof dataarg, "--storage.tsdb.path=%s/data", r->dir);
     snprintf(listen, sizeof listen, "--web.listen-address=127.0.0.1:%u", r->port);
     snprintf(logpath, sizeof logpath, "%s/prometheus.log", r->dir);
+    char webpath[700], webarg[800] = "--log.format=logfmt";
+    if (r->tls) {
+        snprintf(webpath, sizeof webpath, "%s/web.yml", r->dir);
+        char web[2000];
+        snprintf(web, sizeof web, "tls_server_config:\n  cert_file: %s/srv.pem\n  key_file: %s/srv.key\n", r->dir,
+                 r->dir);
+        assert_int_equal(pq_write_file(webpath, web, strlen(web)), 0);
+        snprintf(webarg, sizeof webarg, "--web.config.file=%s", webpath);
+    }
     r->pid = fork();
     assert_true(r->pid >= 0);
     if (r->pid == 0) {
@@ -69,12 +126,12 @@ static void recv_run(recv_t *r)
         (void)lf;
         alarm(170); /* bounded whatever happens to this test */
         execlp("prometheus", "prometheus", cfgarg, dataarg, listen, "--web.enable-remote-write-receiver",
-               "--log.level=warn", (char *)NULL);
+               "--log.level=warn", webarg, (char *)NULL);
         _exit(127);
     }
     for (int i = 0; i < 300; i++) { /* 30 s */
         pd_resp q;
-        int ok = pd_get(r->port, "/-/ready", "", &q, 1000) == 0 && q.status == 200;
+        int ok = recv_get("/-/ready", &q, 1000) == 0 && q.status == 200;
         pd_resp_free(&q);
         if (ok) return;
         int st;
@@ -93,9 +150,11 @@ static int teardown(void **state)
 {
     (void)state;
     int rc = 0;
-    if (D.pid > 0) {
-        char *log = pd_log(&D);
-        int st = pd_stop(&D); /* SIGTERM: the push thread ends, perfd exits 0 (a sanitizer's report does not) */
+    pd_proc *ds[] = {&D, &D2};
+    for (size_t i = 0; i < 2; i++) {
+        if (ds[i]->pid <= 0) continue;
+        char *log = pd_log(ds[i]);
+        int st = pd_stop(ds[i]); /* SIGTERM: the push thread ends, perfd exits 0 (a sanitizer's report does not) */
         if (st != 0) {
             fprintf(stderr, "perfd exited %d after SIGTERM; its log:\n%s\n", st, log ? log : "");
             rc = -1;
@@ -113,20 +172,30 @@ static int teardown(void **state)
     return rc;
 }
 
+/* A perfd pushing to url every INTERVAL_MS (verifying with ca_file when
+ * not NULL). */
+static void perfd_push_to(pd_proc *p, const char *url, const char *ca_file)
+{
+    char urlset[300], interval[64], store[700], caset[800];
+    snprintf(urlset, sizeof urlset, "remote_write_url=%s", url);
+    snprintf(interval, sizeof interval, "remote_write_interval_ms=%d", INTERVAL_MS);
+    snprintf(store, sizeof store, "%s/perflib.db", R.dir);
+    snprintf(caset, sizeof caset, "remote_write_ca_file=%s", ca_file ? ca_file : "");
+    const char *args[] = {"--registry", store, "--set", urlset, "--set", interval, "--set", "metrics_objects=Memory",
+                          ca_file ? "--set" : NULL, caset, NULL};
+    memset(p, 0, sizeof *p);
+    assert_int_equal(pd_start(p, args, NULL), 0);
+}
+
 static void start_both(void)
 {
     memset(&R, 0, sizeof R);
     R.dir = pq_mkdtemp();
     R.port = free_port();
     recv_run(&R);
-    char url[128], interval[64];
-    snprintf(url, sizeof url, "remote_write_url=http://127.0.0.1:%u/api/v1/write", R.port);
-    snprintf(interval, sizeof interval, "remote_write_interval_ms=%d", INTERVAL_MS);
-    char store[700];
-    snprintf(store, sizeof store, "%s/perflib.db", R.dir);
-    const char *args[] = {"--registry", store, "--set", url, "--set", interval, "--set", "metrics_objects=Memory", NULL};
-    memset(&D, 0, sizeof D);
-    assert_int_equal(pd_start(&D, args, NULL), 0);
+    char url[128];
+    snprintf(url, sizeof url, "http://127.0.0.1:%u/api/v1/write", R.port);
+    perfd_push_to(&D, url, NULL);
 }
 
 /* The answer of /api/v1/query?query=Q[&time=T]: the first result's value,
@@ -145,7 +214,7 @@ static double query(const char *q, double at)
     if (at > 0) snprintf(path, sizeof path, "/api/v1/query?query=%s&time=%.3f", enc, at);
     else snprintf(path, sizeof path, "/api/v1/query?query=%s", enc);
     pd_resp r;
-    assert_int_equal(pd_get(R.port, path, "", &r, 10000), 0);
+    assert_int_equal(recv_get(path, &r, 10000), 0);
     if (r.status != 200) fail_msg("%s: HTTP %d: %s", path, r.status, r.body ? (char *)r.body : "");
     const char *v = strstr((char *)r.body, "\"value\":[");
     double out = -1;
@@ -236,6 +305,74 @@ static void live_push_receiver_restart_no_gap(void **state)
     assert_true(query("perflib_remote_write_failed_requests_total", 0) >= 1);
 }
 
+/* Copy file from to to (a new file renamed over it, as an operator would). */
+static void copy_file(const char *from, const char *to)
+{
+    size_t n = 0;
+    char *text = pq_read_file(from, &n);
+    assert_non_null(text);
+    char tmp[900];
+    snprintf(tmp, sizeof tmp, "%s.new", to);
+    assert_int_equal(pq_write_file(tmp, text, n), 0);
+    assert_int_equal(rename(tmp, to), 0);
+    free(text);
+}
+
+/* https: the receiver's certificate is from a test CA and names
+ * perfd-push.test and 127.0.0.1. A perfd trusting another CA, and one
+ * reaching it as "localhost" with the right CA, are refused: logged with
+ * the reason, counted, held (one try), and nothing reaches Prometheus. The
+ * right CA written into the first one's CA file and a SIGHUP: its samples
+ * arrive. */
+static void live_push_tls(void **state)
+{
+    (void)state;
+    memset(&R, 0, sizeof R);
+    R.dir = pq_mkdtemp();
+    R.port = free_port();
+    R.tls = 1;
+    const char *mk[] = {"/bin/sh", PL_SOURCE_DIR "/tests/remote/make_certs.sh", R.dir, "perfd-push.test", "127.0.0.1",
+                        NULL};
+    pq_result mr;
+    assert_int_equal(pq_run(mk, NULL, &mr), 0);
+    if (mr.exit_code != 0) fail_msg("make_certs.sh (needs certtool, Debian gnutls-bin): %s", pq_result_transcript(&mr));
+    pq_result_free(&mr);
+    recv_run(&R);
+
+    char ca[800], other[800], rwca[800], url[200], url_name[200];
+    snprintf(ca, sizeof ca, "%s/ca.pem", R.dir);
+    snprintf(other, sizeof other, "%s/other.pem", R.dir);
+    snprintf(rwca, sizeof rwca, "%s/rw-ca.pem", R.dir);
+    copy_file(other, rwca);
+    snprintf(url, sizeof url, "https://127.0.0.1:%u/api/v1/write", R.port);
+    snprintf(url_name, sizeof url_name, "https://localhost:%u/api/v1/write", R.port);
+    perfd_push_to(&D, url, rwca);       /* the wrong CA */
+    perfd_push_to(&D2, url_name, ca);   /* the right CA, the wrong name */
+    pst_wait_log(&D, "the receiver's certificate is refused", 1, 10000);
+    pst_wait_log(&D2, "the receiver's certificate is refused", 1, 10000);
+    pst_wait_log(&D, rwca, 1, 1000);
+    pst_wait_log(&D2, "'localhost'", 1, 1000); /* libcurl's reason names the host */
+    sleep(2); /* ~6 intervals: held, not retried */
+    pd_proc *ds[] = {&D, &D2};
+    for (size_t i = 0; i < 2; i++) {
+        assert_true(pst_self(ds[i]->port, "perflib_remote_write_auth_failed_requests_total") == 1);
+        assert_true(pst_self(ds[i]->port, "perflib_remote_write_failed_requests_total") == 0);
+        assert_true(pst_self(ds[i]->port, "perflib_remote_write_samples_sent_total") == 0);
+        assert_true(pst_self(ds[i]->port, "perflib_remote_write_queue_samples") > 0);
+        assert_int_equal(pst_log_count(ds[i], "the receiver's certificate is refused"), 1);
+    }
+    assert_true(query("count(perflib_memory_available_bytes)", 0) < 0);
+    assert_true(query("sum(prometheus_http_requests_total{handler=\"/api/v1/write\"})", 0) <= 0);
+
+    copy_file(ca, rwca);
+    kill(D.pid, SIGHUP);
+    pst_wait_log(&D, "answers again", 1, 20000);
+    wait_for("perflib_memory_available_bytes");
+    assert_true(pst_self(D.port, "perflib_remote_write_samples_sent_total") > 0);
+    assert_true(pst_self(D2.port, "perflib_remote_write_samples_sent_total") == 0);
+    assert_true(pst_self(D2.port, "perflib_remote_write_auth_failed_requests_total") == 1);
+}
+
 /* perfd --check-config validates the settings. */
 static void check_config_refuses(const char *set, const char *expect)
 {
@@ -282,10 +419,12 @@ static void push_check_config(void **state)
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
+    curl_global_init(CURL_GLOBAL_DEFAULT);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(push_check_config),
         cmocka_unit_test_teardown(live_push_query_back, teardown),
         cmocka_unit_test_teardown(live_push_receiver_restart_no_gap, teardown),
+        cmocka_unit_test_teardown(live_push_tls, teardown),
     };
     return pl_test_run(tests, argc, argv);
 }

@@ -260,6 +260,11 @@ int main(int argc, char **argv)
                 perfd_log("SIGHUP: remote machines reloaded (%d)", n_machines);
             else
                 perfd_log("SIGHUP: remote machines not reloaded, keeping the previous list: %s", why);
+            int pr = perfd_push_reload(why, sizeof why);
+            if (pr > 0)
+                perfd_log("SIGHUP: remote_write token reloaded");
+            else if (pr < 0)
+                perfd_log("SIGHUP: remote_write token not reloaded, keeping the previous one: %s", why);
             continue;
         }
         perfd_log("%s: stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");

@@ -12,8 +12,16 @@
  * 1.0) over libcurl (loaded on first use, lib/remote/curl_dl.h); a 2xx
  * answer removes what was sent; 5xx, 429 and connection errors keep it and
  * retry with an exponential backoff (PUSH_BACKOFF_MIN_MS doubling to
- * PUSH_BACKOFF_MAX_MS); any other answer drops the batch with a log line
- * (the receiver refuses it: sending it again cannot help).
+ * PUSH_BACKOFF_MAX_MS); 401, 403 and a receiver certificate that does not
+ * verify (CA, name) are not transient: the queue is kept and tried again
+ * only every PUSH_HELD_RETRY_MS or at once after a SIGHUP (the operator
+ * fixing the token or CA file); any other answer drops the batch with a
+ * log line (the receiver refuses it: sending it again cannot help).
+ *
+ * The bearer token: read at start and again at SIGHUP (perfd_push_reload,
+ * the main thread) under P.mu; the push thread copies it under P.mu into
+ * the headers of its next request when P.token_gen moved (each SIGHUP), so
+ * a request carries the whole old token or the whole new one.
  *
  * Config keys:
  *   remote_write_url           = http(s)://HOST[:PORT]/PATH
@@ -58,6 +66,7 @@ static int snappy_load(char *why, size_t cap)
 
 #define PUSH_BACKOFF_MIN_MS 250u
 #define PUSH_BACKOFF_MAX_MS 10000u
+#define PUSH_HELD_RETRY_MS 60000u  /* credentials or certificate refused: next try */
 #define PUSH_SEND_SAMPLES 50000u   /* at most this many samples in one request */
 #define PUSH_TIMEOUT_S 10L
 #define TOKEN_MAX 4096
@@ -65,17 +74,20 @@ static int snappy_load(char *why, size_t cap)
 static struct {
     char url[PW_URL_MAX + 1];
     unsigned long interval_ms, queue_max;
-    char token[TOKEN_MAX];
+    char token_file[4096];
     char ca_file[4096];
     /* the thread */
     pthread_t thread;
     int started, stopping;
-    pthread_mutex_t mu;    /* stopping, the counters below */
+    pthread_mutex_t mu;    /* stopping, the token, the counters below */
     pthread_cond_t cv;
+    /* the bearer token ("" none), under mu; token_gen moves at each reload */
+    char token[TOKEN_MAX];
+    unsigned token_gen;
     /* the queue: the push thread's only */
     pw_batch *head, *tail;
     /* counters, under mu */
-    uint64_t queued, sent, dropped, failed_requests, refused;
+    uint64_t queued, sent, dropped, failed_requests, refused, auth_failed;
     int64_t last_success_ms;
 } P = {.interval_ms = 15000, .queue_max = 500000, .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
 
@@ -104,8 +116,9 @@ PERFD_CONFIG_KEY(rw_queue, "remote_write_queue_samples", set_queue)
 
 /* The token file follows token_file's rules: a regular file no one but its
  * owner may read; here it holds one token (a line of 16 to TOKEN_MAX-1
- * printable characters). */
-static int set_token(const char *v, char *why, size_t whylen)
+ * printable characters). At start and at SIGHUP alike: out (TOKEN_MAX
+ * bytes) gets the token, or -1 with why and out untouched. */
+static int read_token(const char *v, char *out, char *why, size_t whylen)
 {
     struct stat st;
     FILE *f = fopen(v, "rb");
@@ -124,22 +137,43 @@ static int set_token(const char *v, char *why, size_t whylen)
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     int err = ferror(f);
     fclose(f);
+    int rc = -1;
     if (err) {
         snprintf(why, whylen, "remote_write_token_file: %s: read error", v);
-        return -1;
+        goto done;
     }
     buf[n] = 0;
     while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r')) buf[--n] = 0;
     if (n < 16 || n >= TOKEN_MAX) {
         snprintf(why, whylen, "remote_write_token_file: %s: one token of 16 to %d characters", v, TOKEN_MAX - 1);
-        return -1;
+        goto done;
     }
     for (size_t i = 0; i < n; i++)
         if ((unsigned char)buf[i] <= 0x20 || (unsigned char)buf[i] >= 0x7f) {
             snprintf(why, whylen, "remote_write_token_file: %s: one token, printable, without spaces", v);
-            return -1;
+            goto done;
         }
-    memcpy(P.token, buf, n + 1);
+    memcpy(out, buf, n + 1);
+    rc = 0;
+done:
+    explicit_bzero(buf, sizeof buf);
+    return rc;
+}
+
+static int set_token(const char *v, char *why, size_t whylen)
+{
+    if (strlen(v) >= sizeof P.token_file) {
+        snprintf(why, whylen, "remote_write_token_file: the path is too long");
+        return -1;
+    }
+    char tok[TOKEN_MAX];
+    if (read_token(v, tok, why, whylen) != 0) return -1;
+    pthread_mutex_lock(&P.mu);
+    memcpy(P.token, tok, sizeof tok);
+    P.token_gen++;
+    pthread_mutex_unlock(&P.mu);
+    explicit_bzero(tok, sizeof tok);
+    snprintf(P.token_file, sizeof P.token_file, "%s", v);
     return 0;
 }
 PERFD_CONFIG_KEY(rw_token, "remote_write_token_file", set_token)
@@ -163,7 +197,7 @@ void perfd_push_self_metrics(pm_out *o, int om)
 {
     if (!P.url[0]) return;
     pthread_mutex_lock(&P.mu);
-    uint64_t q = P.queued, s = P.sent, d = P.dropped, f = P.failed_requests, r = P.refused;
+    uint64_t q = P.queued, s = P.sent, d = P.dropped, f = P.failed_requests, r = P.refused, a = P.auth_failed;
     int64_t last = P.last_success_ms;
     pthread_mutex_unlock(&P.mu);
     static const struct {
@@ -179,13 +213,16 @@ void perfd_push_self_metrics(pm_out *o, int om)
         {"perflib_remote_write_samples_dropped", PM_COUNTER, PM_UNIT_NONE,
          "Samples dropped unsent because the queue was full (the receiver was unreachable too long)."},
         {"perflib_remote_write_samples_refused", PM_COUNTER, PM_UNIT_NONE,
-         "Samples dropped because the receiver refused them (a 4xx answer other than 429)."},
+         "Samples dropped because the receiver refused them (a 4xx answer other than 401, 403 and 429)."},
         {"perflib_remote_write_failed_requests", PM_COUNTER, PM_UNIT_NONE,
          "Requests to the receiver that failed and will be retried (connection errors, 5xx, 429)."},
+        {"perflib_remote_write_auth_failed_requests", PM_COUNTER, PM_UNIT_NONE,
+         "Requests that failed on credentials: the receiver answered 401 or 403, or its certificate did not "
+         "verify; the samples stay queued, tried again every 60 s and at SIGHUP."},
         {"perflib_remote_write_last_success_timestamp_seconds", PM_GAUGE, PM_UNIT_SECONDS,
          "When the receiver last accepted a request, as Unix time in seconds; 0 when it never did."},
     };
-    double v[] = {(double)q, (double)s, (double)d, (double)r, (double)f, (double)last / 1e3};
+    double v[] = {(double)q, (double)s, (double)d, (double)r, (double)f, (double)a, (double)last / 1e3};
     for (size_t i = 0; i < sizeof fams / sizeof fams[0]; i++) {
         pm_family(o, om, fams[i].fam, fams[i].kind, fams[i].unit, fams[i].help);
         pm_sample(o, fams[i].fam, fams[i].kind == PM_COUNTER ? "_total" : "", NULL, v[i]);
@@ -362,16 +399,32 @@ static size_t keep_body(char *p, size_t size, size_t n, void *ud)
     return size * n;
 }
 
-/* Send the head of the queue. 1: sent or refused (go on), 0: retry later. */
-static int send_once(CURL *c, struct curl_slist *hdrs, int *was_failing)
+/* What a try did, and what the thread was doing (`failing`: the kind of
+ * the last failure, so each kind is logged when it starts, not each try). */
+enum {
+    SEND_RETRY,     /* transient: back off and try again */
+    SEND_DONE,      /* sent or refused: go on with the queue */
+    SEND_HELD,      /* credentials or certificate refused: keep the queue, wait */
+};
+enum { FAIL_NONE, FAIL_TRANSIENT, FAIL_HELD, FAIL_RELOADED };
+
+/* libcurl's answers that say the receiver's certificate is not the one the
+ * settings trust (CA, name, issuer) or the CA file cannot be used. */
+static int tls_refused(CURLcode cc)
+{
+    return cc == CURLE_PEER_FAILED_VERIFICATION || cc == CURLE_SSL_CACERT_BADFILE || cc == CURLE_SSL_ISSUER_ERROR;
+}
+
+/* Send the head of the queue. */
+static int send_once(CURL *c, struct curl_slist *hdrs, int *failing)
 {
     uint8_t *body = NULL;
     size_t len = 0, nb = 0;
     if (encode(&body, &len, &nb) != 0) {
         perfd_log("remote_write: out of memory encoding a request");
-        return 0;
+        return SEND_RETRY;
     }
-    char answer[201] = "";
+    char answer[201] = "", errbuf[CURL_ERROR_SIZE] = "";
     pl__curl.easy_reset(c);
     pl__curl.easy_setopt(c, CURLOPT_URL, P.url);
     pl__curl.easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
@@ -383,55 +436,125 @@ static int send_once(CURL *c, struct curl_slist *hdrs, int *was_failing)
     pl__curl.easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
     pl__curl.easy_setopt(c, CURLOPT_WRITEFUNCTION, keep_body);
     pl__curl.easy_setopt(c, CURLOPT_WRITEDATA, answer);
+    pl__curl.easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
     if (P.ca_file[0]) pl__curl.easy_setopt(c, CURLOPT_CAINFO, P.ca_file);
+    /* the CA file is read for each new connection (libcurl's OpenSSL flavour
+     * would keep it a day), so a fixed file and a SIGHUP are enough */
+    pl__curl.easy_setopt(c, CURLOPT_CA_CACHE_TIMEOUT, 0L);
     CURLcode cc = pl__curl.easy_perform(c);
     long code = 0;
     if (cc == CURLE_OK) pl__curl.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+    pl__curl.easy_setopt(c, CURLOPT_ERRORBUFFER, NULL);
     free(body);
     for (char *q = answer; *q; q++)
         if ((unsigned char)*q < 0x20) *q = ' ';
+    const char *detail = errbuf[0] ? errbuf : pl__curl.easy_strerror(cc);
     if (cc == CURLE_OK && code >= 200 && code < 300) {
-        if (*was_failing) perfd_log("remote_write: %s answers again", P.url);
-        *was_failing = 0;
+        if (*failing != FAIL_NONE) perfd_log("remote_write: %s answers again", P.url);
+        *failing = FAIL_NONE;
         queue_pop(nb, 0);
-        return 1;
+        return SEND_DONE;
+    }
+    if ((cc == CURLE_OK && (code == 401 || code == 403)) || tls_refused(cc)) {
+        pthread_mutex_lock(&P.mu);
+        P.auth_failed++;
+        uint64_t queued = P.queued;
+        pthread_mutex_unlock(&P.mu);
+        if (*failing != FAIL_HELD) {
+            char what[CURL_ERROR_SIZE + sizeof P.ca_file + 200];
+            if (cc != CURLE_OK)
+                snprintf(what, sizeof what, "the receiver's certificate is refused (%s; remote_write_ca_file %s)",
+                         detail, P.ca_file[0] ? P.ca_file : "not set: the system CAs");
+            else
+                snprintf(what, sizeof what, "the receiver refuses %s (HTTP %ld: %s)",
+                         P.token_file[0] ? "the bearer token of remote_write_token_file" :
+                                           "perfd without a token (no remote_write_token_file)", code, answer);
+            perfd_log("remote_write: %s: %s; keeping the %llu queued samples, next try in %u s or at SIGHUP", P.url,
+                      what, (unsigned long long)queued, PUSH_HELD_RETRY_MS / 1000);
+        }
+        *failing = FAIL_HELD;
+        return SEND_HELD;
     }
     if (cc == CURLE_OK && code >= 400 && code < 500 && code != 429) {
         perfd_log("remote_write: %s refused %zu batch%s (HTTP %ld: %s); dropped", P.url, nb, nb == 1 ? "" : "es", code,
                   answer);
         queue_pop(nb, 1);
-        return 1;
+        return SEND_DONE;
     }
     pthread_mutex_lock(&P.mu);
     P.failed_requests++;
     pthread_mutex_unlock(&P.mu);
-    if (!*was_failing) {
-        if (cc != CURLE_OK) perfd_log("remote_write: %s: %s; retrying", P.url, pl__curl.easy_strerror(cc));
+    if (*failing != FAIL_TRANSIENT) {
+        if (cc != CURLE_OK) perfd_log("remote_write: %s: %s; retrying", P.url, detail);
         else perfd_log("remote_write: %s answered HTTP %ld (%s); retrying", P.url, code, answer);
     }
-    *was_failing = 1;
-    return 0;
+    *failing = FAIL_TRANSIENT;
+    return SEND_RETRY;
+}
+
+static void headers_free(struct curl_slist *hdrs)
+{
+    for (struct curl_slist *l = hdrs; l; l = l->next) explicit_bzero(l->data, strlen(l->data));
+    pl__curl.slist_free_all(hdrs);
+}
+
+/* The request headers with the bearer token (none when token is ""); NULL
+ * when out of memory. */
+static struct curl_slist *headers_make(const char *token)
+{
+    struct curl_slist *hdrs = NULL, *n;
+    const char *h[] = {"Content-Encoding: snappy", "Content-Type: application/x-protobuf",
+                       "X-Prometheus-Remote-Write-Version: 0.1.0", "User-Agent: perfd", "Expect:"};
+    for (size_t i = 0; i < sizeof h / sizeof h[0]; i++) {
+        if (!(n = pl__curl.slist_append(hdrs, h[i]))) goto fail;
+        hdrs = n;
+    }
+    if (token[0]) {
+        char auth[TOKEN_MAX + 32];
+        snprintf(auth, sizeof auth, "Authorization: Bearer %s", token);
+        n = pl__curl.slist_append(hdrs, auth);
+        explicit_bzero(auth, sizeof auth);
+        if (!n) goto fail;
+        hdrs = n;
+    }
+    return hdrs;
+fail:
+    headers_free(hdrs);
+    return NULL;
 }
 
 static void *push_thread(void *arg)
 {
     CURL *c = arg;
     struct curl_slist *hdrs = NULL;
-    char auth[TOKEN_MAX + 32];
-    const char *h[] = {"Content-Encoding: snappy", "Content-Type: application/x-protobuf",
-                       "X-Prometheus-Remote-Write-Version: 0.1.0", "User-Agent: perfd", "Expect:"};
-    for (size_t i = 0; i < sizeof h / sizeof h[0]; i++) hdrs = pl__curl.slist_append(hdrs, h[i]);
-    if (P.token[0]) {
-        snprintf(auth, sizeof auth, "Authorization: Bearer %s", P.token);
-        hdrs = pl__curl.slist_append(hdrs, auth);
-    }
+    unsigned gen = 0;
+    int have_gen = 0;
     int64_t next_sample = now_ms(CLOCK_MONOTONIC), retry_at = 0;
     unsigned backoff = 0;
-    int failing = 0;
+    int failing = FAIL_NONE;
     for (;;) {
+        /* the token of the next request: a copy taken whole under P.mu */
+        char token[TOKEN_MAX];
+        int renew = 0;
         pthread_mutex_lock(&P.mu);
         int stop = P.stopping;
+        if (!have_gen || gen != P.token_gen || !hdrs) {
+            memcpy(token, P.token, sizeof token);
+            gen = P.token_gen;
+            renew = 1;
+        }
         pthread_mutex_unlock(&P.mu);
+        if (renew) {
+            headers_free(hdrs);
+            hdrs = headers_make(token);
+            explicit_bzero(token, sizeof token);
+            if (have_gen && failing == FAIL_HELD) { /* SIGHUP: try at once, and log what it gives */
+                retry_at = 0;
+                backoff = 0;
+                failing = FAIL_RELOADED;
+            }
+            have_gen = 1;
+        }
         if (stop) break;
         int64_t now = now_ms(CLOCK_MONOTONIC);
         if (now >= next_sample) {
@@ -442,8 +565,12 @@ static void *push_thread(void *arg)
         }
         /* send while there is something and the receiver takes it */
         while (P.head && now >= retry_at && hdrs) {
-            if (send_once(c, hdrs, &failing)) {
+            int r = send_once(c, hdrs, &failing);
+            if (r == SEND_DONE) {
                 backoff = 0;
+            } else if (r == SEND_HELD) {
+                backoff = 0;
+                retry_at = now_ms(CLOCK_MONOTONIC) + PUSH_HELD_RETRY_MS;
             } else {
                 backoff = backoff ? (backoff * 2 > PUSH_BACKOFF_MAX_MS ? PUSH_BACKOFF_MAX_MS : backoff * 2)
                                   : PUSH_BACKOFF_MIN_MS;
@@ -452,7 +579,7 @@ static void *push_thread(void *arg)
             now = now_ms(CLOCK_MONOTONIC);
             if (now >= next_sample) break;
             pthread_mutex_lock(&P.mu);
-            stop = P.stopping;
+            stop = P.stopping || P.token_gen != gen;
             pthread_mutex_unlock(&P.mu);
             if (stop) break;
         }
@@ -465,11 +592,11 @@ static void *push_thread(void *arg)
             ts.tv_sec += (time_t)((wake - now) / 1000 + ns / 1000000000);
             ts.tv_nsec = (long)(ns % 1000000000);
             pthread_mutex_lock(&P.mu);
-            if (!P.stopping) pthread_cond_timedwait(&P.cv, &P.mu, &ts);
+            if (!P.stopping && P.token_gen == gen) pthread_cond_timedwait(&P.cv, &P.mu, &ts);
             pthread_mutex_unlock(&P.mu);
         }
     }
-    pl__curl.slist_free_all(hdrs);
+    headers_free(hdrs);
     pl__curl.easy_cleanup(c);
     while (P.head) {
         pw_batch *b = P.head;
@@ -478,6 +605,20 @@ static void *push_thread(void *arg)
     }
     P.tail = NULL;
     return NULL;
+}
+
+int perfd_push_reload(char *why, size_t whylen)
+{
+    if (!P.url[0]) return 0;
+    char tok[TOKEN_MAX];
+    int rc = !P.token_file[0] ? 0 : read_token(P.token_file, tok, why, whylen) == 0 ? 1 : -1;
+    pthread_mutex_lock(&P.mu);
+    if (rc == 1) memcpy(P.token, tok, sizeof tok);
+    P.token_gen++; /* also without a new token: a held queue is tried at once */
+    pthread_cond_broadcast(&P.cv);
+    pthread_mutex_unlock(&P.mu);
+    explicit_bzero(tok, sizeof tok);
+    return rc;
 }
 
 int perfd_push_start(char *why, size_t whylen)
@@ -512,4 +653,7 @@ void perfd_push_stop(void)
     pthread_mutex_unlock(&P.mu);
     if (P.started) pthread_join(P.thread, NULL);
     P.started = 0;
+    pthread_mutex_lock(&P.mu);
+    explicit_bzero(P.token, sizeof P.token);
+    pthread_mutex_unlock(&P.mu);
 }

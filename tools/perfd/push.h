@@ -14,6 +14,13 @@
 int perfd_push_start(char *why, size_t whylen);
 void perfd_push_stop(void);
 
+/* SIGHUP (the main thread): read remote_write_token_file again, by the
+ * rules of the start, and try a queue held back by a 401, 403 or refused
+ * certificate at once. 1: the new token goes with the next request; 0: no
+ * token to reload (no push, no token file); -1 with why: the previous
+ * token stays. */
+int perfd_push_reload(char *why, size_t whylen);
+
 /* perfd's own remote_write metrics, in /metrics (nothing when not pushing). */
 void perfd_push_self_metrics(pm_out *o, int openmetrics);
 
