@@ -461,19 +461,49 @@ static unsigned long long start_time(long pid)
     return strtoull(p + 1, NULL, 10);
 }
 
+/* The PID namespace this process sees pids in (the inode of
+ * /proc/self/ns/pid; 0 when unknown). A marker names its consumer by pid
+ * and start time, which only a process of the same namespace can check: in
+ * another one the same number is another process (a consumer in a
+ * container, or a test's namespace, sharing the state directory). */
+static unsigned long long pid_ns(void)
+{
+    struct stat sb;
+    return stat("/proc/self/ns/pid", &sb) == 0 ? (unsigned long long)sb.st_ino : 0;
+}
+
+/* The program's name for the reason a dead consumer gets (its comm). */
+static size_t own_comm(char *out, size_t cap)
+{
+    int fd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t n = read(fd, out, cap - 1);
+    close(fd);
+    if (n <= 0) return 0;
+    size_t k = 0;
+    for (ssize_t i = 0; i < n && out[i] != '\n'; i++)
+        if ((unsigned char)out[i] >= 0x20 && (unsigned char)out[i] < 0x7F) out[k++] = out[i];
+    out[k] = '\0';
+    return k;
+}
+
 pl__marker *pl__marker_new(pl__state *s, const char *name)
 {
     if (!s || !name) return NULL;
     static unsigned counter;
     unsigned n = __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
-    char base[PATH_MAX], path[PATH_MAX + 64];
+    char base[PATH_MAX], path[PATH_MAX + 96];
     base_path(s, name, base, sizeof base);
-    snprintf(path, sizeof path, "%s.%ld-%llu-%u.busy", base, (long)getpid(), start_time((long)getpid()), n);
+    snprintf(path, sizeof path, "%s.%ld-%llu-%u-%llu.busy", base, (long)getpid(), start_time((long)getpid()), n,
+             pid_ns());
     pl__marker *m = calloc(1, sizeof *m);
     if (!m) return NULL;
     m->path = pl__strdup(path);
     m->fd = m->path ? open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, s->shared ? 0644 : 0600) : -1;
-    if (m->fd < 0 || pwrite(m->fd, "-", 1, 0) != 1) {
+    /* byte 0: the call in flight ('-' none); then the program's name */
+    char rec[1 + 32] = "-";
+    size_t rl = 1 + own_comm(rec + 1, sizeof rec - 1);
+    if (m->fd < 0 || pwrite(m->fd, rec, rl, 0) != (ssize_t)rl) {
         if (m->fd >= 0) {
             close(m->fd);
             unlink(path);
@@ -569,21 +599,32 @@ char pl__state_dead_consumer(pl__state *s, const char *name, char *why, size_t c
     if (!d) return 0;
     char found = 0;
     long me = (long)getpid();
-    unsigned long long my_start = start_time(me);
+    unsigned long long my_start = start_time(me), my_ns = pid_ns();
     struct dirent *de;
     while ((de = readdir(d))) {
         const char *f = de->d_name;
         size_t fl = strlen(f);
         if (fl <= pl + 6 || strncmp(f, prefix, pl) != 0 || f[pl] != '.' || strcmp(f + fl - 5, ".busy") != 0) continue;
-        /* <pid>-<start time>-<n>.busy */
+        /* <pid>-<start time>-<n>-<pid namespace>.busy (before the
+         * namespace was named: <pid>-<start time>-<n>.busy, judged as ours) */
         const char *q = f + pl + 1;
-        char *e1, *e2 = NULL, *e3;
+        char *e1, *e2 = NULL, *e3, *e4 = NULL;
         errno = 0;
         long long pid = strtoll(q, &e1, 10);
         unsigned long long st = *e1 == '-' ? strtoull(e1 + 1, &e2, 10) : 0;
         if (errno || e1 == q || *e1 != '-' || !e2 || *e2 != '-' || pid <= 0 || pid > INT32_MAX) continue;
         (void)strtoul(e2 + 1, &e3, 10);
-        if (e3 == e2 + 1 || strcmp(e3, ".busy") != 0) continue;
+        if (e3 == e2 + 1) continue;
+        unsigned long long ns = my_ns;
+        if (*e3 == '-') {
+            ns = strtoull(e3 + 1, &e4, 10);
+            if (e4 == e3 + 1) continue;
+            e3 = e4;
+        }
+        if (errno || strcmp(e3, ".busy") != 0) continue;
+        /* another PID namespace's consumer: its pid means nothing here, so
+         * it is left to the consumers of its own namespace */
+        if (ns != my_ns) continue;
         if (pid == me && st == my_start) continue; /* this process's own engines */
         if (kill((pid_t)pid, 0) == 0 || errno == EPERM) {
             if (st == 0 || start_time((long)pid) == st) continue; /* still running */
@@ -591,17 +632,29 @@ char pl__state_dead_consumer(pl__state *s, const char *name, char *why, size_t c
         char path[PATH_MAX + 300];
         snprintf(path, sizeof path, "%s/%s", s->dir, f);
         int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-        char c = '-';
+        char rec[33] = "-";
+        ssize_t rn = 0;
         if (fd >= 0) {
             struct stat sb;
-            if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || pread(fd, &c, 1, 0) != 1) c = '-';
+            if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || (rn = pread(fd, rec, sizeof rec - 1, 0)) < 1) {
+                rec[0] = '-';
+                rn = 1;
+            }
             close(fd);
         }
+        rec[rn > 0 ? rn : 1] = '\0';
+        /* the program's name, as hostile as the rest: printable ASCII only */
+        for (char *c = rec + 1; *c; c++)
+            if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7F) *c = '?';
         unlink(path);
-        const char *call = call_name(c);
+        const char *call = call_name(rec[0]);
         if (call && !found) {
-            found = c;
-            snprintf(why, cap, "a consumer process (pid %lld) ended during its in-process %s", pid, call);
+            found = rec[0];
+            if (rec[1])
+                snprintf(why, cap, "a consumer process (pid %lld, %s) ended during its in-process %s", pid, rec + 1,
+                         call);
+            else
+                snprintf(why, cap, "a consumer process (pid %lld) ended during its in-process %s", pid, call);
         }
     }
     closedir(d);

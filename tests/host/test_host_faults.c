@@ -7,10 +7,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -22,6 +24,21 @@
 #include "perflib/registry.h"
 #include "pl_test.h"
 #include "pl_test_engine.h"
+
+
+/* This program's name as the kernel keeps it (15 bytes): the consumers the
+ * cases fork carry it, and a dead consumer's reason names it. */
+static const char *own_comm(void)
+{
+    static char comm[32];
+    FILE *f = fopen("/proc/self/comm", "r");
+    if (f) {
+        if (!fgets(comm, sizeof comm, f)) comm[0] = '\0';
+        fclose(f);
+    }
+    comm[strcspn(comm, "\n")] = '\0';
+    return comm;
+}
 
 static char dir[256], store[300];
 
@@ -419,8 +436,8 @@ static void inproc_kill_then_next_disables(const char *mode, const char *call)
     pl_engine *e = engine();
     assert_int_equal(query_objects(e, NULL), 1); /* Good answers; Bad is not called */
     char want[200];
-    snprintf(want, sizeof want, "a consumer process (pid %ld) ended during its in-process %s (2 failures in a row)",
-             (long)pid, call);
+    snprintf(want, sizeof want, "a consumer process (pid %ld, %s) ended during its in-process %s (2 failures in a row)",
+             (long)pid, own_comm(), call);
     pl_provider_status ps = status_of(e, "Bad");
     assert_int_equal(ps.disabled, 1);
     pl_engine_close(e);
@@ -615,8 +632,8 @@ static void inproc_crash_in_close_disables(void **s)
     assert_true(WIFEXITED(ws));
     assert_int_equal(WEXITSTATUS(ws), 1); /* Good only; Bad not called, its Close not either */
     char want[200];
-    snprintf(want, sizeof want, "a consumer process (pid %ld) ended during its in-process Close (2 failures in a row)",
-             (long)pid);
+    snprintf(want, sizeof want, "a consumer process (pid %ld, %s) ended during its in-process Close (2 failures in a row)",
+             (long)pid, own_comm());
     assert_store_reason("Bad", want);
     assert_int_equal(traced("crash_close", "close", NULL, 0), 2);
 }
@@ -806,17 +823,24 @@ static char busy_call(const char *name)
     return found;
 }
 
+/* Nothing counted against the provider, nothing disabled (its markers
+ * not looked at). */
+static void nothing_counted(const char *name)
+{
+    pl__pstate ps = state_of(name);
+    assert_int_equal(ps.timeouts, 0);
+    assert_int_equal(ps.closefail, 0);
+    assert_int_equal(ps.disabled, 0);
+    assert_store_reason(name, "");
+}
+
 /* Nothing counted against the provider, nothing disabled, no warning, and
  * no marker left that the next consumer would count. */
 static void assert_not_counted(const char *name)
 {
     char c = busy_call(name);
     if (c) fail_msg("a marker of %s still shows a call in progress ('%c')", name, c);
-    pl__pstate ps = state_of(name);
-    assert_int_equal(ps.timeouts, 0);
-    assert_int_equal(ps.closefail, 0);
-    assert_int_equal(ps.disabled, 0);
-    assert_store_reason(name, "");
+    nothing_counted(name);
 }
 
 /* The path of slow_call's mark: it is inside the call it was told to make slow. */
@@ -957,6 +981,74 @@ static void killed_during(const char *call, int sig)
     assert_not_counted("Slow");
 }
 
+/* A consumer in another PID namespace with its own /proc (a container, or
+ * a test's namespace, sharing the state directory): its marker names a pid
+ * that means another process here (pid 2 is kthreadd), so a consumer here
+ * took it for dead while it was still inside Collect, counted it and
+ * removed its marker. Markers name their namespace; another namespace's
+ * are left to the consumers there. */
+static void consumer_in_another_pid_namespace_not_judged(void **s)
+{
+    (void)s;
+    add("Good", "good", PL_ISOLATION_INPROC, 0, 0);
+    add("Slow", "slow_call", PL_ISOLATION_INPROC, 30000, 30000);
+    setenv("TP_SLOW_CALL", "collect", 1);
+    int pfd[2];
+    assert_int_equal(pipe(pfd), 0);
+    pid_t a = fork();
+    assert_true(a >= 0);
+    if (a == 0) {
+        close(pfd[0]);
+        if (unshare(CLONE_NEWPID | CLONE_NEWNS) != 0) _exit(20);
+        pid_t b = fork(); /* pid 1 of the new namespace */
+        if (b == 0) {
+            if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 || mount("proc", "/proc", "proc", 0, NULL) != 0)
+                _exit(21);
+            pid_t g = slow_consumer(RUN_CLOSE); /* pid 2 there */
+            int ws;
+            if (waitpid(g, &ws, 0) != g) _exit(22);
+            _exit(WIFEXITED(ws) ? WEXITSTATUS(ws) : 100 + WTERMSIG(ws));
+        }
+        if (b < 0 || write(pfd[1], &b, sizeof b) != (ssize_t)sizeof b) _exit(23);
+        int ws;
+        if (waitpid(b, &ws, 0) != b) _exit(24);
+        _exit(WIFEXITED(ws) ? WEXITSTATUS(ws) : 100 + WTERMSIG(ws));
+    }
+    close(pfd[1]);
+    pid_t b = -1;
+    ssize_t got = read(pfd[0], &b, sizeof b);
+    close(pfd[0]);
+    char path[400];
+    inside_path(path, sizeof path);
+    if (got != (ssize_t)sizeof b || pl_wait_file(path, 20000) != 0) {
+        kill(a, SIGKILL);
+        waitpid(a, NULL, 0);
+        fail_msg("the namespaced consumer never got inside the slow Collect");
+    }
+    unsetenv("TP_SLOW_CALL");
+    /* here, while it is still inside: not counted, its marker kept */
+    pl_engine *e = engine();
+    assert_int_equal(query_objects(e, NULL), 2);
+    pl_provider_status ps = status_of(e, "Slow");
+    assert_int_equal(ps.disabled, 0);
+    if (strstr(ps.last_error, "ended during")) fail_msg("a live consumer of another namespace counted: %s", ps.last_error);
+    pl_engine_close(e);
+    assert_int_equal(busy_call("Slow"), 'C'); /* its marker kept: it is still inside */
+    nothing_counted("Slow");
+    /* ended there (SIGKILL to its namespace's init ends both): still not
+     * judged here */
+    assert_int_equal(kill(b, SIGKILL), 0);
+    int ws;
+    assert_int_equal(waitpid(a, &ws, 0), a);
+    unlink(path);
+    e = engine();
+    assert_int_equal(query_objects(e, NULL), 2);
+    ps = status_of(e, "Slow");
+    if (strstr(ps.last_error, "ended during")) fail_msg("another namespace's marker judged: %s", ps.last_error);
+    pl_engine_close(e);
+    nothing_counted("Slow");
+}
+
 static void sigterm_in_open_not_counted(void **s)
 {
     (void)s;
@@ -1056,8 +1148,8 @@ static void sigkill_still_counted(void **s)
     assert_int_equal(status_of(e, "Slow").disabled, 1);
     pl_engine_close(e);
     char want[200];
-    snprintf(want, sizeof want, "a consumer process (pid %ld) ended during its in-process Collect (2 failures in a row)",
-             (long)pid);
+    snprintf(want, sizeof want, "a consumer process (pid %ld, %s) ended during its in-process Collect (2 failures in a row)",
+             (long)pid, own_comm());
     assert_store_reason("Slow", want);
 }
 
@@ -1095,7 +1187,8 @@ static void forked_child_end_does_not_clear_parent(void **s)
     pl_provider_status ps = status_of(e, "Slow");
     assert_int_equal(ps.disabled, 0);
     char want[200];
-    snprintf(want, sizeof want, "a consumer process (pid %ld) ended during its in-process Collect", (long)pid);
+    snprintf(want, sizeof want, "a consumer process (pid %ld, %s) ended during its in-process Collect", (long)pid,
+             own_comm());
     if (!strstr(ps.last_error, want)) fail_msg("not counted: last_error '%s'", ps.last_error);
     pl_engine_close(e);
     assert_int_equal(state_of("Slow").timeouts, 0); /* the Collect that answered cleared it */
@@ -1632,6 +1725,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(sigterm_in_close_not_counted, setup, teardown),
         cmocka_unit_test_setup_teardown(sigint_in_collect_not_counted, setup, teardown),
         cmocka_unit_test_setup_teardown(sighup_in_open_not_counted, setup, teardown),
+        cmocka_unit_test_setup_teardown(consumer_in_another_pid_namespace_not_judged, setup, teardown),
         cmocka_unit_test_setup_teardown(consumer_exit_during_collect_not_counted, setup, teardown),
         cmocka_unit_test_setup_teardown(consumer_return_during_late_collect_not_counted, setup, teardown),
         cmocka_unit_test_setup_teardown(sigkill_still_counted, setup, teardown),
