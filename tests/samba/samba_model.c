@@ -530,7 +530,7 @@ typedef struct src_def {
 
 /* The source object's definitions Samba can carry, as the layout numbers
  * them (sb_layout.c, read_shape): a base is the definition after a
- * counter with has_base; a counter and its base both or neither; the
+ * counter (not itself a base) with has_base; a counter and its base both or neither; the
  * occurrence counts among those kept. */
 static size_t src_defs(const pl_object *o, size_t dword_size, src_def *out, size_t cap)
 {
@@ -542,7 +542,9 @@ static size_t src_defs(const pl_object *o, size_t dword_size, src_def *out, size
         src_def d;
         memset(&d, 0, sizeof d);
         d.c = c;
-        d.kind = have && prev.has_base ? SB_KIND_BASE : SB_KIND_COUNTER;
+        /* a base has no base of its own: two base types in a row, the
+         * second is a counter */
+        d.kind = have && prev.has_base && (n == 0 || out[n - 1].kind != SB_KIND_BASE) ? SB_KIND_BASE : SB_KIND_COUNTER;
         d.ctr = c.def.CounterNameTitleIndex;
         d.type = sb_served_type(c.def.CounterType, dword_size, &d.size);
         if (d.type && d.size < c.def.CounterSize) d.type = 0;

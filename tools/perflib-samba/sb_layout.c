@@ -285,12 +285,16 @@ static int read_shape(const pl_block *blk, size_t dword_size, shape *s, sb_stats
         size_t nd = 0;
         pl_counter c, prev;
         memset(&prev, 0, sizeof prev);
-        int have_prev = 0, prc = pl_object_counter(&o, 0, &c);
+        int have_prev = 0, prev_base = 0, prc = pl_object_counter(&o, 0, &c);
         for (; prc == PL_OK && nd < nc; prc = pl_counter_next(&c, &c)) {
             def_info x;
             memset(&x, 0, sizeof x);
             x.c = c;
-            int is_base = have_prev && prev.has_base;
+            /* the base of the counter before it; a base has none of its own
+             * (two base types in a row: the second is a counter of its own,
+             * else a counter could be served without its base when the
+             * pair after it is left out) */
+            int is_base = have_prev && prev.has_base && !prev_base;
             x.kind = is_base ? SB_KIND_BASE : SB_KIND_COUNTER;
             x.ctr = c.def.CounterNameTitleIndex;
             x.help = c.def.CounterHelpTitleIndex;
@@ -300,6 +304,7 @@ static int read_shape(const pl_block *blk, size_t dword_size, shape *s, sb_stats
                        c.def.CounterType == PERF_COUNTER_LARGE_RAWCOUNT_HEX && c.def.CounterSize == 8;
             d[nd++] = x;
             prev = c;
+            prev_base = is_base;
             have_prev = 1;
         }
         /* A counter and its base are served together or not at all. */
