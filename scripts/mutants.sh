@@ -117,6 +117,10 @@ mutant disable_on_collect_error lib/host/host.c \
   $'    if (r->rc != ERROR_SUCCESS) {\n        p->errors++;' \
   $'    if (r->rc != ERROR_SUCCESS) {\n        p->disabled = 1;' \
   '^test_host[.]'
+mutant consumer_start_time_is_its_size lib/platform/linux/proc_pid.c \
+  '    return st.starttime;' \
+  '    return st.vsize;' \
+  '^test_host_faults[.]live_consumer_that_grew_not_judged$'
 
 # --- /metrics names (tools/perfd/metrics_text.c) ---------------------------
 mutant metrics_counter_without_total tools/perfd/metrics_text.c \

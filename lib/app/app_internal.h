@@ -23,6 +23,7 @@
 
 #include "perflib/app.h"
 #include "perflib/status.h"
+#include "platform.h" /* pl__proc_start_time */
 
 #define PL__SEG_MAGIC "PLAPPSG1"
 #define PL__SEG_VERSION 1u
@@ -140,10 +141,6 @@ int pl__seg_read_slot(const void *map, const pl__seg_layout *lay, uint32_t o, ui
 #ifdef PL_TEST_HOOKS
 extern void (*pl__seg_read_hook)(uint32_t o, uint32_t slot);
 #endif
-
-/* The start time of process pid (field 22 of /proc/<pid>/stat, clock ticks
- * after boot) under `proc` ("/proc"); 0 when it cannot be read. */
-uint64_t pl__proc_start_time(const char *proc, uint32_t pid);
 
 /* The directory of announcements: $PERFLIB_APP_DIR, else /dev/shm. */
 const char *pl__app_dir(void);

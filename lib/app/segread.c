@@ -243,38 +243,6 @@ int pl__seg_read_slot(const void *mapv, const pl__seg_layout *lay, uint32_t o, u
     return 1;
 }
 
-uint64_t pl__proc_start_time(const char *proc, uint32_t pid)
-{
-    char path[128];
-    snprintf(path, sizeof path, "%s/%u/stat", proc, pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
-    char buf[1024];
-    ssize_t n;
-    do n = read(fd, buf, sizeof buf - 1);
-    while (n < 0 && errno == EINTR);
-    close(fd);
-    if (n <= 0) return 0;
-    buf[n] = '\0';
-    char *p = strrchr(buf, ')');
-    if (!p) return 0;
-    p++;
-    /* Fields 3.. follow; starttime is field 22, the 20th after ')'. */
-    for (int field = 3; field < 22; field++) {
-        while (*p == ' ') p++;
-        while (*p && *p != ' ') p++;
-        if (!*p) return 0;
-    }
-    while (*p == ' ') p++;
-    if (*p < '0' || *p > '9') return 0;
-    uint64_t v = 0;
-    for (; *p >= '0' && *p <= '9'; p++) {
-        if (v > (UINT64_MAX - 9) / 10) return 0;
-        v = v * 10 + (uint64_t)(*p - '0');
-    }
-    return v;
-}
-
 const char *pl__app_dir(void)
 {
     const char *d = getenv("PERFLIB_APP_DIR");

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "host_state.h"
+#include "platform.h"
 #include "pl_internal.h"
 
 #define STATE_FILE_MAX 1024
@@ -438,27 +439,11 @@ void pl__state_disable(pl__state *s, const char *name, const char *reason)
 
 /* --------------------------------------------------- in-flight markers */
 
-/* Field 22 of /proc/PID/stat (start time in clock ticks since boot); 0 when
- * it cannot be read. With the pid it names one process, even after the pid
- * is reused. */
+/* Field 22 of /proc/PID/stat (pl__proc_start_time); 0 when it cannot be
+ * read. With the pid it names one process, even after the pid is reused. */
 static unsigned long long start_time(long pid)
 {
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0) return 0;
-    buf[n] = '\0';
-    char *p = strrchr(buf, ')'); /* the command name may hold spaces */
-    if (!p) return 0;
-    p++;
-    for (int field = 2; field < 22; field++) {
-        p = strchr(p + 1, ' ');
-        if (!p) return 0;
-    }
-    return strtoull(p + 1, NULL, 10);
+    return pid > 0 && pid <= INT32_MAX ? (unsigned long long)pl__proc_start_time("/proc", (uint32_t)pid) : 0;
 }
 
 /* The PID namespace this process sees pids in (the inode of
@@ -627,7 +612,10 @@ char pl__state_dead_consumer(pl__state *s, const char *name, char *why, size_t c
         if (ns != my_ns) continue;
         if (pid == me && st == my_start) continue; /* this process's own engines */
         if (kill((pid_t)pid, 0) == 0 || errno == EPERM) {
-            if (st == 0 || start_time((long)pid) == st) continue; /* still running */
+            /* that pid runs: the consumer, unless its start time differs.
+             * One that cannot be read (hidepid, no /proc) is not judged. */
+            unsigned long long now = start_time((long)pid);
+            if (st == 0 || now == 0 || now == st) continue;
         }
         char path[PATH_MAX + 300];
         snprintf(path, sizeof path, "%s/%s", s->dir, f);

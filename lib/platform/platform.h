@@ -15,6 +15,12 @@
 #define PL_FILETIME_UNIX_EPOCH 116444736000000000LL
 #define PL_TICKS_PER_SEC 10000000LL
 
+/* The start time of process `pid` under `proc` ("/proc"): field 22 of its
+ * stat file, clock ticks after boot (as the reader's time namespace sees
+ * them). With the pid it names one process, even after the pid is reused.
+ * 0 when the file cannot be read or parsed (pl__proc_parse_stat's rules). */
+uint64_t pl__proc_start_time(const char *proc, uint32_t pid);
+
 /* The root directory, from PERFLIB_SYSROOT or "/". Never NULL. */
 const char *pl__sysroot(void);
 

@@ -1049,6 +1049,47 @@ static void consumer_in_another_pid_namespace_not_judged(void **s)
     nothing_counted("Slow");
 }
 
+/* A live consumer in this namespace, inside a slow Collect that grew the
+ * process by 64 MB: the next consumer must see it running. The judge read
+ * field 23 of /proc/PID/stat (the process's size) for its start time, so a
+ * consumer whose size changed after its marker was made was taken for a
+ * dead one, counted and its marker removed: two in a row (perflib-samba
+ * under ASan, during the suite) disabled PerfProc in the build tree's store. */
+static void live_consumer_that_grew_not_judged(void **s)
+{
+    (void)s;
+    add("Good", "good", PL_ISOLATION_INPROC, 0, 0);
+    add("Slow", "slow_call", PL_ISOLATION_INPROC, 30000, 30000);
+    setenv("TP_SLOW_CALL", "collect", 1);
+    setenv("TP_SLOW_GROW_MB", "64", 1);
+    pid_t g = slow_consumer(RUN_CLOSE);
+    char path[400];
+    inside_path(path, sizeof path);
+    if (pl_wait_file(path, 20000) != 0) {
+        kill(g, SIGKILL);
+        waitpid(g, NULL, 0);
+        fail_msg("the consumer never got inside the slow Collect");
+    }
+    unsetenv("TP_SLOW_CALL");
+    unsetenv("TP_SLOW_GROW_MB");
+    for (int round = 0; round < 2; round++) { /* two in a row would disable */
+        pl_engine *e = engine();
+        assert_int_equal(query_objects(e, NULL), 2);
+        pl_provider_status ps = status_of(e, "Slow");
+        pl_engine_close(e);
+        if (ps.disabled || strstr(ps.last_error, "ended during")) {
+            kill(g, SIGKILL);
+            waitpid(g, NULL, 0);
+            fail_msg("a live consumer that grew was judged: %s", ps.last_error);
+        }
+        assert_int_equal(busy_call("Slow"), 'C'); /* its marker kept: it is still inside */
+        nothing_counted("Slow");
+    }
+    int ws = kill_inside(g, SIGTERM); /* ends as an operator would: not counted either */
+    assert_true(WIFSIGNALED(ws));
+    assert_not_counted("Slow");
+}
+
 static void sigterm_in_open_not_counted(void **s)
 {
     (void)s;
@@ -1726,6 +1767,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(sigint_in_collect_not_counted, setup, teardown),
         cmocka_unit_test_setup_teardown(sighup_in_open_not_counted, setup, teardown),
         cmocka_unit_test_setup_teardown(consumer_in_another_pid_namespace_not_judged, setup, teardown),
+        cmocka_unit_test_setup_teardown(live_consumer_that_grew_not_judged, setup, teardown),
         cmocka_unit_test_setup_teardown(consumer_exit_during_collect_not_counted, setup, teardown),
         cmocka_unit_test_setup_teardown(consumer_return_during_late_collect_not_counted, setup, teardown),
         cmocka_unit_test_setup_teardown(sigkill_still_counted, setup, teardown),

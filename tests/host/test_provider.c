@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <sys/syscall.h>
@@ -65,8 +66,10 @@
 #define TP_CHILD_MEMORY 40   /* Collect forks a child that touches 64 MiB and sleeps, then answers */
 #define TP_FORK_EXIT0 41     /* Collect forks a child that calls exit(0), waits for it, then answers */
 #define TP_BREAK_TWICE 42    /* *bytes wrong on Collects 1-2 and 4-5, right on 3 and 6, wrong from 7 on */
-#define TP_SLOW_CALL 43      /* the call $TP_SLOW_CALL names ("open", "collect", "close") writes its name into
-                                $TP_TRACE/<name>.inside, then sleeps $TP_SLOW_MS ms (default 20000), then works */
+#define TP_SLOW_CALL 43      /* the call $TP_SLOW_CALL names ("open", "collect", "close") maps $TP_SLOW_GROW_MB MB
+                                (none when unset: the process's size changes while it is inside), writes its
+                                name into $TP_TRACE/<name>.inside, then sleeps $TP_SLOW_MS ms (default 20000),
+                                then works */
 #define TP_TERM_SELF 44      /* Collect sends its own process SIGTERM (kill(getpid())), then answers */
 
 #ifndef TP_MODE
@@ -132,6 +135,13 @@ static void slow_call(const char *call)
     if (!want || strcmp(want, call) != 0) return;
     const char *ms = getenv("TP_SLOW_MS");
     long wait = ms ? atol(ms) : 20000;
+    const char *grow = getenv("TP_SLOW_GROW_MB");
+    if (grow && atol(grow) > 0) {
+        size_t sz = (size_t)atol(grow) << 20;
+        char *m = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m != MAP_FAILED)
+            for (size_t i = 0; i < sz; i += 4096) m[i] = 1; /* VmSize and VmRSS both move */
+    }
     char path[512];
     if (trace_path(path, sizeof path, ".inside")) {
         int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);

@@ -577,7 +577,10 @@ static local take_local(env *e)
     l.uptime = (double)(sys.hdr.PerfTime.QuadPart - (int64_t)l.boot) / 1e7;
     l.procs = local_value(&b, e->titles, PL_OBJ_SYSTEM, PL_CTR_PROCESSES, &sys);
     l.avail = local_value(&b, e->titles, PL_OBJ_MEMORY, PL_CTR_AVAILABLE_BYTES, &mem);
-    if (pl_block_find_object(&b, PL_OBJ_PROCESS, &proc) != PL_OK) fail_msg("local snapshot without Process");
+    if (pl_block_find_object(&b, PL_OBJ_PROCESS, &proc) != PL_OK) {
+        pl_free(buf);
+        fail_msg("local snapshot without Process");
+    }
     l.instances = pl_object_num_instances(&proc);
     pl_free(buf);
     return l;

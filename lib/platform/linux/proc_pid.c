@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/magic.h>
@@ -266,6 +267,19 @@ int pl__proc_read_stat(int dirfd, pl_proc_stat *st)
     if (n < 0) return (int)n;
     if (n == 0) return -ESRCH; /* an exiting task can give an empty file */
     return pl__proc_parse_stat(buf, st);
+}
+
+uint64_t pl__proc_start_time(const char *proc, uint32_t pid)
+{
+    char path[128], buf[PL_PROC_STAT_BUF];
+    snprintf(path, sizeof path, "%s/%u", proc, pid);
+    int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) return 0;
+    ssize_t n = pl__proc_read1(dfd, "stat", buf, sizeof buf);
+    close(dfd);
+    pl_proc_stat st;
+    if (n <= 0 || pl__proc_parse_stat(buf, &st) != 0 || (uint32_t)st.pid != pid) return 0;
+    return st.starttime;
 }
 
 int pl__proc_read_status(int dirfd, pl_proc_status *st)
