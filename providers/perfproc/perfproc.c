@@ -277,6 +277,9 @@ static void release_all(void)
     free(pl__pp_state.slots);
     pl__pp_state.slots = NULL;
     pl__pp_state.slot_cap = 0;
+    free(pl__pp_state.pas_v);
+    pl__pp_state.pas_v = NULL;
+    pl__pp_state.pas_cap = 0;
     pl__pp_bpf_close(pl__pp_state.bpf);
     pl__pp_state.bpf = NULL;
     pl__pp_bpf_index_free(&pl__pp_state.ix);

@@ -438,8 +438,8 @@ static void peaks_commit(void)
  * process, from what the read phase kept. `pos` is its Process position. */
 static int build_costly(const pp_slot *s, const pp_arena *ar, uint32_t pos, int img_obj, int pas_obj)
 {
-    const pp_pas *c = &s->pas;
-    if (c->state != PP_OK) return PL_OK; /* gone meanwhile */
+    const pp_pas *c = s->pas;
+    if (!c || c->state != PP_OK) return PL_OK; /* gone meanwhile */
     int rc = PL_OK;
     for (size_t i = 0; img_obj >= 0 && i < c->ni && rc == PL_OK; i++) {
         const pp_image *im = &ar->img[c->i0 + i];

@@ -95,6 +95,7 @@ struct read_job {
     const pp_read_ctx *c;
     const int32_t *pids;
     pp_slot *slots;
+    pp_pas *pas; /* NULL: no address spaces asked for */
     pp_arena *arenas;
 };
 
@@ -102,6 +103,7 @@ static void read_range(void *arg, unsigned w, size_t b, size_t e)
 {
     struct read_job *j = arg;
     for (size_t i = b; i < e; i++) {
+        j->slots[i].pas = j->pas ? &j->pas[i] : NULL;
         pl__pp_read_one(j->c, j->pids[i], &j->slots[i], &j->arenas[w]);
         j->slots[i].arena = w;
     }
@@ -116,6 +118,19 @@ static int slots_reserve(size_t n)
     if (!s) return -ENOMEM;
     pl__pp_state.slots = s;
     pl__pp_state.slot_cap = cap;
+    return 0;
+}
+
+/* The slots' address spaces, kept apart: most queries never ask for them. */
+static int pas_reserve(size_t n)
+{
+    if (n <= pl__pp_state.pas_cap) return 0;
+    size_t cap = pl__pp_state.pas_cap ? pl__pp_state.pas_cap : 1024;
+    while (cap < n) cap *= 2;
+    pp_pas *v = realloc(pl__pp_state.pas_v, cap * sizeof *v);
+    if (!v) return -ENOMEM;
+    pl__pp_state.pas_v = v;
+    pl__pp_state.pas_cap = cap;
     return 0;
 }
 
@@ -143,6 +158,7 @@ int pl__pp_collect_processes(struct pp_build *bd)
     for (unsigned w = 0; w < readers; w++) pl__pp_state.arenas[w].n = pl__pp_state.arenas[w].nimg = 0;
     if (readers == 1) {
         pp_slot *s = &pl__pp_state.one;
+        s->pas = c.want_img || c.want_pas ? &pl__pp_state.one_pas : NULL;
         for (size_t i = 0; i < np; i++) {
             pl__pp_state.arenas[0].n = pl__pp_state.arenas[0].nimg = 0;
             pl__pp_read_one(&c, pl__pp_state.pids.v[i], s, &pl__pp_state.arenas[0]);
@@ -154,8 +170,10 @@ int pl__pp_collect_processes(struct pp_build *bd)
         }
         return PL_OK;
     }
-    if (slots_reserve(np) != 0) return PL_E_NOMEM;
-    struct read_job j = {&c, pl__pp_state.pids.v, pl__pp_state.slots, pl__pp_state.arenas};
+    int want_pas = c.want_img || c.want_pas;
+    if (slots_reserve(np) != 0 || (want_pas && pas_reserve(np) != 0)) return PL_E_NOMEM;
+    struct read_job j = {&c, pl__pp_state.pids.v, pl__pp_state.slots, want_pas ? pl__pp_state.pas_v : NULL,
+                         pl__pp_state.arenas};
     pl__pp_pool_run(&pl__pp_state.pool, np, READ_CHUNK, read_range, &j);
     for (size_t i = 0; i < np; i++) {
         const pp_slot *s = &pl__pp_state.slots[i];
@@ -173,6 +191,7 @@ int pl__pp_collect_processes(struct pp_build *bd)
 static int build_from_proc(struct pp_build *bd, const pp_read_ctx *c, int32_t pid)
 {
     pp_slot *s = &pl__pp_state.one;
+    s->pas = c->want_img || c->want_pas ? &pl__pp_state.one_pas : NULL;
     pl__pp_state.arenas[0].n = pl__pp_state.arenas[0].nimg = 0;
     pl__pp_read_one(c, pid, s, &pl__pp_state.arenas[0]);
     if (s->state == PP_NOMEM) return PL_E_NOMEM;
@@ -230,6 +249,7 @@ int pl__pp_collect_processes_bpf(struct pp_build *bd)
                 rc = build_from_proc(bd, &c, bp);
             } else {
                 pp_slot *s = &pl__pp_state.one;
+                s->pas = NULL; /* the pass runs only when no address space is asked for */
                 pl__pp_state.arenas[0].n = pl__pp_state.arenas[0].nimg = 0;
                 if (pl__pp_bpf_slot(&pl__pp_state.cv, &pl__pp_state.ix, j, s, &pl__pp_state.arenas[0]) != 0)
                     return PL_E_NOMEM;

@@ -101,7 +101,7 @@ static int add_image(pp_arena *a, const pp_mapfile *f)
 
 int pl__pp_read_costly(int pidfd, int want_img, int want_pas, pp_slot *s, pp_arena *a)
 {
-    pp_pas *c = &s->pas;
+    pp_pas *c = s->pas;
     memset(c, 0, sizeof *c);
     c->i0 = a->nimg;
     ssize_t n = read_maps(pidfd, a);

@@ -95,8 +95,8 @@ void pl__pp_read_one(const pp_read_ctx *c, int32_t pid, pp_slot *s, pp_arena *a)
     }
     s->nt = a->n - s->t0;
     /* The costly objects read through the same directory as stat. */
-    s->pas.state = PP_SKIP;
-    if (mine && (c->want_img || c->want_pas) && pl__pp_read_costly(pidfd, c->want_img, c->want_pas, s, a) != 0) {
+    if (s->pas) s->pas->state = PP_SKIP;
+    if (mine && s->pas && (c->want_img || c->want_pas) && pl__pp_read_costly(pidfd, c->want_img, c->want_pas, s, a) != 0) {
         close(pidfd);
         s->state = PP_NOMEM;
         return;
