@@ -587,6 +587,28 @@ int pl__host_judge(pl__host *h, pl__prov *p, const pl__call_result *r, size_t *c
     return PL__JUDGED;
 }
 
+size_t pl__host_first_room(const pl__prov *p, size_t first)
+{
+    return p->bufcap ? p->bufcap : p->buf_hint ? p->buf_hint : first;
+}
+
+void pl__host_trim(pl__host *h)
+{
+    if (!h) return;
+    for (size_t i = 0; i < h->n; i++) {
+        pl__prov *p = &h->p[i];
+        pthread_mutex_lock(&p->mu);
+        /* a late call still writes into it, or its reply will be read into it */
+        if (p->buf && !p->late && !p->hung) {
+            p->buf_hint = p->bufcap;
+            free(p->buf);
+            p->buf = NULL;
+            p->bufcap = 0;
+        }
+        pthread_mutex_unlock(&p->mu);
+    }
+}
+
 /* The provider's buffer: at least cap bytes plus the guard. */
 int pl__host_ensure_buf(pl__prov *p, size_t cap)
 {
@@ -817,7 +839,7 @@ static int collect_inproc(pl__host *h, pl__prov *p, const WCHAR *wq, pl__buf *ou
         }
         p->opened = 1;
     }
-    size_t cap = p->bufcap ? p->bufcap : FIRST_BUFFER;
+    size_t cap = pl__host_first_room(p, FIRST_BUFFER);
     if (p->orig && cap < (size_t)p->orig_len + FIRST_BUFFER) cap = (size_t)p->orig_len + FIRST_BUFFER;
     int here = p->nonblocking && p->nonblocking(wq) != 0;
     /* A Collect on this thread writes straight into the answer, after what

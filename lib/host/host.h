@@ -42,6 +42,11 @@ int pl__host_collect(pl__host *h, const pl_query_items *q, int64_t pid, pl__buf 
 
 int pl__host_status(pl__host *h, pl_provider_status **list, size_t *n);
 
+/* pl_engine_trim: free the providers' answer buffers that no call is
+ * using (each call takes the provider's lock); the next Collect starts at
+ * the size the buffer had. */
+void pl__host_trim(pl__host *h);
+
 /* Windows' multiple-of-8 rule (host_align.c): does a Collect result need
  * padding (its byte count or an object's TotalByteLength is not a multiple
  * of 8)? pl__host_align8 copies the objects to a new buffer (*out, free();

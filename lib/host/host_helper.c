@@ -733,7 +733,7 @@ int pl__host_collect_isolated(pl__host *h, pl__prov *p, const WCHAR *wq, pl__buf
     }
     size_t qbytes = wlen(wq) * 2;
     if (qbytes > PLH_MAX_QUERY) qbytes = PLH_MAX_QUERY & ~(size_t)1;
-    size_t cap = p->bufcap ? p->bufcap : FIRST_BUFFER;
+    size_t cap = pl__host_first_room(p, FIRST_BUFFER);
     if (p->orig && cap < (size_t)p->orig_len + FIRST_BUFFER) cap = (size_t)p->orig_len + FIRST_BUFFER;
     if (cap > PLH_MAX_ROOM) cap = PLH_MAX_ROOM;
     if (p->orig && p->orig_len > cap) {

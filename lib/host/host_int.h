@@ -68,6 +68,7 @@ typedef struct pl__prov {
     pthread_mutex_t mu;         /* one call into the provider at a time */
     uint8_t *buf;               /* collect buffer, bufcap + GUARD_BYTES */
     size_t bufcap;
+    size_t buf_hint;            /* the room it had before pl__host_trim freed it (0: none) */
     int has_objlist;
     size_t nobjlist;
     uint32_t objlist[PL_QUERY_MAX_ITEMS];
@@ -141,6 +142,9 @@ int pl__host_judge(pl__host *h, pl__prov *p, const pl__call_result *r, size_t *c
                    uint32_t *nobjects, int *rc);
 /* The provider's buffer: at least cap bytes plus the guard. */
 int pl__host_ensure_buf(pl__prov *p, size_t cap);
+/* The room a Collect starts with: the buffer's, else what it had before a
+ * trim, else `first`. */
+size_t pl__host_first_room(const pl__prov *p, size_t first);
 /* UTF-8 to a malloc'd UTF-16 string; NULL when out of memory. */
 WCHAR *pl__host_to_wide(const char *s);
 static inline DWORD pl__host_room_of(size_t cap) { return (DWORD)(cap > 0xFFFFFFF8u ? 0xFFFFFFF8u : cap); }

@@ -190,6 +190,11 @@ PL_EXTERN int pl_engine_open(const pl_engine_config *cfg, pl_engine **out, pl_er
     return PL_OK;
 }
 
+PL_EXTERN void pl_engine_trim(pl_engine *e)
+{
+    if (e) pl__host_trim(e->host);
+}
+
 PL_EXTERN void pl_engine_close(pl_engine *e)
 {
     if (!e) return;

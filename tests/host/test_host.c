@@ -587,6 +587,13 @@ static void buffer_grows(void **state)
     data = query(e, "Global", &blk); /* the grown buffer is kept */
     free(data);
     assert_int_equal(*t.collect_calls, 5);
+    /* given back (pl_engine_trim): the next Collect starts at the room the
+     * buffer had, not at 64 KiB again */
+    pl_engine_trim(e);
+    data = query(e, "Global", &blk);
+    assert_int_equal(blk.hdr.NumObjectTypes, 1);
+    free(data);
+    assert_int_equal(*t.collect_calls, 6);
     assert_enabled("Big");
     pl_engine_close(e);
     dlclose(t.dl);
@@ -994,6 +1001,11 @@ static void iso_buffer_grows(void **state)
     data = query(e, "Global", &blk);
     free(data);
     assert_int_equal(traced("needs_big", "collect", NULL, 0), 5);
+    pl_engine_trim(e); /* as in buffer_grows */
+    data = query(e, "Global", &blk);
+    assert_int_equal(blk.hdr.NumObjectTypes, 1);
+    free(data);
+    assert_int_equal(traced("needs_big", "collect", NULL, 0), 6);
     assert_enabled("Big");
     pl_engine_close(e);
 }

@@ -1584,7 +1584,10 @@ static int has_cache(pl_engine *e, int64_t *ms)
  * sample has no value, and the status says why), the queries in between
  * do not wait, it is asked again as soon as the late call returns, and its
  * objects come back -- never disabled, in either mode. */
-static void slow_few_comes_back(int isolation)
+/* trim: pl_engine_trim after every query, also while the Collect is late
+ * (its buffer is kept: the late call still writes into it, and ASan would
+ * see the write into freed memory) */
+static void slow_few_comes_back(int isolation, int trim)
 {
     add("Slow", "slow_few", isolation, 0, 200);
     pl_engine *e = engine();
@@ -1593,6 +1596,7 @@ static void slow_few_comes_back(int isolation)
     for (int i = 0; i < 60 && !back; i++) { /* at most ~6 s: 3 x 700 ms of sleeping */
         int64_t ms;
         int present = has_cache(e, &ms);
+        if (trim) pl_engine_trim(e);
         pl_provider_status ps = status_of(e, "Slow");
         assert_int_equal(ps.disabled, 0);
         if (!present) {
@@ -1613,6 +1617,11 @@ static void slow_few_comes_back(int isolation)
     assert_true(back);
     assert_true(late >= 3);
     assert_int_equal(has_cache(e, NULL), 1);
+    if (trim) { /* trimmed with no call in flight: the next Collect answers whole */
+        pl_engine_trim(e);
+        pl_engine_trim(e);
+        assert_int_equal(has_cache(e, NULL), 1);
+    }
     pl_engine_close(e);
     assert_store_reason("Slow", "");
     assert_int_equal(traced("slow_few", "open", NULL, 0), 1); /* one Open: the same instance all along */
@@ -1621,13 +1630,25 @@ static void slow_few_comes_back(int isolation)
 static void inproc_slow_few_comes_back(void **s)
 {
     (void)s;
-    slow_few_comes_back(PL_ISOLATION_INPROC);
+    slow_few_comes_back(PL_ISOLATION_INPROC, 0);
 }
 
 static void iso_slow_few_comes_back(void **s)
 {
     (void)s;
-    slow_few_comes_back(PL_ISOLATION_HELPER);
+    slow_few_comes_back(PL_ISOLATION_HELPER, 0);
+}
+
+static void inproc_trim_while_late(void **s)
+{
+    (void)s;
+    slow_few_comes_back(PL_ISOLATION_INPROC, 1);
+}
+
+static void iso_trim_while_late(void **s)
+{
+    (void)s;
+    slow_few_comes_back(PL_ISOLATION_HELPER, 1);
 }
 
 /* One query of Process (230): its instance count, -1 when it is not in
@@ -1746,6 +1767,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(timeouts_reset_by_an_answer, setup, teardown),
         cmocka_unit_test_setup_teardown(inproc_slow_few_comes_back, setup, teardown),
         cmocka_unit_test_setup_teardown(iso_slow_few_comes_back, setup, teardown),
+        cmocka_unit_test_setup_teardown(inproc_trim_while_late, setup, teardown),
+        cmocka_unit_test_setup_teardown(iso_trim_while_late, setup, teardown),
         cmocka_unit_test_setup_teardown(live_perfproc_late_under_overload, setup, teardown),
         cmocka_unit_test_setup_teardown(readonly_consumer_keeps_its_own_state, setup, teardown),
         cmocka_unit_test_setup_teardown(inproc_one_killed_consumer_does_not_disable, setup, teardown),
