@@ -109,29 +109,17 @@ static void read_range(void *arg, unsigned w, size_t b, size_t e)
     }
 }
 
-static int slots_reserve(size_t n)
+/* v with room for n elements of `size` bytes (capacity *cap, doubled from
+ * 1,024), or NULL when memory ran out (v kept): the slots, and their
+ * address spaces, kept apart because most queries never ask for them. */
+static void *reserve(void *v, size_t *cap, size_t n, size_t size)
 {
-    if (n <= pl__pp_state.slot_cap) return 0;
-    size_t cap = pl__pp_state.slot_cap ? pl__pp_state.slot_cap : 1024;
-    while (cap < n) cap *= 2;
-    pp_slot *s = realloc(pl__pp_state.slots, cap * sizeof *s);
-    if (!s) return -ENOMEM;
-    pl__pp_state.slots = s;
-    pl__pp_state.slot_cap = cap;
-    return 0;
-}
-
-/* The slots' address spaces, kept apart: most queries never ask for them. */
-static int pas_reserve(size_t n)
-{
-    if (n <= pl__pp_state.pas_cap) return 0;
-    size_t cap = pl__pp_state.pas_cap ? pl__pp_state.pas_cap : 1024;
-    while (cap < n) cap *= 2;
-    pp_pas *v = realloc(pl__pp_state.pas_v, cap * sizeof *v);
-    if (!v) return -ENOMEM;
-    pl__pp_state.pas_v = v;
-    pl__pp_state.pas_cap = cap;
-    return 0;
+    if (v && n <= *cap) return v;
+    size_t c = *cap ? *cap : 1024;
+    while (c < n) c *= 2;
+    void *nv = realloc(v, c * size);
+    if (nv) *cap = c;
+    return nv;
 }
 
 /* Pids per chunk: small enough that readers share the tail of the list
@@ -171,7 +159,14 @@ int pl__pp_collect_processes(struct pp_build *bd)
         return PL_OK;
     }
     int want_pas = c.want_img || c.want_pas;
-    if (slots_reserve(np) != 0 || (want_pas && pas_reserve(np) != 0)) return PL_E_NOMEM;
+    pp_slot *sv = reserve(pl__pp_state.slots, &pl__pp_state.slot_cap, np, sizeof *sv);
+    if (!sv) return PL_E_NOMEM;
+    pl__pp_state.slots = sv;
+    if (want_pas) {
+        pp_pas *pv = reserve(pl__pp_state.pas_v, &pl__pp_state.pas_cap, np, sizeof *pv);
+        if (!pv) return PL_E_NOMEM;
+        pl__pp_state.pas_v = pv;
+    }
     struct read_job j = {&c, pl__pp_state.pids.v, pl__pp_state.slots, want_pas ? pl__pp_state.pas_v : NULL,
                          pl__pp_state.arenas};
     pl__pp_pool_run(&pl__pp_state.pool, np, READ_CHUNK, read_range, &j);
