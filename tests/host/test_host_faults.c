@@ -1090,6 +1090,69 @@ static void live_consumer_that_grew_not_judged(void **s)
     assert_not_counted("Slow");
 }
 
+/* A running consumer whose start time the judge cannot read (hidepid, a
+ * /proc that hides it): the judge cannot tell it from a pid reused by
+ * another process, so it leaves it alone instead of counting it dead. The
+ * judge runs in a mount namespace where /dev/null is bound over the
+ * consumer's /proc/PID/stat. */
+static void consumer_start_time_unreadable_not_judged(void **s)
+{
+    (void)s;
+    add("Good", "good", PL_ISOLATION_INPROC, 0, 0);
+    add("Slow", "slow_call", PL_ISOLATION_INPROC, 30000, 30000);
+    setenv("TP_SLOW_CALL", "collect", 1);
+    pid_t g = slow_consumer(RUN_CLOSE);
+    char path[400];
+    inside_path(path, sizeof path);
+    if (pl_wait_file(path, 20000) != 0) {
+        kill(g, SIGKILL);
+        waitpid(g, NULL, 0);
+        fail_msg("the consumer never got inside the slow Collect");
+    }
+    unsetenv("TP_SLOW_CALL");
+    pid_t j = fork();
+    assert_true(j >= 0);
+    if (j == 0) {
+        char stat_path[64];
+        snprintf(stat_path, sizeof stat_path, "/proc/%d/stat", (int)g);
+        if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) _exit(20);
+        if (mount("/dev/null", stat_path, NULL, MS_BIND, NULL) != 0) _exit(21);
+        int fd = open(stat_path, O_RDONLY);
+        char c;
+        if (fd < 0 || read(fd, &c, 1) != 0) _exit(22); /* hidden: the judge reads nothing */
+        close(fd);
+        pl_engine_config cfg = {.store_path = store, .provider_dir = TP_DIR, .system_name = "TESTBOX"};
+        pl_engine *e = NULL;
+        pl_error err;
+        if (pl_engine_open(&cfg, &e, &err) != PL_OK) _exit(23);
+        void *data = NULL;
+        size_t len = 0;
+        if (pl_engine_query_alloc(e, "Global", &data, &len, NULL, &err) != PL_OK) _exit(24);
+        pl_free(data);
+        pl_provider_status *st;
+        size_t n;
+        if (pl_engine_provider_status(e, &st, &n) != PL_OK) _exit(25);
+        int judged = 0;
+        for (size_t i = 0; i < n; i++)
+            if (strcmp(st[i].name, "Slow") == 0 && (st[i].disabled || strstr(st[i].last_error, "ended during")))
+                judged = 1;
+        pl_free(st);
+        pl_engine_close(e);
+        _exit(judged ? 30 : 0);
+    }
+    int ws;
+    assert_int_equal(waitpid(j, &ws, 0), j);
+    char inside = busy_call("Slow");
+    kill(g, SIGKILL);
+    waitpid(g, NULL, 0);
+    unlink(path);
+    if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0)
+        fail_msg("the judge with the consumer's stat hidden: %s %d (30: it judged the running consumer dead)",
+                 WIFEXITED(ws) ? "exit" : "signal", WIFEXITED(ws) ? WEXITSTATUS(ws) : WTERMSIG(ws));
+    assert_int_equal(inside, 'C'); /* its marker kept */
+    nothing_counted("Slow");
+}
+
 static void sigterm_in_open_not_counted(void **s)
 {
     (void)s;
@@ -1791,6 +1854,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(sighup_in_open_not_counted, setup, teardown),
         cmocka_unit_test_setup_teardown(consumer_in_another_pid_namespace_not_judged, setup, teardown),
         cmocka_unit_test_setup_teardown(live_consumer_that_grew_not_judged, setup, teardown),
+        cmocka_unit_test_setup_teardown(consumer_start_time_unreadable_not_judged, setup, teardown),
         cmocka_unit_test_setup_teardown(consumer_exit_during_collect_not_counted, setup, teardown),
         cmocka_unit_test_setup_teardown(consumer_return_during_late_collect_not_counted, setup, teardown),
         cmocka_unit_test_setup_teardown(sigkill_still_counted, setup, teardown),
