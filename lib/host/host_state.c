@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -457,17 +458,15 @@ static unsigned long long pid_ns(void)
     return stat("/proc/self/ns/pid", &sb) == 0 ? (unsigned long long)sb.st_ino : 0;
 }
 
-/* The program's name for the reason a dead consumer gets (its comm). */
-static size_t own_comm(char *out, size_t cap)
+/* The program's name for the reason a dead consumer gets (its comm, at
+ * most 15 bytes; printable ASCII kept). out holds at least 16 bytes. */
+static size_t own_comm(char *out)
 {
-    int fd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
-    ssize_t n = read(fd, out, cap - 1);
-    close(fd);
-    if (n <= 0) return 0;
+    char name[16] = "";
+    if (prctl(PR_GET_NAME, name) != 0) return 0;
     size_t k = 0;
-    for (ssize_t i = 0; i < n && out[i] != '\n'; i++)
-        if ((unsigned char)out[i] >= 0x20 && (unsigned char)out[i] < 0x7F) out[k++] = out[i];
+    for (size_t i = 0; i < sizeof name - 1 && name[i]; i++)
+        if ((unsigned char)name[i] >= 0x20 && (unsigned char)name[i] < 0x7F) out[k++] = name[i];
     out[k] = '\0';
     return k;
 }
@@ -487,7 +486,7 @@ pl__marker *pl__marker_new(pl__state *s, const char *name)
     m->fd = m->path ? open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, s->shared ? 0644 : 0600) : -1;
     /* byte 0: the call in flight ('-' none); then the program's name */
     char rec[1 + 32] = "-";
-    size_t rl = 1 + own_comm(rec + 1, sizeof rec - 1);
+    size_t rl = 1 + own_comm(rec + 1);
     if (m->fd < 0 || pwrite(m->fd, rec, rl, 0) != (ssize_t)rl) {
         if (m->fd >= 0) {
             close(m->fd);
