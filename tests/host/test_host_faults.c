@@ -1049,6 +1049,27 @@ static void consumer_in_another_pid_namespace_not_judged(void **s)
     nothing_counted("Slow");
 }
 
+/* Providers Good and Slow, and a consumer of this namespace left inside
+ * Slow's Collect (grown by grow_mb MB there when not NULL); its pid. */
+static pid_t consumer_inside_collect(const char *grow_mb)
+{
+    add("Good", "good", PL_ISOLATION_INPROC, 0, 0);
+    add("Slow", "slow_call", PL_ISOLATION_INPROC, 30000, 30000);
+    setenv("TP_SLOW_CALL", "collect", 1);
+    if (grow_mb) setenv("TP_SLOW_GROW_MB", grow_mb, 1);
+    pid_t g = slow_consumer(RUN_CLOSE);
+    unsetenv("TP_SLOW_CALL");
+    unsetenv("TP_SLOW_GROW_MB");
+    char path[400];
+    inside_path(path, sizeof path);
+    if (pl_wait_file(path, 20000) != 0) {
+        kill(g, SIGKILL);
+        waitpid(g, NULL, 0);
+        fail_msg("the consumer never got inside the slow Collect");
+    }
+    return g;
+}
+
 /* A live consumer in this namespace, inside a slow Collect that grew the
  * process by 64 MB: the next consumer must see it running. The judge read
  * field 23 of /proc/PID/stat (the process's size) for its start time, so a
@@ -1058,20 +1079,7 @@ static void consumer_in_another_pid_namespace_not_judged(void **s)
 static void live_consumer_that_grew_not_judged(void **s)
 {
     (void)s;
-    add("Good", "good", PL_ISOLATION_INPROC, 0, 0);
-    add("Slow", "slow_call", PL_ISOLATION_INPROC, 30000, 30000);
-    setenv("TP_SLOW_CALL", "collect", 1);
-    setenv("TP_SLOW_GROW_MB", "64", 1);
-    pid_t g = slow_consumer(RUN_CLOSE);
-    char path[400];
-    inside_path(path, sizeof path);
-    if (pl_wait_file(path, 20000) != 0) {
-        kill(g, SIGKILL);
-        waitpid(g, NULL, 0);
-        fail_msg("the consumer never got inside the slow Collect");
-    }
-    unsetenv("TP_SLOW_CALL");
-    unsetenv("TP_SLOW_GROW_MB");
+    pid_t g = consumer_inside_collect("64");
     for (int round = 0; round < 2; round++) { /* two in a row would disable */
         pl_engine *e = engine();
         assert_int_equal(query_objects(e, NULL), 2);
@@ -1098,18 +1106,9 @@ static void live_consumer_that_grew_not_judged(void **s)
 static void consumer_start_time_unreadable_not_judged(void **s)
 {
     (void)s;
-    add("Good", "good", PL_ISOLATION_INPROC, 0, 0);
-    add("Slow", "slow_call", PL_ISOLATION_INPROC, 30000, 30000);
-    setenv("TP_SLOW_CALL", "collect", 1);
-    pid_t g = slow_consumer(RUN_CLOSE);
+    pid_t g = consumer_inside_collect(NULL);
     char path[400];
     inside_path(path, sizeof path);
-    if (pl_wait_file(path, 20000) != 0) {
-        kill(g, SIGKILL);
-        waitpid(g, NULL, 0);
-        fail_msg("the consumer never got inside the slow Collect");
-    }
-    unsetenv("TP_SLOW_CALL");
     pid_t j = fork();
     assert_true(j >= 0);
     if (j == 0) {
