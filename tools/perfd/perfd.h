@@ -41,6 +41,7 @@
 #ifndef PERFD_H
 #define PERFD_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -202,6 +203,13 @@ int perfd_gzip(const char *in, size_t n, char **out, size_t *outlen);
  * the work is done). Returns PERFD_WAIT (return it), or PERFD_FAIL when
  * perfd is stopping or out of memory (nothing was started). */
 int perfd_defer(perfd_req *r, void (*fn)(void *arg), void *arg);
+
+/* A queue thread's wait (mu held, cv of the default clock): while *busy, at
+ * most PERFD_IDLE_TRIM_S; returns 1 (and clears *busy) when that passed
+ * with no signal, the moment to give memory back; 0 when woken. The
+ * caller checks its queue either way. */
+#define PERFD_IDLE_TRIM_S 1
+int perfd_idle_wait(pthread_cond_t *cv, pthread_mutex_t *mu, int *busy);
 
 /* One log line on stderr: "perfd: <text>\n" (journald adds the time). */
 void perfd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -546,8 +546,6 @@ static void note_providers(void)
  * engine's buffers (pl_engine_trim: the providers' answers, half a
  * megabyte with 1,000 processes), as the render worker gives back its own
  * (work.c): between scrapes perfd holds what it uses. */
-#define COLLECTOR_TRIM_AFTER_S 1
-
 static void *collector(void *arg)
 {
     (void)arg;
@@ -555,15 +553,7 @@ static void *collector(void *arg)
     pthread_mutex_lock(&S.mu);
     for (;;) {
         while (!S.stopping && !S.qhead) {
-            if (!collected) {
-                pthread_cond_wait(&S.wake, &S.mu);
-                continue;
-            }
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts); /* S.wake has the default clock */
-            ts.tv_sec += COLLECTOR_TRIM_AFTER_S;
-            if (pthread_cond_timedwait(&S.wake, &S.mu, &ts) == ETIMEDOUT && !S.qhead && !S.stopping) {
-                collected = 0;
+            if (perfd_idle_wait(&S.wake, &S.mu, &collected) && !S.qhead && !S.stopping) {
                 pthread_mutex_unlock(&S.mu);
                 pl_engine_trim(S.engine);
                 pthread_mutex_lock(&S.mu);

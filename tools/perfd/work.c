@@ -38,13 +38,25 @@ static struct {
     job *head, *tail;
 } W = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER, .done_cv = PTHREAD_COND_INITIALIZER};
 
+int perfd_idle_wait(pthread_cond_t *cv, pthread_mutex_t *mu, int *busy)
+{
+    if (!*busy) {
+        pthread_cond_wait(cv, mu);
+        return 0;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts); /* the default clock of perfd's conditions */
+    ts.tv_sec += PERFD_IDLE_TRIM_S;
+    if (pthread_cond_timedwait(cv, mu, &ts) != ETIMEDOUT) return 0;
+    *busy = 0;
+    return 1;
+}
+
 /* Memory after the work: a rendering's buffers are large and gone, and
  * the snapshots rendered are too old to serve again a moment later; they
  * need not stay until the next scrape. Once the worker has been idle for a
  * second, the stale snapshots are dropped and the heaps' free pages handed
  * back, so perfd's RSS between scrapes is what it still uses. */
-#define TRIM_AFTER_S 1
-
 static void *worker(void *arg)
 {
     (void)arg;
@@ -52,15 +64,7 @@ static void *worker(void *arg)
     pthread_mutex_lock(&W.mu);
     for (;;) {
         while (!W.head && !W.stopping) {
-            if (!worked) {
-                pthread_cond_wait(&W.cv, &W.mu);
-                continue;
-            }
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts); /* W.cv has the default clock */
-            ts.tv_sec += TRIM_AFTER_S;
-            if (pthread_cond_timedwait(&W.cv, &W.mu, &ts) == ETIMEDOUT && !W.head) {
-                worked = 0;
+            if (perfd_idle_wait(&W.cv, &W.mu, &worked) && !W.head) {
                 pthread_mutex_unlock(&W.mu);
                 perfd_snapshot_trim();
                 malloc_trim(0);
